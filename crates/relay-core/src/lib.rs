@@ -1,0 +1,25 @@
+//! MCP Relay's core: everything the product decides, with no IO, no clock and no JavaScript.
+//!
+//! The wasm crate (`relay-wasm`) owns every edge (fetch, storage, messaging, time) and drives
+//! the state machines here. Reading this crate tells you the product's logic.
+//!
+//! Code map:
+//! - [`model`]: MCP wire types (tools, content, results) shared by every module.
+//! - [`sse`]: incremental Server-Sent Events decoder.
+//! - [`client`]: the sans-IO MCP client session (Streamable HTTP and legacy HTTP+SSE).
+//! - [`schema`]: JSON Schema rendering (for prompts) and argument validation.
+//! - [`prompt`]: system prompt generation, templates and tool selection.
+//! - [`parse`]: tool-call parsing from assistant replies, full and streaming.
+//! - [`result`]: formatting tool results back for the model.
+//! - [`policy`]: who may run what (allow / ask / deny) and the per-turn limits.
+//! - [`contract`]: the message contract between the core, content scripts and the side panel.
+
+pub mod client;
+pub mod contract;
+pub mod model;
+pub mod parse;
+pub mod policy;
+pub mod prompt;
+pub mod result;
+pub mod schema;
+pub mod sse;

@@ -1,0 +1,199 @@
+//! MCP wire types shared by every module: tools, content blocks, call results.
+//!
+//! Field names follow the MCP specification (camelCase on the wire). Unknown fields are kept
+//! where a server may send extensions we pass on untouched (`_meta`, future content kinds).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Protocol versions this client speaks, newest first. The first one is offered in `initialize`.
+pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// Hints a server gives about a tool's behaviour (MCP `ToolAnnotations`). Untrusted: they only
+/// choose a policy default, never bypass the user's policy.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ToolAnnotations {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only_hint: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destructive_hint: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotent_hint: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_world_hint: Option<bool>,
+}
+
+/// One tool definition as `tools/list` returns it. Stored whole (seed 001: names alone are not
+/// enough for a model to call a tool).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Tool {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default = "empty_object_schema")]
+    pub input_schema: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<ToolAnnotations>,
+}
+
+impl Tool {
+    /// A tool with a name and an input schema; the rest empty.
+    pub fn new(name: impl Into<String>, input_schema: Value) -> Self {
+        Tool {
+            name: name.into(),
+            title: None,
+            description: None,
+            input_schema,
+            output_schema: None,
+            annotations: None,
+        }
+    }
+
+    /// Builder-style description setter (mostly for tests and the demo).
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+}
+
+fn empty_object_schema() -> Value {
+    Value::Object(Map::from_iter([("type".to_owned(), Value::String("object".to_owned()))]))
+}
+
+/// The tools of one configured server, as the prompt generator and the parser see them.
+/// `id` is our stable server id; `name` is what the user calls it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ServerTools {
+    pub id: String,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub tools: Vec<Tool>,
+}
+
+impl ServerTools {
+    /// A server with its tools.
+    pub fn new(id: impl Into<String>, name: impl Into<String>, tools: Vec<Tool>) -> Self {
+        ServerTools { id: id.into(), name: name.into(), tools }
+    }
+}
+
+/// The body of an embedded resource (`resource` content, `resources/read` result).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ResourceContents {
+    pub uri: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Base64 data of a binary resource.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blob: Option<String>,
+}
+
+/// One content block of a tool result or prompt message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Content {
+    Text {
+        text: String,
+    },
+    Image {
+        data: String,
+        #[serde(rename = "mimeType")]
+        mime_type: String,
+    },
+    Audio {
+        data: String,
+        #[serde(rename = "mimeType")]
+        mime_type: String,
+    },
+    Resource {
+        resource: ResourceContents,
+    },
+    ResourceLink {
+        uri: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        description: Option<String>,
+        #[serde(default, rename = "mimeType", skip_serializing_if = "Option::is_none")]
+        mime_type: Option<String>,
+    },
+    /// A content kind from a newer protocol version: kept whole so nothing is lost.
+    #[serde(untagged)]
+    Unknown(Value),
+}
+
+impl Content {
+    /// A text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Content::Text { text: text.into() }
+    }
+}
+
+/// The result of `tools/call`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct CallToolResult {
+    #[serde(default)]
+    pub content: Vec<Content>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+}
+
+impl CallToolResult {
+    /// A successful result made of content blocks.
+    pub fn success(content: Vec<Content>) -> Self {
+        CallToolResult { content, structured_content: None, is_error: None }
+    }
+
+    /// Whether the server flagged the result as a tool error.
+    pub fn is_error(&self) -> bool {
+        self.is_error.unwrap_or(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn content_round_trips_every_kind_and_keeps_unknown_ones() {
+        let wire = json!([
+            {"type": "text", "text": "hi"},
+            {"type": "image", "data": "AAA=", "mimeType": "image/png"},
+            {"type": "audio", "data": "AAA=", "mimeType": "audio/wav"},
+            {"type": "resource", "resource": {"uri": "test://1", "mimeType": "text/plain", "text": "x"}},
+            {"type": "resource_link", "uri": "test://2", "name": "two"},
+            {"type": "hologram", "frames": 3}
+        ]);
+        let parsed: Vec<Content> = serde_json::from_value(wire.clone()).expect("parses");
+        assert!(matches!(parsed[5], Content::Unknown(_)));
+        assert_eq!(serde_json::to_value(&parsed).expect("serializes"), wire);
+    }
+
+    #[test]
+    fn tool_without_schema_gets_an_empty_object_schema() {
+        let tool: Tool = serde_json::from_value(json!({"name": "t"})).expect("parses");
+        assert_eq!(tool.input_schema, json!({"type": "object"}));
+    }
+}

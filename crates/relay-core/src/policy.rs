@@ -1,0 +1,1 @@
+//! (module under construction; see lib.rs code map)
