@@ -1,5 +1,17 @@
 //! The wasm bindings of `relay-core`: the only crate that touches JavaScript.
+//!
+//! Every place the product touches the browser is here: `storage` (chrome.storage, or memory in
+//! Node), `service` (the message handler the service worker calls), `api` (pure functions exported
+//! for the service worker, the Node build and tests). The logic itself lives in `relay-core`.
 #![deny(clippy::unwrap_used, clippy::expect_used)]
+
+mod api;
+mod js;
+mod service;
+mod storage;
+
+pub use api::*;
+pub use service::handle;
 
 use wasm_bindgen::prelude::*;
 

@@ -1,1 +1,67 @@
-fn main() {}
+//! `cargo xtask`: MCP Relay's build automation, one small Rust binary instead of shell scripts.
+//!
+//! Commands: `setup`, `build`, `test`, `demo`, `bench`, `dist`, `fuzz`, `conformance`.
+//! Every command that needs tools runs `setup` first; setup is idempotent and checks before it
+//! installs, so a second run is a no-op in seconds.
+
+mod bench;
+mod build;
+mod setup;
+mod test;
+mod util;
+
+use std::process::ExitCode;
+
+use util::{Result, Xtask};
+
+const USAGE: &str = "\
+usage: cargo xtask <command>
+
+commands:
+  setup        install what the build and tests need (idempotent)
+  build        build the wasm core into extension/pkg and target/relay-node
+  test         run every test: native, wasm (in a service worker), browser end-to-end, interop
+  demo         run the whole tool loop on bundled defaults (headless: prints steps, saves screenshots)
+  bench        run the benchmarks and write target/bench/summary.json
+  dist         package the extension as a zip under target/dist
+  fuzz         run the parser fuzz target for a while (FUZZ_SECONDS, default 60)
+  conformance  run the official MCP client conformance suite
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(command) = args.first() else {
+        eprint!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let x = match Xtask::new() {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let rest = &args[1..];
+    let result: Result<()> = match command.as_str() {
+        "setup" => setup::setup(&x),
+        "build" => setup::setup(&x).and_then(|()| build::build(&x)),
+        "test" => test::test(&x, rest),
+        "demo" => test::demo(&x),
+        "bench" => bench::bench(&x),
+        "dist" => setup::setup(&x).and_then(|()| build::build(&x)).and_then(|()| build::dist(&x)),
+        "fuzz" => test::fuzz(&x),
+        "conformance" => test::conformance(&x).map(|_| ()),
+        "-h" | "--help" | "help" => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        other => Err(format!("unknown command '{other}'\n{USAGE}").into()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask {command}: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,129 @@
+//! `cargo xtask bench`: the criterion benchmarks of relay-core (native), then every
+//! `tests/bench/*.bench.mjs` script (the same inputs through the wasm build in Node, token counts,
+//! browser figures), merged into `target/bench/summary.json` as
+//! `{"figure name": {"value": N, "unit": "…"}}`.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use crate::util::{cmd, run, run_capture, step, Result, Xtask};
+
+pub fn bench(x: &Xtask) -> Result<()> {
+    crate::setup::setup(x)?;
+    crate::build::build(x)?;
+    let mut summary: BTreeMap<String, Value> = BTreeMap::new();
+
+    let benches: Vec<String> = ["parse", "prompt"]
+        .into_iter()
+        .filter(|b| x.path(&format!("crates/relay-core/benches/{b}.rs")).exists())
+        .map(str::to_owned)
+        .collect();
+    if !benches.is_empty() {
+        step(&format!("bench: criterion (native) {}", benches.join(", ")));
+        let mut c = cmd("cargo");
+        c.args(["bench", "-p", "relay-core"]);
+        for b in &benches {
+            c.args(["--bench", b]);
+        }
+        run(c.current_dir(&x.root))?;
+        collect_criterion(&x.target().join("criterion"), &mut summary)?;
+    }
+
+    let wasm = x.path("extension/pkg/relay_wasm_bg.wasm");
+    let bytes = fs::read(&wasm)?;
+    summary.insert("wasm size (optimised)".into(), json!({"value": bytes.len() / 1024, "unit": "KB"}));
+    summary.insert("wasm size (optimised, gzipped)".into(), json!({"value": crate::build::gzip_len(&bytes)? / 1024, "unit": "KB"}));
+
+    let dir = x.path("tests/bench");
+    let mut scripts: Vec<_> = fs::read_dir(&dir)
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    scripts.retain(|p: &std::path::PathBuf| p.to_string_lossy().ends_with(".bench.mjs"));
+    scripts.sort();
+    for script in scripts {
+        step(&format!("bench: node {}", script.strip_prefix(&x.root).unwrap_or(&script).display()));
+        let (ok, out) = run_capture(
+            cmd("node")
+                .arg(&script)
+                .current_dir(&x.root)
+                .env("RELAY_ROOT", &x.root)
+                .env("RELAY_TARGET", x.target())
+                .env("RELAY_DEMO_SERVER", x.target().join("debug/relay-demo-server")),
+        )?;
+        if !ok {
+            return Err(format!("{} failed", script.display()).into());
+        }
+        let last = out.lines().rev().find(|l| l.trim_start().starts_with('{')).ok_or("bench script printed no JSON")?;
+        let figures: BTreeMap<String, Value> = serde_json::from_str(last)?;
+        summary.extend(figures);
+    }
+
+    let out_dir = x.target().join("bench");
+    fs::create_dir_all(&out_dir)?;
+    let text = serde_json::to_string_pretty(&summary)?;
+    fs::write(out_dir.join("summary.json"), &text)?;
+    println!("{text}");
+    eprintln!("written to {}", out_dir.join("summary.json").display());
+    Ok(())
+}
+
+/// Reads criterion's `new/estimates.json` for every benchmark id and records its mean time;
+/// where the benchmark declared a byte throughput, records MB/s as well.
+fn collect_criterion(dir: &Path, summary: &mut BTreeMap<String, Value>) -> Result<()> {
+    let mut found = Vec::new();
+    find_estimates(dir, &mut found)?;
+    for est in found {
+        let bench_dir = est.parent().and_then(Path::parent).ok_or("bad criterion layout")?;
+        let meta: Value = serde_json::from_str(&fs::read_to_string(bench_dir.join("new/benchmark.json"))?)?;
+        let id = meta["full_id"].as_str().unwrap_or("?").to_owned();
+        let e: Value = serde_json::from_str(&fs::read_to_string(&est)?)?;
+        let ns = e["mean"]["point_estimate"].as_f64().unwrap_or(f64::NAN);
+        summary.insert(format!("{id} (native)"), json!({"value": round(ns / 1e6, 4), "unit": "ms"}));
+        if let Some(bytes) = meta["throughput"]["Bytes"].as_f64() {
+            summary.insert(format!("{id} throughput (native)"), json!({"value": round(bytes / (ns / 1e9) / 1e6, 1), "unit": "MB/s"}));
+        }
+    }
+    let ratio = |stream: &str, full: &str, s: &BTreeMap<String, Value>| -> Option<f64> {
+        let a = s.get(&format!("{stream} (native)"))?["value"].as_f64()?;
+        let b = s.get(&format!("{full} (native)"))?["value"].as_f64()?;
+        Some(round(a / b, 2))
+    };
+    for (name, stream, full) in [
+        ("stream/full ratio, 100KB in 1000 appends (native)", "parse_stream_1000_appends/100KB", "parse_full/100KB"),
+        (
+            "stream/full ratio, 100KB one large call in 1000 appends (native)",
+            "parse_stream_1000_appends/100KB_one_large_call",
+            "parse_full/100KB_one_large_call",
+        ),
+    ] {
+        if let Some(r) = ratio(stream, full, summary) {
+            summary.insert(name.into(), json!({"value": r, "unit": "x"}));
+        }
+    }
+    Ok(())
+}
+
+fn find_estimates(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> Result<()> {
+    if !dir.is_dir() {
+        return Ok(());
+    }
+    for e in fs::read_dir(dir)? {
+        let p = e?.path();
+        if p.is_dir() {
+            if p.file_name().is_some_and(|n| n == "new") && p.join("estimates.json").exists() {
+                out.push(p.join("estimates.json"));
+            } else if p.file_name().is_some_and(|n| n != "base" && n != "report" && n != "change") {
+                find_estimates(&p, out)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn round(v: f64, digits: i32) -> f64 {
+    let f = 10f64.powi(digits);
+    (v * f).round() / f
+}

@@ -1,0 +1,141 @@
+//! `cargo xtask build` and `cargo xtask dist`.
+//!
+//! build: relay-wasm for wasm32 (size profile) → wasm-bindgen `--target web` into `extension/pkg`
+//! (generated, gitignored, never edited) and `--target nodejs` into `target/relay-node` (for tests
+//! and tools) → wasm-opt from npm's binaryen on both. dist: a zip with only what the extension needs.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::setup::wasm_bindgen_version;
+use crate::util::{cmd, run, step, Result, Xtask, WASM_BINDGEN_VERSION};
+
+/// Features the Rust wasm32 target emits today; wasm-opt must accept them and keep to them.
+const WASM_FEATURES: &[&str] = &[
+    "--enable-bulk-memory",
+    "--enable-mutable-globals",
+    "--enable-sign-ext",
+    "--enable-nontrapping-float-to-int",
+    "--enable-reference-types",
+    "--enable-multivalue",
+];
+
+pub fn build(x: &Xtask) -> Result<()> {
+    check_tools(x)?;
+    step("build: relay-wasm for wasm32-unknown-unknown (profile wasm-release)");
+    run(cmd("cargo")
+        .args(["build", "-p", "relay-wasm", "--target", "wasm32-unknown-unknown", "--profile", "wasm-release"])
+        .current_dir(&x.root))?;
+    let wasm = x.target().join("wasm32-unknown-unknown/wasm-release/relay_wasm.wasm");
+
+    let web_out = x.path("extension/pkg");
+    let node_out = x.target().join("relay-node");
+    for (target, out) in [("web", &web_out), ("nodejs", &node_out)] {
+        step(&format!("build: wasm-bindgen --target {target} → {}", rel(x, out)));
+        fs::create_dir_all(out)?;
+        run(cmd(crate::util::Xtask::cargo_bin("wasm-bindgen"))
+            .args(["--target", target, "--no-typescript", "--out-dir"])
+            .arg(out)
+            .arg(&wasm))?;
+        let bg = out.join("relay_wasm_bg.wasm");
+        step(&format!("build: wasm-opt -Oz {}", rel(x, &bg)));
+        run(cmd(x.npm_bin("wasm-opt")).arg("-Oz").args(WASM_FEATURES).arg(&bg).arg("-o").arg(&bg))?;
+    }
+    let raw = fs::metadata(web_out.join("relay_wasm_bg.wasm"))?.len();
+    let gz = gzip_len(&fs::read(web_out.join("relay_wasm_bg.wasm"))?)?;
+    eprintln!("    wasm size: {} KB raw, {} KB gzipped", raw / 1024, gz / 1024);
+    Ok(())
+}
+
+pub fn gzip_len(bytes: &[u8]) -> Result<u64> {
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    enc.write_all(bytes)?;
+    Ok(enc.finish()?.len() as u64)
+}
+
+fn rel(x: &Xtask, p: &Path) -> String {
+    p.strip_prefix(&x.root).unwrap_or(p).display().to_string()
+}
+
+/// Fails early with a message that says what to do, rather than deep in a build.
+fn check_tools(x: &Xtask) -> Result<()> {
+    let pinned = locked_version(x, "wasm-bindgen")?;
+    if pinned != WASM_BINDGEN_VERSION {
+        return Err(format!(
+            "Cargo.lock has wasm-bindgen {pinned} but xtask pins the CLI at {WASM_BINDGEN_VERSION}; update both together"
+        )
+        .into());
+    }
+    match wasm_bindgen_version() {
+        Some(v) if v == pinned => {}
+        Some(v) => {
+            return Err(format!(
+                "wasm-bindgen CLI is {v} but the crate is {pinned}; run `cargo xtask setup` \
+                 (cargo install wasm-bindgen-cli --version ={pinned} --locked)"
+            )
+            .into())
+        }
+        None => return Err("wasm-bindgen CLI not found; run `cargo xtask setup`".into()),
+    }
+    if !x.npm_bin("wasm-opt").exists() {
+        return Err("wasm-opt (npm package binaryen) not found; run `cargo xtask setup` (npm ci)".into());
+    }
+    Ok(())
+}
+
+fn locked_version(x: &Xtask, krate: &str) -> Result<String> {
+    let lock = fs::read_to_string(x.path("Cargo.lock"))?;
+    let needle = format!("name = \"{krate}\"\nversion = \"");
+    let start = lock.find(&needle).ok_or_else(|| format!("{krate} not in Cargo.lock"))? + needle.len();
+    let end = lock[start..].find('"').ok_or("malformed Cargo.lock")? + start;
+    Ok(lock[start..end].to_owned())
+}
+
+/// What the packaged extension contains: the manifest and the folders it references.
+const DIST_ENTRIES: &[&str] = &["manifest.json", "_locales", "extension", "www", "icons"];
+
+pub fn dist(x: &Xtask) -> Result<()> {
+    let manifest: serde_json::Value = serde_json::from_str(&fs::read_to_string(x.path("manifest.json"))?)?;
+    let version = manifest["version"].as_str().unwrap_or("0");
+    let out_dir = x.target().join("dist");
+    fs::create_dir_all(&out_dir)?;
+    let zip_path = out_dir.join(format!("mcp-relay-{version}.zip"));
+    step(&format!("dist: {}", rel(x, &zip_path)));
+    let file = fs::File::create(&zip_path)?;
+    let mut zip = zip::ZipWriter::new(file);
+    let opts = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    let mut files = Vec::new();
+    for entry in DIST_ENTRIES {
+        collect(&x.path(entry), &mut files)?;
+    }
+    files.sort();
+    for path in &files {
+        let name = path.strip_prefix(&x.root)?.to_string_lossy().replace('\\', "/");
+        // Sources of the build and tests never ship; only what Chrome loads.
+        if name.ends_with(".gitignore") || name.contains("/test") {
+            continue;
+        }
+        zip.start_file(name, opts)?;
+        zip.write_all(&fs::read(path)?)?;
+    }
+    zip.finish()?;
+    let size = fs::metadata(&zip_path)?.len();
+    eprintln!("    {} files, {} KB", files.len(), size / 1024);
+    println!("{}", zip_path.display());
+    Ok(())
+}
+
+fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    if !path.exists() {
+        return Ok(());
+    }
+    if path.is_dir() {
+        for e in fs::read_dir(path)? {
+            collect(&e?.path(), out)?;
+        }
+    } else {
+        out.push(path.to_path_buf());
+    }
+    Ok(())
+}

@@ -1,0 +1,214 @@
+//! `cargo xtask test`, `demo`, `fuzz` and `conformance`.
+//!
+//! `test` runs every suite and ends with one summary line, `N passed, N failed`, adding up what
+//! each runner reported (cargo's `test result:` lines, node's TAP `# pass` / `# fail`).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::util::{cmd, has_display, is_ci, run, run_capture, step, Result, Xtask};
+
+#[derive(Default)]
+struct Tally {
+    passed: u64,
+    failed: u64,
+    failures: Vec<String>,
+}
+
+impl Tally {
+    fn add_output(&mut self, suite: &str, ok: bool, out: &str) {
+        let (p, f) = count(out);
+        self.passed += p;
+        self.failed += f;
+        if !ok {
+            if f == 0 {
+                // A runner that crashed before reporting still fails the run.
+                self.failed += 1;
+            }
+            self.failures.push(suite.to_owned());
+        }
+    }
+}
+
+/// Adds up the counts a test runner printed.
+fn count(out: &str) -> (u64, u64) {
+    let (mut passed, mut failed) = (0, 0);
+    for line in out.lines() {
+        let line = line.trim();
+        if let Some(rest) = line.strip_prefix("test result: ") {
+            // test result: ok. 12 passed; 0 failed; 0 ignored; ...
+            for part in rest.split(';') {
+                let words: Vec<&str> = part.split_whitespace().collect();
+                let n = |i: usize| words.get(i).and_then(|w| w.parse::<u64>().ok()).unwrap_or(0);
+                if let Some(i) = words.iter().position(|w| *w == "passed") {
+                    passed += n(i.wrapping_sub(1));
+                }
+                if let Some(i) = words.iter().position(|w| *w == "failed") {
+                    failed += n(i.wrapping_sub(1));
+                }
+            }
+        } else if let Some(n) = line.strip_prefix("# pass ") {
+            passed += n.trim().parse::<u64>().unwrap_or(0);
+        } else if let Some(n) = line.strip_prefix("# fail ") {
+            failed += n.trim().parse::<u64>().unwrap_or(0);
+        }
+    }
+    (passed, failed)
+}
+
+pub fn test(x: &Xtask, args: &[String]) -> Result<()> {
+    crate::setup::setup(x)?;
+    crate::build::build(x)?;
+    build_demo_server(x)?;
+    let only = args.first().map(String::as_str);
+    let mut tally = Tally::default();
+
+    if only.is_none() || only == Some("native") {
+        step("test: cargo test --workspace (native)");
+        let (ok, out) = run_capture(cmd("cargo").args(["test", "--workspace", "--color", "never"]).current_dir(&x.root))?;
+        tally.add_output("native", ok, &out);
+    }
+
+    if only.is_none() || only == Some("wasm") {
+        step("test: relay-wasm tests in a real service worker (wasm-bindgen-test, chromedriver)");
+        let (ok, out) = run_capture(&mut wasm_test_command(x))?;
+        tally.add_output("wasm", ok, &out);
+    }
+
+    if only.is_none() || only == Some("node") {
+        let files = node_test_files(x)?;
+        step(&format!("test: {} browser, interop and conformance test files (node --test)", files.len()));
+        let mut c = node_test_command(x, &files);
+        let (ok, out) = run_capture(&mut c)?;
+        tally.add_output("node", ok, &out);
+    }
+
+    if !tally.failures.is_empty() {
+        eprintln!("failed suites: {}", tally.failures.join(", "));
+    }
+    println!("{} passed, {} failed", tally.passed, tally.failed);
+    if tally.failed > 0 || !tally.failures.is_empty() {
+        return Err("some tests failed".into());
+    }
+    Ok(())
+}
+
+fn wasm_test_command(x: &Xtask) -> Command {
+    let mut c = cmd("cargo");
+    c.args(["test", "-p", "relay-wasm", "--target", "wasm32-unknown-unknown", "--color", "never"])
+        .current_dir(&x.root)
+        .env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER", Xtask::cargo_bin("wasm-bindgen-test-runner"))
+        .env("CHROMEDRIVER", "/usr/bin/chromedriver")
+        .env("WASM_BINDGEN_TEST_TIMEOUT", "120");
+    c
+}
+
+fn node_test_files(x: &Xtask) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    walk(&x.path("tests"), &mut files)?;
+    files.retain(|p| p.to_string_lossy().ends_with(".test.mjs"));
+    files.sort();
+    Ok(files)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    if !dir.is_dir() {
+        return Ok(());
+    }
+    for e in std::fs::read_dir(dir)? {
+        let p = e?.path();
+        if p.file_name().is_some_and(|n| n == "node_modules" || n == "fixtures") {
+            continue;
+        }
+        if p.is_dir() {
+            walk(&p, out)?;
+        } else {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+fn node_test_command(x: &Xtask, files: &[PathBuf]) -> Command {
+    let mut c = cmd("node");
+    // One file at a time: the browser tests each start Chromium and servers; two cores are few.
+    c.args(["--test", "--test-reporter=tap", "--test-concurrency=1"])
+        .args(files)
+        .current_dir(&x.root)
+        .env("RELAY_ROOT", &x.root)
+        .env("RELAY_TARGET", x.target())
+        .env("RELAY_DEMO_SERVER", demo_server_path(x));
+    c
+}
+
+fn demo_server_path(x: &Xtask) -> PathBuf {
+    x.target().join("debug/relay-demo-server")
+}
+
+fn build_demo_server(x: &Xtask) -> Result<()> {
+    step("build: relay-demo-server (native, rmcp)");
+    run(cmd("cargo").args(["build", "-p", "relay-demo-server"]).current_dir(&x.root))
+}
+
+pub fn demo(x: &Xtask) -> Result<()> {
+    crate::setup::setup(x)?;
+    crate::build::build(x)?;
+    build_demo_server(x)?;
+    let headed = has_display() && !is_ci();
+    step(if headed { "demo: opening a browser window" } else { "demo: headless run (steps below, screenshots under target/demo/)" });
+    run(cmd("node")
+        .arg(x.path("tests/demo/demo.mjs"))
+        .current_dir(&x.root)
+        .env("RELAY_ROOT", &x.root)
+        .env("RELAY_TARGET", x.target())
+        .env("RELAY_DEMO_SERVER", demo_server_path(x))
+        .env("RELAY_HEADED", if headed { "1" } else { "0" }))
+}
+
+pub fn conformance(x: &Xtask) -> Result<bool> {
+    crate::setup::setup(x)?;
+    crate::build::build(x)?;
+    let file = x.path("tests/conformance/conformance.test.mjs");
+    if !file.exists() {
+        return Err("tests/conformance/conformance.test.mjs is missing".into());
+    }
+    let mut tally = Tally::default();
+    let (ok, out) = run_capture(&mut node_test_command(x, &[file]))?;
+    tally.add_output("conformance", ok, &out);
+    println!("{} passed, {} failed", tally.passed, tally.failed);
+    if tally.failed > 0 {
+        return Err("conformance scenarios failed".into());
+    }
+    Ok(true)
+}
+
+pub fn fuzz(x: &Xtask) -> Result<()> {
+    let dir = x.path("crates/relay-core/fuzz");
+    if !dir.exists() {
+        return Err("crates/relay-core/fuzz is missing".into());
+    }
+    if !Xtask::cargo_bin("cargo-fuzz").exists() {
+        step("fuzz: installing cargo-fuzz");
+        run(cmd("cargo").args(["install", "cargo-fuzz", "--locked"]))?;
+    }
+    let secs = std::env::var("FUZZ_SECONDS").unwrap_or_else(|_| "60".to_owned());
+    step(&format!("fuzz: parse target for {secs}s"));
+    // cargo-fuzz needs nightly flags; the machine has one stable toolchain, so opt in explicitly.
+    run(cmd("cargo")
+        .args(["fuzz", "run", "parse", "--", &format!("-max_total_time={secs}")])
+        .current_dir(&dir)
+        .env("RUSTC_BOOTSTRAP", "1"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::count;
+
+    #[test]
+    fn counts_cargo_and_tap_summaries() {
+        let out = "test result: ok. 12 passed; 0 failed; 1 ignored; 0 measured\n\
+                   test result: FAILED. 3 passed; 2 failed; 0 ignored\n\
+                   # tests 7\n# pass 6\n# fail 1\n";
+        assert_eq!(count(out), (21, 3));
+    }
+}

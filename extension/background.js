@@ -1,0 +1,68 @@
+// MCP Relay's service worker: the core (Rust → wasm) answers every message.
+//
+// Rules of a module service worker: the wasm glue is imported statically (no import(), no
+// top-level await); init() starts at once and handlers await it; listeners are registered
+// synchronously on the first turn so Chrome can wake us for events.
+import init, { handle } from './pkg/relay_wasm.js';
+
+const ready = init({ module_or_path: new URL('./pkg/relay_wasm_bg.wasm', import.meta.url) });
+const EXTENSION_ORIGIN = new URL(chrome.runtime.getURL('')).origin;
+
+/**
+ * Decides who sent a message from Chrome's own sender information (never from the message).
+ * Returns "page" for this extension's pages, "content" for this extension's content scripts,
+ * null for anything else (other extensions, web pages).
+ */
+function senderRole(sender) {
+  if (!sender || sender.id !== chrome.runtime.id) return null;
+  const origin = sender.origin || (sender.url ? new URL(sender.url).origin : '');
+  if (origin === EXTENSION_ORIGIN) return 'page';
+  // A content script: it runs in a tab, on a web origin.
+  if (sender.tab && typeof sender.tab.id === 'number' && /^https?:$/.test(new URL(sender.url || 'about:blank').protocol)) {
+    return 'content';
+  }
+  return null;
+}
+
+chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
+  const role = senderRole(sender);
+  if (!role) return false;
+  const origin = sender.origin || new URL(sender.url).origin;
+  ready
+    .then(() => handle(message, { role, origin }))
+    .then(sendResponse, (e) => sendResponse({ ok: false, error: { kind: 'internal', message: String(e && e.message || e) } }));
+  return true; // the answer is asynchronous
+});
+
+chrome.runtime.onInstalled.addListener(() => {
+  chrome.sidePanel.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});
+});
+
+// Custom chat sites live in chrome.storage.local ("sites"); their content scripts are derived
+// from it, so a restart, a second panel or an import all converge on the same registrations.
+const CUSTOM_PREFIX = 'custom:';
+const CONTENT_FILES = ['extension/content/sites.js', 'extension/content/content.js'];
+
+async function syncContentScripts() {
+  const { sites = [] } = await chrome.storage.local.get('sites');
+  const wanted = new Map(sites.map((s) => [CUSTOM_PREFIX + s.origin, s]));
+  const registered = await chrome.scripting.getRegisteredContentScripts();
+  const stale = registered.filter((r) => r.id.startsWith(CUSTOM_PREFIX) && !wanted.has(r.id)).map((r) => r.id);
+  if (stale.length) await chrome.scripting.unregisterContentScripts({ ids: stale });
+  const have = new Set(registered.map((r) => r.id));
+  const fresh = [...wanted.entries()]
+    .filter(([id]) => !have.has(id))
+    .map(([id, s]) => ({ id, matches: [s.origin + '/*'], js: CONTENT_FILES, runAt: 'document_idle', persistAcrossSessions: true }));
+  if (fresh.length) await chrome.scripting.registerContentScripts(fresh);
+}
+
+let syncing = Promise.resolve();
+function scheduleSync() {
+  syncing = syncing.then(syncContentScripts).catch((e) => console.warn('MCP Relay: content script sync failed', e));
+  return syncing;
+}
+
+chrome.storage.onChanged.addListener((changes, area) => {
+  if (area === 'local' && changes.sites) scheduleSync();
+});
+scheduleSync();

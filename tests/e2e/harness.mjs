@@ -1,0 +1,110 @@
+// Shared harness of the browser tests and the demo: Debian's Chromium with the unpacked
+// extension (the repository root), static servers on 127.0.0.1, child processes stopped by pid.
+import { chromium } from 'playwright-core';
+import { createServer } from 'node:http';
+import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, extname, resolve, dirname } from 'node:path';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = process.env.RELAY_ROOT || resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const TARGET = process.env.RELAY_TARGET || join(ROOT, 'target');
+
+/** Launches Chromium with the extension loaded; resolves once its service worker runs. */
+export async function launchExtension({ headed = false, extensionDir = ROOT } = {}) {
+  if (!existsSync(join(extensionDir, 'extension/pkg/relay_wasm_bg.wasm'))) {
+    throw new Error('extension/pkg is missing: run `cargo xtask build` first');
+  }
+  const userDataDir = mkdtempSync(join(tmpdir(), 'mcp-relay-profile-'));
+  const args = [
+    headed ? null : '--headless=new',
+    '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-quic',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    `--disable-extensions-except=${extensionDir}`, `--load-extension=${extensionDir}`,
+    '--disable-features=DisableLoadExtensionCommandLineSwitch',
+  ].filter(Boolean);
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: '/usr/bin/chromium', headless: false, args, viewport: { width: 1100, height: 800 },
+  });
+  let sw = context.serviceWorkers()[0];
+  if (!sw) sw = await context.waitForEvent('serviceworker', { timeout: 20_000 });
+  const extensionId = new URL(sw.url()).host;
+  return {
+    context, sw, extensionId,
+    url: (path) => `chrome-extension://${extensionId}/${path}`,
+    async close() {
+      await context.close().catch(() => {});
+      rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Opens an extension page (side panel page as a tab) and returns the Playwright page. */
+export async function openExtensionPage(ext, path) {
+  const page = await ext.context.newPage();
+  await page.goto(ext.url(path));
+  return page;
+}
+
+/** Sends a contract message from an extension page and returns the envelope. */
+export async function coreCall(page, message) {
+  return page.evaluate((m) => chrome.runtime.sendMessage(m), message);
+}
+
+const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css', '.json': 'application/json', '.png': 'image/png' };
+
+/** Serves a folder on 127.0.0.1 with a port chosen by the OS. */
+export async function serveStatic(dir, { routes = {} } = {}) {
+  const server = createServer((req, res) => {
+    const path = new URL(req.url, 'http://x').pathname;
+    if (routes[path]) return routes[path](req, res);
+    const file = resolve(dir, '.' + (path.endsWith('/') ? path + 'index.html' : path));
+    if (!file.startsWith(resolve(dir)) || !existsSync(file)) { res.writeHead(404); res.end('not found'); return; }
+    res.writeHead(200, { 'content-type': TYPES[extname(file)] || 'application/octet-stream' });
+    res.end(readFileSync(file));
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  const { port } = server.address();
+  return { origin: `http://127.0.0.1:${port}`, port, close: () => new Promise((ok) => server.close(ok)) };
+}
+
+/**
+ * Starts a child process and waits (bounded) for a stdout line matching `ready`; returns the
+ * match and a stop() that kills it by pid.
+ */
+export async function startProcess(cmd, args, { ready, env = {}, timeoutMs = 30_000, cwd = ROOT } = {}) {
+  const child = spawn(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr = (stderr + d).slice(-4000); });
+  const match = await new Promise((ok, fail) => {
+    let buf = '';
+    const timer = setTimeout(() => fail(new Error(`${cmd} not ready in ${timeoutMs} ms; stderr: ${stderr}`)), timeoutMs);
+    child.stdout.on('data', (d) => {
+      buf += d;
+      const m = buf.match(ready);
+      if (m) { clearTimeout(timer); ok(m); }
+    });
+    child.on('exit', (code) => { clearTimeout(timer); fail(new Error(`${cmd} exited (${code}) before ready; stderr: ${stderr}`)); });
+  });
+  return {
+    match, pid: child.pid,
+    stop: () => new Promise((ok) => {
+      if (child.exitCode !== null) return ok();
+      child.once('exit', ok);
+      process.kill(child.pid, 'SIGTERM');
+      setTimeout(() => { if (child.exitCode === null) process.kill(child.pid, 'SIGKILL'); }, 3000).unref();
+    }),
+  };
+}
+
+/** Polls `fn` until it returns a truthy value, at most `timeoutMs`. */
+export async function until(fn, { timeoutMs = 10_000, intervalMs = 50, what = 'condition' } = {}) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
