@@ -1,1 +1,440 @@
-//! (module under construction; see lib.rs code map)
+//! Who may run what, and how much: per-tool allow / ask / deny, defaults from MCP annotations,
+//! the per-chat loop limits, and the exactly-once ledger of calls.
+//!
+//! The policy is enforced where calls run (the service worker), not only by hiding tools from the
+//! prompt: a call the user denied, or of a disabled tool or server, never runs whatever the model
+//! or the page says. The ledger is the memory that makes a call run at most once per chat,
+//! message and identity, across DOM re-renders, page reloads and service-worker restarts.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::model::ToolAnnotations;
+
+/// What the user decided for a tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolPolicy {
+    /// Runs without asking (only when the chat's auto-execute is on).
+    Allow,
+    /// Waits for the user's Run / Deny.
+    Ask,
+    /// Never runs.
+    Deny,
+}
+
+impl ToolPolicy {
+    /// The default before the user chose: read-only tools may run, anything else asks.
+    /// Annotations are hints from an untrusted server, so they can only make a default
+    /// stricter than `Allow` for tools that claim to be destructive.
+    pub fn default_for(annotations: Option<&ToolAnnotations>) -> ToolPolicy {
+        match annotations {
+            Some(a) if a.read_only_hint == Some(true) && a.destructive_hint != Some(true) => ToolPolicy::Allow,
+            _ => ToolPolicy::Ask,
+        }
+    }
+}
+
+/// What happens to a call that just arrived.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "decision", rename_all = "snake_case")]
+pub enum Decision {
+    Run,
+    Ask,
+    Deny { reason: String },
+}
+
+/// Everything the decision depends on.
+#[derive(Debug, Clone, Copy)]
+pub struct DecisionInput<'a> {
+    pub server_enabled: bool,
+    pub tool_enabled: bool,
+    pub policy: ToolPolicy,
+    pub auto_execute: bool,
+    pub tool: &'a str,
+}
+
+/// Decides whether a call runs now, waits for the user, or is refused.
+pub fn decide(input: DecisionInput<'_>) -> Decision {
+    if !input.server_enabled {
+        return Decision::Deny { reason: format!("The server of tool '{}' is disabled.", input.tool) };
+    }
+    if !input.tool_enabled {
+        return Decision::Deny { reason: format!("Tool '{}' is disabled.", input.tool) };
+    }
+    match input.policy {
+        ToolPolicy::Deny => Decision::Deny { reason: format!("Tool '{}' is denied by your policy.", input.tool) },
+        ToolPolicy::Allow if input.auto_execute => Decision::Run,
+        ToolPolicy::Allow | ToolPolicy::Ask => Decision::Ask,
+    }
+}
+
+/// The per-turn limits of the tool loop (seed 003).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct LoopLimits {
+    /// Calls in a row without a reply that has none.
+    pub max_consecutive: u32,
+    /// Calls in one turn (since the user's last own message).
+    pub max_total: u32,
+}
+
+impl Default for LoopLimits {
+    fn default() -> Self {
+        LoopLimits { max_consecutive: 5, max_total: 20 }
+    }
+}
+
+/// The state of one call in the ledger.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallState {
+    /// Waiting for the user's approval.
+    Pending,
+    /// Sent to the server; no answer yet.
+    Running,
+    /// A result arrived (it may be a tool error: `isError`).
+    Done,
+    /// Failed before reaching the tool (validation, connection, auth...).
+    Failed,
+    /// Sent, but whether it ran is not known (timeout, worker stopped mid-call). Re-run only by
+    /// an explicit user action.
+    Unknown,
+    /// Refused by policy or by the user.
+    Denied,
+    /// Not run because a loop limit was reached.
+    Limited,
+}
+
+impl CallState {
+    /// Whether the call reached an end (nothing more will happen without the user).
+    pub fn is_final(self) -> bool {
+        !matches!(self, CallState::Pending | CallState::Running)
+    }
+}
+
+/// One call in the ledger.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct CallRecord {
+    /// `chat|message|callId`: the identity that makes a call run at most once.
+    pub key: String,
+    pub chat: String,
+    pub message_id: String,
+    pub call_id: String,
+    pub server_id: String,
+    pub tool: String,
+    pub arguments: Value,
+    pub state: CallState,
+    /// Order of arrival in the ledger (for display and for delivering results in order).
+    pub seq: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    /// The raw MCP result or error, as the side panel shows it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<Value>,
+    /// The text that goes back to the model for this call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply_text: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress: Option<Value>,
+    /// Whether the result was written into the chat.
+    #[serde(default)]
+    pub delivered: bool,
+}
+
+/// A call as it arrives from the parser, with where it came from.
+#[derive(Debug, Clone)]
+pub struct NewCall<'a> {
+    pub chat: &'a str,
+    pub message_id: &'a str,
+    pub call_id: &'a str,
+    pub server_id: &'a str,
+    pub tool: &'a str,
+    pub arguments: &'a Value,
+}
+
+/// How the ledger took a call.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Admission {
+    /// First time this call is seen: recorded in the given state.
+    New(CallRecord),
+    /// Seen before (a re-render, a reload, a second observer): nothing happens.
+    Duplicate(CallRecord),
+}
+
+/// Per-chat loop counters.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChatCounters {
+    pub consecutive: u32,
+    pub total: u32,
+}
+
+/// The exactly-once ledger: every call ever admitted, by key. Serialised whole into
+/// `chrome.storage.session` after each change, so it survives a service-worker restart.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Ledger {
+    pub calls: BTreeMap<String, CallRecord>,
+    pub counters: BTreeMap<String, ChatCounters>,
+    pub next_seq: u64,
+}
+
+/// The ledger key of a call.
+pub fn call_key(chat: &str, message_id: &str, call_id: &str) -> String {
+    format!("{chat}|{message_id}|{call_id}")
+}
+
+impl Ledger {
+    /// Records a call the first time it is seen, in the state the policy decision and the loop
+    /// limits give it; a call seen before is a duplicate and changes nothing.
+    pub fn admit(&mut self, call: &NewCall<'_>, decision: &Decision, limits: LoopLimits) -> Admission {
+        let key = call_key(call.chat, call.message_id, call.call_id);
+        if let Some(existing) = self.calls.get(&key) {
+            return Admission::Duplicate(existing.clone());
+        }
+        let counters = self.counters.entry(call.chat.to_owned()).or_default();
+        let over = counters.consecutive >= limits.max_consecutive || counters.total >= limits.max_total;
+        let (state, error) = match decision {
+            _ if over => (
+                CallState::Limited,
+                Some(serde_json::json!({"kind": "limit", "message": format!(
+                    "Loop limit reached ({} in a row, {} in this turn at most); the call was not run.",
+                    limits.max_consecutive, limits.max_total)})),
+            ),
+            Decision::Deny { reason } => (CallState::Denied, Some(serde_json::json!({"kind": "denied", "message": reason}))),
+            Decision::Ask => (CallState::Pending, None),
+            Decision::Run => (CallState::Running, None),
+        };
+        if !over {
+            counters.consecutive += 1;
+            counters.total += 1;
+        }
+        self.next_seq += 1;
+        let record = CallRecord {
+            key: key.clone(),
+            chat: call.chat.to_owned(),
+            message_id: call.message_id.to_owned(),
+            call_id: call.call_id.to_owned(),
+            server_id: call.server_id.to_owned(),
+            tool: call.tool.to_owned(),
+            arguments: call.arguments.clone(),
+            state,
+            seq: self.next_seq,
+            started_at: None,
+            duration_ms: None,
+            result: None,
+            error,
+            reply_text: None,
+            progress: None,
+            delivered: false,
+        };
+        self.calls.insert(key, record.clone());
+        Admission::New(record)
+    }
+
+    /// A reply with no calls ends a run of consecutive calls.
+    pub fn reply_without_calls(&mut self, chat: &str) {
+        if let Some(c) = self.counters.get_mut(chat) {
+            c.consecutive = 0;
+        }
+    }
+
+    /// The user wrote their own message: a new turn starts.
+    pub fn new_turn(&mut self, chat: &str) {
+        self.counters.remove(chat);
+    }
+
+    /// Moves a call to a new state; returns the updated record. A final state is never left
+    /// except through [`Ledger::rerun`], so a late answer cannot resurrect a denied call.
+    pub fn transition(&mut self, key: &str, to: CallState) -> Option<&mut CallRecord> {
+        let rec = self.calls.get_mut(key)?;
+        let allowed = match (rec.state, to) {
+            (CallState::Pending, CallState::Running | CallState::Denied) => true,
+            (CallState::Running, s) if s.is_final() => true,
+            _ => false,
+        };
+        if allowed {
+            rec.state = to;
+            Some(rec)
+        } else {
+            None
+        }
+    }
+
+    /// The user explicitly asked to run an unknown, failed or limited call again.
+    pub fn rerun(&mut self, key: &str) -> Option<&mut CallRecord> {
+        let rec = self.calls.get_mut(key)?;
+        if matches!(rec.state, CallState::Unknown | CallState::Failed | CallState::Limited | CallState::Pending) {
+            rec.state = CallState::Running;
+            rec.result = None;
+            rec.error = None;
+            rec.reply_text = None;
+            rec.delivered = false;
+            Some(rec)
+        } else {
+            None
+        }
+    }
+
+    /// After a service-worker restart: calls that were running have an unknown outcome.
+    /// Returns the keys it changed.
+    pub fn recover_after_restart(&mut self) -> Vec<String> {
+        let mut changed = Vec::new();
+        for (key, rec) in &mut self.calls {
+            if rec.state == CallState::Running {
+                rec.state = CallState::Unknown;
+                rec.error = Some(serde_json::json!({"kind": "unknown", "message":
+                    "The extension restarted while this call was running; it may or may not have run. Run it again only if you are sure."}));
+                changed.push(key.clone());
+            }
+        }
+        changed
+    }
+
+    /// The calls of one chat, in order of arrival.
+    pub fn for_chat(&self, chat: &str) -> Vec<&CallRecord> {
+        let mut v: Vec<_> = self.calls.values().filter(|c| c.chat == chat).collect();
+        v.sort_by_key(|c| c.seq);
+        v
+    }
+
+    /// Calls of a message whose results are all final and not yet written into the chat; empty
+    /// while any call of the message is still pending or running (results go back together).
+    pub fn deliverable(&self, chat: &str, message_id: &str) -> Vec<&CallRecord> {
+        let calls: Vec<_> = self.for_chat(chat).into_iter().filter(|c| c.message_id == message_id).collect();
+        if calls.iter().any(|c| !c.state.is_final()) {
+            return Vec::new();
+        }
+        calls.into_iter().filter(|c| !c.delivered).collect()
+    }
+
+    /// Drops the oldest final calls beyond `keep`, so session storage stays small.
+    pub fn prune(&mut self, keep: usize) {
+        if self.calls.len() <= keep {
+            return;
+        }
+        let mut finals: Vec<(u64, String)> =
+            self.calls.values().filter(|c| c.state.is_final() && c.delivered).map(|c| (c.seq, c.key.clone())).collect();
+        finals.sort();
+        let excess = self.calls.len() - keep;
+        for (_, key) in finals.into_iter().take(excess) {
+            self.calls.remove(&key);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn call<'a>(chat: &'a str, msg: &'a str, id: &'a str, args: &'a Value) -> NewCall<'a> {
+        NewCall { chat, message_id: msg, call_id: id, server_id: "s", tool: "t", arguments: args }
+    }
+
+    #[test]
+    fn decisions_follow_enablement_policy_and_auto_execute() {
+        let base = DecisionInput { server_enabled: true, tool_enabled: true, policy: ToolPolicy::Allow, auto_execute: true, tool: "t" };
+        let cases = [
+            (base, "run"),
+            (DecisionInput { auto_execute: false, ..base }, "ask"),
+            (DecisionInput { policy: ToolPolicy::Ask, ..base }, "ask"),
+            (DecisionInput { policy: ToolPolicy::Deny, ..base }, "deny"),
+            (DecisionInput { tool_enabled: false, ..base }, "deny"),
+            (DecisionInput { server_enabled: false, ..base }, "deny"),
+        ];
+        for (input, want) in cases {
+            let got = match decide(input) {
+                Decision::Run => "run",
+                Decision::Ask => "ask",
+                Decision::Deny { .. } => "deny",
+            };
+            assert_eq!(got, want, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn annotation_defaults_never_allow_destructive_tools() {
+        let ann = |ro, de| ToolAnnotations { read_only_hint: ro, destructive_hint: de, ..Default::default() };
+        assert_eq!(ToolPolicy::default_for(Some(&ann(Some(true), None))), ToolPolicy::Allow);
+        assert_eq!(ToolPolicy::default_for(Some(&ann(Some(true), Some(true)))), ToolPolicy::Ask);
+        assert_eq!(ToolPolicy::default_for(Some(&ann(None, Some(false)))), ToolPolicy::Ask);
+        assert_eq!(ToolPolicy::default_for(None), ToolPolicy::Ask);
+    }
+
+    #[test]
+    fn a_call_is_admitted_once_whatever_re_renders_it() {
+        let mut ledger = Ledger::default();
+        let args = json!({"a": 1});
+        let first = ledger.admit(&call("tab1|/c/1", "m0", "c_1", &args), &Decision::Run, LoopLimits::default());
+        assert!(matches!(first, Admission::New(ref r) if r.state == CallState::Running));
+        for _ in 0..3 {
+            let again = ledger.admit(&call("tab1|/c/1", "m0", "c_1", &args), &Decision::Run, LoopLimits::default());
+            assert!(matches!(again, Admission::Duplicate(_)));
+        }
+        // The same call in another message or chat is another call.
+        assert!(matches!(ledger.admit(&call("tab1|/c/1", "m1", "c_1", &args), &Decision::Run, LoopLimits::default()), Admission::New(_)));
+        assert!(matches!(ledger.admit(&call("tab2|/c/1", "m0", "c_1", &args), &Decision::Run, LoopLimits::default()), Admission::New(_)));
+        assert_eq!(ledger.calls.len(), 3);
+    }
+
+    #[test]
+    fn the_ledger_survives_serialisation_and_restarts_make_running_calls_unknown() {
+        let mut ledger = Ledger::default();
+        let args = json!({});
+        ledger.admit(&call("c", "m", "1", &args), &Decision::Run, LoopLimits::default());
+        ledger.admit(&call("c", "m", "2", &args), &Decision::Ask, LoopLimits::default());
+        let stored = serde_json::to_string(&ledger).expect("serialises");
+        let mut restored: Ledger = serde_json::from_str(&stored).expect("restores");
+        assert_eq!(restored, ledger);
+        assert_eq!(restored.recover_after_restart(), vec![call_key("c", "m", "1")]);
+        assert_eq!(restored.calls[&call_key("c", "m", "1")].state, CallState::Unknown);
+        assert_eq!(restored.calls[&call_key("c", "m", "2")].state, CallState::Pending);
+        // Unknown is re-run only on request; a duplicate from a reload does not re-run it.
+        assert!(matches!(restored.admit(&call("c", "m", "1", &args), &Decision::Run, LoopLimits::default()), Admission::Duplicate(_)));
+        assert!(restored.rerun(&call_key("c", "m", "1")).is_some());
+    }
+
+    #[test]
+    fn limits_stop_the_loop_and_a_new_turn_resets_them() {
+        let mut ledger = Ledger::default();
+        let limits = LoopLimits { max_consecutive: 2, max_total: 3 };
+        let args = json!({});
+        let state = |a: Admission| match a {
+            Admission::New(r) | Admission::Duplicate(r) => r.state,
+        };
+        assert_eq!(state(ledger.admit(&call("c", "m1", "1", &args), &Decision::Run, limits)), CallState::Running);
+        assert_eq!(state(ledger.admit(&call("c", "m2", "1", &args), &Decision::Run, limits)), CallState::Running);
+        assert_eq!(state(ledger.admit(&call("c", "m3", "1", &args), &Decision::Run, limits)), CallState::Limited);
+        ledger.reply_without_calls("c");
+        assert_eq!(state(ledger.admit(&call("c", "m4", "1", &args), &Decision::Run, limits)), CallState::Running);
+        assert_eq!(state(ledger.admit(&call("c", "m5", "1", &args), &Decision::Run, limits)), CallState::Limited, "total of 3 reached");
+        ledger.new_turn("c");
+        assert_eq!(state(ledger.admit(&call("c", "m6", "1", &args), &Decision::Run, limits)), CallState::Running);
+    }
+
+    #[test]
+    fn final_states_are_never_left_except_by_rerun_and_results_go_back_together() {
+        let mut ledger = Ledger::default();
+        let args = json!({});
+        ledger.admit(&call("c", "m", "1", &args), &Decision::Run, LoopLimits::default());
+        ledger.admit(&call("c", "m", "2", &args), &Decision::Deny { reason: "no".into() }, LoopLimits::default());
+        let k1 = call_key("c", "m", "1");
+        let k2 = call_key("c", "m", "2");
+        assert!(ledger.deliverable("c", "m").is_empty(), "call 1 still running");
+        assert!(ledger.transition(&k2, CallState::Running).is_none(), "denied stays denied");
+        assert!(ledger.transition(&k1, CallState::Done).is_some());
+        assert!(ledger.transition(&k1, CallState::Running).is_none());
+        let ready: Vec<_> = ledger.deliverable("c", "m").iter().map(|c| c.call_id.clone()).collect();
+        assert_eq!(ready, ["1", "2"]);
+    }
+}
