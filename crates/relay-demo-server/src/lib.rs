@@ -25,6 +25,7 @@ mod clock;
 mod corpus;
 mod image;
 mod notes;
+pub mod origin;
 mod prompts;
 mod server;
 
@@ -69,8 +70,8 @@ impl ServeOptions {
 
     fn http_config(self, cancel: CancellationToken) -> StreamableHttpServerConfig {
         let stateless = self.stateless || self.json_response;
-        // rmcp's defaults accept only loopback `Host` headers (DNS-rebinding protection) and
-        // do not check `Origin`, which an extension service worker sets to chrome-extension://.
+        // rmcp's defaults accept only loopback `Host` headers (DNS-rebinding protection); the
+        // `Origin` check is ours, see [`origin`].
         StreamableHttpServerConfig::default()
             .with_legacy_session_mode(!stateless)
             .with_json_response(self.json_response)
@@ -151,7 +152,9 @@ impl Listening {
             Arc::new(LocalSessionManager::default()),
             options.http_config(cancel.child_token()),
         );
-        let router = axum::Router::new().route_service(MCP_PATH, service);
+        let router = axum::Router::new()
+            .route_service(MCP_PATH, service)
+            .layer(axum::middleware::from_fn(origin::reject_foreign_origins));
 
         let (stopping_tx, stopping_rx) = tokio::sync::oneshot::channel::<()>();
         let graceful = axum::serve(self.listener, router).with_graceful_shutdown(async move {

@@ -7,7 +7,7 @@ mod support;
 
 use base64::Engine as _;
 use serde_json::{json, Value};
-use support::{is_error, post, text_of, Server, Session};
+use support::{is_error, post, post_with, text_of, Server, Session};
 
 const GUIDE: &str = include_str!("../src/docs/guide.md");
 
@@ -497,4 +497,43 @@ fn stateless_json_mode_answers_without_sessions() {
     );
     assert_eq!(exchange.notifications("notifications/progress").len(), 2);
     assert!(!is_error(&exchange.response(id).expect("result")));
+}
+
+#[test]
+fn browser_origins_other_than_extensions_and_loopback_are_refused() {
+    let server = Server::start(&[]);
+    let agent = support::agent();
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {
+            "protocolVersion": support::PROTOCOL_VERSION,
+            "capabilities": {},
+            "clientInfo": {"name": "origin-test", "version": "0"}
+        }
+    });
+    let cases = [
+        (
+            Some("chrome-extension://abcdefghijklmnopabcdefghijklmnop"),
+            200,
+        ),
+        (Some("http://localhost:6274"), 200),
+        (None, 200),
+        (Some("https://evil.example"), 403),
+        (Some("http://127.0.0.1.evil.example"), 403),
+        (Some("null"), 403),
+    ];
+    for (origin, status) in cases {
+        let headers: Vec<(&str, &str)> = origin.iter().map(|o| ("Origin", *o)).collect();
+        let exchange = post_with(&agent, &server.url, None, &headers, &initialize);
+        assert_eq!(exchange.status, status, "{origin:?}: {}", exchange.raw);
+    }
+    // Host is checked too (DNS rebinding): a foreign name pointing at 127.0.0.1 is refused.
+    let rebound = post_with(
+        &agent,
+        &server.url,
+        None,
+        &[("Host", "evil.example")],
+        &initialize,
+    );
+    assert_eq!(rebound.status, 403, "{}", rebound.raw);
 }

@@ -206,6 +206,17 @@ pub fn sse_messages(body: &str) -> Vec<Value> {
 
 /// POSTs one JSON-RPC message.
 pub fn post(agent: &ureq::Agent, url: &str, session: Option<&str>, message: &Value) -> Exchange {
+    post_with(agent, url, session, &[], message)
+}
+
+/// POSTs one JSON-RPC message with extra request headers.
+pub fn post_with(
+    agent: &ureq::Agent,
+    url: &str,
+    session: Option<&str>,
+    headers: &[(&str, &str)],
+    message: &Value,
+) -> Exchange {
     let mut request = agent
         .post(url)
         .header("Content-Type", "application/json")
@@ -213,6 +224,9 @@ pub fn post(agent: &ureq::Agent, url: &str, session: Option<&str>, message: &Val
         .header("MCP-Protocol-Version", PROTOCOL_VERSION);
     if let Some(session) = session {
         request = request.header("Mcp-Session-Id", session);
+    }
+    for (name, value) in headers {
+        request = request.header(*name, *value);
     }
     let mut response = request
         .send(message.to_string())
