@@ -1,0 +1,329 @@
+//! The instructions a chat gets: which tools exist, how to call them, when to stop.
+//!
+//! The prompt is a plain request written in the user's voice (never a fake `<system>` block,
+//! which some models flag as injection), built from small sections (seed 004) so templates can
+//! reuse them, and deterministic so it can be logged and golden-tested. It lists every tool of
+//! the selected servers with its full signature (seed 001), teaches one call format with one
+//! example taken from a real tool, and states the strategy and limits (seed 003).
+//!
+//! Code map: [`sections`] (the parts of the prompt), [`template`] (`${...}` placeholders,
+//! seed 002), [`select`] (ranking tools by relevance to the user's intent), [`tokens`] (token
+//! estimate without a tokenizer).
+
+mod bench;
+pub mod sections;
+pub mod select;
+pub mod template;
+pub mod tokens;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{ServerTools, Tool};
+use crate::result::Nudge;
+use crate::schema::{render_catalog, CatalogOptions};
+
+#[doc(hidden)]
+pub use bench::bench_tools;
+pub use select::{select_tools, Selection, SelectionOptions};
+pub use template::{
+    render_template, template_requirements, HistoryStep, Rendered, Requirement, Template, TemplateContext,
+    DEFAULT_TEMPLATE,
+};
+pub use tokens::estimate_tokens;
+
+/// How hard the prompt pushes the model towards tools (seed 003's per-prompt strategies).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum Strategy {
+    /// Use a tool when it helps, answer directly otherwise (seed 003's Blank/Hybrid).
+    #[default]
+    Auto,
+    /// Prefer a tool over answering from memory whenever one can help.
+    ToolFirst,
+    /// Call at least one tool before answering.
+    ToolForced,
+    /// No tools: no prompt at all.
+    Disabled,
+}
+
+impl Strategy {
+    /// The nudge a tool result should end with under this strategy.
+    pub fn result_nudge(self) -> Nudge {
+        match self {
+            Strategy::Auto | Strategy::Disabled => Nudge::None,
+            Strategy::ToolFirst | Strategy::ToolForced => Nudge::Continue,
+        }
+    }
+}
+
+/// Options of the generated prompt. Every field has a default, so `{}` is valid JSON for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct PromptOptions {
+    pub strategy: Strategy,
+    /// Most call blocks one reply may hold (seed 003's consecutive-call limit).
+    pub max_calls_per_reply: u32,
+    /// Most calls for one request of the user (seed 003's total-call limit).
+    pub max_calls_per_turn: u32,
+    /// The user's own instructions, appended last.
+    pub custom_instructions: Option<String>,
+    /// A note the chat site's adapter needs the model to follow (e.g. how its renderer treats
+    /// code blocks). Comes from the site adapter's data.
+    pub site_addendum: Option<String>,
+}
+
+impl Default for PromptOptions {
+    fn default() -> Self {
+        PromptOptions {
+            strategy: Strategy::Auto,
+            max_calls_per_reply: 5,
+            max_calls_per_turn: 20,
+            custom_instructions: None,
+            site_addendum: None,
+        }
+    }
+}
+
+/// Tools and servers the user switched off: they are left out of the prompt.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct DisabledTools {
+    /// Server ids switched off as a whole.
+    pub servers: Vec<String>,
+    /// Per server id, the names of the tools switched off.
+    pub tools: BTreeMap<String, Vec<String>>,
+}
+
+impl DisabledTools {
+    /// Switches a whole server off.
+    pub fn with_server(mut self, server_id: impl Into<String>) -> Self {
+        self.servers.push(server_id.into());
+        self
+    }
+
+    /// Switches one tool of a server off.
+    pub fn with_tool(mut self, server_id: impl Into<String>, tool: impl Into<String>) -> Self {
+        self.tools.entry(server_id.into()).or_default().push(tool.into());
+        self
+    }
+
+    pub fn is_server_disabled(&self, server_id: &str) -> bool {
+        self.servers.iter().any(|s| s == server_id)
+    }
+
+    pub fn is_tool_disabled(&self, server_id: &str, tool: &str) -> bool {
+        self.is_server_disabled(server_id) || self.tools.get(server_id).is_some_and(|t| t.iter().any(|n| n == tool))
+    }
+}
+
+/// Why something was left out or looks wrong; shown to the user next to the prompt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Diagnostic {
+    pub code: DiagnosticCode,
+    pub message: String,
+}
+
+impl Diagnostic {
+    pub fn new(code: DiagnosticCode, message: impl Into<String>) -> Self {
+        Diagnostic { code, message: message.into() }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum DiagnosticCode {
+    /// No server was selected for this chat: no prompt.
+    NoServersSelected,
+    /// The selected servers have no (enabled) tools: no prompt.
+    NoTools,
+    /// The strategy is `Disabled`: no prompt.
+    StrategyDisabled,
+    /// A selected server id is not configured; skipped.
+    UnknownServer,
+    /// A selected server is switched off; skipped.
+    DisabledServer,
+    /// Two selected servers share a display name: calls naming it are ambiguous.
+    DuplicateServerName,
+    /// A tool's schema has a problem (unresolvable `$ref`, too deep).
+    SchemaProblem,
+    /// A template placeholder is not known; left in the text.
+    UnknownPlaceholder,
+    /// A template placeholder has no value in the context.
+    MissingValue,
+    /// A resource a template needs was not fetched or is empty.
+    MissingResource,
+    /// A server prompt a template needs was not fetched.
+    MissingPrompt,
+    /// `${mcp:tool:NAME}` names no tool of the selection.
+    UnknownTool,
+    /// `${mcp:tool:NAME}` matches tools of several servers; the first is used.
+    AmbiguousTool,
+    /// Dynamic selection left tools out (cap or token budget).
+    SelectionCapped,
+    /// Nothing in the intent matched any tool; the first tools are used.
+    SelectionNoMatch,
+    /// A template lists tools but never says how to call them.
+    TemplateWithoutCallFormat,
+}
+
+/// A generated prompt, ready to insert into a chat.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Prompt {
+    pub text: String,
+    /// Length in characters (Unicode scalar values), for the side panel.
+    pub chars: usize,
+    /// Estimated tokens ([`estimate_tokens`]), within about 10% of o200k.
+    pub tokens_estimate: usize,
+    /// Number of tools described.
+    pub tools: usize,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Prompt {
+    pub(crate) fn from_text(text: String, tools: usize, diagnostics: Vec<Diagnostic>) -> Self {
+        Prompt { chars: text.chars().count(), tokens_estimate: estimate_tokens(&text), text, tools, diagnostics }
+    }
+}
+
+/// The result of [`system_prompt`]: the prompt, if any, and what the user should know.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct PromptOutcome {
+    pub prompt: Option<Prompt>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The tools of one server that go into a prompt.
+#[derive(Debug, Clone)]
+pub(crate) struct Group<'a> {
+    pub server: &'a ServerTools,
+    pub tools: Vec<&'a Tool>,
+}
+
+/// The name a model uses for a server in its calls: the user's name for it, else its id.
+pub fn server_display_name(server: &ServerTools) -> &str {
+    if server.name.trim().is_empty() {
+        &server.id
+    } else {
+        &server.name
+    }
+}
+
+/// The prompt for all tools of `servers`; `None` when there are no tools or the strategy is
+/// `Disabled`.
+pub fn prompt_for_servers(servers: &[ServerTools], options: &PromptOptions) -> Option<Prompt> {
+    let groups: Vec<Group<'_>> =
+        servers.iter().map(|server| Group { server, tools: server.tools.iter().collect() }).collect();
+    build(&groups, options, Vec::new()).prompt
+}
+
+/// The prompt for the tools of exactly the servers `server_ids` (in that order) among `all`,
+/// leaving out what `disabled` switches off. Unknown ids are skipped with a diagnostic; no
+/// ids, or no tools left, give no prompt (seed 000's `getSystemPromptForServers`).
+pub fn system_prompt(
+    all: &[ServerTools],
+    server_ids: &[String],
+    disabled: &DisabledTools,
+    options: &PromptOptions,
+) -> PromptOutcome {
+    let mut diagnostics = Vec::new();
+    if server_ids.is_empty() {
+        diagnostics.push(Diagnostic::new(DiagnosticCode::NoServersSelected, "No server is selected for this chat."));
+        return PromptOutcome { prompt: None, diagnostics };
+    }
+    let mut groups: Vec<Group<'_>> = Vec::new();
+    for id in server_ids {
+        if groups.iter().any(|g| &g.server.id == id) {
+            continue;
+        }
+        let Some(server) = all.iter().find(|s| &s.id == id) else {
+            diagnostics.push(Diagnostic::new(DiagnosticCode::UnknownServer, format!("Server {id:?} is not configured; skipped.")));
+            continue;
+        };
+        if disabled.is_server_disabled(id) {
+            let name = server_display_name(server);
+            diagnostics.push(Diagnostic::new(DiagnosticCode::DisabledServer, format!("Server {name:?} is switched off; skipped.")));
+            continue;
+        }
+        let tools = server.tools.iter().filter(|t| !disabled.is_tool_disabled(id, &t.name)).collect();
+        groups.push(Group { server, tools });
+    }
+    build(&groups, options, diagnostics)
+}
+
+/// Shared by both entry points: checks, then the sections.
+pub(crate) fn build(groups: &[Group<'_>], options: &PromptOptions, mut diagnostics: Vec<Diagnostic>) -> PromptOutcome {
+    if options.strategy == Strategy::Disabled {
+        diagnostics.push(Diagnostic::new(DiagnosticCode::StrategyDisabled, "Tools are disabled for this chat."));
+        return PromptOutcome { prompt: None, diagnostics };
+    }
+    let groups: Vec<&Group<'_>> = groups.iter().filter(|g| !g.tools.is_empty()).collect();
+    let tool_count: usize = groups.iter().map(|g| g.tools.len()).sum();
+    if tool_count == 0 {
+        diagnostics.push(Diagnostic::new(DiagnosticCode::NoTools, "The selected servers have no tools."));
+        return PromptOutcome { prompt: None, diagnostics };
+    }
+    for (i, group) in groups.iter().enumerate() {
+        let name = server_display_name(group.server);
+        if groups[..i].iter().any(|g| server_display_name(g.server) == name) {
+            diagnostics.push(Diagnostic::new(
+                DiagnosticCode::DuplicateServerName,
+                format!("Two selected servers are named {name:?}; calls cannot tell them apart."),
+            ));
+        }
+    }
+    let parts = sections::Parts::new(&groups, options);
+    diagnostics.extend(parts.diagnostics.iter().cloned());
+    let text = sections::assemble(&parts);
+    let prompt = Prompt::from_text(text, tool_count, diagnostics.clone());
+    PromptOutcome { prompt: Some(prompt), diagnostics }
+}
+
+/// Renders the tool list of `groups` (shared types, shared descriptions, then each server's
+/// tools); also returns schema problems as diagnostics.
+pub(crate) fn tool_catalog(groups: &[&Group<'_>]) -> (String, Vec<Diagnostic>) {
+    let tools: Vec<&Tool> = groups.iter().flat_map(|g| g.tools.iter().copied()).collect();
+    let catalog = render_catalog(&tools, &CatalogOptions::default());
+    let mut diagnostics = Vec::new();
+    for problem in &catalog.problems {
+        let name = tools.get(problem.tool).map(|t| t.name.as_str()).unwrap_or("?");
+        diagnostics.push(Diagnostic::new(DiagnosticCode::SchemaProblem, format!("Tool {name:?}: {}", problem.message)));
+    }
+    let mut out = String::with_capacity(catalog.tools.iter().map(String::len).sum::<usize>() + 1024);
+    out.push_str(sections::NOTATION);
+    if !catalog.types.is_empty() {
+        out.push('\n');
+        out.push_str(sections::TYPES_INTRO);
+        out.push('\n');
+        out.push_str(&catalog.types);
+    }
+    if !catalog.shared_docs.is_empty() {
+        out.push('\n');
+        out.push_str(sections::SHARED_DOCS_INTRO);
+        out.push('\n');
+        out.push_str(&catalog.shared_docs);
+    }
+    let mut rendered = catalog.tools.iter();
+    for group in groups {
+        out.push('\n');
+        out.push_str(&sections::server_heading(server_display_name(group.server)));
+        out.push('\n');
+        for text in rendered.by_ref().take(group.tools.len()) {
+            out.push_str("- ");
+            out.push_str(text);
+        }
+    }
+    (out.trim_end().to_owned(), diagnostics)
+}

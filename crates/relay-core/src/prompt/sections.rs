@@ -1,0 +1,192 @@
+//! The sections of the prompt, each a small function (seed 004), in the user's voice.
+//!
+//! Every section is also a template placeholder (`${relay:NAME}`), so a custom template can
+//! keep the parts it wants; [`super::DEFAULT_TEMPLATE`] lists them all and renders to exactly
+//! the built-in prompt.
+
+use serde_json::Value;
+
+use super::{server_display_name, tool_catalog, Diagnostic, Group, PromptOptions, Strategy};
+use crate::result::{STATUS_DENIED, STATUS_ERROR, STATUS_FAILED, STATUS_INVALID, STATUS_OK, STATUS_SKIPPED, STATUS_UNKNOWN};
+use crate::model::{ServerTools, Tool};
+use crate::schema::{example_arguments, example_cost};
+
+/// The names of the sections, in prompt order; `${relay:NAME}` in a template.
+pub const SECTION_NAMES: &[&str] =
+    &["intro", "call_format", "waiting", "results", "finishing", "strategy", "site", "tools", "custom_instructions"];
+
+pub(crate) const NOTATION: &str = "Tools by server. Notation: `p?` optional, `= v` default, `\"a\"|\"b\"` allowed values, `1..9` inclusive range, `T[]` list.\n";
+pub(crate) const TYPES_INTRO: &str = "Types used below:";
+pub(crate) const SHARED_DOCS_INTRO: &str = "Parameters with the same name mean the same in every tool unless described there:";
+
+/// Everything the sections are made from, computed once.
+pub(crate) struct Parts<'a> {
+    pub options: &'a PromptOptions,
+    /// `(tool, server display name, arguments)` of the example call.
+    pub example: Option<(&'a str, &'a str, Value)>,
+    pub tools: String,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl<'a> Parts<'a> {
+    pub fn new(groups: &[&Group<'a>], options: &'a PromptOptions) -> Self {
+        let (tools, diagnostics) = tool_catalog(groups);
+        Parts { options, example: example_call(groups), tools, diagnostics }
+    }
+
+    /// The text of one section by name; `None` for an unknown name, `Some("")` for a section
+    /// with nothing to say (no custom instructions, no site note).
+    pub fn section(&self, name: &str) -> Option<String> {
+        Some(match name {
+            "intro" => intro(),
+            "call_format" => call_format(self.example.as_ref()),
+            "waiting" => waiting(),
+            "results" => results(),
+            "finishing" => finishing(),
+            "strategy" => strategy(self.options),
+            "site" => site(self.options),
+            "tools" => self.tools.clone(),
+            "custom_instructions" => custom_instructions(self.options),
+            _ => return None,
+        })
+    }
+}
+
+/// The prompt: the non-empty sections separated by blank lines.
+pub(crate) fn assemble(parts: &Parts<'_>) -> String {
+    let mut out = String::with_capacity(parts.tools.len() + 2048);
+    for name in SECTION_NAMES {
+        let text = parts.section(name).unwrap_or_default();
+        if text.is_empty() {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str("\n\n");
+        }
+        out.push_str(&text);
+    }
+    out
+}
+
+/// The user asks for help and explains who runs the tools: no system-prompt costume.
+pub fn intro() -> String {
+    "Please help me, using tools where useful. You can't run tools yourself, but I can: \
+     write a call as shown below and I will run it and send you the result."
+        .to_owned()
+}
+
+/// The one call format the parser expects by default, with one example from a real tool.
+pub fn call_format(example: Option<&(&str, &str, Value)>) -> String {
+    let example = match example {
+        Some((tool, server, arguments)) => {
+            spaced_json(&serde_json::json!({"tool": tool, "server": server, "arguments": arguments}))
+        }
+        None => r#"{"tool": "TOOL", "server": "SERVER", "arguments": {}}"#.to_owned(),
+    };
+    format!(
+        "To call a tool, write a ```json block holding one object with \"tool\", \"server\" and \"arguments\":\n\
+         ```json\n{example}\n```\n\
+         Use the exact tool and server names from the list below and arguments that fit the parameters. \
+         For several calls, write one block per call."
+    )
+}
+
+/// Stop after the call: the result only exists once the user sends it.
+pub fn waiting() -> String {
+    "After your call blocks, stop and wait: my next message brings the results. Never write results yourself."
+        .to_owned()
+}
+
+/// What results look like (the wrapper [`crate::result`] produces).
+pub fn results() -> String {
+    format!(
+        "Results come in ```tool-result blocks whose first line names the call, tool and status: \
+         \"{STATUS_OK}\", \"{STATUS_ERROR}\" (the tool failed), \"{STATUS_INVALID}\" (bad call, not run), \
+         \"{STATUS_FAILED}\" (not sent), \"{STATUS_DENIED}\" (I declined), \"{STATUS_SKIPPED}\" or \
+         \"{STATUS_UNKNOWN}\" (it may or may not have run). Images and files come as attachments named in the block."
+    )
+}
+
+/// How to finish, and the lesson of seed 004: no claimed result without a received one.
+pub fn finishing() -> String {
+    "When you have what you need, answer normally, without a call block. \
+     Never claim a tool did or returned something unless its result came from me."
+        .to_owned()
+}
+
+/// The strategy and the call limits.
+pub fn strategy(options: &PromptOptions) -> String {
+    let push = match options.strategy {
+        Strategy::ToolFirst => "Prefer tools: when one can help, call it before answering from memory.",
+        Strategy::ToolForced => "Call at least one tool before you give your answer.",
+        Strategy::Auto | Strategy::Disabled => "Call a tool when it helps; otherwise just answer.",
+    };
+    format!(
+        "{push} Make at most {} calls in one reply and {} in total for one request of mine; then answer with what you have.",
+        options.max_calls_per_reply, options.max_calls_per_turn
+    )
+}
+
+/// What the chat site's adapter needs the model to do.
+pub fn site(options: &PromptOptions) -> String {
+    options.site_addendum.as_deref().map(str::trim).unwrap_or_default().to_owned()
+}
+
+/// The user's own instructions (seed 004's USER'S CUSTOM INSTRUCTIONS).
+pub fn custom_instructions(options: &PromptOptions) -> String {
+    match options.custom_instructions.as_deref().map(str::trim) {
+        Some(text) if !text.is_empty() => format!("My additional instructions:\n{text}"),
+        _ => String::new(),
+    }
+}
+
+/// The heading of one server's tool group.
+pub(crate) fn server_heading(name: &str) -> String {
+    format!("Server {}:", serde_json::to_string(name).unwrap_or_default())
+}
+
+/// The example call: the selection's tool that makes the clearest example (few required
+/// scalar parameters), the first such one in order.
+fn example_call<'a>(groups: &[&Group<'a>]) -> Option<(&'a str, &'a str, Value)> {
+    let mut best: Option<(usize, &'a Tool, &'a ServerTools)> = None;
+    for group in groups {
+        for tool in &group.tools {
+            let cost = example_cost(tool);
+            if best.is_none_or(|(c, _, _)| cost < c) {
+                best = Some((cost, tool, group.server));
+            }
+        }
+    }
+    let (_, tool, server) = best?;
+    Some((tool.name.as_str(), server_display_name(server), example_arguments(tool)))
+}
+
+/// JSON on one line with a space after `:` and `,`, the way people write it.
+pub(crate) fn spaced_json(value: &Value) -> String {
+    struct Spaced;
+    impl serde_json::ser::Formatter for Spaced {
+        fn begin_array_value<W: ?Sized + std::io::Write>(&mut self, writer: &mut W, first: bool) -> std::io::Result<()> {
+            if first {
+                Ok(())
+            } else {
+                writer.write_all(b", ")
+            }
+        }
+        fn begin_object_key<W: ?Sized + std::io::Write>(&mut self, writer: &mut W, first: bool) -> std::io::Result<()> {
+            if first {
+                Ok(())
+            } else {
+                writer.write_all(b", ")
+            }
+        }
+        fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+            writer.write_all(b": ")
+        }
+    }
+    let mut out = Vec::new();
+    let mut serializer = serde_json::Serializer::with_formatter(&mut out, Spaced);
+    if serde::Serialize::serialize(value, &mut serializer).is_err() {
+        return String::new();
+    }
+    String::from_utf8(out).unwrap_or_default()
+}

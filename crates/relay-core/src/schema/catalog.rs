@@ -1,0 +1,388 @@
+//! Renders many tools at once, saying repeated things once.
+//!
+//! Real tool sets repeat themselves: the same `options` object in eighteen tools, the same
+//! "Maximum number of results to return" thirty times. A prompt that repeats them pays for
+//! every copy; the anchors paid by dropping enums and shapes instead. Here an object shape seen
+//! in several places becomes a named type (`Options = {...}`) and a parameter description seen
+//! in several places is written once under its name. Nothing is dropped: every type, bound,
+//! enum value, default and description is still in the text, exactly once.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use super::ir::{Additional, Lowerer, Node, RecursiveDef, Ty};
+use super::render::{self, collect_docs, DocLine};
+use crate::model::Tool;
+
+/// Shapes shorter than this stay inline: a name would save nothing.
+const MIN_SHARED_SHAPE_CHARS: usize = 24;
+
+/// What [`render_catalog`] may share between tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CatalogOptions {
+    /// Name object shapes that occur more than once and refer to them by name.
+    pub share_types: bool,
+    /// Write parameter descriptions that occur more than once in a shared list.
+    pub share_docs: bool,
+}
+
+impl Default for CatalogOptions {
+    fn default() -> Self {
+        CatalogOptions { share_types: true, share_docs: true }
+    }
+}
+
+impl CatalogOptions {
+    /// No sharing: every tool's text stands alone (named types only for recursive schemas).
+    pub fn standalone() -> Self {
+        CatalogOptions { share_types: false, share_docs: false }
+    }
+}
+
+/// A problem found while rendering a tool's schema (an unresolvable `$ref`, a depth cut).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct SchemaProblem {
+    /// Index of the tool in the input slice.
+    pub tool: usize,
+    pub message: String,
+}
+
+/// The rendering of a set of tools.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RenderedCatalog {
+    /// `Name = type` lines for the named types the tools use, each followed by its field docs.
+    pub types: String,
+    /// `name: description` lines for parameter descriptions several tools share.
+    pub shared_docs: String,
+    /// One text per input tool, in input order: `name(params) — description`, then one
+    /// indented `path: description` line per documented parameter. Ends with a newline.
+    pub tools: Vec<String>,
+    pub problems: Vec<SchemaProblem>,
+}
+
+/// Renders `tools` for a prompt. See the module docs for what is shared.
+pub fn render_catalog(tools: &[&Tool], options: &CatalogOptions) -> RenderedCatalog {
+    let mut lowerer = Lowerer::default();
+    let mut problems = Vec::new();
+    let mut roots = Vec::with_capacity(tools.len());
+    for (index, tool) in tools.iter().enumerate() {
+        roots.push(lowerer.lower_root(&tool.input_schema));
+        for message in lowerer.problems.drain(..) {
+            problems.push(SchemaProblem { tool: index, message });
+        }
+    }
+    let mut defs = std::mem::take(&mut lowerer.defs);
+    if options.share_types {
+        share_shapes(&mut roots, &mut defs);
+    }
+    let names = def_names(&defs);
+
+    let mut tool_docs: Vec<Vec<DocLine>> = Vec::with_capacity(roots.len());
+    for root in &roots {
+        let mut lines = Vec::new();
+        collect_docs(root, &mut String::new(), true, &mut lines);
+        tool_docs.push(lines);
+    }
+    let mut def_docs: Vec<Vec<DocLine>> = Vec::with_capacity(defs.len());
+    for def in &defs {
+        let mut lines = Vec::new();
+        render::collect_children(&def.node.ty, &mut String::new(), &mut lines);
+        def_docs.push(lines);
+    }
+    let shared: HashMap<&str, &str> =
+        if options.share_docs { shared_descriptions(tool_docs.iter().chain(def_docs.iter())) } else { HashMap::new() };
+
+    let mut catalog = RenderedCatalog { problems, ..RenderedCatalog::default() };
+    if options.share_docs {
+        let mut seen: Vec<&str> = Vec::new();
+        for line in tool_docs.iter().chain(def_docs.iter()).flatten() {
+            let leaf = line.leaf();
+            if line.doc.is_some() && shared.get(leaf).copied() == line.doc.as_deref() && !seen.contains(&leaf) {
+                seen.push(leaf);
+                catalog.shared_docs.push_str(leaf);
+                catalog.shared_docs.push_str(": ");
+                catalog.shared_docs.push_str(shared[leaf]);
+                catalog.shared_docs.push('\n');
+            }
+        }
+    }
+    for ((def, docs), name) in defs.iter().zip(&def_docs).zip(&names) {
+        let out = &mut catalog.types;
+        out.push_str(name);
+        out.push_str(" = ");
+        render::write_ty(out, &def.node.ty, &names);
+        if let Some(doc) = &def.node.doc {
+            out.push_str(" — ");
+            out.push_str(doc);
+        }
+        out.push('\n');
+        write_docs(out, docs, &shared);
+    }
+    for ((tool, root), docs) in tools.iter().zip(&roots).zip(&tool_docs) {
+        let mut out = String::with_capacity(128);
+        out.push_str(&tool.name);
+        out.push('(');
+        write_params(&mut out, root, &names);
+        out.push(')');
+        let description = tool.description.as_deref().or(tool.title.as_deref()).map(super::ir::normalize_ws);
+        if let Some(description) = description.filter(|d| !d.is_empty()) {
+            out.push_str(" — ");
+            out.push_str(&description);
+        }
+        out.push('\n');
+        write_docs(&mut out, docs, &shared);
+        catalog.tools.push(out);
+    }
+    catalog
+}
+
+/// Renders one tool on its own: its named types (if any), signature, description and docs.
+pub fn render(tool: &Tool) -> String {
+    let catalog = render_catalog(&[tool], &CatalogOptions::standalone());
+    let mut out = catalog.types;
+    out.extend(catalog.tools);
+    out
+}
+
+fn write_params(out: &mut String, root: &Node, names: &[String]) {
+    match &root.ty {
+        Ty::Object(obj) => render::write_fields(out, obj, names),
+        Ty::Any => out.push_str("..."),
+        ty => render::write_ty(out, ty, names),
+    }
+}
+
+fn write_docs(out: &mut String, docs: &[DocLine], shared: &HashMap<&str, &str>) {
+    for line in docs {
+        let is_shared = line.doc.is_some() && shared.get(line.leaf()).copied() == line.doc.as_deref();
+        if is_shared && line.extras.is_empty() {
+            continue;
+        }
+        render::write_doc_line(out, "  ", line, !is_shared);
+    }
+}
+
+/// For each parameter name, the description it has in at least two places (the most common
+/// one when it has several).
+fn shared_descriptions<'a>(docs: impl Iterator<Item = &'a Vec<DocLine>>) -> HashMap<&'a str, &'a str> {
+    // (leaf, doc) -> (count, first seen)
+    let mut counts: HashMap<(&str, &str), (usize, usize)> = HashMap::new();
+    let mut order = 0;
+    for line in docs.flatten() {
+        if let Some(doc) = &line.doc {
+            let entry = counts.entry((line.leaf(), doc.as_str())).or_insert((0, order));
+            entry.0 += 1;
+            order += 1;
+        }
+    }
+    let mut best: HashMap<&str, (&str, usize, usize)> = HashMap::new();
+    for ((leaf, doc), (count, first)) in counts {
+        if count < 2 {
+            continue;
+        }
+        let better = match best.get(leaf) {
+            None => true,
+            Some(&(_, c, f)) => count > c || (count == c && first < f),
+        };
+        if better {
+            best.insert(leaf, (doc, count, first));
+        }
+    }
+    best.into_iter().map(|(leaf, (doc, _, _))| (leaf, doc)).collect()
+}
+
+/// Replaces object shapes that occur at least twice by named definitions.
+fn share_shapes(roots: &mut [Node], defs: &mut Vec<RecursiveDef>) {
+    let provisional = def_names(defs);
+    let mut counts: HashMap<&Ty, (usize, usize, String)> = HashMap::new();
+    let mut order = 0;
+    for root in roots.iter() {
+        count_children(&root.ty, "", &mut counts, &mut order);
+    }
+    for def in defs.iter() {
+        count_children(&def.node.ty, &def.name_hint, &mut counts, &mut order);
+    }
+    let mut chosen: Vec<(&Ty, usize, String)> = counts
+        .into_iter()
+        .filter(|(ty, (count, _, _))| {
+            *count >= 2 && {
+                let mut text = String::new();
+                render::write_ty(&mut text, ty, &provisional);
+                text.len() >= MIN_SHARED_SHAPE_CHARS
+            }
+        })
+        .map(|(ty, (_, first, hint))| (ty, first, hint))
+        .collect();
+    chosen.sort_by_key(|(_, first, _)| *first);
+    let chosen: Vec<(Ty, String)> = chosen.into_iter().map(|(ty, _, hint)| (ty.clone(), hint)).collect();
+    if chosen.is_empty() {
+        return;
+    }
+    let base = defs.len();
+    let ids: HashMap<Ty, usize> = chosen.iter().enumerate().map(|(i, (ty, _))| (ty.clone(), base + i)).collect();
+    for (ty, hint) in chosen {
+        defs.push(RecursiveDef { name_hint: hint, node: Node { ty, ..Node::default() } });
+    }
+    for root in roots.iter_mut() {
+        replace_children(&mut root.ty, &ids);
+    }
+    for def in defs.iter_mut() {
+        replace_children(&mut def.node.ty, &ids);
+    }
+}
+
+fn count_children<'t>(ty: &'t Ty, hint: &str, counts: &mut HashMap<&'t Ty, (usize, usize, String)>, order: &mut usize) {
+    for_each_child(ty, hint, &mut |node, child_hint| {
+        if let Ty::Object(obj) = &node.ty {
+            if !obj.props.is_empty() || !obj.patterns.is_empty() {
+                let entry = counts.entry(&node.ty).or_insert_with(|| (0, *order, child_hint.to_owned()));
+                entry.0 += 1;
+                *order += 1;
+            }
+        }
+        count_children(&node.ty, child_hint, counts, order);
+    });
+}
+
+fn replace_children(ty: &mut Ty, ids: &HashMap<Ty, usize>) {
+    for_each_child_mut(ty, &mut |node| {
+        if let Some(&id) = matches!(node.ty, Ty::Object(_)).then(|| ids.get(&node.ty)).flatten() {
+            node.ty = Ty::Def(id);
+        } else {
+            replace_children(&mut node.ty, ids);
+        }
+    });
+}
+
+/// Calls `f` on every direct child position of `ty`, with a name hint for a type found there.
+fn for_each_child<'t>(ty: &'t Ty, hint: &str, f: &mut dyn FnMut(&'t Node, &str)) {
+    match ty {
+        Ty::Object(obj) => {
+            for prop in &obj.props {
+                f(&prop.node, &prop.name);
+            }
+            for (_, node) in &obj.patterns {
+                f(node, &format!("{hint}Value"));
+            }
+            if let Additional::Schema(node) = &obj.additional {
+                f(node, &format!("{hint}Value"));
+            }
+            if let Some(key) = &obj.key {
+                f(key, &format!("{hint}Key"));
+            }
+        }
+        Ty::Array { item, .. } => f(item, &singular(hint)),
+        Ty::Tuple { items, rest, .. } => {
+            for item in items {
+                f(item, &format!("{hint}Item"));
+            }
+            if let Some(rest) = rest {
+                f(rest, &singular(hint));
+            }
+        }
+        Ty::Union(nodes) | Ty::All(nodes) => {
+            for node in nodes {
+                f(node, hint);
+            }
+        }
+        Ty::Not(node) => f(node, hint),
+        Ty::Cond { when, then, otherwise } => {
+            for node in [Some(when), then.as_ref(), otherwise.as_ref()].into_iter().flatten() {
+                f(node, hint);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn for_each_child_mut(ty: &mut Ty, f: &mut dyn FnMut(&mut Node)) {
+    match ty {
+        Ty::Object(obj) => {
+            for prop in &mut obj.props {
+                f(&mut prop.node);
+            }
+            for (_, node) in &mut obj.patterns {
+                f(node);
+            }
+            if let Additional::Schema(node) = &mut obj.additional {
+                f(node);
+            }
+            if let Some(key) = &mut obj.key {
+                f(key);
+            }
+        }
+        Ty::Array { item, .. } => f(item),
+        Ty::Tuple { items, rest, .. } => {
+            items.iter_mut().for_each(&mut *f);
+            if let Some(rest) = rest {
+                f(rest);
+            }
+        }
+        Ty::Union(nodes) | Ty::All(nodes) => nodes.iter_mut().for_each(f),
+        Ty::Not(node) => f(node),
+        Ty::Cond { when, then, otherwise } => {
+            f(when);
+            if let Some(then) = then {
+                f(then);
+            }
+            if let Some(otherwise) = otherwise {
+                f(otherwise);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Unique PascalCase display names for the definitions, in order.
+fn def_names(defs: &[RecursiveDef]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::with_capacity(defs.len());
+    for def in defs {
+        let base = pascal_case(&def.name_hint);
+        let mut name = base.clone();
+        let mut n = 2;
+        while names.contains(&name) {
+            name = format!("{base}{n}");
+            n += 1;
+        }
+        names.push(name);
+    }
+    names
+}
+
+fn pascal_case(hint: &str) -> String {
+    let mut out = String::with_capacity(hint.len());
+    let mut upper = true;
+    for c in hint.chars() {
+        if c.is_alphanumeric() {
+            if upper {
+                out.extend(c.to_uppercase());
+            } else {
+                out.push(c);
+            }
+            upper = false;
+        } else {
+            upper = true;
+        }
+    }
+    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert_str(0, "Type");
+    }
+    out
+}
+
+fn singular(hint: &str) -> String {
+    if let Some(stem) = hint.strip_suffix("ies") {
+        format!("{stem}y")
+    } else if hint.ends_with("sses") || hint.ends_with("xes") || hint.ends_with("ches") || hint.ends_with("shes") {
+        hint[..hint.len() - 2].to_owned()
+    } else if hint.ends_with('s') && !hint.ends_with("ss") && hint.len() > 1 {
+        hint[..hint.len() - 1].to_owned()
+    } else {
+        format!("{hint}Item")
+    }
+}

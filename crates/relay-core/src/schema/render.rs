@@ -1,0 +1,352 @@
+//! Writes the lowered schema tree as a TypeScript-like signature plus one-line parameter docs.
+//!
+//! Notation (explained once in the prompt): `name?: T` optional, `= v` default, `"a"|"b"`
+//! allowed values, `1..10` inclusive range, `>0` exclusive bound, `len<=64` string length,
+//! `T[]` list, `{a: T}` object, `Record<string, T>` map, `string<date-time>` format.
+
+use super::ir::{Additional, Node, Obj, Prop, Ty};
+
+/// The type of `node`, on one line. `names` holds the display names of the catalog's definitions.
+pub(crate) fn inline(node: &Node, names: &[String]) -> String {
+    let mut out = String::new();
+    write_ty(&mut out, &node.ty, names);
+    out
+}
+
+pub(crate) fn write_ty(out: &mut String, ty: &Ty, names: &[String]) {
+    match ty {
+        Ty::Any => out.push_str("any"),
+        Ty::Never => out.push_str("never"),
+        Ty::Prim { prim, format, notes } => {
+            out.push_str(prim.name());
+            if let Some(format) = format {
+                out.push('<');
+                out.push_str(format);
+                out.push('>');
+            }
+            write_notes(out, notes);
+        }
+        Ty::Opaque(name) => out.push_str(name),
+        Ty::Lit(values) => {
+            if values.is_empty() {
+                out.push_str("never");
+            }
+            for (i, value) in values.iter().enumerate() {
+                if i > 0 {
+                    out.push('|');
+                }
+                out.push_str(value);
+            }
+        }
+        Ty::Array { item, notes } => {
+            write_atom(out, &item.ty, names);
+            out.push_str("[]");
+            write_notes(out, notes);
+        }
+        Ty::Tuple { items, rest, notes } => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_ty(out, &item.ty, names);
+            }
+            if let Some(rest) = rest {
+                if !items.is_empty() {
+                    out.push_str(", ");
+                }
+                out.push_str("...");
+                write_atom(out, &rest.ty, names);
+                out.push_str("[]");
+            }
+            out.push(']');
+            write_notes(out, notes);
+        }
+        Ty::Object(obj) => write_object(out, obj, names),
+        Ty::Union(nodes) => {
+            for (i, node) in nodes.iter().enumerate() {
+                if i > 0 {
+                    out.push('|');
+                }
+                write_atom(out, &node.ty, names);
+            }
+        }
+        Ty::All(nodes) => {
+            for (i, node) in nodes.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(" & ");
+                }
+                write_atom(out, &node.ty, names);
+            }
+        }
+        Ty::Not(node) => {
+            out.push_str("not ");
+            write_atom(out, &node.ty, names);
+        }
+        Ty::Cond { when, then, otherwise } => {
+            out.push_str("(if ");
+            write_ty(out, &when.ty, names);
+            if let Some(then) = then {
+                out.push_str(" then ");
+                write_ty(out, &then.ty, names);
+            }
+            if let Some(otherwise) = otherwise {
+                out.push_str(" else ");
+                write_ty(out, &otherwise.ty, names);
+            }
+            out.push(')');
+        }
+        Ty::Def(id) => out.push_str(names.get(*id).map(String::as_str).unwrap_or("any")),
+    }
+}
+
+/// A type inside a union, intersection or list: parenthesised when it has spaces or bars.
+fn write_atom(out: &mut String, ty: &Ty, names: &[String]) {
+    let compound = match ty {
+        Ty::Prim { notes, .. } | Ty::Array { notes, .. } | Ty::Tuple { notes, .. } => !notes.is_empty(),
+        Ty::Lit(values) => values.len() > 1,
+        Ty::Object(obj) => !obj.notes.is_empty(),
+        Ty::Union(_) | Ty::All(_) | Ty::Not(_) => true,
+        _ => false,
+    };
+    if compound {
+        out.push('(');
+        write_ty(out, ty, names);
+        out.push(')');
+    } else {
+        write_ty(out, ty, names);
+    }
+}
+
+fn write_notes(out: &mut String, notes: &[String]) {
+    for note in notes {
+        out.push(' ');
+        out.push_str(note);
+    }
+}
+
+fn write_object(out: &mut String, obj: &Obj, names: &[String]) {
+    let has_entries = !obj.props.is_empty() || !obj.patterns.is_empty();
+    if !has_entries {
+        match &obj.additional {
+            Additional::Unspecified | Additional::Open if obj.key.is_none() => out.push_str("object"),
+            Additional::Closed => out.push_str("{}"),
+            Additional::Schema(value) => {
+                out.push_str("Record<");
+                write_key(out, obj, names);
+                out.push_str(", ");
+                write_ty(out, &value.ty, names);
+                out.push('>');
+            }
+            _ => {
+                out.push_str("Record<");
+                write_key(out, obj, names);
+                out.push_str(", any>");
+            }
+        }
+        write_notes(out, &obj.notes);
+        return;
+    }
+    out.push('{');
+    write_fields(out, obj, names);
+    out.push('}');
+    write_notes(out, &obj.notes);
+}
+
+/// `a: T, b?: U = d` plus the open-ended parts; shared by object types and tool signatures.
+pub(crate) fn write_fields(out: &mut String, obj: &Obj, names: &[String]) {
+    let mut first = true;
+    let mut sep = |out: &mut String| {
+        if !std::mem::take(&mut first) {
+            out.push_str(", ");
+        }
+    };
+    for prop in &obj.props {
+        sep(out);
+        write_prop(out, prop, names);
+    }
+    for (pattern, node) in &obj.patterns {
+        sep(out);
+        out.push_str("[key matching /");
+        out.push_str(pattern);
+        out.push_str("/]: ");
+        write_ty(out, &node.ty, names);
+    }
+    match &obj.additional {
+        Additional::Open => {
+            sep(out);
+            out.push_str("...");
+        }
+        Additional::Schema(value) => {
+            sep(out);
+            out.push_str("[key: ");
+            write_key(out, obj, names);
+            out.push_str("]: ");
+            write_ty(out, &value.ty, names);
+        }
+        Additional::Unspecified | Additional::Closed => {}
+    }
+}
+
+fn write_key(out: &mut String, obj: &Obj, names: &[String]) {
+    match &obj.key {
+        Some(key) => write_atom(out, &key.ty, names),
+        None => out.push_str("string"),
+    }
+}
+
+fn write_prop(out: &mut String, prop: &Prop, names: &[String]) {
+    write_name(out, &prop.name);
+    if !prop.required {
+        out.push('?');
+    }
+    out.push_str(": ");
+    write_ty(out, &prop.node.ty, names);
+    if let Some(default) = &prop.node.default {
+        out.push_str(" = ");
+        out.push_str(default);
+    }
+}
+
+/// Property names are written bare when a model cannot misread them, JSON-quoted otherwise.
+pub(crate) fn write_name(out: &mut String, name: &str) {
+    let bare = !name.is_empty()
+        && name.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '$' | '.' | '@'))
+        && !name.starts_with(|c: char| c.is_ascii_digit());
+    if bare {
+        out.push_str(name);
+    } else {
+        out.push_str(&serde_json::to_string(name).unwrap_or_default());
+    }
+}
+
+/// One documentation line of a schema position: its path and what the docs say about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DocLine {
+    pub path: String,
+    /// The last segment of the path: the key shared descriptions are matched on.
+    pub leaf_start: usize,
+    pub doc: Option<String>,
+    pub extras: Vec<String>,
+}
+
+impl DocLine {
+    pub fn leaf(&self) -> &str {
+        &self.path[self.leaf_start..]
+    }
+}
+
+/// Collects the documentation lines under `node` (not descending into definitions, which are
+/// documented where they are defined). `prop_position` says whether `node` is a property,
+/// whose default is already in the signature.
+pub(crate) fn collect_docs(node: &Node, path: &mut String, prop_position: bool, out: &mut Vec<DocLine>) {
+    let mut extras = node.extras.clone();
+    if !prop_position {
+        if let Some(default) = &node.default {
+            extras.push(format!("default {default}"));
+        }
+    }
+    if (node.doc.is_some() || !extras.is_empty()) && !path.is_empty() {
+        let leaf_start = leaf_start(path);
+        out.push(DocLine { path: path.clone(), leaf_start, doc: node.doc.clone(), extras });
+    }
+    collect_children(&node.ty, path, out);
+}
+
+pub(crate) fn collect_children(ty: &Ty, path: &mut String, out: &mut Vec<DocLine>) {
+    let len = path.len();
+    match ty {
+        Ty::Object(obj) => {
+            for prop in &obj.props {
+                push_segment(path, &prop.name);
+                collect_docs(&prop.node, path, true, out);
+                path.truncate(len);
+            }
+            for (pattern, value) in &obj.patterns {
+                path.push_str("[/");
+                path.push_str(pattern);
+                path.push_str("/]");
+                collect_docs(value, path, false, out);
+                path.truncate(len);
+            }
+            if let Additional::Schema(value) = &obj.additional {
+                path.push_str("[key]");
+                collect_docs(value, path, false, out);
+                path.truncate(len);
+            }
+        }
+        Ty::Array { item, .. } => {
+            path.push_str("[]");
+            collect_docs(item, path, false, out);
+            path.truncate(len);
+        }
+        Ty::Tuple { items, rest, .. } => {
+            for (i, item) in items.iter().enumerate() {
+                path.push_str(&format!("[{i}]"));
+                collect_docs(item, path, false, out);
+                path.truncate(len);
+            }
+            if let Some(rest) = rest {
+                path.push_str("[]");
+                collect_docs(rest, path, false, out);
+                path.truncate(len);
+            }
+        }
+        Ty::Union(nodes) | Ty::All(nodes) => {
+            for (i, branch) in nodes.iter().enumerate() {
+                // A branch's own description gets a label; its fields keep the plain path.
+                let mut extras = branch.extras.clone();
+                if let Some(default) = &branch.default {
+                    extras.push(format!("default {default}"));
+                }
+                if branch.doc.is_some() || !extras.is_empty() {
+                    let label = if path.is_empty() { format!("option {}", i + 1) } else { format!(" (option {})", i + 1) };
+                    path.push_str(&label);
+                    let leaf_start = leaf_start(path);
+                    out.push(DocLine { path: path.clone(), leaf_start, doc: branch.doc.clone(), extras });
+                    path.truncate(len);
+                }
+                collect_children(&branch.ty, path, out);
+            }
+        }
+        Ty::Not(inner) => collect_children(&inner.ty, path, out),
+        Ty::Cond { when, then, otherwise } => {
+            for node in [Some(when), then.as_ref(), otherwise.as_ref()].into_iter().flatten() {
+                collect_children(&node.ty, path, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn push_segment(path: &mut String, name: &str) {
+    if !path.is_empty() {
+        path.push('.');
+    }
+    write_name(path, name);
+}
+
+fn leaf_start(path: &str) -> usize {
+    // The leaf is the last property name, keeping any `[]` that follows it.
+    let trimmed = path.trim_end_matches("[]");
+    trimmed.rfind('.').map(|i| i + 1).unwrap_or(0)
+}
+
+/// Formats a docs line: `path: doc (extras)`.
+pub(crate) fn write_doc_line(out: &mut String, indent: &str, line: &DocLine, show_doc: bool) {
+    out.push_str(indent);
+    out.push_str(&line.path);
+    out.push(':');
+    if let (true, Some(doc)) = (show_doc, &line.doc) {
+        out.push(' ');
+        out.push_str(doc);
+    }
+    if !line.extras.is_empty() {
+        out.push_str(if show_doc && line.doc.is_some() { " (" } else { " " });
+        out.push_str(&line.extras.join("; "));
+        if show_doc && line.doc.is_some() {
+            out.push(')');
+        }
+    }
+    out.push('\n');
+}
