@@ -1,0 +1,274 @@
+//! Server registry types, and import of the `mcpServers` JSON that Claude Desktop, Cursor,
+//! Windsurf and VS Code (`servers`) use.
+//!
+//! An import never drops an entry silently: what cannot run in a browser (stdio servers, which
+//! need a process) comes back in [`ImportReport::skipped`] with the reason.
+
+use serde::de::{self, Deserializer};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use thiserror::Error;
+
+use super::url::HttpUrl;
+
+/// Per-request timeout when a server's configuration gives none (seed 003: 30 s).
+pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+
+/// Which HTTP transport to speak to a server.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TransportKind {
+    /// Try Streamable HTTP, fall back to legacy HTTP+SSE per the spec's compatibility rules.
+    #[default]
+    Auto,
+    /// Streamable HTTP only (protocol 2025-03-26 and later).
+    Streamable,
+    /// Legacy HTTP+SSE only (protocol 2024-11-05).
+    Sse,
+}
+
+/// One configured MCP server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ServerConfig {
+    pub id: String,
+    #[serde(default)]
+    pub name: String,
+    pub url: String,
+    #[serde(default)]
+    pub transport: TransportKind,
+    /// Extra request headers (`Authorization`...). Accepts a `{"K": "V"}` object on input.
+    #[serde(default, deserialize_with = "header_list")]
+    pub headers: Vec<(String, String)>,
+    #[serde(default = "default_timeout")]
+    pub timeout_ms: u64,
+    #[serde(default = "default_true")]
+    pub enabled: bool,
+}
+
+fn default_timeout() -> u64 {
+    DEFAULT_TIMEOUT_MS
+}
+
+fn default_true() -> bool {
+    true
+}
+
+fn header_list<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Vec<(String, String)>, D::Error> {
+    match Value::deserialize(deserializer)? {
+        Value::Null => Ok(Vec::new()),
+        Value::Object(map) => headers_from_object(&map).map_err(de::Error::custom),
+        Value::Array(items) => items
+            .into_iter()
+            .map(|item| match item {
+                Value::Array(pair) if pair.len() == 2 => match (&pair[0], &pair[1]) {
+                    (Value::String(k), Value::String(v)) => Ok((k.clone(), v.clone())),
+                    _ => Err(de::Error::custom("a header must be a pair of strings")),
+                },
+                _ => Err(de::Error::custom("a header must be a [name, value] pair")),
+            })
+            .collect(),
+        _ => Err(de::Error::custom(
+            "headers must be an object or a list of [name, value] pairs",
+        )),
+    }
+}
+
+fn headers_from_object(map: &Map<String, Value>) -> Result<Vec<(String, String)>, String> {
+    map.iter()
+        .map(|(k, v)| match v {
+            Value::String(v) => Ok((k.clone(), v.clone())),
+            other => Err(format!("header `{k}` must be a string, got {other}")),
+        })
+        .collect()
+}
+
+impl ServerConfig {
+    /// A server with defaults: auto transport, no headers, 30 s timeout, enabled.
+    pub fn new(id: impl Into<String>, name: impl Into<String>, url: impl Into<String>) -> Self {
+        ServerConfig {
+            id: id.into(),
+            name: name.into(),
+            url: url.into(),
+            transport: TransportKind::Auto,
+            headers: Vec::new(),
+            timeout_ms: DEFAULT_TIMEOUT_MS,
+            enabled: true,
+        }
+    }
+
+    /// Checks what can be checked without talking to the server.
+    pub fn validate(&self) -> Result<HttpUrl, ConfigError> {
+        if self.id.trim().is_empty() {
+            return Err(ConfigError::Invalid("a server needs an id".to_owned()));
+        }
+        if self.timeout_ms == 0 {
+            return Err(ConfigError::Invalid(format!(
+                "server `{}`: the timeout must be positive",
+                self.id
+            )));
+        }
+        for (name, value) in &self.headers {
+            let bad_name =
+                name.is_empty() || !name.bytes().all(|b| b.is_ascii_graphic() && b != b':');
+            if bad_name || value.bytes().any(|b| b == b'\r' || b == b'\n') {
+                return Err(ConfigError::Invalid(format!(
+                    "server `{}`: invalid header `{name}`",
+                    self.id
+                )));
+            }
+        }
+        HttpUrl::parse(&self.url)
+            .map_err(|e| ConfigError::Invalid(format!("server `{}`: {e}", self.id)))
+    }
+}
+
+/// An entry of an imported file that cannot be used, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct SkippedServer {
+    pub name: String,
+    pub reason: String,
+}
+
+/// What an import produced.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct ImportReport {
+    pub servers: Vec<ServerConfig>,
+    pub skipped: Vec<SkippedServer>,
+}
+
+/// Why a configuration could not be read at all.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    #[error("the configuration is not JSON: {0}")]
+    NotJson(String),
+    #[error("no `mcpServers` or `servers` object found")]
+    NoServers,
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// Imports an `mcpServers` (Claude Desktop, Cursor, Windsurf) or `servers` (VS Code) file.
+/// `existing_ids` are ids already in use, so imported ids never collide with them.
+pub fn import_mcp_servers(
+    json: &str,
+    existing_ids: &[String],
+) -> Result<ImportReport, ConfigError> {
+    let root: Value =
+        serde_json::from_str(json).map_err(|e| ConfigError::NotJson(e.to_string()))?;
+    let entries = ["mcpServers", "servers"]
+        .iter()
+        .find_map(|key| root.get(key).and_then(Value::as_object))
+        .or_else(|| {
+            root.get("mcp")
+                .and_then(|m| m.get("servers"))
+                .and_then(Value::as_object)
+        })
+        .ok_or(ConfigError::NoServers)?;
+    let mut report = ImportReport::default();
+    let mut taken: Vec<String> = existing_ids.to_vec();
+    for (name, entry) in entries {
+        match import_entry(name, entry) {
+            Ok(mut server) => {
+                server.id = unique_id(&slug(name), &taken);
+                taken.push(server.id.clone());
+                report.servers.push(server);
+            }
+            Err(reason) => report.skipped.push(SkippedServer {
+                name: name.clone(),
+                reason,
+            }),
+        }
+    }
+    Ok(report)
+}
+
+fn import_entry(name: &str, entry: &Value) -> Result<ServerConfig, String> {
+    let entry = entry.as_object().ok_or("the entry is not an object")?;
+    let kind = entry
+        .get("type")
+        .or_else(|| entry.get("transport"))
+        .and_then(Value::as_str);
+    let url = entry
+        .get("url")
+        .or_else(|| entry.get("serverUrl"))
+        .and_then(Value::as_str);
+    if kind == Some("stdio") || (url.is_none() && entry.contains_key("command")) {
+        let command = entry
+            .get("command")
+            .and_then(Value::as_str)
+            .unwrap_or("a local command");
+        return Err(format!(
+            "runs `{command}` as a local process (stdio), which a browser cannot start; expose it over HTTP \
+             (for example with an MCP stdio-to-HTTP bridge) and add its URL instead"
+        ));
+    }
+    let url = url.ok_or("no `url`")?;
+    let transport = match kind.map(str::to_ascii_lowercase).as_deref() {
+        None => TransportKind::Auto,
+        Some("http" | "streamable-http" | "streamablehttp" | "streamable_http" | "streamable") => {
+            TransportKind::Streamable
+        }
+        Some("sse") => TransportKind::Sse,
+        Some(other) => return Err(format!("unknown transport type `{other}`")),
+    };
+    let headers = match entry.get("headers") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Object(map)) => headers_from_object(map)?,
+        Some(_) => return Err("`headers` must be an object".to_owned()),
+    };
+    let timeout_ms = match entry.get("timeout").and_then(Value::as_u64) {
+        // Cline writes seconds, others milliseconds: small numbers can only be seconds.
+        Some(t) if t > 0 && t < 1000 => t * 1000,
+        Some(t) if t > 0 => t,
+        _ => DEFAULT_TIMEOUT_MS,
+    };
+    let enabled = !entry
+        .get("disabled")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let server = ServerConfig {
+        id: String::new(),
+        name: name.to_owned(),
+        url: url.to_owned(),
+        transport,
+        headers,
+        timeout_ms,
+        enabled,
+    };
+    HttpUrl::parse(url).map_err(|e| e.to_string())?;
+    Ok(server)
+}
+
+fn slug(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+    }
+    let out = out.trim_end_matches('-');
+    if out.is_empty() {
+        "server".to_owned()
+    } else {
+        out.to_owned()
+    }
+}
+
+fn unique_id(base: &str, taken: &[String]) -> String {
+    if !taken.iter().any(|t| t == base) {
+        return base.to_owned();
+    }
+    (2..)
+        .map(|n| format!("{base}-{n}"))
+        .find(|c| !taken.iter().any(|t| t == c))
+        .unwrap_or_default()
+}

@@ -1,0 +1,212 @@
+//! The client's error taxonomy (seed 003): every failure a user can meet, with a message that
+//! says what happened and a hint that says what to do about it.
+//!
+//! A tool result with `isError: true` is NOT here: the tool ran and reported a failure, which
+//! is a result for the model to read, not a failure of the client.
+
+use serde::Serialize;
+use serde_json::Value;
+use thiserror::Error;
+
+use super::jsonrpc::ErrorCode;
+
+/// Everything that can go wrong talking to an MCP server.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// The server could not be reached, or the connection broke before an answer arrived.
+    #[error("cannot reach {url}: {message}")]
+    Connection { url: String, message: String },
+    /// The server refused our credentials (401) or our request's origin/permissions (403).
+    #[error("{url} refused the request (HTTP {status})")]
+    Auth {
+        url: String,
+        status: u16,
+        loopback: bool,
+        www_authenticate: Option<String>,
+    },
+    /// Any other HTTP status that is not an MCP answer.
+    #[error("{url} answered HTTP {status}{}", body_suffix(body))]
+    Http {
+        url: String,
+        status: u16,
+        body: String,
+        retry_after_ms: Option<u64>,
+    },
+    /// The server answered, but not with valid MCP.
+    #[error("invalid answer from {url}: {message}")]
+    Protocol { url: String, message: String },
+    /// The server answered a request other than `tools/call` with a JSON-RPC error.
+    #[error("{method} failed: {message} (error {code})")]
+    Rpc {
+        method: String,
+        code: ErrorCode,
+        message: String,
+        data: Option<Value>,
+    },
+    /// The server refused a `tools/call` with a JSON-RPC error (unknown tool, invalid
+    /// arguments...): the tool did not run.
+    #[error("tool `{tool}` was refused: {message} (error {code})")]
+    Tool {
+        tool: String,
+        code: ErrorCode,
+        message: String,
+        data: Option<Value>,
+    },
+    /// A request that is safe to repeat took longer than its timeout.
+    #[error("{method} got no answer within {after_ms} ms")]
+    Timeout { method: String, after_ms: u64 },
+    /// A `tools/call` was sent but its answer never came (timeout or broken connection): the
+    /// tool may or may not have run. Never retried automatically.
+    #[error("the outcome of tool `{tool}` is unknown: {reason}")]
+    OutcomeUnknown { tool: String, reason: String },
+    /// Retries of a transient failure ran out.
+    #[error("{method} failed after {attempts} attempts: {last}")]
+    RetriesExhausted {
+        method: String,
+        attempts: u32,
+        last: Box<ClientError>,
+    },
+    /// The request was cancelled (by the user, or because the server was removed).
+    #[error("{method} was cancelled: {reason}")]
+    Cancelled { method: String, reason: String },
+    /// The server dropped our session, and dropped the new one again at once.
+    #[error("{url} keeps expiring the session")]
+    SessionExpired { url: String },
+    /// The server speaks only protocol versions we do not.
+    #[error("{url} speaks MCP {received}, which this client does not support")]
+    UnsupportedProtocolVersion { url: String, received: String },
+    /// The server's configuration cannot work (bad URL, stdio server...).
+    #[error("invalid server configuration: {message}")]
+    Config { message: String },
+}
+
+fn body_suffix(body: &str) -> String {
+    let body = body.trim();
+    if body.is_empty() {
+        return String::new();
+    }
+    let mut short: String = body.chars().take(200).collect();
+    if short.len() < body.len() {
+        short.push('…');
+    }
+    format!(": {short}")
+}
+
+/// The serializable form of an error for the UI: `{kind, message, hint}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct ErrorReport {
+    pub kind: &'static str,
+    pub message: String,
+    pub hint: String,
+}
+
+impl ClientError {
+    /// A stable machine-readable name of the error's kind.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ClientError::Connection { .. } => "connection",
+            ClientError::Auth { .. } => "auth",
+            ClientError::Http { .. } => "http",
+            ClientError::Protocol { .. } => "protocol",
+            ClientError::Rpc { .. } => "rpc",
+            ClientError::Tool { .. } => "tool",
+            ClientError::Timeout { .. } => "timeout",
+            ClientError::OutcomeUnknown { .. } => "outcome_unknown",
+            ClientError::RetriesExhausted { .. } => "retries_exhausted",
+            ClientError::Cancelled { .. } => "cancelled",
+            ClientError::SessionExpired { .. } => "session_expired",
+            ClientError::UnsupportedProtocolVersion { .. } => "unsupported_protocol_version",
+            ClientError::Config { .. } => "config",
+        }
+    }
+
+    /// Whether the failure may go away by itself, so a request that is safe to repeat may be
+    /// retried: connection failures, timeouts, 5xx and 429. Never auth or argument errors.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            ClientError::Connection { .. } | ClientError::Timeout { .. } => true,
+            ClientError::Http { status, .. } => *status >= 500 || *status == 429,
+            _ => false,
+        }
+    }
+
+    /// What the user can do about it.
+    pub fn hint(&self) -> String {
+        match self {
+            ClientError::Connection { .. } => "Check that the server is running and that its URL is right. \
+                If it runs on this computer, start it and try again; the extension retries safe requests by itself."
+                .to_owned(),
+            ClientError::Auth { status: 401, www_authenticate, .. } => {
+                let scheme = www_authenticate.as_deref().and_then(|h| h.split_whitespace().next()).unwrap_or("Bearer");
+                format!(
+                    "The server needs credentials. Add an `Authorization: {scheme} <token>` header to this server's \
+                     settings, or replace the token if it has expired."
+                )
+            }
+            ClientError::Auth { loopback: true, .. } => "Servers on this computer reject requests whose Origin is not \
+                their own, to block DNS-rebinding attacks, and a browser extension's requests carry \
+                `Origin: chrome-extension://…`. MCP Relay removes the Origin header for the servers you configure: \
+                reload the extension if you just added this server. Otherwise allow the extension's origin in the \
+                server's settings (its allowed origins / DNS-rebinding protection)."
+                .to_owned(),
+            ClientError::Auth { .. } => "The server understood who you are but does not allow this request. Check \
+                the token's permissions or scopes in the server's settings."
+                .to_owned(),
+            ClientError::Http { status: 404, .. } => "Nothing answers MCP at this URL. Check the path: Streamable \
+                HTTP servers usually listen on `/mcp`, older SSE servers on `/sse`."
+                .to_owned(),
+            ClientError::Http { status: 405 | 406 | 415, .. } => "The address answers HTTP but not MCP. Check that the \
+                URL is the server's MCP endpoint, and try the transport setting `sse` for older servers."
+                .to_owned(),
+            ClientError::Http { status: 429, .. } => {
+                "The server is rate-limiting requests. Wait a moment and try again.".to_owned()
+            }
+            ClientError::Http { status, .. } if *status >= 500 => "The server failed while handling the request; \
+                its own logs say why. Safe requests were retried automatically."
+                .to_owned(),
+            ClientError::Http { .. } => "The server rejected the request. Check the server's URL and settings.".to_owned(),
+            ClientError::Protocol { .. } => "The server's answer is not valid MCP. Check that the URL points at an \
+                MCP endpoint; if it does, the server has a bug worth reporting."
+                .to_owned(),
+            ClientError::Rpc { code, .. } if *code == ErrorCode::METHOD_NOT_FOUND => {
+                "This server does not offer that feature.".to_owned()
+            }
+            ClientError::Rpc { .. } => "The server reported an error for this request; its message says why.".to_owned(),
+            ClientError::Tool { code, .. } if *code == ErrorCode::INVALID_PARAMS => "The server rejected the tool's \
+                name or arguments before running it. Refresh the tool list and check the arguments against its schema."
+                .to_owned(),
+            ClientError::Tool { code, .. } if *code == ErrorCode::METHOD_NOT_FOUND => {
+                "The server does not know this tool. Refresh the tool list.".to_owned()
+            }
+            ClientError::Tool { .. } => "The server reported an error instead of a result; its message says why.".to_owned(),
+            ClientError::Timeout { .. } => "The server is slow or stuck. Try again, or raise this server's timeout \
+                in its settings."
+                .to_owned(),
+            ClientError::OutcomeUnknown { .. } => "The call was sent but no answer came back, so the tool may or may \
+                not have run. It is not repeated automatically, to avoid running it twice: check its effect before \
+                running it again."
+                .to_owned(),
+            ClientError::RetriesExhausted { last, .. } => last.hint(),
+            ClientError::Cancelled { .. } => "Nothing to do: the request was stopped on purpose.".to_owned(),
+            ClientError::SessionExpired { .. } => "The server forgets sessions as soon as they are made. Restart the \
+                server; if it runs behind a load balancer, enable sticky sessions."
+                .to_owned(),
+            ClientError::UnsupportedProtocolVersion { .. } => format!(
+                "This client speaks MCP {}. Update the server (or the extension) so they share a version.",
+                crate::model::SUPPORTED_PROTOCOL_VERSIONS.join(", ")
+            ),
+            ClientError::Config { .. } => "Fix this server's settings in the side panel.".to_owned(),
+        }
+    }
+
+    /// The error as `{kind, message, hint}` for the UI.
+    pub fn report(&self) -> ErrorReport {
+        ErrorReport {
+            kind: self.kind(),
+            message: self.to_string(),
+            hint: self.hint(),
+        }
+    }
+}

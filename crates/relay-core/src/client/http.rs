@@ -1,0 +1,110 @@
+//! The HTTP surface of the sans-IO session: requests it asks the driver to perform, and the
+//! response parts the driver hands back.
+
+use std::fmt;
+
+/// Identifies one HTTP exchange between [`Session::poll_action`](super::Session::poll_action)
+/// and the driver's callbacks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ExchangeId(pub u64);
+
+impl fmt::Display for ExchangeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "#{}", self.0)
+    }
+}
+
+/// The HTTP methods MCP uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HttpMethod {
+    Get,
+    Post,
+    Delete,
+}
+
+impl HttpMethod {
+    /// The method's name on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HttpMethod::Get => "GET",
+            HttpMethod::Post => "POST",
+            HttpMethod::Delete => "DELETE",
+        }
+    }
+}
+
+/// An HTTP request for the driver to perform. The driver reports its response with
+/// `handle_response_head`, then `handle_body` for each chunk, then `handle_body_end`, or
+/// `handle_transport_error` at any point.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct HttpRequest {
+    pub exchange: ExchangeId,
+    pub method: HttpMethod,
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Option<String>,
+    /// An event stream that may stay open indefinitely: the driver must not buffer it or put
+    /// its own deadline on it (the session keeps every deadline).
+    pub long_lived: bool,
+}
+
+impl HttpRequest {
+    /// The value of a request header (names compare case-insensitively).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        header_value(&self.headers, name)
+    }
+}
+
+/// Something the driver must do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Action {
+    /// Perform this request.
+    Send(HttpRequest),
+    /// Abort this exchange (fetch's `AbortController.abort()`); its later callbacks are ignored.
+    Abort(ExchangeId),
+}
+
+/// Status and headers of a response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ResponseHead {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+}
+
+impl ResponseHead {
+    /// A response head.
+    pub fn new(status: u16, headers: Vec<(String, String)>) -> Self {
+        ResponseHead { status, headers }
+    }
+
+    /// The value of a header (names compare case-insensitively).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        header_value(&self.headers, name)
+    }
+
+    /// Whether the body is an event stream.
+    pub fn is_event_stream(&self) -> bool {
+        self.header("content-type")
+            .is_some_and(|ct| ct.to_ascii_lowercase().contains("text/event-stream"))
+    }
+
+    /// `Retry-After` in milliseconds, for its delta-seconds form (the date form needs a clock
+    /// we do not have; it is ignored).
+    pub fn retry_after_ms(&self) -> Option<u64> {
+        self.header("retry-after")?
+            .trim()
+            .parse::<u64>()
+            .ok()
+            .map(|s| s.saturating_mul(1000))
+    }
+}
+
+fn header_value<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
+}

@@ -1,0 +1,32 @@
+//! The MCP client over HTTP, sans IO: a [`Session`] per server turns operations into HTTP
+//! requests for a driver to perform and turns responses back into results.
+//!
+//! - [`session`]: the state machine (lifecycle, transports, retries, timeouts, cache, queue).
+//! - [`jsonrpc`]: JSON-RPC 2.0 messages.
+//! - [`ops`]: the operations (`tools/list`, `tools/call`, ...) and their results.
+//! - [`error`]: the error taxonomy, each error with a hint for the user.
+//! - [`config`]: server configurations and the `mcpServers` import.
+//! - [`http`], [`url`], [`retry`], [`cache`]: the pieces the session is made of.
+
+pub mod cache;
+pub mod config;
+pub mod error;
+pub mod http;
+pub mod jsonrpc;
+pub mod ops;
+pub mod retry;
+pub mod session;
+pub mod url;
+
+pub use cache::ToolCache;
+pub use config::{
+    import_mcp_servers, ConfigError, ImportReport, ServerConfig, SkippedServer, TransportKind,
+};
+pub use error::{ClientError, ErrorReport};
+pub use http::{Action, ExchangeId, HttpMethod, HttpRequest, ResponseHead};
+pub use ops::{Operation, Output};
+pub use retry::{Jitter, RetryPolicy};
+pub use session::{
+    CallId, ListKind, ServerInfo, Session, SessionConfig, SessionEvent, SessionStats, Transport,
+};
+pub use url::HttpUrl;

@@ -1,0 +1,1139 @@
+//! The sans-IO session against scripted servers and a fake clock. Each scenario asserts its key
+//! facts and compares the full wire transcript with `data/client/<scenario>.txt`
+//! (`UPDATE_EXPECT=1 cargo test -p relay-core --test test_client_session` rewrites them).
+
+mod client_harness;
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use client_harness::{config, event, init_result, server, tool, Harness, Reply, Req, URL};
+use relay_core::client::{ClientError, HttpMethod, Operation, Output, TransportKind};
+use serde_json::{json, Map, Value};
+
+fn call_tool(name: &str, args: Value) -> Operation {
+    let arguments: Map<String, Value> = args.as_object().cloned().unwrap_or_default();
+    Operation::CallTool {
+        name: name.to_owned(),
+        arguments,
+        progress: false,
+    }
+}
+
+fn list() -> Operation {
+    Operation::ListTools { refresh: false }
+}
+
+fn text_result(text: &str) -> Value {
+    json!({"content": [{"type": "text", "text": text}]})
+}
+
+#[test]
+fn streamable_json_lifecycle() {
+    let mut h = Harness::new(
+        config(),
+        server("2025-11-25", |req, _| match req.rpc_method() {
+            "tools/list" => Some(Reply::result(
+                &req.id(),
+                json!({"tools": [tool("echo"), tool("add")]}),
+            )),
+            "tools/call" => Some(Reply::result(&req.id(), text_result("hi"))),
+            _ => None,
+        }),
+    );
+    let list_call = h.submit(list());
+    let call = h.submit(call_tool("echo", json!({"message": "hi"})));
+    h.run(1_000);
+    assert!(matches!(h.ok(list_call), Output::Tools(t) if t.len() == 2));
+    assert!(matches!(h.ok(call), Output::ToolResult(r) if !r.is_error()));
+    // One initialize; every later request carries the session and the negotiated version.
+    assert_eq!(h.session.stats().initialize_requests, 1);
+    let later: Vec<&Req> = h
+        .requests
+        .iter()
+        .skip(1)
+        .filter(|r| r.method == HttpMethod::Post)
+        .collect();
+    assert!(later
+        .iter()
+        .all(|r| r.header("mcp-session-id") == Some("sess-1")));
+    assert!(later
+        .iter()
+        .all(|r| r.header("mcp-protocol-version") == Some("2025-11-25")));
+    assert!(h.requests[0].header("mcp-session-id").is_none());
+    h.check("streamable_json_lifecycle");
+}
+
+#[test]
+fn streamable_sse_with_progress_server_requests_and_list_changed() {
+    let mut h = Harness::new(
+        config(),
+        server("2025-06-18", |req, _| match req.rpc_method() {
+            "tools/list" => Some(Reply::result(&req.id(), json!({"tools": [tool("slow")]}))),
+            "tools/call" => {
+                let token = req.params()["_meta"]["progressToken"].clone();
+                let id = req.id();
+                Some(Reply::sse(&[
+                    &event(json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                        "params": {"progressToken": token, "progress": 1, "total": 2, "message": "half"}})),
+                    &event(json!({"jsonrpc": "2.0", "id": "srv-1", "method": "ping"})),
+                    &event(
+                        json!({"jsonrpc": "2.0", "id": "srv-2", "method": "sampling/createMessage", "params": {}}),
+                    ),
+                    &event(json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})),
+                    &event(json!({"jsonrpc": "2.0", "method": "notifications/message",
+                        "params": {"level": "info", "data": "working"}})),
+                    &event(json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                        "params": {"progressToken": token, "progress": 2, "total": 2}})),
+                    &event(json!({"jsonrpc": "2.0", "id": id, "result": text_result("done")})),
+                ]))
+            }
+            _ => None,
+        }),
+    );
+    let first = h.submit(list());
+    h.run(1_000);
+    assert!(h.session.cached_tools(h.now).is_some());
+    let arguments = Map::new();
+    let call = h.submit(Operation::CallTool {
+        name: "slow".into(),
+        arguments,
+        progress: true,
+    });
+    h.run(1_000);
+    assert!(matches!(h.ok(call), Output::ToolResult(_)));
+    let progress: Vec<_> = h
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            relay_core::client::SessionEvent::Progress {
+                progress, total, ..
+            } => Some((*progress, *total)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(progress, [(1.0, Some(2.0)), (2.0, Some(2.0))]);
+    // Server requests are answered: ping with {}, others with method-not-found.
+    let replies: Vec<&Value> = h
+        .requests
+        .iter()
+        .filter_map(|r| r.body.as_ref())
+        .filter(|b| b.get("method").is_none())
+        .collect();
+    assert_eq!(replies[0]["result"], json!({}));
+    assert_eq!(replies[1]["error"]["code"], json!(-32601));
+    // list_changed dropped the cache: the next list goes to the server again.
+    assert!(h.session.cached_tools(h.now).is_none());
+    let again = h.submit(list());
+    h.run(1_000);
+    assert!(matches!(h.ok(first), Output::Tools(_)) && matches!(h.ok(again), Output::Tools(_)));
+    assert_eq!(
+        h.requests
+            .iter()
+            .filter(|r| r.rpc_method() == "tools/list")
+            .count(),
+        2
+    );
+    h.check("streamable_sse_progress");
+}
+
+#[test]
+fn pagination_follows_cursors_and_stops_on_loops() {
+    let mut h = Harness::new(
+        config(),
+        server("2025-11-25", |req, _| {
+            let cursor = req
+                .params()
+                .get("cursor")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            match (req.rpc_method(), cursor.as_deref()) {
+                ("tools/list", None) => Some(Reply::result(
+                    &req.id(),
+                    json!({"tools": [tool("a")], "nextCursor": "p2"}),
+                )),
+                ("tools/list", Some("p2")) => Some(Reply::result(
+                    &req.id(),
+                    json!({"tools": [tool("b")], "nextCursor": "p3"}),
+                )),
+                ("tools/list", Some("p3")) => {
+                    Some(Reply::result(&req.id(), json!({"tools": [tool("c")]})))
+                }
+                ("prompts/list", _) => Some(Reply::result(
+                    &req.id(),
+                    json!({"prompts": [{"name": "loop"}], "nextCursor": "same"}),
+                )),
+                _ => None,
+            }
+        }),
+    );
+    let tools = h.submit(list());
+    let prompts = h.submit(Operation::ListPrompts);
+    h.run(1_000);
+    match h.ok(tools) {
+        Output::Tools(t) => assert_eq!(
+            t.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+            ["a", "b", "c"]
+        ),
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        matches!(h.err(prompts), ClientError::Protocol { message, .. } if message.contains("repeated the cursor"))
+    );
+    h.check("pagination");
+}
+
+#[test]
+fn page_limit_bounds_an_endless_listing() {
+    let mut cfg = config();
+    cfg.max_pages = 4;
+    let mut h = Harness::new(
+        cfg,
+        server("2025-11-25", |req, _| {
+            (req.rpc_method() == "resources/list").then(|| {
+                let next = format!(
+                    "{}x",
+                    req.params()
+                        .get("cursor")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                );
+                Reply::result(
+                    &req.id(),
+                    json!({"resources": [{"uri": "r://1", "name": "r"}], "nextCursor": next}),
+                )
+            })
+        }),
+    );
+    let call = h.submit(Operation::ListResources);
+    h.run(1_000);
+    assert!(
+        matches!(h.err(call), ClientError::Protocol { message, .. } if message.contains("more than 4 pages"))
+    );
+    assert_eq!(
+        h.requests
+            .iter()
+            .filter(|r| r.rpc_method() == "resources/list")
+            .count(),
+        4
+    );
+}
+
+#[test]
+fn tool_cache_ttl_refresh_and_invalidation() {
+    let mut h = Harness::new(
+        config(),
+        server("2025-11-25", |req, _| {
+            (req.rpc_method() == "tools/list")
+                .then(|| Reply::result(&req.id(), json!({"tools": [tool("t")]})))
+        }),
+    );
+    let count = |h: &Harness| {
+        h.requests
+            .iter()
+            .filter(|r| r.rpc_method() == "tools/list")
+            .count()
+    };
+    h.submit(list());
+    h.run(100);
+    h.submit(list());
+    h.run(100);
+    assert_eq!(count(&h), 1, "second list served from the cache");
+    assert_eq!(h.session.stats().cache_hits, 1);
+    h.submit(Operation::ListTools { refresh: true });
+    h.run(100);
+    assert_eq!(count(&h), 2, "refresh goes to the server");
+    h.advance(5 * 60 * 1000);
+    h.submit(list());
+    h.run(100);
+    assert_eq!(count(&h), 3, "stale after five minutes");
+    h.session.invalidate_tools();
+    h.submit(list());
+    h.run(100);
+    assert_eq!(count(&h), 4, "manual invalidation");
+    h.check("tool_cache");
+}
+
+#[test]
+fn list_changed_during_a_listing_keeps_the_stale_result_out_of_the_cache() {
+    let mut h = Harness::new(
+        config(),
+        server("2025-11-25", |req, _| {
+            (req.rpc_method() == "tools/list").then(|| {
+                Reply::sse(&[
+                    &event(json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})),
+                    &event(json!({"jsonrpc": "2.0", "id": req.id(), "result": {"tools": [tool("old")]}})),
+                ])
+            })
+        }),
+    );
+    let call = h.submit(list());
+    h.run(100);
+    assert!(matches!(h.ok(call), Output::Tools(_)));
+    assert!(h.session.cached_tools(h.now).is_none());
+}
+
+/// Session expiry, as the Python SDK (404) and server-everything (400) report it.
+fn expiring_server(
+    status: u16,
+    body: &'static str,
+    expire_every_time: bool,
+) -> impl FnMut(&Req, &mut client_harness::Ctx) -> Reply {
+    let expired_once = Rc::new(Cell::new(false));
+    server("2025-11-25", move |req, _| {
+        if req.rpc_method() != "tools/call" {
+            return None;
+        }
+        if req.header("mcp-session-id") == Some("sess-1")
+            || (expire_every_time && expired_once.get())
+        {
+            expired_once.set(true);
+            return Some(Reply::status(status, body));
+        }
+        Some(Reply::result(&req.id(), text_result("ok")))
+    })
+}
+
+#[test]
+fn session_expired_404_reinitializes_and_retries_once() {
+    let mut h = Harness::new(config(), expiring_server(404, "Session not found", false));
+    let call = h.submit(call_tool("echo", json!({})));
+    h.run(1_000);
+    assert!(matches!(h.ok(call), Output::ToolResult(_)));
+    assert_eq!(h.session.stats().initialize_requests, 2);
+    assert_eq!(h.session.stats().reinitializations, 1);
+    assert_eq!(h.session.session_id(), Some("sess-2"));
+    h.check("session_expired_404");
+}
+
+#[test]
+fn server_everything_400_no_valid_session_counts_as_expiry() {
+    let mut h = Harness::new(
+        config(),
+        expiring_server(400, "Bad Request: No valid session ID provided", false),
+    );
+    let call = h.submit(call_tool("echo", json!({})));
+    h.run(1_000);
+    assert!(matches!(h.ok(call), Output::ToolResult(_)));
+    assert_eq!(h.session.stats().reinitializations, 1);
+}
+
+#[test]
+fn a_session_expiring_again_at_once_is_an_error() {
+    let mut h = Harness::new(config(), expiring_server(404, "Session not found", true));
+    let call = h.submit(call_tool("echo", json!({})));
+    h.run(1_000);
+    assert!(matches!(h.err(call), ClientError::SessionExpired { .. }));
+    // And the client stays usable: a later call gets its own fresh attempt.
+    assert_eq!(h.session.pending_calls(), 0);
+    h.check("session_expired_twice");
+}
+
+#[test]
+fn a_400_is_an_expiry_only_when_a_session_was_sent() {
+    let mut h = Harness::new(
+        config(),
+        server("2025-11-25", |req, _| {
+            (req.rpc_method() == "tools/list").then(|| Reply::status(400, "no session here"))
+        }),
+    );
+    // With a session, a 400 mentioning the session is taken as expiry (server-everything), and a
+    // second one right after re-initializing is reported as such.
+    let call = h.submit(list());
+    h.run(1_000);
+    assert!(matches!(h.err(call), ClientError::SessionExpired { .. }));
+
+    // Without a session (a stateless server), a 400 is just a 400.
+
+    let mut h = Harness::new(
+        config(),
+        move |req: &Req, _: &mut client_harness::Ctx| match req.rpc_method() {
+            "initialize" => Reply::result(&req.id(), init_result("2025-11-25")),
+            "tools/list" => Reply::status(400, "no session here"),
+            _ => Reply::accepted(),
+        },
+    );
+    let call = h.submit(list());
+    h.run(1_000);
+    assert!(matches!(h.err(call), ClientError::Http { status: 400, .. }));
+    assert_eq!(h.session.stats().initialize_requests, 1);
+}
+
+#[test]
+fn transient_failures_of_safe_requests_are_retried_with_backoff() {
+    let attempts = Rc::new(Cell::new(0));
+    let seen = attempts.clone();
+    let mut h = Harness::new(
+        config(),
+        server("2025-11-25", move |req, _| match req.rpc_method() {
+            "tools/list" => {
+                seen.set(seen.get() + 1);
+                Some(match seen.get() {
+                    1 => Reply::status(503, "overloaded"),
+                    2 => Reply::fail("connection reset"),
+                    _ => Reply::result(&req.id(), json!({"tools": [tool("t")]})),
+                })
+            }
+            "tools/call" => Some(Reply::status(503, "overloaded")),
+            _ => None,
+        }),
+    );
+    let listing = h.submit(list());
+    h.run(60_000);
+    assert!(matches!(h.ok(listing), Output::Tools(_)));
+    assert_eq!(attempts.get(), 3);
+    assert_eq!(h.session.stats().retries, 2);
+    // Delays: 250..500 ms before the 2nd attempt, 500..1000 ms before the 3rd (equal jitter).
+    let call = h.submit(call_tool("write_file", json!({"path": "x"})));
+    h.run(60_000);
+    assert!(
+        matches!(h.err(call), ClientError::Http { status: 503, .. }),
+        "tools/call is never retried"
+    );
+    assert_eq!(
+        h.requests
+            .iter()
+            .filter(|r| r.rpc_method() == "tools/call")
+            .count(),
+        1
+    );
+    h.check("retry_backoff");
+}
+
+#[test]
+fn retries_stop_after_max_attempts_with_retries_exhausted() {
+    let mut h = Harness::new(config(), |_: &Req, _: &mut client_harness::Ctx| {
+        Reply::fail("connection refused")
+    });
+    let call = h.submit(list());
+    h.run(60_000);
+    match h.err(call) {
+        ClientError::RetriesExhausted {
+            method,
+            attempts,
+            last,
+        } => {
+            assert_eq!((method.as_str(), *attempts), ("initialize", 3));
+            assert!(matches!(**last, ClientError::Connection { .. }));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(h.session.stats().initialize_requests, 3);
+    h.check("retries_exhausted");
+}
+
+#[test]
+fn retry_after_is_honoured_for_429() {
+    let attempts = Rc::new(Cell::new(0));
+    let seen = attempts.clone();
+    let mut h = Harness::new(
+        config(),
+        server("2025-11-25", move |req, _| {
+            (req.rpc_method() == "tools/list").then(|| {
+                seen.set(seen.get() + 1);
+                if seen.get() == 1 {
+                    Reply::status(429, "slow down").header("retry-after", "2")
+                } else {
+                    Reply::result(&req.id(), json!({"tools": []}))
+                }
+            })
+        }),
+    );
+    let call = h.submit(list());
+    h.run(1_999);
+    assert_eq!(attempts.get(), 1, "not before Retry-After");
+    h.run(10);
+    assert!(matches!(h.ok(call), Output::Tools(_)));
+}
+
+#[test]
+fn timeouts_retry_safe_requests_and_leave_tool_calls_unknown() {
+    let mut cfg = config();
+    cfg.server.timeout_ms = 1_000;
+    let listed = Rc::new(Cell::new(0));
+    let seen = listed.clone();
+    let mut h = Harness::new(
+        cfg,
+        server("2025-11-25", move |req, _| match req.rpc_method() {
+            "tools/list" => {
+                seen.set(seen.get() + 1);
+                Some(if seen.get() == 1 {
+                    Reply::hang()
+                } else {
+                    Reply::result(&req.id(), json!({"tools": []}))
+                })
+            }
+            "tools/call" => Some(Reply::hang()),
+            _ => None,
+        }),
+    );
+    let listing = h.submit(list());
+    h.run(10_000);
+    assert!(matches!(h.ok(listing), Output::Tools(_)));
+    let call = h.submit(call_tool("charge_card", json!({"amount": 5})));
+    h.run(10_000);
+    assert!(
+        matches!(h.err(call), ClientError::OutcomeUnknown { tool, .. } if tool == "charge_card")
+    );
+    // The server is told we gave up, and the call is not sent again.
+    let cancelled: Vec<&Req> = h
+        .requests
+        .iter()
+        .filter(|r| r.rpc_method() == "notifications/cancelled")
+        .collect();
+    assert_eq!(cancelled.len(), 2);
+    assert_eq!(
+        h.requests
+            .iter()
+            .filter(|r| r.rpc_method() == "tools/call")
+            .count(),
+        1
+    );
+    h.check("timeouts");
+}
+
+#[test]
+fn progress_extends_the_timeout_up_to_the_maximum() {
+    let mut cfg = config();
+    cfg.server.timeout_ms = 1_000;
+    cfg.max_call_ms = 3_500;
+    let mut h = Harness::new(
+        cfg,
+        server("2025-11-25", |req, ctx| {
+            (req.rpc_method() == "tools/call").then(|| {
+                let token = req.params()["_meta"]["progressToken"].clone();
+                for i in 1..=6u64 {
+                    let progress = json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                        "params": {"progressToken": token, "progress": i}});
+                    ctx.push("call", i * 800, event(progress));
+                }
+                Reply::sse(&[]).open("call")
+            })
+        }),
+    );
+    let call = h.submit(Operation::CallTool {
+        name: "long".into(),
+        arguments: Map::new(),
+        progress: true,
+    });
+    h.run(20_000);
+    // Progress every 800 ms keeps a 1 s timeout alive, but not past the 3.5 s maximum.
+    assert!(matches!(h.err(call), ClientError::OutcomeUnknown { .. }));
+    let done_at = h
+        .log
+        .lines()
+        .find(|l| l.contains("● call 1 error"))
+        .expect("completed");
+    assert!(done_at.starts_with("t=3500"), "{done_at}");
+}
+
+#[test]
+fn sse_polling_resumes_with_last_event_id_after_retry_delay() {
+    // The conformance suite's sse-retry scenario: priming event with id and retry, connection
+    // closed, the answer delivered on the GET that resumes the stream (which then stays open).
+    let mut h = Harness::new(
+        config(),
+        server("2025-03-26", |req, ctx| {
+            match (req.method, req.rpc_method()) {
+                (HttpMethod::Post, "tools/call") => {
+                    Some(Reply::sse(&["id: event-1\nretry: 500\ndata: \n\n"]).delay(50))
+                }
+                (HttpMethod::Get, _) if req.header("last-event-id") == Some("event-1") => {
+                    let answer =
+                        json!({"jsonrpc": "2.0", "id": 2, "result": text_result("resumed")});
+                    ctx.push(
+                        "resume",
+                        0,
+                        format!("event: message\nid: event-3\ndata: {answer}\n\n"),
+                    );
+                    Some(Reply::sse(&["id: event-2\nretry: 500\ndata: \n\n"]).open("resume"))
+                }
+                (HttpMethod::Get, _) => {
+                    Some(Reply::sse(&["id: listen-1\nretry: 500\ndata: \n\n"]).open("listen"))
+                }
+                _ => None,
+            }
+        }),
+    );
+    let call = h.submit(call_tool("test_reconnection", json!({})));
+    h.run(5_000);
+    assert!(matches!(h.ok(call), Output::ToolResult(_)));
+    let resume = h
+        .requests
+        .iter()
+        .find(|r| r.header("last-event-id").is_some())
+        .expect("resumed");
+    assert_eq!(resume.header("mcp-protocol-version"), Some("2025-03-26"));
+    // Reconnected exactly `retry` ms after the stream closed (at t=50).
+    let line = h
+        .log
+        .lines()
+        .find(|l| l.contains("Last-Event-ID: event-1"))
+        .expect("resume line");
+    assert!(line.starts_with("t=550 "), "{line}");
+    assert_eq!(h.session.stats().resumptions, 1);
+    h.check("sse_polling_resume");
+}
+
+#[test]
+fn a_cut_stream_without_event_ids_fails_safe_requests_over_and_tool_calls_unknown() {
+    let listed = Rc::new(Cell::new(0));
+    let seen = listed.clone();
+    let mut h = Harness::new(
+        config(),
+        server("2025-11-25", move |req, _| match req.rpc_method() {
+            "tools/list" => {
+                seen.set(seen.get() + 1);
+                Some(if seen.get() == 1 {
+                    Reply::sse(&["event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"res"])
+                } else {
+                    Reply::result(&req.id(), json!({"tools": []}))
+                })
+            }
+            "tools/call" => {
+                Some(Reply::sse(&["data: {\"jsonrpc\":"]).cut("connection reset by peer"))
+            }
+            _ => None,
+        }),
+    );
+    let listing = h.submit(list());
+    h.run(10_000);
+    assert!(matches!(h.ok(listing), Output::Tools(_)));
+    let call = h.submit(call_tool("t", json!({})));
+    h.run(10_000);
+    assert!(matches!(h.err(call), ClientError::OutcomeUnknown { .. }));
+    h.check("stream_cut");
+}
+
+#[test]
+fn malformed_answers_are_protocol_errors_and_the_session_survives() {
+    let n = Rc::new(Cell::new(0));
+    let seen = n.clone();
+    let mut h = Harness::new(
+        config(),
+        server("2025-11-25", move |req, _| {
+            (req.rpc_method() == "tools/call").then(|| {
+                seen.set(seen.get() + 1);
+                match seen.get() {
+                    1 => Reply::status(200, "{not json").header("content-type", "application/json"),
+                    2 => Reply::json(json!({"jsonrpc": "1.0", "id": req.id(), "result": {}})),
+                    3 => Reply::sse(&["data: [1,2\n\n"]),
+                    4 => Reply::json(json!({"jsonrpc": "2.0", "id": 999, "result": {}})),
+                    5 => Reply::result(&req.id(), json!({"content": "not a list"})),
+                    _ => Reply::result(&req.id(), text_result("fine")),
+                }
+            })
+        }),
+    );
+    let calls: Vec<_> = (0..6)
+        .map(|i| h.submit(call_tool("t", json!({"i": i}))))
+        .collect();
+    h.run(10_000);
+    for call in &calls[..5] {
+        assert!(
+            matches!(h.err(*call), ClientError::Protocol { .. }),
+            "{:?}",
+            h.results.get(call)
+        );
+    }
+    assert!(matches!(h.ok(calls[5]), Output::ToolResult(_)));
+    assert_eq!(h.session.stats().initialize_requests, 1);
+    h.check("malformed");
+}
+
+#[test]
+fn jsonrpc_errors_are_tool_or_rpc_errors_and_is_error_is_a_result() {
+    let mut h = Harness::new(
+        config(),
+        server("2025-11-25", |req, _| match req.rpc_method() {
+            "tools/call" if req.params()["name"] == "missing" => {
+                Some(Reply::error(&req.id(), -32602, "Unknown tool: missing"))
+            }
+            "tools/call" => Some(Reply::result(
+                &req.id(),
+                json!({"content": [{"type": "text", "text": "disk full"}], "isError": true}),
+            )),
+            "prompts/get" => Some(Reply::error(&req.id(), -32601, "Method not found")),
+            _ => None,
+        }),
+    );
+    let refused = h.submit(call_tool("missing", json!({})));
+    let failed = h.submit(call_tool("write", json!({})));
+    let prompt = h.submit(Operation::GetPrompt {
+        name: "p".into(),
+        arguments: Map::new(),
+    });
+    h.run(1_000);
+    assert!(matches!(h.err(refused), ClientError::Tool { code, .. } if code.0 == -32602));
+    assert!(matches!(h.ok(failed), Output::ToolResult(r) if r.is_error()));
+    assert!(matches!(h.err(prompt), ClientError::Rpc { method, .. } if method == "prompts/get"));
+}
+
+#[test]
+fn every_content_kind_and_structured_content_come_through() {
+    let result = json!({
+        "content": [
+            {"type": "text", "text": "t"},
+            {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
+            {"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"},
+            {"type": "resource", "resource": {"uri": "test://r", "mimeType": "text/plain", "text": "body"}},
+            {"type": "resource_link", "uri": "test://l", "name": "l"}
+        ],
+        "structuredContent": {"temperature": 21.5}
+    });
+    let expected = result.clone();
+    let mut h = Harness::new(
+        config(),
+        server("2025-11-25", move |req, _| match req.rpc_method() {
+            "tools/call" => Some(Reply::result(&req.id(), result.clone())),
+            "resources/read" => Some(Reply::result(
+                &req.id(),
+                json!({"contents": [{"uri": req.params()["uri"], "blob": "AAEC", "mimeType": "application/octet-stream"}]}),
+            )),
+            "prompts/get" => Some(Reply::result(
+                &req.id(),
+                json!({"messages": [{"role": "user", "content": {"type": "text", "text": format!("city={}", req.params()["arguments"]["city"])}}]}),
+            )),
+            _ => None,
+        }),
+    );
+    let call = h.submit(call_tool("everything", json!({})));
+    let read = h.submit(Operation::ReadResource {
+        uri: "test://static/1".into(),
+    });
+    let mut args = Map::new();
+    args.insert("city".into(), json!(42));
+    let prompt = h.submit(Operation::GetPrompt {
+        name: "weather".into(),
+        arguments: args,
+    });
+    h.run(1_000);
+    assert_eq!(
+        serde_json::to_value(h.ok(call)).expect("serializes"),
+        expected
+    );
+    assert!(
+        matches!(h.ok(read), Output::Resource(r) if r.contents[0].blob.as_deref() == Some("AAEC"))
+    );
+    // Prompt arguments are strings on the wire.
+    let sent = h
+        .requests
+        .iter()
+        .find(|r| r.rpc_method() == "prompts/get")
+        .expect("sent");
+    assert_eq!(sent.params()["arguments"]["city"], json!("42"));
+    assert!(matches!(h.ok(prompt), Output::Prompt(p) if p.messages.len() == 1));
+}
+
+#[test]
+fn version_negotiation_accepts_supported_versions_and_rejects_others() {
+    for (version, ok) in [
+        ("2025-11-25", true),
+        ("2025-06-18", true),
+        ("2025-03-26", true),
+        ("2024-11-05", true),
+        ("2099-01-01", false),
+    ] {
+        let mut h = Harness::new(
+            config(),
+            server(version, |req, _| {
+                (req.rpc_method() == "ping").then(|| Reply::result(&req.id(), json!({})))
+            }),
+        );
+        let call = h.submit(Operation::Ping);
+        h.run(1_000);
+        assert_eq!(
+            h.results.get(&call).is_some_and(Result::is_ok),
+            ok,
+            "{version}\n{}",
+            h.log
+        );
+        assert_eq!(
+            h.requests[0].params()["protocolVersion"],
+            json!("2025-11-25"),
+            "offers the newest"
+        );
+        if ok {
+            let ping = h
+                .requests
+                .iter()
+                .find(|r| r.rpc_method() == "ping")
+                .expect("ping sent");
+            assert_eq!(ping.header("mcp-protocol-version"), Some(version));
+        } else {
+            assert!(
+                matches!(h.err(call), ClientError::UnsupportedProtocolVersion { received, .. } if received == version)
+            );
+            assert!(
+                h.requests.iter().any(|r| r.method == HttpMethod::Delete),
+                "disconnects"
+            );
+            h.check("version_rejected");
+        }
+    }
+}
+
+#[test]
+fn auth_failures_explain_what_to_do() {
+    for (url, status, www, fragment) in [
+        (
+            URL,
+            401,
+            Some("Bearer realm=\"mcp\""),
+            "Authorization: Bearer <token>",
+        ),
+        (URL, 403, None, "Origin"),
+        ("https://mcp.example.com/mcp", 403, None, "permissions"),
+    ] {
+        let mut cfg = config();
+        cfg.server.url = url.to_owned();
+        let mut h = Harness::new(cfg, move |_: &Req, _: &mut client_harness::Ctx| {
+            let reply = Reply::status(status, "Forbidden");
+            match www {
+                Some(w) => reply.header("www-authenticate", w),
+                None => reply,
+            }
+        });
+        let call = h.submit(list());
+        h.run(10_000);
+        let error = h.err(call);
+        assert_eq!(error.kind(), "auth");
+        assert!(error.hint().contains(fragment), "{}", error.hint());
+        assert_eq!(
+            h.requests.len(),
+            1,
+            "auth failures are not retried, and do not trigger SSE fallback"
+        );
+    }
+}
+
+#[test]
+fn concurrency_cap_queues_fifo() {
+    let mut h = Harness::new(
+        config(),
+        server("2025-11-25", |req, _| {
+            (req.rpc_method() == "tools/call").then(|| {
+                let n = req.params()["arguments"]["n"].as_u64().unwrap_or(0);
+                Reply::result(&req.id(), text_result(&n.to_string())).delay(100 + n * 10)
+            })
+        }),
+    );
+    let calls: Vec<_> = (0..8)
+        .map(|n| h.submit(call_tool("t", json!({"n": n}))))
+        .collect();
+    h.run(5); // the handshake is instantaneous; the calls take >= 100 ms
+    let sent = h
+        .requests
+        .iter()
+        .filter(|r| r.rpc_method() == "tools/call")
+        .count();
+    assert_eq!(sent, 5, "at most five in flight");
+    h.run(10_000);
+    let order: Vec<u64> = h
+        .requests
+        .iter()
+        .filter(|r| r.rpc_method() == "tools/call")
+        .map(|r| r.params()["arguments"]["n"].as_u64().expect("n"))
+        .collect();
+    assert_eq!(order, [0, 1, 2, 3, 4, 5, 6, 7], "FIFO");
+    assert!(calls
+        .iter()
+        .all(|c| matches!(h.results.get(c), Some(Ok(_)))));
+    h.check("concurrency");
+}
+
+#[test]
+fn cancel_in_flight_and_queued_calls() {
+    let mut cfg = config();
+    cfg.max_concurrent = 1;
+    let mut h = Harness::new(
+        cfg,
+        server("2025-11-25", |req, _| {
+            (req.rpc_method() == "tools/call").then(Reply::hang)
+        }),
+    );
+    let running = h.submit(call_tool("a", json!({})));
+    let queued = h.submit(call_tool("b", json!({})));
+    h.run(10);
+    h.cancel(queued);
+    h.cancel(running);
+    h.run(10);
+    assert!(matches!(h.err(running), ClientError::Cancelled { .. }));
+    assert!(matches!(h.err(queued), ClientError::Cancelled { .. }));
+    let cancelled: Vec<&Req> = h
+        .requests
+        .iter()
+        .filter(|r| r.rpc_method() == "notifications/cancelled")
+        .collect();
+    assert_eq!(
+        cancelled.len(),
+        1,
+        "only the sent request is cancelled on the server"
+    );
+    assert_eq!(cancelled[0].params()["requestId"], json!(2));
+    assert_eq!(
+        h.requests
+            .iter()
+            .filter(|r| r.rpc_method() == "tools/call")
+            .count(),
+        1
+    );
+    h.check("cancel");
+}
+
+#[test]
+fn shutdown_deletes_the_session_and_cancels_pending_work() {
+    let mut h = Harness::new(
+        config(),
+        server("2025-11-25", |req, _| {
+            (req.rpc_method() == "tools/call").then(Reply::hang)
+        }),
+    );
+    let call = h.submit(call_tool("a", json!({})));
+    h.run(10);
+    h.session.shutdown("server removed");
+    h.run(10);
+    assert!(
+        matches!(h.err(call), ClientError::Cancelled { reason, .. } if reason == "server removed")
+    );
+    let delete = h
+        .requests
+        .iter()
+        .find(|r| r.method == HttpMethod::Delete)
+        .expect("DELETE sent");
+    assert_eq!(delete.header("mcp-session-id"), Some("sess-1"));
+    // The session can be used again: a new initialize.
+    h.submit(Operation::Ping);
+    h.run(10);
+    assert_eq!(h.session.stats().initialize_requests, 2);
+    h.check("shutdown");
+}
+
+#[test]
+fn large_bodies_within_the_limit_pass_and_beyond_it_fail() {
+    let big = "x".repeat(10 * 1024 * 1024);
+    let answer = json!({"jsonrpc": "2.0", "id": 2, "result": text_result(&big)}).to_string();
+    let chunks: Vec<Vec<u8>> = answer
+        .as_bytes()
+        .chunks(64 * 1024)
+        .map(<[u8]>::to_vec)
+        .collect();
+    let mut reply = Reply::json(json!(null));
+    reply.chunks = chunks;
+    let mut h = Harness::new(
+        config(),
+        server("2025-11-25", move |req, _| {
+            (req.rpc_method() == "tools/call").then(|| reply.clone())
+        }),
+    );
+    let call = h.submit(call_tool("big", json!({})));
+    h.run(1_000);
+    assert!(
+        matches!(h.ok(call), Output::ToolResult(r) if matches!(&r.content[0], relay_core::model::Content::Text { text } if text.len() == big.len()))
+    );
+
+    let mut cfg = config();
+    cfg.max_body_bytes = 1024 * 1024;
+    let answer =
+        json!({"jsonrpc": "2.0", "id": 2, "result": text_result(&"y".repeat(2 * 1024 * 1024))})
+            .to_string();
+    let event = format!("event: message\ndata: {answer}\n\n");
+    let mut h = Harness::new(
+        cfg,
+        server("2025-11-25", move |req, _| {
+            (req.rpc_method() == "tools/call").then(|| Reply::sse(&[&event]))
+        }),
+    );
+    let call = h.submit(call_tool("big", json!({})));
+    h.run(1_000);
+    assert!(
+        matches!(h.err(call), ClientError::Protocol { message, .. } if message.contains("exceeded"))
+    );
+}
+
+#[test]
+fn listen_stream_receives_list_changed_and_reconnects_after_retry() {
+    let mut h = Harness::new(
+        config(),
+        server("2025-11-25", |req, ctx| {
+            if req.method != HttpMethod::Get {
+                return (req.rpc_method() == "tools/list")
+                    .then(|| Reply::result(&req.id(), json!({"tools": [tool("t")]})));
+            }
+            if req.header("last-event-id").is_none() {
+                ctx.push(
+                    "listen",
+                    100,
+                    event(json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})),
+                );
+                ctx.push("listen", 150, "id: l-2\nretry: 2000\ndata: \n\n");
+                ctx.close("listen", 200);
+                Some(Reply::sse(&["id: l-1\ndata: \n\n"]).open("listen"))
+            } else {
+                Some(Reply::sse(&[]).open("listen2"))
+            }
+        }),
+    );
+    h.submit(list());
+    h.run(50);
+    assert!(h.session.cached_tools(h.now).is_some());
+    h.run(5_000);
+    assert!(
+        h.session.cached_tools(h.now).is_none(),
+        "list_changed on the GET stream invalidated the cache"
+    );
+    let reconnect = h
+        .requests
+        .iter()
+        .filter(|r| r.method == HttpMethod::Get)
+        .nth(1)
+        .expect("reconnected");
+    assert_eq!(reconnect.header("last-event-id"), Some("l-2"));
+    let line = h
+        .log
+        .lines()
+        .find(|l| l.contains("Last-Event-ID: l-2"))
+        .expect("line");
+    assert!(
+        line.starts_with("t=2200 "),
+        "waited the server's retry: {line}"
+    );
+    h.check("listen_stream");
+}
+
+#[test]
+fn legacy_sse_transport_by_configuration() {
+    let mut cfg = config();
+    cfg.server.url = "http://127.0.0.1:3001/sse".into();
+    cfg.server.transport = TransportKind::Sse;
+    let mut h = Harness::new(cfg, legacy_server());
+    let listing = h.submit(list());
+    let call = h.submit(call_tool("echo", json!({"message": "hi"})));
+    h.run(1_000);
+    assert!(matches!(h.ok(listing), Output::Tools(_)));
+    assert!(matches!(h.ok(call), Output::ToolResult(_)));
+    let post = h
+        .requests
+        .iter()
+        .find(|r| r.method == HttpMethod::Post)
+        .expect("posted");
+    assert_eq!(post.url, "http://127.0.0.1:3001/messages/?session_id=abc");
+    assert!(post.header("mcp-session-id").is_none());
+    h.check("legacy_sse");
+}
+
+/// A 2024-11-05 server: GET /sse opens the stream and names the POST endpoint; answers come on
+/// the stream; POST to the Streamable endpoint is a 405.
+fn legacy_server() -> impl FnMut(&Req, &mut client_harness::Ctx) -> Reply {
+    move |req, ctx| match req.method {
+        HttpMethod::Get => {
+            Reply::sse(&["event: endpoint\r\ndata: /messages/?session_id=abc\r\n\r\n"]).open("sse")
+        }
+        HttpMethod::Post if req.url.contains("/messages/") => {
+            let answer = match req.rpc_method() {
+                "initialize" => Some(
+                    json!({"jsonrpc": "2.0", "id": req.id(), "result": init_result("2024-11-05")}),
+                ),
+                "tools/list" => Some(
+                    json!({"jsonrpc": "2.0", "id": req.id(), "result": {"tools": [tool("echo")]}}),
+                ),
+                "tools/call" => {
+                    Some(json!({"jsonrpc": "2.0", "id": req.id(), "result": text_result("hi")}))
+                }
+                _ => None,
+            };
+            if let Some(answer) = answer {
+                ctx.push(
+                    "sse",
+                    5,
+                    format!("event: message\r\ndata: {answer}\r\n\r\n"),
+                );
+            }
+            Reply::accepted()
+        }
+        _ => Reply::status(405, "Method Not Allowed"),
+    }
+}
+
+#[test]
+fn auto_detects_legacy_sse_after_a_405_and_remembers_it() {
+    let mut cfg = config();
+    cfg.server.url = "http://127.0.0.1:3001/sse".into();
+    let mut h = Harness::new(cfg, legacy_server());
+    let call = h.submit(list());
+    h.run(1_000);
+    assert!(matches!(h.ok(call), Output::Tools(_)));
+    assert_eq!(
+        h.session.transport(),
+        Some(relay_core::client::Transport::Legacy)
+    );
+    h.check("auto_legacy");
+}
+
+#[test]
+fn auto_fallback_that_finds_nothing_reports_the_original_error() {
+    let mut h = Harness::new(config(), |_: &Req, _: &mut client_harness::Ctx| {
+        Reply::status(404, "Not Found")
+    });
+    let call = h.submit(list());
+    h.run(10_000);
+    assert!(matches!(h.err(call), ClientError::Http { status: 404, .. }));
+    assert_eq!(h.requests.len(), 2, "POST, then one GET, no retries");
+    assert!(h.err(call).hint().contains("/mcp"));
+}
+
+#[test]
+fn legacy_stream_lost_mid_call_makes_the_call_unknown_and_reconnects_later() {
+    let mut cfg = config();
+    cfg.server.transport = TransportKind::Sse;
+    let connects = Rc::new(Cell::new(0));
+    let seen = connects.clone();
+    let mut legacy = legacy_server();
+    let mut h = Harness::new(cfg, move |req: &Req, ctx: &mut client_harness::Ctx| {
+        if req.method == HttpMethod::Get {
+            seen.set(seen.get() + 1);
+        }
+        if req.rpc_method() == "tools/call" && seen.get() == 1 {
+            ctx.close("sse", 10);
+            return Reply::accepted();
+        }
+        legacy(req, ctx)
+    });
+    let call = h.submit(call_tool("echo", json!({})));
+    h.run(1_000);
+    assert!(matches!(h.err(call), ClientError::OutcomeUnknown { .. }));
+    let again = h.submit(call_tool("echo", json!({})));
+    h.run(1_000);
+    assert!(matches!(h.ok(again), Output::ToolResult(_)));
+    assert_eq!(connects.get(), 2);
+    h.check("legacy_stream_lost");
+}
+
+#[test]
+fn invalid_configuration_fails_every_call_without_io() {
+    let mut cfg = config();
+    cfg.server.url = "ftp://example.com".into();
+    let mut h = Harness::new(cfg, |_: &Req, _: &mut client_harness::Ctx| Reply::hang());
+    let call = h.submit(list());
+    h.run(10);
+    assert!(matches!(h.err(call), ClientError::Config { .. }));
+    assert!(h.requests.is_empty());
+}
+
+#[test]
+fn custom_headers_are_sent_but_cannot_override_protocol_headers() {
+    let mut cfg = config();
+    cfg.server.headers = vec![
+        ("Authorization".into(), "Bearer secret".into()),
+        ("mcp-session-id".into(), "forged".into()),
+        ("Accept".into(), "text/html".into()),
+    ];
+    let mut h = Harness::new(cfg, server("2025-11-25", |_, _| None));
+    h.submit(Operation::Ping);
+    h.run(100);
+    for req in &h.requests {
+        assert_eq!(req.header("authorization"), Some("Bearer secret"));
+        assert_ne!(req.header("mcp-session-id"), Some("forged"));
+        assert_ne!(req.header("accept"), Some("text/html"));
+    }
+}
