@@ -1,12 +1,73 @@
-// Every visible string comes from _locales through chrome.i18n; elements name their message
-// with data-i18n. Text is always set with textContent, never innerHTML.
-export function t(key, ...subs) {
-  return chrome.i18n.getMessage(key, subs.map(String)) || key;
+// Every visible string comes from _locales/<lang>/messages.json. Elements name their message
+// with data-i18n (text), data-i18n-title, data-i18n-placeholder and data-i18n-label
+// (aria-label). Text is always set with textContent.
+//
+// chrome.i18n follows the browser's UI language and cannot be switched at run time, so the
+// panel can override it: setLanguage() loads the chosen messages.json from the extension and
+// t() formats its entries with the same placeholder rules chrome.i18n applies.
+
+/** Languages the panel offers; "auto" follows the browser. */
+export const LANGUAGES = ['auto', 'en', 'zh_CN'];
+
+let override = null; // {lang, messages} when a language other than the browser's is chosen
+
+/**
+ * Chooses the panel's language. "auto" (or nothing) returns to chrome.i18n; a locale loads its
+ * messages.json. Unknown locales fall back to "auto" rather than showing keys.
+ * @param {string} [lang]
+ */
+export async function setLanguage(lang) {
+  if (!lang || lang === 'auto' || !LANGUAGES.includes(lang)) {
+    override = null;
+    return;
+  }
+  const res = await fetch(chrome.runtime.getURL(`_locales/${lang}/messages.json`));
+  if (!res.ok) throw new Error(`messages for ${lang}: HTTP ${res.status}`);
+  const raw = await res.json();
+  // chrome.i18n matches message and placeholder names case-insensitively.
+  const messages = {};
+  for (const [key, entry] of Object.entries(raw)) messages[key.toLowerCase()] = entry;
+  override = { lang, messages };
 }
 
+/** The language in effect, as a BCP 47 tag for the `lang` attribute. */
+export function currentLanguage() {
+  return (override ? override.lang : chrome.i18n.getUILanguage()).replace('_', '-');
+}
+
+/**
+ * Formats a messages.json entry like chrome.i18n.getMessage: `$NAME$` takes its placeholder's
+ * content, `$1`..`$9` take substitutions, `$$` is a literal dollar.
+ */
+export function format(entry, subs = []) {
+  const placeholders = {};
+  for (const [name, p] of Object.entries(entry.placeholders || {})) placeholders[name.toLowerCase()] = p.content ?? '';
+  const fill = (s) => s.replace(/\$\$|\$(\d)/g, (m, n) => (m === '$$' ? '$' : String(subs[n - 1] ?? '')));
+  return entry.message.replace(/\$\$|\$([A-Za-z0-9_@]+)\$|\$(\d)/g, (m, name, n) => {
+    if (m === '$$') return '$';
+    if (name !== undefined) {
+      const content = placeholders[name.toLowerCase()];
+      return content === undefined ? m : fill(content);
+    }
+    return String(subs[n - 1] ?? '');
+  });
+}
+
+/** The message `key` with substitutions; the key itself when it is missing (visible in review). */
+export function t(key, ...subs) {
+  const strings = subs.map(String);
+  if (override) {
+    const entry = override.messages[key.toLowerCase()];
+    return entry ? format(entry, strings) : key;
+  }
+  return chrome.i18n.getMessage(key, strings) || key;
+}
+
+/** Applies the data-i18n* attributes under `root`. */
 export function localize(root = document) {
   for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);
   for (const el of root.querySelectorAll('[data-i18n-title]')) el.title = t(el.dataset.i18nTitle);
   for (const el of root.querySelectorAll('[data-i18n-placeholder]')) el.placeholder = t(el.dataset.i18nPlaceholder);
-  document.documentElement.lang = chrome.i18n.getUILanguage();
+  for (const el of root.querySelectorAll('[data-i18n-label]')) el.setAttribute('aria-label', t(el.dataset.i18nLabel));
+  document.documentElement.lang = currentLanguage();
 }

@@ -1,8 +1,132 @@
-import { call } from '../extension/contract.js';
-import { localize, t } from './i18n.js';
+// The side panel: five views (servers, tools, this chat, activity, settings) behind an ARIA tab
+// list. Each view reads its state from the core through the message contract and re-reads it
+// when chrome.storage changes, so several open panels agree. Plain ES modules, no build step.
+import { call, onStorageChange, touches } from './core.js';
+import { localize, setLanguage, t } from './i18n.js';
+import { mountServers } from './views/servers.js';
+import { mountTools } from './views/tools.js';
+import { mountChat } from './views/chat.js';
+import { mountActivity } from './views/activity.js';
+import { mountSettings } from './views/settings.js';
 
-localize();
-const status = document.getElementById('core-status');
-call('ping')
-  .then((pong) => { status.textContent = t('coreReady', pong.core); status.dataset.state = 'ready'; })
-  .catch((e) => { status.textContent = t('coreError', e.message); status.dataset.state = 'error'; });
+const VIEWS = ['servers', 'tools', 'chat', 'activity', 'settings'];
+const MOUNT = { servers: mountServers, tools: mountTools, chat: mountChat, activity: mountActivity, settings: mountSettings };
+
+const prefetched = new Map();
+// The first view's data is requested before anything else, in parallel with the language.
+prefetched.set('servers/list', call('servers/list'));
+prefetched.get('servers/list').catch(() => {});
+const settingsAnswer = call('settings/get').catch(() => null);
+const pingAnswer = call('ping');
+
+const app = {
+  coreVersion: null,
+  current: null,
+  language: 'auto',
+  /** Whether `view` is the one shown and the panel itself is visible. */
+  visible(view) {
+    return app.current === view && document.visibilityState === 'visible';
+  },
+  /** A request started at load for `type`, handed out once; later reads ask the core again. */
+  takePrefetch(type) {
+    const p = prefetched.get(type);
+    prefetched.delete(type);
+    return p;
+  },
+  /** Switches the panel's language (stored in settings by the settings view). */
+  async applyLanguage(lang) {
+    try {
+      await setLanguage(lang);
+    } catch (e) {
+      console.warn('MCP Relay: language', lang, e);
+      await setLanguage('auto');
+    }
+    app.language = lang || 'auto';
+    localize();
+    showCoreStatus();
+    for (const c of Object.values(controllers)) c.relocalize();
+    await controllers[app.current]?.show();
+  },
+};
+
+const controllers = {};
+const tabs = VIEWS.map((v) => document.getElementById('tab-' + v));
+let pong = null;
+let pingError = null;
+
+function showCoreStatus() {
+  const status = document.getElementById('core-status');
+  if (pong) {
+    status.textContent = t('coreReady', pong.core);
+    status.dataset.state = 'ready';
+  } else if (pingError) {
+    status.textContent = t('coreError', pingError.message);
+    status.dataset.state = 'error';
+  }
+}
+
+async function select(view, { focus = false } = {}) {
+  if (!VIEWS.includes(view)) view = 'servers';
+  if (app.current === view) return;
+  const previous = app.current;
+  app.current = view;
+  for (const tab of tabs) {
+    const on = tab.dataset.view === view;
+    tab.setAttribute('aria-selected', String(on));
+    tab.tabIndex = on ? 0 : -1;
+    document.getElementById(tab.getAttribute('aria-controls')).hidden = !on;
+  }
+  if (focus) document.getElementById('tab-' + view).focus();
+  if (previous) controllers[previous].hide();
+  if (location.hash !== '#' + view) history.replaceState(null, '', '#' + view);
+  await controllers[view].show();
+}
+
+function wireTabs() {
+  const list = document.getElementById('tabs');
+  list.addEventListener('click', (ev) => {
+    const tab = ev.target.closest('[role="tab"]');
+    if (tab) select(tab.dataset.view);
+  });
+  // Arrow keys move between tabs and activate them (WAI-ARIA tabs pattern, automatic activation).
+  list.addEventListener('keydown', (ev) => {
+    const i = VIEWS.indexOf(app.current);
+    const next = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: VIEWS.length - 1 }[ev.key];
+    if (next === undefined) return;
+    ev.preventDefault();
+    select(VIEWS[(next + VIEWS.length) % VIEWS.length], { focus: true });
+  });
+  window.addEventListener('hashchange', () => select(location.hash.slice(1)));
+}
+
+async function boot() {
+  const settings = await settingsAnswer;
+  if (settings && settings.language && settings.language !== 'auto') {
+    app.language = settings.language;
+    await setLanguage(settings.language).catch(() => setLanguage('auto'));
+  }
+  localize();
+  for (const v of VIEWS) controllers[v] = MOUNT[v](document.getElementById('view-' + v), app);
+  wireTabs();
+  pingAnswer.then(
+    (p) => { pong = p; app.coreVersion = p.core; showCoreStatus(); },
+    (e) => { pingError = e; showCoreStatus(); },
+  );
+  onStorageChange(async (changes) => {
+    controllers[app.current]?.changed(changes);
+    if (touches(changes, ['settings'])) {
+      // Another panel may have switched the language: follow what the core now says.
+      const s = await call('settings/get').catch(() => null);
+      const lang = (s && s.language) || 'auto';
+      if (lang !== app.language) await app.applyLanguage(lang);
+    }
+  });
+  await select(location.hash.slice(1) || 'servers');
+}
+
+boot().catch((e) => {
+  console.error('MCP Relay: panel failed to start', e);
+  const status = document.getElementById('core-status');
+  status.textContent = t('coreError', e.message);
+  status.dataset.state = 'error';
+});

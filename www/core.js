@@ -1,0 +1,126 @@
+// The panel's only way to the core: the message contract (extension/contract.js), plus what the
+// panel needs around it: error presentation, change notifications, and which chat it is for.
+// The panel keeps no state of its own that the core also has: every view reads it back from the
+// core, so two open panels always show the same thing.
+import { call } from '../extension/contract.js';
+import { h } from './dom.js';
+import { t } from './i18n.js';
+
+export { call };
+
+/** `{kind, message, hint}` of any thrown value. */
+export function describeError(e) {
+  return {
+    kind: (e && e.kind) || 'internal',
+    message: (e && e.message) || String(e),
+    hint: (e && e.hint) || '',
+  };
+}
+
+/** An inline error block: the core's message, its hint, and its kind (for bug reports). */
+export function errorView(e, { compact = false } = {}) {
+  const { kind, message, hint } = describeError(e);
+  if (kind === 'unavailable') {
+    return h('p', { class: 'notice unavailable', attrs: { role: 'status' }, dataset: { kind } }, t('errUnavailable'), ' ', h('code', { text: message }));
+  }
+  return h('div', { class: 'error', attrs: { role: 'alert' }, dataset: { kind } },
+    h('p', { class: 'error-message', text: message }),
+    !compact && hint ? h('p', { class: 'error-hint', text: hint }) : null,
+    h('small', { class: 'error-kind', text: kind }));
+}
+
+/**
+ * Calls `fn(changes, area)` when chrome.storage changes (local or session: the call ledger lives
+ * in session storage). Returns an unsubscribe function.
+ */
+export function onStorageChange(fn) {
+  const listener = (changes, area) => fn(changes, area);
+  chrome.storage.onChanged.addListener(listener);
+  return () => chrome.storage.onChanged.removeListener(listener);
+}
+
+/** Whether a storage change touches a key with one of the prefixes. */
+export function touches(changes, prefixes) {
+  return Object.keys(changes).some((k) => prefixes.some((p) => k.startsWith(p)));
+}
+
+/**
+ * The chat this panel is for: `{tabId, url}` of the active tab of the panel's window.
+ * The manifest has no "tabs" permission: `tab.url` is visible only for hosts the extension may
+ * access, which includes every chat site; a tab without a visible http(s) URL is not a chat.
+ * When the panel itself is open as a tab (a detached window, the tests), the chat is the most
+ * recently used tab with a visible http(s) URL.
+ * @returns {Promise<{tabId: number, url: string} | null>}
+ */
+export async function currentChat() {
+  const [active] = await chrome.tabs.query({ active: true, currentWindow: true });
+  const self = await chrome.tabs.getCurrent().catch(() => undefined);
+  const isChat = (tab) => tab && typeof tab.id === 'number' && /^https?:\/\//.test(tab.url || '');
+  if (active && (!self || active.id !== self.id)) return isChat(active) ? { tabId: active.id, url: active.url } : null;
+  const tabs = (await chrome.tabs.query({})).filter((tab) => isChat(tab) && (!self || tab.id !== self.id));
+  tabs.sort((a, b) => (b.lastAccessed || 0) - (a.lastAccessed || 0));
+  return tabs[0] ? { tabId: tabs[0].id, url: tabs[0].url } : null;
+}
+
+/** Calls `fn` when the active tab changes or navigates. Returns an unsubscribe function. */
+export function onTabChange(fn) {
+  const activated = () => fn();
+  const updated = (_id, info) => { if (info.url || info.status === 'complete') fn(); };
+  chrome.tabs.onActivated.addListener(activated);
+  chrome.tabs.onUpdated.addListener(updated);
+  return () => {
+    chrome.tabs.onActivated.removeListener(activated);
+    chrome.tabs.onUpdated.removeListener(updated);
+  };
+}
+
+/** Origins a server URL needs permission for: null for loopback hosts (granted in the manifest). */
+export function remoteOrigin(url) {
+  let u;
+  try {
+    u = new URL(url);
+  } catch {
+    return null;
+  }
+  if (!/^https?:$/.test(u.protocol)) return null;
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  if (host === '127.0.0.1' || host === 'localhost' || host === '::1') return null;
+  return u.origin;
+}
+
+/**
+ * Asks for host permission for the remote origins among `urls`. Must be called synchronously
+ * from a user gesture (a click or submit handler, before any await), or Chrome refuses.
+ * Resolves true when nothing was needed or everything was granted.
+ */
+export function requestHostPermission(urls) {
+  const origins = [...new Set(urls.map(remoteOrigin).filter(Boolean))].map((o) => o + '/*');
+  if (!origins.length) return Promise.resolve(true);
+  return chrome.permissions.request({ origins }).catch(() => false);
+}
+
+/**
+ * Runs `fn` about every `ms` while the page is visible and `active()` holds; returns stop().
+ * Bounded by construction: one tick at a time, never faster than `ms`.
+ */
+export function poll(fn, ms, active = () => true) {
+  let timer = null;
+  let stopped = false;
+  const tick = async () => {
+    timer = null;
+    if (stopped) return;
+    if (document.visibilityState === 'visible' && active()) {
+      try {
+        await fn();
+      } catch {
+        // the view shows its own errors; polling simply tries again next tick
+      }
+    }
+    if (!stopped) timer = setTimeout(tick, ms);
+  };
+  timer = setTimeout(tick, ms);
+  return () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+  };
+}

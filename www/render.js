@@ -1,0 +1,152 @@
+// Renders what servers send back (tool results, resources, call records) as inert DOM.
+// Server data is untrusted: text goes into text nodes; an image is shown only when its MIME type
+// is image/* and its payload is base64, through a data: URL on an <img> (which never runs
+// script); links are made only for http(s) URLs.
+import { h, json } from './dom.js';
+import { t } from './i18n.js';
+
+const IMAGE_MIME = /^image\/[a-z0-9.+-]+$/i;
+const AUDIO_MIME = /^audio\/[a-z0-9.+-]+$/i;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+function dataUrl(mime, data) {
+  const clean = String(data || '').replace(/\s+/g, '');
+  return BASE64.test(clean) ? `data:${mime};base64,${clean}` : null;
+}
+
+/** Byte size of a base64 payload, for placeholders. */
+function base64Bytes(data) {
+  const s = String(data || '').replace(/\s+/g, '');
+  return Math.floor((s.length * 3) / 4) - (s.endsWith('==') ? 2 : s.endsWith('=') ? 1 : 0);
+}
+
+function safeLink(uri, label) {
+  let url = null;
+  try {
+    url = new URL(uri);
+  } catch {
+    // not a URL: shown as text
+  }
+  if (url && (url.protocol === 'https:' || url.protocol === 'http:')) {
+    return h('a', { href: url.href, target: '_blank', rel: 'noopener noreferrer', text: label || uri });
+  }
+  return h('code', { text: label || uri });
+}
+
+function image(mime, data) {
+  const src = IMAGE_MIME.test(mime || '') ? dataUrl(mime, data) : null;
+  if (!src) return h('p', { class: 'placeholder', text: t('resultBinary', mime || '?', base64Bytes(data)) });
+  return h('img', { class: 'result-image', src, alt: t('resultImageAlt', mime) });
+}
+
+function audio(mime, data) {
+  const src = AUDIO_MIME.test(mime || '') ? dataUrl(mime, data) : null;
+  if (!src) return h('p', { class: 'placeholder', text: t('resultBinary', mime || '?', base64Bytes(data)) });
+  return h('audio', { controls: true, src, attrs: { 'aria-label': t('resultAudio', mime) } });
+}
+
+/** One embedded resource's contents (`{uri, mimeType?, text? | blob?}`). */
+export function resourceContents(r) {
+  const head = h('p', { class: 'resource-head' }, t('resultResource'), ' ', safeLink(String(r.uri ?? '')), r.mimeType ? h('small', { text: ` ${r.mimeType}` }) : null);
+  let body;
+  if (typeof r.text === 'string') body = h('pre', { class: 'result-text', text: r.text });
+  else if (typeof r.blob === 'string') body = IMAGE_MIME.test(r.mimeType || '') ? image(r.mimeType, r.blob) : h('p', { class: 'placeholder', text: t('resultBinary', r.mimeType || '?', base64Bytes(r.blob)) });
+  return h('div', { class: 'result-resource' }, head, body);
+}
+
+/** One MCP content block. */
+export function contentBlock(c) {
+  switch (c && c.type) {
+    case 'text': return h('pre', { class: 'result-text', text: String(c.text ?? '') });
+    case 'image': return image(c.mimeType, c.data);
+    case 'audio': return audio(c.mimeType, c.data);
+    case 'resource': return resourceContents(c.resource || {});
+    case 'resource_link':
+      return h('p', { class: 'result-link' }, t('resultLink'), ' ', safeLink(String(c.uri ?? ''), String(c.name || c.uri || '')),
+        c.description ? h('small', { text: ` ${c.description}` }) : null);
+    default: return h('pre', { class: 'result-json', text: json(c) });
+  }
+}
+
+/** An MCP CallToolResult: content blocks, structured content, and the tool-error flag. */
+export function toolResult(result) {
+  if (result === null || result === undefined) return null;
+  if (typeof result !== 'object' || !Array.isArray(result.content)) return h('pre', { class: 'result-json', text: json(result) });
+  return h('div', { class: 'result' + (result.isError ? ' is-error' : '') },
+    result.isError ? h('p', { class: 'badge bad', text: t('resultToolError') }) : null,
+    result.content.map(contentBlock),
+    result.structuredContent !== undefined
+      ? h('details', { class: 'structured' }, h('summary', { text: t('resultStructured') }), h('pre', { class: 'result-json', text: json(result.structuredContent) }))
+      : null);
+}
+
+/** A call's error: the core's `{kind, message, hint}` or a JSON-RPC `{code, message, data}`. */
+export function callError(error) {
+  if (!error) return null;
+  if (typeof error !== 'object') return h('div', { class: 'error', attrs: { role: 'alert' } }, h('p', { class: 'error-message', text: String(error) }));
+  const kind = error.kind || (error.code !== undefined ? `JSON-RPC ${error.code}` : 'error');
+  return h('div', { class: 'error', dataset: { kind: String(kind) } },
+    h('p', { class: 'error-message', text: String(error.message ?? json(error)) }),
+    error.hint ? h('p', { class: 'error-hint', text: String(error.hint) }) : null,
+    h('small', { class: 'error-kind', text: String(kind) }),
+    error.data !== undefined ? h('pre', { class: 'result-json', text: json(error.data) }) : null);
+}
+
+export function duration(ms) {
+  if (typeof ms !== 'number') return '';
+  return ms < 1000 ? t('durationMs', Math.round(ms)) : t('durationS', (ms / 1000).toFixed(1));
+}
+
+const STATE_MARK = { pending: '?', running: '…', done: '✓', failed: '✗', unknown: '?', denied: '⊘', limited: '⊘' };
+
+/** The one-character mark of a call in the tool chain ("weather_search ✓"). */
+export function stateMark(record) {
+  if (record.state === 'done' && record.result && record.result.isError) return '✗';
+  return STATE_MARK[record.state] || '·';
+}
+
+function progressView(p) {
+  if (p === null || p === undefined) return null;
+  if (typeof p !== 'object') return h('p', { class: 'progress', text: String(p) });
+  const value = Number(p.progress);
+  const total = Number(p.total);
+  return h('div', { class: 'progress' },
+    Number.isFinite(value) && Number.isFinite(total) && total > 0
+      ? h('progress', { value, max: total, attrs: { 'aria-label': t('callProgress') } })
+      : null,
+    h('small', { text: [p.message, Number.isFinite(value) ? (Number.isFinite(total) ? `${value}/${total}` : String(value)) : ''].filter(Boolean).join(' · ') }));
+}
+
+/**
+ * A call record (see CallRecord in crates/relay-core/src/contract.rs). `onDecide(decision)` is
+ * called for the buttons of pending calls and the explicit re-run of an unknown one.
+ */
+export function callView(record, { onDecide } = {}) {
+  const state = String(record.state || 'unknown');
+  const buttons = [];
+  if (onDecide && state === 'pending') {
+    buttons.push(
+      h('button', { type: 'button', class: 'primary', text: t('callRun'), dataset: { decision: 'run' }, on: { click: () => onDecide('run') } }),
+      h('button', { type: 'button', text: t('callDeny'), dataset: { decision: 'deny' }, on: { click: () => onDecide('deny') } }),
+      h('button', { type: 'button', text: t('callAlways'), dataset: { decision: 'always' }, on: { click: () => onDecide('always') } }));
+  }
+  if (onDecide && state === 'unknown') {
+    buttons.push(h('button', { type: 'button', text: t('callRerun'), dataset: { decision: 'run' }, on: { click: () => onDecide('run') } }));
+  }
+  const hasArgs = record.arguments && typeof record.arguments === 'object' && Object.keys(record.arguments).length > 0;
+  return h('article', { class: 'call', dataset: { state, key: String(record.key ?? '') }, attrs: { 'aria-label': `${record.tool} ${t('state_' + state)}` } },
+    h('header', { class: 'call-head' },
+      h('span', { class: 'call-mark', attrs: { 'aria-hidden': 'true' }, text: stateMark(record) }),
+      h('strong', { class: 'call-tool', text: String(record.tool ?? '') }),
+      h('small', { class: 'call-server', text: String(record.serverId ?? '') }),
+      h('span', { class: `badge state-${state}`, text: t('state_' + state) }),
+      record.durationMs !== undefined ? h('small', { class: 'call-duration', text: duration(record.durationMs) }) : null),
+    state === 'unknown' ? h('p', { class: 'notice', text: t('callUnknownExplain') }) : null,
+    hasArgs
+      ? h('details', { class: 'call-args' }, h('summary', { text: t('callArguments') }), h('pre', { class: 'result-json', text: json(record.arguments) }))
+      : null,
+    progressView(record.progress),
+    toolResult(record.result),
+    callError(record.error),
+    buttons.length ? h('div', { class: 'actions' }, buttons) : null);
+}

@@ -1,0 +1,134 @@
+// A form generated from a tool's JSON Schema `inputSchema`, for running a tool by hand.
+// Strings, numbers and integers get inputs, enums get selects, booleans a checkbox (required) or
+// a three-way select (optional: unset / true / false), arrays, objects and unions a JSON
+// textarea. Defaults are prefilled; required fields are marked. The core validates the
+// arguments again before the call: this form only helps typing them.
+import { h, field, nextId, json } from './dom.js';
+import { t } from './i18n.js';
+
+/** The single JSON type a property is edited as: string, number, integer, boolean or json. */
+export function editType(prop) {
+  if (!prop || typeof prop !== 'object') return 'json';
+  let type = prop.type;
+  if (Array.isArray(type)) type = type.find((x) => x !== 'null') ?? 'null';
+  if (!type && Array.isArray(prop.enum) && prop.enum.length) {
+    const kinds = new Set(prop.enum.map((v) => typeof v));
+    type = kinds.size === 1 && kinds.has('string') ? 'string' : kinds.size === 1 && kinds.has('number') ? 'number' : undefined;
+  }
+  if (type === 'string' || type === 'number' || type === 'integer' || type === 'boolean') return type;
+  return 'json';
+}
+
+function describe(prop, type) {
+  const bits = [type === 'json' ? (Array.isArray(prop.type) ? prop.type.join(' | ') : prop.type || 'JSON') : type];
+  if (prop.minimum !== undefined || prop.maximum !== undefined) bits.push(`${prop.minimum ?? '…'}–${prop.maximum ?? '…'}`);
+  if (prop.format) bits.push(prop.format);
+  if (prop.pattern) bits.push(`/${prop.pattern}/`);
+  return [prop.description, `(${bits.join(', ')})`].filter(Boolean).join(' ');
+}
+
+function control(name, prop, required) {
+  const type = editType(prop);
+  const id = nextId('arg');
+  const dflt = prop.default;
+  if (Array.isArray(prop.enum) && prop.enum.length) {
+    const options = prop.enum.map((v, i) => h('option', { value: String(i), text: typeof v === 'string' ? v : JSON.stringify(v) }));
+    const el = h('select', { id, name }, required ? null : h('option', { value: '', text: t('formUnset') }), options);
+    const at = prop.enum.findIndex((v) => JSON.stringify(v) === JSON.stringify(dflt));
+    el.value = at >= 0 ? String(at) : required ? '0' : '';
+    return { el, type: 'enum', read: () => (el.value === '' ? undefined : prop.enum[Number(el.value)]) };
+  }
+  if (type === 'boolean') {
+    if (required) {
+      const el = h('input', { id, name, type: 'checkbox', checked: dflt === true });
+      return { el, type, read: () => el.checked };
+    }
+    const el = h('select', { id, name }, h('option', { value: '', text: t('formUnset') }), h('option', { value: 'true', text: 'true' }), h('option', { value: 'false', text: 'false' }));
+    el.value = dflt === true ? 'true' : dflt === false ? 'false' : '';
+    return { el, type, read: () => (el.value === '' ? undefined : el.value === 'true') };
+  }
+  if (type === 'number' || type === 'integer') {
+    const el = h('input', { id, name, type: 'number', step: type === 'integer' ? '1' : 'any', inputMode: type === 'integer' ? 'numeric' : 'decimal' });
+    if (prop.minimum !== undefined) el.min = String(prop.minimum);
+    if (prop.maximum !== undefined) el.max = String(prop.maximum);
+    if (typeof dflt === 'number') el.value = String(dflt);
+    return {
+      el, type,
+      read: () => {
+        if (el.value.trim() === '') return undefined;
+        const n = Number(el.value);
+        if (!Number.isFinite(n)) throw new Error(t('formNotNumber'));
+        if (type === 'integer' && !Number.isInteger(n)) throw new Error(t('formNotInteger'));
+        return n;
+      },
+    };
+  }
+  if (type === 'string') {
+    const long = (prop.maxLength ?? Infinity) > 200 && /text|content|body|query|prompt|message/i.test(name);
+    const el = long ? h('textarea', { id, name, rows: 3 }) : h('input', { id, name, type: 'text' });
+    if (typeof dflt === 'string') el.value = dflt;
+    if (prop.examples && prop.examples[0] !== undefined) el.placeholder = String(prop.examples[0]);
+    // An empty required string is a legitimate value; an empty optional one means "not given".
+    return { el, type, read: () => (el.value === '' && !required ? undefined : el.value) };
+  }
+  const el = h('textarea', { id, name, rows: 3, class: 'mono', spellcheck: false });
+  if (dflt !== undefined) el.value = json(dflt);
+  else el.placeholder = prop.type === 'array' ? '[]' : prop.type === 'object' ? '{}' : 'JSON';
+  return {
+    el, type,
+    read: () => {
+      if (el.value.trim() === '') return undefined;
+      try {
+        return JSON.parse(el.value);
+      } catch (e) {
+        throw new Error(t('formBadJson', e.message));
+      }
+    },
+  };
+}
+
+/**
+ * Builds the form body for `schema`. Returns `{element, collect}`; collect() returns
+ * `{ok: true, value}` or `{ok: false}` after marking the invalid fields.
+ * @param {object} schema a JSON Schema of type object
+ */
+export function schemaForm(schema) {
+  const props = (schema && typeof schema === 'object' && schema.properties && typeof schema.properties === 'object') ? schema.properties : {};
+  const required = new Set(Array.isArray(schema && schema.required) ? schema.required : []);
+  const fields = Object.entries(props).map(([name, prop]) => {
+    const p = prop && typeof prop === 'object' ? prop : {};
+    const req = required.has(name);
+    const c = control(name, p, req);
+    const error = h('small', { class: 'field-error', id: nextId('e'), attrs: { role: 'alert' } });
+    const wrap = field(p.title ? `${p.title} (${name})` : name, c.el, { hint: describe(p, editType(p)), required: req });
+    wrap.dataset.param = name;
+    wrap.append(error);
+    return { name, req, c, error, wrap };
+  });
+  const element = h('div', { class: 'schema-form' },
+    fields.length ? fields.map((f) => f.wrap) : h('p', { class: 'muted', text: t('formNoParams') }));
+  function collect() {
+    const value = {};
+    let ok = true;
+    for (const f of fields) {
+      f.error.textContent = '';
+      f.c.el.removeAttribute('aria-invalid');
+      try {
+        const v = f.c.read();
+        if (v === undefined) {
+          if (f.req) throw new Error(t('formRequired'));
+          continue;
+        }
+        value[f.name] = v;
+      } catch (e) {
+        ok = false;
+        f.error.textContent = e.message;
+        f.c.el.setAttribute('aria-invalid', 'true');
+        f.c.el.setAttribute('aria-errormessage', f.error.id);
+      }
+    }
+    if (!ok) fields.find((f) => f.c.el.getAttribute('aria-invalid'))?.c.el.focus();
+    return ok ? { ok, value } : { ok };
+  }
+  return { element, collect };
+}

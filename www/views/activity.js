@@ -1,0 +1,106 @@
+// Activity: the tool chain of the current chat as it happens. Each call shows its arguments,
+// progress, duration, result or error; pending calls wait for Run / Deny / Always allow; a call
+// whose outcome is unknown (timed out, worker stopped) runs again only on an explicit click.
+//
+// The ledger lives in chrome.storage (keys starting with "ledger"): a change there refreshes
+// the list at once, and while calls are pending or running the view also polls once a second.
+import { h } from '../dom.js';
+import { t } from '../i18n.js';
+import { call, errorView, currentChat, onTabChange, poll, touches } from '../core.js';
+import { callView, stateMark } from '../render.js';
+
+export function mountActivity(section, app) {
+  let chat = null;
+  let records = [];
+  let signature = '';
+  const who = h('p', { class: 'chat-who' });
+  const chain = h('ol', { class: 'chain', attrs: { 'aria-label': t('activityChain') } });
+  const status = h('div', { class: 'view-status' });
+  const list = h('div', { class: 'call-list', attrs: { 'aria-live': 'polite', 'aria-relevant': 'additions text' } });
+  const pendingNote = h('p', { class: 'notice', hidden: true, attrs: { role: 'status' } });
+
+  function build() {
+    chain.setAttribute('aria-label', t('activityChain'));
+    section.replaceChildren(h('h2', { text: t('activityTitle') }), who, pendingNote, chain, status, list);
+  }
+
+  async function refresh() {
+    chat = await currentChat().catch(() => null);
+    if (!chat) {
+      who.textContent = t('chatNone');
+      records = [];
+      signature = '';
+      render();
+      return;
+    }
+    let host = chat.url;
+    try {
+      host = new URL(chat.url).host;
+    } catch {
+      // keep the raw URL
+    }
+    who.textContent = t('chatFor', host, chat.tabId);
+    try {
+      const got = await call('activity/list', { chat });
+      status.replaceChildren();
+      records = Array.isArray(got) ? got : [];
+    } catch (e) {
+      status.replaceChildren(errorView(e));
+      records = [];
+    }
+    // Re-render only when something changed: keeps focus on a button across polls.
+    const sig = JSON.stringify(records);
+    if (sig === signature) return;
+    signature = sig;
+    render();
+  }
+
+  async function decide(record, decision) {
+    try {
+      await call('activity/decide', { key: record.key, decision });
+    } catch (e) {
+      status.replaceChildren(errorView(e));
+    }
+    await refresh();
+  }
+
+  function render() {
+    const sorted = [...records].sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0) || (a.startedAt ?? 0) - (b.startedAt ?? 0));
+    const pending = sorted.filter((r) => r.state === 'pending').length;
+    pendingNote.hidden = pending === 0;
+    pendingNote.textContent = pending ? t('activityPending', pending) : '';
+    chain.replaceChildren(...sorted.map((r) => h('li', { class: `chip state-${r.state}`, text: `${r.tool} ${stateMark(r)}` })));
+    if (!sorted.length) {
+      list.replaceChildren(h('p', { class: 'empty', text: chat ? t('activityEmpty') : '' }));
+      return;
+    }
+    // Newest first: the call that needs attention is at the top.
+    list.replaceChildren(...sorted.reverse().map((r) => callView(r, { onDecide: (d) => decide(r, d) })));
+  }
+
+  build();
+  let stopPoll = null;
+  let offTabs = null;
+  return {
+    async show() {
+      offTabs ??= onTabChange(() => { if (app.visible('activity')) refresh(); });
+      // At most once a second, only while this view is visible and something is still moving.
+      stopPoll ??= poll(refresh, 1000, () => app.visible('activity') && records.some((r) => r.state === 'pending' || r.state === 'running'));
+      await refresh();
+    },
+    hide() {
+      stopPoll?.();
+      stopPoll = null;
+      offTabs?.();
+      offTabs = null;
+    },
+    changed(changes) {
+      if (touches(changes, ['ledger'])) refresh();
+    },
+    relocalize() {
+      build();
+      signature = '';
+      refresh();
+    },
+  };
+}

@@ -1,0 +1,274 @@
+// This chat: which servers the active tab's chat may use, its strategy, template and loop
+// switches, the exact prompt the core builds for it (size, Insert, Copy), and the prompts and
+// resources its servers offer (browsed here, inserted into the chat).
+//
+// A chat is {tabId, url}; ChatSettings = {serverIds, strategy, template?, autoExecute, autoSubmit,
+// maxConsecutive, maxTotal}; prompt/build answers {text, chars, tokensEstimate, tools} or null.
+import { h, field, select, toggle, nextId, copyText } from '../dom.js';
+import { t } from '../i18n.js';
+import { call, errorView, currentChat, onTabChange, touches } from '../core.js';
+import { resourceContents } from '../render.js';
+
+export const STRATEGIES = ['auto', 'tool_first', 'tool_forced', 'disabled'];
+
+/** MCP list answers come as `{prompts: [...]}` / `{resources: [...]}` or as the bare array. */
+const listOf = (answer, key) => (Array.isArray(answer) ? answer : (answer && Array.isArray(answer[key]) ? answer[key] : []));
+
+export function mountChat(section, app) {
+  let chat = null;
+  let settings = null;
+  let servers = [];
+  let prompt = null;
+  const who = h('p', { class: 'chat-who', attrs: { 'aria-live': 'polite' } });
+  const status = h('div', { class: 'view-status' });
+  const settingsBox = h('div', { class: 'chat-settings stack' });
+  const promptBox = h('section', { class: 'prompt-box', attrs: { 'aria-label': t('promptTitle') } });
+  const library = h('div', { class: 'library' });
+  const libraryOpen = new Set();
+
+  function build() {
+    section.replaceChildren(h('h2', { text: t('chatTitle') }), who, status, settingsBox, promptBox, library);
+  }
+
+  async function refresh() {
+    status.replaceChildren();
+    chat = await currentChat().catch(() => null);
+    if (!chat) {
+      who.replaceChildren(h('span', { class: 'notice', text: t('chatNone') }));
+      settingsBox.replaceChildren();
+      promptBox.replaceChildren();
+      library.replaceChildren();
+      return;
+    }
+    let host = chat.url;
+    try {
+      host = new URL(chat.url).host;
+    } catch {
+      // keep the raw URL
+    }
+    who.replaceChildren(t('chatFor', host, chat.tabId));
+    who.title = chat.url;
+    try {
+      [servers, settings] = await Promise.all([call('servers/list'), call('chat/get', { chat })]);
+    } catch (e) {
+      status.replaceChildren(errorView(e));
+      settingsBox.replaceChildren();
+      promptBox.replaceChildren();
+      library.replaceChildren();
+      return;
+    }
+    renderSettings();
+    await Promise.all([refreshPrompt(), renderLibrary()]);
+  }
+
+  async function save(patch) {
+    status.replaceChildren();
+    try {
+      settings = await call('chat/set', { chat, settings: { ...settings, ...patch } });
+    } catch (e) {
+      status.replaceChildren(errorView(e));
+    }
+    renderSettings();
+    await Promise.all([refreshPrompt(), renderLibrary()]);
+  }
+
+  function renderSettings() {
+    const s = settings || {};
+    const selected = new Set(s.serverIds || []);
+    const serverChecks = servers.length
+      ? h('ul', { class: 'check-list' }, servers.map((srv) => {
+        const input = h('input', { type: 'checkbox', id: nextId('cs'), checked: selected.has(srv.id), value: srv.id });
+        input.addEventListener('change', () => {
+          const ids = new Set(settings.serverIds || []);
+          if (input.checked) ids.add(srv.id);
+          else ids.delete(srv.id);
+          // Keep the configured order so the prompt lists servers as the user arranged them.
+          save({ serverIds: servers.map((x) => x.id).filter((id) => ids.has(id)) });
+        });
+        const st = srv.state || {};
+        const note = srv.enabled === false ? t('status_disabled') : st.status === 'connected' ? t('toolCount', st.toolCount ?? 0) : t('status_' + (st.status || 'idle'));
+        return h('li', { dataset: { server: srv.id } }, input, h('label', { htmlFor: input.id }, srv.name || srv.id, h('small', { class: 'muted', text: ` · ${note}` })));
+      }))
+      : h('p', { class: 'muted', text: t('chatNoServers') });
+    const strategy = select(STRATEGIES.map((v) => [v, t('strategy_' + v)]), s.strategy || 'auto', { id: 'chat-strategy' });
+    strategy.addEventListener('change', () => save({ strategy: strategy.value }));
+    const template = h('textarea', { id: 'chat-template', rows: 3, class: 'mono', value: s.template || '', placeholder: t('chatTemplatePlaceholder'), spellcheck: false });
+    template.addEventListener('change', () => save({ template: template.value.trim() ? template.value : null }));
+    const num = (id, value, key) => {
+      const el = h('input', { type: 'number', id, min: '1', max: '100', step: '1', value: String(value ?? '') });
+      el.addEventListener('change', () => {
+        const n = Math.round(Number(el.value));
+        if (Number.isFinite(n) && n >= 1) save({ [key]: n });
+      });
+      return el;
+    };
+    settingsBox.replaceChildren(
+      h('fieldset', { class: 'chat-servers' }, h('legend', { text: t('chatServers') }), serverChecks),
+      field(t('chatStrategy'), strategy, { hint: t('strategyHint_' + (s.strategy || 'auto')) }),
+      toggle(t('chatAutoExecute'), s.autoExecute, (on) => save({ autoExecute: on }), { id: 'chat-auto-execute' }),
+      toggle(t('chatAutoSubmit'), s.autoSubmit, (on) => save({ autoSubmit: on }), { id: 'chat-auto-submit' }),
+      h('div', { class: 'row2' },
+        field(t('chatMaxConsecutive'), num('chat-max-consecutive', s.maxConsecutive, 'maxConsecutive')),
+        field(t('chatMaxTotal'), num('chat-max-total', s.maxTotal, 'maxTotal'))),
+      h('details', { class: 'template', open: !!s.template }, h('summary', { text: t('chatTemplate') }), field(t('chatTemplate'), template, { hint: t('chatTemplateHint') })));
+  }
+
+  async function refreshPrompt() {
+    try {
+      prompt = await call('prompt/build', { chat });
+    } catch (e) {
+      promptBox.replaceChildren(h('h3', { text: t('promptTitle') }), errorView(e));
+      return;
+    }
+    const note = h('p', { class: 'hint', attrs: { 'aria-live': 'polite' } });
+    if (!prompt || !prompt.text) {
+      promptBox.replaceChildren(h('h3', { text: t('promptTitle') }), h('p', { class: 'muted', id: 'prompt-empty', text: t('promptNone') }));
+      return;
+    }
+    const toolCount = Array.isArray(prompt.tools) ? prompt.tools.length : prompt.tools;
+    const insert = h('button', { type: 'button', class: 'primary', id: 'prompt-insert', text: t('promptInsert') });
+    insert.addEventListener('click', () => insertText(prompt.text, note, insert));
+    promptBox.replaceChildren(
+      h('h3', { text: t('promptTitle') }),
+      h('p', { class: 'prompt-stats', id: 'prompt-stats', text: t('promptStats', prompt.chars ?? prompt.text.length, prompt.tokensEstimate ?? '?', toolCount ?? '?') }),
+      h('div', { class: 'actions' },
+        insert,
+        h('button', { type: 'button', id: 'prompt-copy', text: t('copy'), on: { click: async () => { note.textContent = (await copyText(prompt.text)) ? t('copied') : t('copyFailed'); } } })),
+      note,
+      h('pre', { class: 'prompt-text', id: 'prompt-text', tabIndex: 0, text: prompt.text, attrs: { 'aria-label': t('promptTitle') } }));
+  }
+
+  async function insertText(text, note, button) {
+    button.disabled = true;
+    note.textContent = '';
+    try {
+      const r = await call('chat/insert', { chat, text });
+      note.textContent = r && r.inserted ? (r.submitted ? t('insertedSubmitted') : t('inserted')) : t('insertFailed');
+    } catch (e) {
+      note.replaceChildren(errorView(e));
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  async function renderLibrary() {
+    const ids = new Set((settings && settings.serverIds) || []);
+    const chosen = servers.filter((s) => ids.has(s.id) && s.enabled !== false);
+    if (!chosen.length) {
+      library.replaceChildren();
+      return;
+    }
+    library.replaceChildren(h('h3', { text: t('libraryTitle') }), ...chosen.map((srv) => {
+      const body = h('div', { class: 'library-body' });
+      const d = h('details', { dataset: { server: srv.id }, open: libraryOpen.has(srv.id) }, h('summary', { text: srv.name || srv.id }), body);
+      const load = () => loadLibrary(srv, body);
+      d.addEventListener('toggle', () => {
+        if (d.open) {
+          libraryOpen.add(srv.id);
+          load();
+        } else libraryOpen.delete(srv.id);
+      });
+      if (d.open) load();
+      return d;
+    }));
+  }
+
+  async function loadLibrary(srv, body) {
+    body.replaceChildren(h('p', { class: 'muted', text: t('loading') }));
+    const [prompts, resources] = await Promise.all([
+      call('prompts/list', { serverId: srv.id }).then((a) => listOf(a, 'prompts'), (e) => e),
+      call('resources/list', { serverId: srv.id }).then((a) => listOf(a, 'resources'), (e) => e),
+    ]);
+    const note = h('p', { class: 'hint', attrs: { 'aria-live': 'polite' } });
+    const preview = h('div', { class: 'library-preview' });
+    body.replaceChildren(
+      h('h4', { text: t('libraryPrompts') }),
+      prompts instanceof Error ? errorView(prompts, { compact: true })
+        : prompts.length ? h('ul', { class: 'library-list' }, prompts.map((p) => promptItem(srv, p, note, preview))) : h('p', { class: 'muted', text: t('libraryNone') }),
+      h('h4', { text: t('libraryResources') }),
+      resources instanceof Error ? errorView(resources, { compact: true })
+        : resources.length ? h('ul', { class: 'library-list' }, resources.map((r) => resourceItem(srv, r, note, preview))) : h('p', { class: 'muted', text: t('libraryNone') }),
+      note, preview);
+  }
+
+  function promptItem(srv, p, note, preview) {
+    const args = Array.isArray(p.arguments) ? p.arguments : [];
+    const inputs = args.map((a) => {
+      const input = h('input', { type: 'text', name: a.name, required: !!a.required });
+      return { a, input, el: field(a.title || a.name, input, { hint: a.description, required: !!a.required }) };
+    });
+    const insert = h('button', { type: 'submit', text: t('libraryInsert') });
+    const form = h('form', { class: 'stack' }, inputs.map((i) => i.el), h('div', { class: 'actions' }, insert));
+    form.addEventListener('submit', async (ev) => {
+      ev.preventDefault();
+      if (!form.reportValidity()) return;
+      const values = {};
+      for (const { a, input } of inputs) if (input.value !== '') values[a.name] = input.value;
+      try {
+        const got = await call('prompts/get', { serverId: srv.id, name: p.name, arguments: values });
+        const text = (got && Array.isArray(got.messages) ? got.messages : [])
+          .map((m) => (m.content && m.content.type === 'text' ? m.content.text : m.content && m.content.type === 'resource' && m.content.resource ? m.content.resource.text || '' : ''))
+          .filter(Boolean)
+          .join('\n\n');
+        preview.replaceChildren(h('pre', { class: 'result-text', text }));
+        await insertText(text, note, insert);
+      } catch (e) {
+        note.replaceChildren(errorView(e));
+      }
+    });
+    return h('li', { dataset: { prompt: String(p.name) } },
+      h('strong', { text: String(p.title || p.name) }),
+      p.description ? h('p', { class: 'tool-desc', text: String(p.description) }) : null,
+      form);
+  }
+
+  function resourceItem(srv, r, note, preview) {
+    const read = async () => {
+      const got = await call('resources/read', { serverId: srv.id, uri: r.uri });
+      return listOf(got, 'contents');
+    };
+    const view = h('button', { type: 'button', text: t('libraryView') });
+    view.addEventListener('click', async () => {
+      try {
+        preview.replaceChildren(...(await read()).map(resourceContents));
+      } catch (e) {
+        preview.replaceChildren(errorView(e));
+      }
+    });
+    const insert = h('button', { type: 'button', text: t('libraryInsert') });
+    insert.addEventListener('click', async () => {
+      try {
+        const text = (await read())
+          .map((c) => (typeof c.text === 'string' ? c.text : t('resourceBinaryPlaceholder', c.uri || r.uri, c.mimeType || '?')))
+          .join('\n\n');
+        await insertText(text, note, insert);
+      } catch (e) {
+        note.replaceChildren(errorView(e));
+      }
+    });
+    return h('li', { dataset: { uri: String(r.uri) } },
+      h('strong', { text: String(r.title || r.name || r.uri) }), ' ', h('code', { text: String(r.uri) }),
+      r.description ? h('p', { class: 'tool-desc', text: String(r.description) }) : null,
+      h('div', { class: 'actions' }, view, insert));
+  }
+
+  build();
+  let offTabs = null;
+  return {
+    async show() {
+      offTabs ??= onTabChange(() => { if (app.visible('chat')) refresh(); });
+      await refresh();
+    },
+    hide() {
+      offTabs?.();
+      offTabs = null;
+    },
+    changed(changes) {
+      if (touches(changes, ['servers', 'tools', 'chat', 'settings', 'policies'])) refresh();
+    },
+    relocalize() {
+      build();
+      refresh();
+    },
+  };
+}

@@ -1,0 +1,357 @@
+// Servers: the configured MCP servers with their live state, and adding, editing, removing,
+// enabling, testing, importing (mcpServers JSON) and exporting them.
+//
+// Shapes (crates/relay-core/src/contract.rs): ServerView = {id, name, url, transport, headers:
+// [{name, value}] (secret values masked "••••"), timeoutMs, enabled, state: {status, protocolVersion?,
+// toolCount?, error?, lastLatencyMs?}}.
+import { h, field, select, toggle, nextId, copyText } from '../dom.js';
+import { t } from '../i18n.js';
+import { call, errorView, requestHostPermission, remoteOrigin, poll, touches } from '../core.js';
+import { duration } from '../render.js';
+
+/** A header value the core masked; sending it back keeps the stored secret. */
+export const MASK = '••••';
+
+const TRANSPORTS = ['auto', 'streamable', 'sse'];
+
+export function mountServers(section, app) {
+  let servers = [];
+  let loaded = false;
+  let painted = false;
+  const list = h('ul', { class: 'server-list', attrs: { 'aria-label': t('serversTitle') } });
+  const status = h('div', { class: 'view-status', attrs: { 'aria-live': 'polite' } });
+  const dialog = serverDialog(app, () => refresh());
+  const importer = importDialog(app, () => refresh());
+  const exporter = exportDialog();
+
+  function build() {
+    section.replaceChildren(
+      h('div', { class: 'toolbar' },
+        h('h2', { text: t('serversTitle') }),
+        h('div', { class: 'toolbar-actions' },
+          h('button', { type: 'button', class: 'primary', id: 'server-add', text: t('serverAdd'), on: { click: () => dialog.open(null) } }),
+          h('button', { type: 'button', id: 'server-import', text: t('serverImport'), on: { click: () => importer.open() } }),
+          h('button', { type: 'button', id: 'server-export', text: t('serverExport'), on: { click: () => exporter.open() } }))),
+      status, list, dialog.element, importer.element, exporter.element);
+  }
+
+  async function refresh() {
+    try {
+      servers = await (app.takePrefetch('servers/list') || call('servers/list'));
+      status.replaceChildren();
+    } catch (e) {
+      status.replaceChildren(errorView(e));
+      servers = [];
+    }
+    loaded = true;
+    render();
+    if (!painted) {
+      // First paint of the list, for the benchmark: marked after the frame that shows it.
+      painted = true;
+      performance.mark('servers-rendered');
+      requestAnimationFrame(() => setTimeout(() => performance.mark('servers-painted'), 0));
+    }
+  }
+
+  function render() {
+    if (!servers.length) {
+      list.replaceChildren(h('li', { class: 'empty', text: loaded ? t('serversEmpty') : t('loading') }));
+      return;
+    }
+    list.replaceChildren(...servers.map((s) => serverItem(s)));
+  }
+
+  function serverItem(s) {
+    const st = s.state || {};
+    const statusName = s.enabled === false ? 'disabled' : st.status || 'idle';
+    const busy = (fn) => async (ev) => {
+      const btn = ev.currentTarget;
+      btn.disabled = true;
+      btn.setAttribute('aria-busy', 'true');
+      const row = btn.closest('li');
+      try {
+        await fn();
+        await refresh();
+      } catch (e) {
+        await refresh();
+        const li = list.querySelector(`li[data-id="${CSS.escape(s.id)}"]`) || row;
+        li?.querySelector('.row-error')?.replaceChildren(errorView(e));
+      }
+    };
+    const detail = [];
+    if (st.status === 'connected') {
+      detail.push(h('span', { text: t('serverConnected', st.protocolVersion || '?', st.toolCount ?? 0) }));
+    } else if (st.status === 'connecting') {
+      detail.push(h('span', { text: t('serverConnecting') }));
+    }
+    if (typeof st.lastLatencyMs === 'number') detail.push(h('span', { class: 'latency', text: t('serverLatency', duration(st.lastLatencyMs)) }));
+    const removeArea = h('div', { class: 'confirm', hidden: true });
+    const removeBtn = h('button', { type: 'button', class: 'danger', dataset: { action: 'remove' }, text: t('serverRemove'), on: { click: () => { removeArea.hidden = false; removeBtn.hidden = true; removeArea.querySelector('button').focus(); } } });
+    removeArea.append(
+      h('span', { text: t('serverRemoveConfirm', s.name || s.id) }),
+      h('button', { type: 'button', class: 'danger', dataset: { action: 'remove-confirm' }, text: t('serverRemove'), on: { click: busy(() => call('servers/remove', { id: s.id })) } }),
+      h('button', { type: 'button', text: t('cancel'), on: { click: () => { removeArea.hidden = true; removeBtn.hidden = false; removeBtn.focus(); } } }));
+    return h('li', { class: 'server card', dataset: { id: s.id, status: statusName } },
+      h('div', { class: 'server-head' },
+        h('h3', { text: s.name || s.id }),
+        h('span', { class: `badge status-${statusName}`, text: t('status_' + statusName) })),
+      h('p', { class: 'server-url' }, h('code', { text: s.url }), h('small', { text: ` · ${s.transport || 'auto'}` })),
+      detail.length ? h('p', { class: 'server-detail' }, detail) : null,
+      st.status === 'failed' && st.error ? errorView(st.error) : null,
+      h('div', { class: 'row-error' }),
+      h('div', { class: 'actions' },
+        toggle(t('serverEnabled'), s.enabled !== false, async (on, input) => {
+          input.disabled = true;
+          try {
+            await call('servers/update', { server: { id: s.id, enabled: on } });
+          } catch (e) {
+            list.querySelector(`li[data-id="${CSS.escape(s.id)}"] .row-error`)?.replaceChildren(errorView(e));
+          }
+          await refresh();
+        }),
+        h('button', { type: 'button', dataset: { action: 'test' }, text: t('serverTest'), on: { click: busy(() => call('servers/test', { id: s.id })) } }),
+        h('button', { type: 'button', dataset: { action: 'refresh' }, text: t('serverRefresh'), on: { click: busy(() => call('tools/list', { serverId: s.id, refresh: true })) } }),
+        h('button', { type: 'button', dataset: { action: 'edit' }, text: t('serverEdit'), on: { click: () => dialog.open(s) } }),
+        removeBtn),
+      removeArea);
+  }
+
+  build();
+  render();
+  let stopPoll = null;
+  return {
+    async show() {
+      await refresh();
+      // Live state: while a server is connecting, ask again about once a second.
+      stopPoll ??= poll(refresh, 1000, () => app.visible('servers') && servers.some((s) => s.state && s.state.status === 'connecting'));
+    },
+    hide() {
+      stopPoll?.();
+      stopPoll = null;
+    },
+    changed(changes) {
+      if (touches(changes, ['servers', 'tools'])) refresh();
+    },
+    relocalize() {
+      build();
+      render();
+    },
+  };
+}
+
+/** The add/edit dialog. `open(null)` adds, `open(serverView)` edits. */
+function serverDialog(app, done) {
+  const title = h('h2', { id: nextId('dlg') });
+  const name = h('input', { type: 'text', name: 'name', required: true, autocomplete: 'off' });
+  const url = h('input', { type: 'url', name: 'url', required: true, placeholder: 'http://127.0.0.1:3001/mcp', autocomplete: 'off', spellcheck: false });
+  const transport = select(TRANSPORTS.map((v) => [v, t('transport_' + v)]), 'auto', { name: 'transport' });
+  const timeout = h('input', { type: 'number', name: 'timeout', min: '1', max: '600', step: '1', value: '30' });
+  const enabled = h('input', { type: 'checkbox', name: 'enabled', checked: true, attrs: { role: 'switch' }, id: nextId('en') });
+  const headers = h('div', { class: 'header-rows' });
+  const error = h('div', { class: 'form-error', attrs: { 'aria-live': 'assertive' } });
+  const save = h('button', { type: 'submit', class: 'primary', text: t('save') });
+  let editing = null;
+
+  function headerRow(hName = '', hValue = '') {
+    const n = h('input', { type: 'text', value: hName, placeholder: 'Authorization', class: 'header-name', attrs: { 'aria-label': t('headerName') }, spellcheck: false });
+    const v = h('input', { type: 'password', value: hValue, placeholder: 'Bearer …', class: 'header-value', attrs: { 'aria-label': t('headerValue') }, autocomplete: 'off', spellcheck: false });
+    const show = h('button', { type: 'button', class: 'icon', text: t('headerShow'), attrs: { 'aria-pressed': 'false' } });
+    show.addEventListener('click', () => {
+      const on = v.type === 'password';
+      v.type = on ? 'text' : 'password';
+      show.setAttribute('aria-pressed', String(on));
+    });
+    if (hValue === MASK) {
+      // The core never sends a stored secret back; revealing the mask would show nothing.
+      show.hidden = true;
+      v.title = t('headerMasked');
+    }
+    const row = h('div', { class: 'header-row' }, n, v, show,
+      h('button', { type: 'button', class: 'icon', text: '×', attrs: { 'aria-label': t('headerRemove') }, on: { click: () => row.remove() } }));
+    headers.append(row);
+    return row;
+  }
+
+  const form = h('form', { method: 'dialog', class: 'stack' },
+    title,
+    field(t('serverName'), name, { required: true }),
+    field(t('serverUrl'), url, { required: true, hint: t('serverUrlHint') }),
+    field(t('serverTransport'), transport),
+    field(t('serverTimeout'), timeout),
+    h('label', { class: 'switch', htmlFor: enabled.id }, enabled, h('span', { text: t('serverEnabled') })),
+    h('fieldset', {},
+      h('legend', { text: t('serverHeaders') }),
+      h('small', { class: 'hint', text: t('serverHeadersHint') }),
+      headers,
+      h('button', { type: 'button', text: t('headerAdd'), on: { click: () => headerRow().querySelector('input').focus() } })),
+    error,
+    h('div', { class: 'actions end' },
+      h('button', { type: 'button', text: t('cancel'), on: { click: () => element.close() } }),
+      save));
+  const element = h('dialog', { class: 'server-dialog', attrs: { 'aria-labelledby': title.id } }, form);
+
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    error.replaceChildren();
+    const server = {
+      name: name.value.trim(),
+      url: url.value.trim(),
+      transport: transport.value,
+      timeoutMs: Math.round(Number(timeout.value || 30) * 1000),
+      enabled: enabled.checked,
+      headers: [...headers.querySelectorAll('.header-row')]
+        .map((r) => ({ name: r.querySelector('.header-name').value.trim(), value: r.querySelector('.header-value').value }))
+        .filter((x) => x.name),
+    };
+    if (!form.reportValidity()) return;
+    // The permission prompt needs the click's user gesture: ask before anything is awaited.
+    const granted = requestHostPermission([server.url]);
+    save.disabled = true;
+    (async () => {
+      try {
+        if (!(await granted)) {
+          error.replaceChildren(errorView({ kind: 'permission', message: t('permDenied', remoteOrigin(server.url)), hint: t('permDeniedHint') }));
+          return;
+        }
+        const saved = editing
+          ? await call('servers/update', { server: { ...server, id: editing.id } })
+          : await call('servers/add', { server });
+        element.close();
+        done();
+        // Connect right away so the list shows the real state (and tool count) soon.
+        if (saved && saved.id && saved.enabled !== false) call('servers/test', { id: saved.id }).catch(() => {}).finally(done);
+      } catch (e) {
+        error.replaceChildren(errorView(e));
+      } finally {
+        save.disabled = false;
+      }
+    })();
+  });
+
+  return {
+    element,
+    open(s) {
+      editing = s;
+      title.textContent = s ? t('serverEditTitle', s.name || s.id) : t('serverAddTitle');
+      name.value = s ? s.name || '' : '';
+      url.value = s ? s.url || '' : '';
+      transport.value = s ? s.transport || 'auto' : 'auto';
+      timeout.value = String(Math.round((s && s.timeoutMs ? s.timeoutMs : 30_000) / 1000));
+      enabled.checked = s ? s.enabled !== false : true;
+      headers.replaceChildren();
+      for (const hd of (s && s.headers) || []) headerRow(hd.name, hd.value);
+      error.replaceChildren();
+      element.showModal();
+      name.focus();
+    },
+  };
+}
+
+/** Paste an mcpServers JSON, preview what will and will not be added, then add. */
+function importDialog(app, done) {
+  const title = h('h2', { id: nextId('dlg'), text: t('importTitle') });
+  const text = h('textarea', { rows: 8, class: 'mono', spellcheck: false, placeholder: '{"mcpServers": {"name": {"url": "http://127.0.0.1:3001/mcp"}}}' });
+  const preview = h('div', { class: 'import-preview', attrs: { 'aria-live': 'polite' } });
+  const apply = h('button', { type: 'button', class: 'primary', disabled: true, text: t('importApply', 0) });
+  let report = null;
+
+  async function doPreview() {
+    report = null;
+    apply.disabled = true;
+    apply.textContent = t('importApply', 0);
+    try {
+      report = await call('servers/import', { json: text.value, apply: false });
+    } catch (e) {
+      preview.replaceChildren(errorView(e));
+      return;
+    }
+    const add = report.servers || [];
+    const skipped = report.skipped || [];
+    preview.replaceChildren(
+      h('h3', { text: t('importWillAdd', add.length) }),
+      add.length
+        ? h('ul', { class: 'import-add' }, add.map((s) => h('li', {}, h('strong', { text: s.name || s.id }), ' ', h('code', { text: s.url }),
+          remoteOrigin(s.url) ? h('small', { class: 'hint', text: ` ${t('importNeedsPermission')}` }) : null)))
+        : null,
+      skipped.length ? h('h3', { text: t('importSkipped', skipped.length) }) : null,
+      skipped.length ? h('ul', { class: 'import-skipped' }, skipped.map((s) => h('li', {}, h('strong', { text: s.name }), ': ', h('span', { text: s.reason })))) : null);
+    apply.disabled = add.length === 0;
+    apply.textContent = t('importApply', add.length);
+  }
+
+  apply.addEventListener('click', () => {
+    if (!report) return;
+    const granted = requestHostPermission((report.servers || []).map((s) => s.url));
+    apply.disabled = true;
+    (async () => {
+      try {
+        if (!(await granted)) {
+          preview.append(errorView({ kind: 'permission', message: t('permDeniedImport'), hint: t('permDeniedHint') }));
+          return;
+        }
+        const result = await call('servers/import', { json: text.value, apply: true });
+        element.close();
+        done();
+        for (const s of result.servers || []) if (s.enabled !== false) call('servers/test', { id: s.id }).catch(() => {}).finally(done);
+      } catch (e) {
+        preview.append(errorView(e));
+      } finally {
+        apply.disabled = false;
+      }
+    })();
+  });
+
+  const element = h('dialog', { class: 'import-dialog', attrs: { 'aria-labelledby': title.id } },
+    h('div', { class: 'stack' },
+      title,
+      field(t('importPaste'), text, { hint: t('importHint') }),
+      h('div', { class: 'actions' }, h('button', { type: 'button', id: 'import-preview', text: t('importPreview'), on: { click: doPreview } })),
+      preview,
+      h('div', { class: 'actions end' }, h('button', { type: 'button', text: t('cancel'), on: { click: () => element.close() } }), apply)));
+  return {
+    element,
+    open() {
+      text.value = '';
+      report = null;
+      preview.replaceChildren();
+      apply.disabled = true;
+      apply.textContent = t('importApply', 0);
+      element.showModal();
+      text.focus();
+    },
+  };
+}
+
+/** Shows the exported mcpServers JSON (no secrets), with Copy and Download. */
+function exportDialog() {
+  const title = h('h2', { id: nextId('dlg'), text: t('exportTitle') });
+  const out = h('textarea', { rows: 10, class: 'mono', readOnly: true, spellcheck: false, attrs: { 'aria-labelledby': title.id } });
+  const note = h('p', { class: 'hint', attrs: { 'aria-live': 'polite' } });
+  const element = h('dialog', { class: 'export-dialog', attrs: { 'aria-labelledby': title.id } },
+    h('div', { class: 'stack' },
+      title,
+      h('p', { class: 'hint', text: t('exportHint') }),
+      out, note,
+      h('div', { class: 'actions end' },
+        h('button', { type: 'button', text: t('copy'), on: { click: async () => { note.textContent = (await copyText(out.value)) ? t('copied') : t('copyFailed'); } } }),
+        h('button', { type: 'button', text: t('download'), on: { click: () => {
+          const a = h('a', { href: URL.createObjectURL(new Blob([out.value], { type: 'application/json' })), download: 'mcp-servers.json' });
+          a.click();
+          setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+        } } }),
+        h('button', { type: 'button', class: 'primary', text: t('close'), on: { click: () => element.close() } }))));
+  return {
+    element,
+    async open() {
+      out.value = '';
+      note.replaceChildren();
+      element.showModal();
+      try {
+        out.value = JSON.stringify(await call('servers/export'), null, 2);
+        out.select();
+      } catch (e) {
+        note.replaceChildren(errorView(e));
+      }
+    },
+  };
+}

@@ -1,0 +1,113 @@
+// Settings: custom instructions, default strategy, timeouts and limits, result size limit, and
+// the panel's language. Saved with settings/set; keys the panel does not know are kept as they
+// are, so a newer core's settings survive an older panel.
+import { h, field, select } from '../dom.js';
+import { t, LANGUAGES } from '../i18n.js';
+import { call, errorView, touches } from '../core.js';
+import { STRATEGIES } from './chat.js';
+
+/** The settings the panel edits, with the defaults it shows when none are stored. */
+export const DEFAULTS = Object.freeze({
+  customInstructions: '',
+  defaultStrategy: 'auto',
+  callTimeoutMs: 30_000,
+  maxConsecutive: 5,
+  maxTotal: 20,
+  maxResultChars: 20_000,
+  language: 'auto',
+});
+
+const NUMBERS = [
+  // [key, message, min, max, scale]: timeouts are edited in seconds, stored in milliseconds.
+  ['callTimeoutMs', 'settingsCallTimeout', 1, 600, 1000],
+  ['maxConsecutive', 'settingsMaxConsecutive', 1, 100, 1],
+  ['maxTotal', 'settingsMaxTotal', 1, 500, 1],
+  ['maxResultChars', 'settingsMaxResult', 100, 1_000_000, 1],
+];
+
+export function mountSettings(section, app) {
+  let stored = {};
+  let dirty = false;
+  const status = h('div', { class: 'view-status', attrs: { 'aria-live': 'polite' } });
+  let controls = {};
+  const about = h('p', { class: 'muted about', id: 'about' });
+
+  function build() {
+    const instructions = h('textarea', { id: 'set-instructions', rows: 4 });
+    const strategy = select(STRATEGIES.map((v) => [v, t('strategy_' + v)]), 'auto', { id: 'set-strategy' });
+    const language = select(LANGUAGES.map((v) => [v, t('lang_' + v)]), 'auto', { id: 'set-language' });
+    const numbers = NUMBERS.map(([key, msg, min, max, scale]) => {
+      const el = h('input', { type: 'number', id: 'set-' + key, min: String(min), max: String(max), step: '1', required: true });
+      return { key, msg, scale, el };
+    });
+    controls = { instructions, strategy, language, numbers };
+    const form = h('form', { class: 'stack', id: 'settings-form' },
+      field(t('settingsInstructions'), instructions, { hint: t('settingsInstructionsHint') }),
+      field(t('settingsStrategy'), strategy),
+      h('div', { class: 'row2' }, numbers.map((n) => field(t(n.msg), n.el))),
+      field(t('settingsLanguage'), language, { hint: t('settingsLanguageHint') }),
+      h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary', id: 'settings-save', text: t('save') })),
+      status);
+    form.addEventListener('input', () => { dirty = true; });
+    form.addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      if (form.reportValidity()) save();
+    });
+    section.replaceChildren(h('h2', { text: t('settingsTitle') }), form,
+      about);
+    fill();
+  }
+
+  function fill() {
+    const s = { ...DEFAULTS, ...stored };
+    controls.instructions.value = s.customInstructions || '';
+    controls.strategy.value = STRATEGIES.includes(s.defaultStrategy) ? s.defaultStrategy : 'auto';
+    controls.language.value = LANGUAGES.includes(s.language) ? s.language : 'auto';
+    for (const n of controls.numbers) n.el.value = String(Math.round(Number(s[n.key]) / n.scale));
+    dirty = false;
+  }
+
+  async function refresh() {
+    about.textContent = app.coreVersion ? t('aboutCore', app.coreVersion) : '';
+    try {
+      stored = (await call('settings/get')) || {};
+      status.replaceChildren();
+    } catch (e) {
+      stored = {};
+      status.replaceChildren(errorView(e));
+    }
+    fill();
+  }
+
+  async function save() {
+    const next = {
+      ...stored,
+      customInstructions: controls.instructions.value,
+      defaultStrategy: controls.strategy.value,
+      language: controls.language.value,
+    };
+    for (const n of controls.numbers) next[n.key] = Math.round(Number(n.el.value) * n.scale);
+    const languageChanged = (stored.language || 'auto') !== next.language;
+    try {
+      stored = (await call('settings/set', { settings: next })) || next;
+      dirty = false;
+      if (languageChanged) await app.applyLanguage(stored.language);
+      status.replaceChildren(h('p', { class: 'ok', text: t('saved') }));
+    } catch (e) {
+      status.replaceChildren(errorView(e));
+    }
+  }
+
+  build();
+  return {
+    show: () => refresh(),
+    hide() {},
+    changed(changes) {
+      // Another panel saved: show it, unless the user is in the middle of editing here.
+      if (touches(changes, ['settings']) && !dirty) refresh();
+    },
+    relocalize() {
+      build();
+    },
+  };
+}

@@ -1,0 +1,217 @@
+// Tools: every tool of every server, grouped by server and searchable, with its description and
+// parameters, its policy (allow / ask / deny) and enabled switch, bulk settings per server, and a
+// form generated from its input schema to run it by hand.
+//
+// ToolView = MCP Tool + {serverId, policy: allow|ask|deny, enabled} (crates/relay-core/src/contract.rs).
+import { h, select, nextId, json } from '../dom.js';
+import { t } from '../i18n.js';
+import { call, errorView, touches } from '../core.js';
+import { schemaForm, editType } from '../schema-form.js';
+import { callView } from '../render.js';
+
+const POLICIES = ['allow', 'ask', 'deny'];
+
+const keyOf = (tool) => `${tool.serverId}\u0000${tool.name}`;
+
+/** A short signature of one parameter: type, required, default, enum, bounds. */
+function paramLine(name, prop, required) {
+  const p = prop && typeof prop === 'object' ? prop : {};
+  const type = editType(p) === 'json' ? (Array.isArray(p.type) ? p.type.join('|') : p.type || (p.anyOf || p.oneOf ? 'union' : 'any')) : editType(p);
+  const bits = [required ? t('paramRequired') : t('paramOptional')];
+  if (p.default !== undefined) bits.push(t('paramDefault', JSON.stringify(p.default)));
+  if (Array.isArray(p.enum)) bits.push(t('paramEnum', p.enum.map((v) => JSON.stringify(v)).join(', ')));
+  if (p.minimum !== undefined || p.maximum !== undefined) bits.push(`${p.minimum ?? '…'}–${p.maximum ?? '…'}`);
+  const nested = (p.type === 'object' && p.properties) || (p.type === 'array' && p.items && typeof p.items === 'object' && (p.items.properties || p.items.type));
+  return h('li', { class: 'param', dataset: { param: name } },
+    h('code', { text: name }), ' ', h('span', { class: 'param-type', text: type }),
+    h('small', { class: required ? 'req-tag' : 'opt-tag', text: ` ${bits.join(' · ')}` }),
+    p.description ? h('div', { class: 'param-desc', text: String(p.description) }) : null,
+    nested ? h('details', {}, h('summary', { text: t('paramShape') }), h('pre', { class: 'result-json', text: json(p.type === 'array' ? p.items : p.properties) })) : null);
+}
+
+export function mountTools(section, app) {
+  let tools = [];
+  let servers = [];
+  const expanded = new Set();
+  const details = new Map(); // key -> {schema, el}: keeps an open run form's input across refreshes
+  const search = h('input', { type: 'search', id: 'tool-search', placeholder: t('toolsSearch'), attrs: { 'aria-label': t('toolsSearch') }, autocomplete: 'off' });
+  const count = h('p', { class: 'muted', attrs: { 'aria-live': 'polite' } });
+  const status = h('div', { class: 'view-status' });
+  const groups = h('div', { class: 'tool-groups' });
+  search.addEventListener('input', () => filter());
+
+  function build() {
+    search.placeholder = t('toolsSearch');
+    search.setAttribute('aria-label', t('toolsSearch'));
+    section.replaceChildren(
+      h('div', { class: 'toolbar' },
+        h('h2', { text: t('toolsTitle') }),
+        h('button', { type: 'button', id: 'tools-refresh', text: t('toolsRefresh'), on: { click: () => refresh({ refreshTools: true }) } })),
+      search, count, status, groups);
+  }
+
+  async function refresh({ refreshTools = false } = {}) {
+    try {
+      [servers, tools] = await Promise.all([call('servers/list'), call('tools/list', refreshTools ? { refresh: true } : {})]);
+      status.replaceChildren();
+    } catch (e) {
+      status.replaceChildren(errorView(e));
+      tools = [];
+    }
+    render();
+  }
+
+  async function setPolicy(fields, row) {
+    try {
+      await call('tools/policy', fields);
+    } catch (e) {
+      row?.querySelector('.row-error')?.replaceChildren(errorView(e, { compact: true }));
+      return;
+    }
+    await refresh();
+  }
+
+  function toolItem(tool) {
+    const key = keyOf(tool);
+    const detailId = nextId('td');
+    const isOpen = expanded.has(key);
+    const row = h('li', { class: 'tool', dataset: { server: tool.serverId, tool: tool.name, policy: tool.policy, enabled: String(tool.enabled !== false) } });
+    const more = h('button', { type: 'button', class: 'icon more', text: isOpen ? '−' : '+', attrs: { 'aria-expanded': String(isOpen), 'aria-controls': detailId, 'aria-label': t('toolDetails', tool.name) } });
+    const enabled = h('input', { type: 'checkbox', checked: tool.enabled !== false, attrs: { 'aria-label': t('toolEnable', tool.name) } });
+    enabled.addEventListener('change', () => setPolicy({ serverId: tool.serverId, tool: tool.name, enabled: enabled.checked }, row));
+    const policy = select(POLICIES.map((p) => [p, t('policy_' + p)]), tool.policy || 'ask', { class: `policy policy-${tool.policy}`, attrs: { 'aria-label': t('toolPolicy', tool.name) } });
+    policy.addEventListener('change', () => setPolicy({ serverId: tool.serverId, tool: tool.name, policy: policy.value }, row));
+    const ann = tool.annotations || {};
+    let detail = details.get(key);
+    const schemaText = JSON.stringify(tool.inputSchema ?? null);
+    if (!detail || detail.schema !== schemaText) {
+      detail = { schema: schemaText, el: toolDetail(tool) };
+      details.set(key, detail);
+    }
+    detail.el.id = detailId;
+    detail.el.hidden = !isOpen;
+    more.addEventListener('click', () => {
+      const open = detail.el.hidden;
+      detail.el.hidden = !open;
+      more.setAttribute('aria-expanded', String(open));
+      more.textContent = open ? '−' : '+';
+      if (open) expanded.add(key);
+      else expanded.delete(key);
+    });
+    row.append(
+      h('div', { class: 'tool-head' },
+        enabled,
+        h('span', { class: 'tool-name' }, h('strong', { text: tool.name }), tool.title && tool.title !== tool.name ? h('small', { text: ` ${tool.title}` }) : null),
+        ann.readOnlyHint ? h('span', { class: 'badge', text: t('toolReadOnly') }) : null,
+        ann.destructiveHint ? h('span', { class: 'badge bad', text: t('toolDestructive') }) : null,
+        policy, more),
+      tool.description ? h('p', { class: 'tool-desc', text: String(tool.description) }) : null,
+      h('div', { class: 'row-error' }),
+      detail.el);
+    return row;
+  }
+
+  function toolDetail(tool) {
+    const schema = tool.inputSchema || {};
+    const req = new Set(Array.isArray(schema.required) ? schema.required : []);
+    const params = Object.entries(schema.properties || {});
+    const form = schemaForm(schema);
+    const out = h('div', { class: 'run-result', attrs: { 'aria-live': 'polite' } });
+    const run = h('button', { type: 'submit', class: 'primary', text: t('toolRun') });
+    const showRecord = (record) => out.replaceChildren(callView(record, {
+      onDecide: async (decision) => {
+        try {
+          showRecord(await call('activity/decide', { key: record.key, decision }));
+        } catch (e) {
+          out.append(errorView(e));
+        }
+      },
+    }));
+    const formEl = h('form', { class: 'run-form stack' }, h('h4', { text: t('toolRunTitle') }), form.element, h('div', { class: 'actions' }, run), out);
+    formEl.addEventListener('submit', async (ev) => {
+      ev.preventDefault();
+      const args = form.collect();
+      if (!args.ok) return;
+      run.disabled = true;
+      run.setAttribute('aria-busy', 'true');
+      out.replaceChildren(h('p', { class: 'muted', text: t('toolRunning') }));
+      try {
+        showRecord(await call('tools/call', { serverId: tool.serverId, tool: tool.name, arguments: args.value }));
+      } catch (e) {
+        out.replaceChildren(errorView(e));
+      } finally {
+        run.disabled = false;
+        run.removeAttribute('aria-busy');
+      }
+    });
+    return h('div', { class: 'tool-detail' },
+      params.length
+        ? h('ul', { class: 'params', attrs: { 'aria-label': t('toolParams') } }, params.map(([n, p]) => paramLine(n, p, req.has(n))))
+        : h('p', { class: 'muted', text: t('formNoParams') }),
+      formEl);
+  }
+
+  function render() {
+    const names = new Map(servers.map((s) => [s.id, s.name || s.id]));
+    const byServer = new Map();
+    for (const tool of tools) {
+      if (!byServer.has(tool.serverId)) byServer.set(tool.serverId, []);
+      byServer.get(tool.serverId).push(tool);
+    }
+    const live = new Set(tools.map(keyOf));
+    for (const k of details.keys()) if (!live.has(k)) details.delete(k);
+    if (!byServer.size) {
+      groups.replaceChildren(h('p', { class: 'empty', text: t('toolsEmpty') }));
+      filter();
+      return;
+    }
+    groups.replaceChildren(...[...byServer.entries()].map(([serverId, list]) => {
+      const headingId = nextId('tg');
+      const bulk = select([['', t('toolsBulk')], ...POLICIES.map((p) => [p, t('bulkPolicy', t('policy_' + p))]), ['enable', t('bulkEnable')], ['disable', t('bulkDisable')]], '', { class: 'bulk', attrs: { 'aria-label': t('toolsBulkFor', names.get(serverId) || serverId) } });
+      const group = h('section', { class: 'tool-group', dataset: { server: serverId }, attrs: { 'aria-labelledby': headingId } });
+      bulk.addEventListener('change', () => {
+        const v = bulk.value;
+        bulk.value = '';
+        if (!v) return;
+        setPolicy(v === 'enable' || v === 'disable' ? { serverId, enabled: v === 'enable' } : { serverId, policy: v }, group);
+      });
+      group.append(
+        h('div', { class: 'group-head' }, h('h3', { id: headingId, text: names.get(serverId) || serverId }), h('small', { class: 'muted', text: t('toolCount', list.length) }), bulk),
+        h('div', { class: 'row-error' }),
+        h('ul', { class: 'tool-list' }, list.map(toolItem)));
+      return group;
+    }));
+    filter();
+  }
+
+  function filter() {
+    const q = search.value.trim().toLowerCase();
+    let shown = 0;
+    for (const group of groups.querySelectorAll('.tool-group')) {
+      const serverName = group.querySelector('h3').textContent.toLowerCase();
+      let any = 0;
+      for (const row of group.querySelectorAll('li.tool')) {
+        const hit = !q || serverName.includes(q) || row.dataset.tool.toLowerCase().includes(q) || (row.querySelector('.tool-desc')?.textContent || '').toLowerCase().includes(q) || (row.querySelector('.tool-name small')?.textContent || '').toLowerCase().includes(q);
+        row.hidden = !hit;
+        if (hit) any += 1;
+      }
+      group.hidden = any === 0;
+      shown += any;
+    }
+    count.textContent = tools.length ? t('toolsShown', shown, tools.length) : '';
+  }
+
+  build();
+  return {
+    show: () => refresh(),
+    hide() {},
+    changed(changes) {
+      if (touches(changes, ['servers', 'tools', 'policies', 'policy'])) refresh();
+    },
+    relocalize() {
+      details.clear();
+      build();
+      render();
+    },
+  };
+}
