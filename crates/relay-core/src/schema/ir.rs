@@ -391,7 +391,8 @@ fn percent_decode(text: &str) -> String {
 
 /// The name a reference is shown under: its last path segment (`#/$defs/Node` → `Node`).
 pub(crate) fn ref_name(reference: &str) -> String {
-    let last = reference.rsplit(['/', '#']).find(|s| !s.is_empty()).unwrap_or("Ref");
+    // `#` is the whole schema: a tool whose arguments nest themselves.
+    let last = reference.rsplit(['/', '#']).find(|s| !s.is_empty()).unwrap_or("Root");
     let name = last.replace("~1", "/").replace("~0", "~");
     if name.is_empty() {
         "Ref".to_owned()

@@ -172,6 +172,13 @@ impl<'a> Checker<'a> {
         (sub, copy)
     }
 
+    /// Whether `value` satisfies `schema` as it is, without any coercion (for `not`, `if`,
+    /// `contains`, where a coerced match would invert the meaning).
+    fn matches(&self, schema: &'a Value, value: &Value, path: &mut String, depth: usize) -> bool {
+        let (sub, _) = self.trial(schema, value, path, depth);
+        sub.errors.is_empty() && sub.coercions.is_empty()
+    }
+
     fn check(&mut self, schema: &'a Value, value: &mut Value, path: &mut String, depth: usize) {
         if depth > MAX_DEPTH {
             return;
@@ -343,7 +350,7 @@ impl<'a> Checker<'a> {
             path.truncate(len);
         }
         if let Some(contains) = map.get("contains") {
-            let found = items.iter().any(|item| self.trial(contains, item, path, depth + 1).0.errors.is_empty());
+            let found = items.iter().any(|item| self.matches(contains, item, path, depth + 1));
             if !found {
                 let expected = format!("a list containing {}", super::render_type(contains));
                 self.errors.push(ValidationError::NoMatchingAlternative { path: path.clone(), expected });
@@ -419,12 +426,12 @@ impl<'a> Checker<'a> {
             }
         }
         if let Some(negated) = map.get("not") {
-            if self.trial(negated, value, path, depth + 1).0.errors.is_empty() {
+            if self.matches(negated, value, path, depth + 1) {
                 self.errors.push(ValidationError::Forbidden { path: path.clone() });
             }
         }
         if let Some(condition) = map.get("if") {
-            let holds = self.trial(condition, value, path, depth + 1).0.errors.is_empty();
+            let holds = self.matches(condition, value, path, depth + 1);
             let branch = if holds { map.get("then") } else { map.get("else") };
             if let Some(branch) = branch {
                 self.check(branch, value, path, depth + 1);
