@@ -28,8 +28,9 @@ chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   const role = senderRole(sender);
   if (!role) return false;
   const origin = sender.origin || new URL(sender.url).origin;
+  const who = role === 'content' ? { role, origin, tabId: sender.tab.id, url: sender.url } : { role, origin };
   ready
-    .then(() => handle(message, { role, origin }))
+    .then(() => handle(message, who))
     .then(sendResponse, (e) => sendResponse({ ok: false, error: { kind: 'internal', message: String(e && e.message || e) } }));
   return true; // the answer is asynchronous
 });

@@ -1,1 +1,60 @@
-//! Pure functions of the core exported to JavaScript (service worker, Node build, tests).
+//! Pure functions of the core exported to JavaScript: used by the service worker, the Node build
+//! (`target/relay-node/relay_wasm.js`) and tests. Stable names; plain JSON in and out.
+//!
+//! - `promptForServers(servers, options?)` → `{text, chars, tokensEstimate, tools, diagnostics?}` or `null`
+//! - `parseToolCalls(text, servers)` → `{calls: [{tool, server, arguments, callId, span, format}], diagnostics}`
+//! - `new StreamParser(servers)`: `.push(fullText)`, `.append(chunk)`, `.finish()` → `{calls, pending, diagnostics}`
+//! - `validateArguments(tool, args)` → `{arguments, errors, coercions, message}`
+//! - `formatResults(inputs, options?)` → `{text, attachments, truncated}`
+//!
+//! `servers` is `[{id, name, tools: [MCP Tool as tools/list returns it]}]`.
+
+use relay_core::model::{ServerTools, Tool};
+use relay_core::prompt::{prompt_for_servers, PromptOptions};
+use relay_core::result::{format_results, ResultInput, ResultOptions};
+use relay_core::schema::validate;
+use serde_json::{json, Value};
+use wasm_bindgen::prelude::*;
+
+use crate::js::{from_js, to_js};
+
+fn options_or_default<T: serde::de::DeserializeOwned + Default>(v: JsValue, what: &str) -> Result<T, JsValue> {
+    if v.is_undefined() || v.is_null() {
+        Ok(T::default())
+    } else {
+        from_js(v, what)
+    }
+}
+
+/// The system prompt for all tools of `servers`; `null` when there are none.
+#[wasm_bindgen(js_name = promptForServers)]
+pub fn prompt_for_servers_js(servers: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let servers: Vec<ServerTools> = from_js(servers, "servers")?;
+    let options: PromptOptions = options_or_default(options, "options")?;
+    match prompt_for_servers(&servers, &options) {
+        Some(p) => to_js(&p),
+        None => Ok(JsValue::NULL),
+    }
+}
+
+/// Checks (and safely coerces) arguments against a tool's input schema.
+#[wasm_bindgen(js_name = validateArguments)]
+pub fn validate_arguments_js(tool: JsValue, args: JsValue) -> Result<JsValue, JsValue> {
+    let tool: Tool = from_js(tool, "tool")?;
+    let args: Value = if args.is_undefined() { Value::Null } else { from_js(args, "arguments")? };
+    let v = validate(&tool, &args);
+    let message = v.message_for_model(&tool.name);
+    let mut out = serde_json::to_value(&v).unwrap_or(Value::Null);
+    if let Some(obj) = out.as_object_mut() {
+        obj.insert("message".into(), json!(message));
+    }
+    to_js(&out)
+}
+
+/// Formats call outcomes as one message for the model (fence-safe, attachments split out).
+#[wasm_bindgen(js_name = formatResults)]
+pub fn format_results_js(inputs: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let inputs: Vec<ResultInput> = from_js(inputs, "results")?;
+    let options: ResultOptions = options_or_default(options, "options")?;
+    to_js(&format_results(&inputs, &options))
+}
