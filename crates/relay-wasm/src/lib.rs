@@ -7,6 +7,7 @@
 
 mod api;
 mod js;
+pub mod mcp;
 mod service;
 mod storage;
 
