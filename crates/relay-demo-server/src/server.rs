@@ -95,17 +95,18 @@ fn json_text(value: &impl Serialize) -> Result<CallToolResult, ErrorData> {
     Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
 }
 
-/// Checks a value against the bounds its schema advertises.
+/// Checks a value against the bounds its schema advertises; the error is the message for the
+/// model.
 fn in_range<T: PartialOrd + std::fmt::Display>(
     name: &str,
     value: T,
     min: T,
     max: T,
-) -> Result<T, CallToolResult> {
+) -> Result<T, String> {
     if value < min || value > max {
-        return Err(tool_error(format!(
+        return Err(format!(
             "{name} must be between {min} and {max}, got {value}"
-        )));
+        ));
     }
     Ok(value)
 }
@@ -408,7 +409,7 @@ impl DemoServer {
     ) -> Result<CallToolResult, ErrorData> {
         let limit = match in_range("limit", args.limit, 1, LIST_MAX) {
             Ok(limit) => limit,
-            Err(e) => return Ok(e),
+            Err(e) => return Ok(tool_error(e)),
         };
         let notes = self.state.notes.list(args.tag.as_deref(), limit);
         json_text(&NoteList::new(notes))
@@ -459,12 +460,7 @@ impl DemoServer {
         &self,
         Parameters(args): Parameters<RetrieveArgs>,
     ) -> Result<Json<RetrieveOutput>, String> {
-        let top_k = in_range("top_k", args.top_k, 1, TOP_K_MAX).map_err(|_| {
-            format!(
-                "top_k must be between 1 and {TOP_K_MAX}, got {}",
-                args.top_k
-            )
-        })?;
+        let top_k = in_range("top_k", args.top_k, 1, TOP_K_MAX)?;
         if !Index::has_terms(&args.query) {
             return Err("query must contain at least one word or Chinese character".into());
         }
@@ -499,21 +495,15 @@ impl DemoServer {
         &self,
         Parameters(args): Parameters<SlowCountArgs>,
         context: RequestContext<RoleServer>,
-    ) -> CallToolResult {
-        let steps = match in_range("steps", args.steps, 1, STEPS_MAX) {
-            Ok(steps) => steps,
-            Err(e) => return e,
-        };
-        let delay = match in_range("delay_ms", args.delay_ms, 0, DELAY_MAX_MS) {
-            Ok(ms) => Duration::from_millis(ms),
-            Err(e) => return e,
-        };
+    ) -> Result<CallToolResult, String> {
+        let steps = in_range("steps", args.steps, 1, STEPS_MAX)?;
+        let delay = Duration::from_millis(in_range("delay_ms", args.delay_ms, 0, DELAY_MAX_MS)?);
         let token = context.meta.get_progress_token();
         let started = Instant::now();
         for step in 1..=steps {
             tokio::select! {
                 () = context.ct.cancelled() => {
-                    return tool_error(format!("cancelled after {} of {steps} steps", step - 1));
+                    return Err(format!("cancelled after {} of {steps} steps", step - 1));
                 }
                 () = tokio::time::sleep(delay) => {}
             }
@@ -532,10 +522,10 @@ impl DemoServer {
         } else {
             "without progress notifications (no progressToken in the request)"
         };
-        CallToolResult::success(vec![ContentBlock::text(format!(
+        Ok(CallToolResult::success(vec![ContentBlock::text(format!(
             "counted to {steps} in {} ms, {reported}",
             started.elapsed().as_millis()
-        ))])
+        ))]))
     }
 
     #[tool(

@@ -560,3 +560,38 @@ fn sse_responses_are_not_held_back_by_delayed_acks() {
         "median {median:?}: {times:?}"
     );
 }
+
+#[test]
+fn cancelling_slow_count_ends_its_stream_early() {
+    let server = Server::start(&[]);
+    let session = Session::open(&server);
+    let session_id = session.session_id.clone().expect("session");
+    // 20 steps of 2 s: 40 s if the cancellation were ignored.
+    let call = json!({
+        "jsonrpc": "2.0", "id": 99, "method": "tools/call",
+        "params": {"name": "slow_count", "arguments": {"steps": 20, "delay_ms": 2000}, "_meta": {"progressToken": "c"}}
+    });
+    let (url, sid) = (server.url.clone(), session_id.clone());
+    let started = std::time::Instant::now();
+    let caller = std::thread::spawn(move || post(&support::agent(), &url, Some(&sid), &call));
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let cancel = post(
+        &support::agent(),
+        &server.url,
+        Some(&session_id),
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 99, "reason": "test"}}),
+    );
+    assert_eq!(cancel.status, 202, "{}", cancel.raw);
+    let exchange = caller.join().expect("caller thread");
+    let took = started.elapsed();
+    assert!(
+        took < std::time::Duration::from_secs(10),
+        "took {took:?}: {}",
+        exchange.raw
+    );
+    // Per the spec a cancelled request gets no response; if rmcp sends one anyway it must
+    // say the call was cancelled rather than report a completed count.
+    if let Some(reply) = exchange.messages.iter().find(|m| m["id"] == json!(99)) {
+        assert!(text_of(&reply["result"]).contains("cancelled"), "{reply}");
+    }
+}
