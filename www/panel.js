@@ -114,7 +114,7 @@ async function boot() {
   );
   onStorageChange(async (changes) => {
     controllers[app.current]?.changed(changes);
-    if (touches(changes, ['settings'])) {
+    if (touches(changes, ['config'])) {
       // Another panel may have switched the language: follow what the core now says.
       const s = await call('settings/get').catch(() => null);
       const lang = (s && s.language) || 'auto';

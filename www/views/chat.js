@@ -9,7 +9,8 @@ import { t } from '../i18n.js';
 import { call, errorView, currentChat, onTabChange, touches } from '../core.js';
 import { resourceContents } from '../render.js';
 
-export const STRATEGIES = ['auto', 'tool_first', 'tool_forced', 'disabled'];
+/** Strategies as the core names them (relay_core::prompt::Strategy). */
+export const STRATEGIES = ['auto', 'toolFirst', 'toolForced', 'disabled'];
 
 /** MCP list answers come as `{prompts: [...]}` / `{resources: [...]}` or as the bare array. */
 const listOf = (answer, key) => (Array.isArray(answer) ? answer : (answer && Array.isArray(answer[key]) ? answer[key] : []));
@@ -49,7 +50,7 @@ export function mountChat(section, app) {
     who.replaceChildren(t('chatFor', host, chat.tabId));
     who.title = chat.url;
     try {
-      [servers, settings] = await Promise.all([call('servers/list'), call('chat/get', { chat })]);
+      [servers, settings, app.settings] = await Promise.all([call('servers/list'), call('chat/get', { chat }), call('settings/get')]);
     } catch (e) {
       status.replaceChildren(errorView(e));
       settingsBox.replaceChildren();
@@ -90,13 +91,17 @@ export function mountChat(section, app) {
         return h('li', { dataset: { server: srv.id } }, input, h('label', { htmlFor: input.id }, srv.name || srv.id, h('small', { class: 'muted', text: ` · ${note}` })));
       }))
       : h('p', { class: 'muted', text: t('chatNoServers') });
-    const strategy = select(STRATEGIES.map((v) => [v, t('strategy_' + v)]), s.strategy || 'auto', { id: 'chat-strategy' });
-    strategy.addEventListener('change', () => save({ strategy: strategy.value }));
+    // No strategy of its own means the default from the settings applies.
+    const fallback = (app.settings && app.settings.defaultStrategy) || 'auto';
+    const strategy = select([['', t('strategyDefault', t('strategy_' + fallback))], ...STRATEGIES.map((v) => [v, t('strategy_' + v)])], s.strategy || '', { id: 'chat-strategy' });
+    strategy.addEventListener('change', () => save({ strategy: strategy.value || null }));
     const template = h('textarea', { id: 'chat-template', rows: 3, class: 'mono', value: s.template || '', placeholder: t('chatTemplatePlaceholder'), spellcheck: false });
     template.addEventListener('change', () => save({ template: template.value.trim() ? template.value : null }));
+    // Empty limits fall back to the settings' limits, shown as the placeholder.
     const num = (id, value, key) => {
-      const el = h('input', { type: 'number', id, min: '1', max: '100', step: '1', value: String(value ?? '') });
+      const el = h('input', { type: 'number', id, min: '1', max: '500', step: '1', value: String(value ?? ''), placeholder: String((app.settings && app.settings[key]) ?? '') });
       el.addEventListener('change', () => {
+        if (el.value.trim() === '') return save({ [key]: null });
         const n = Math.round(Number(el.value));
         if (Number.isFinite(n) && n >= 1) save({ [key]: n });
       });
@@ -104,7 +109,7 @@ export function mountChat(section, app) {
     };
     settingsBox.replaceChildren(
       h('fieldset', { class: 'chat-servers' }, h('legend', { text: t('chatServers') }), serverChecks),
-      field(t('chatStrategy'), strategy, { hint: t('strategyHint_' + (s.strategy || 'auto')) }),
+      field(t('chatStrategy'), strategy, { hint: t('strategyHint_' + (s.strategy || fallback)) }),
       toggle(t('chatAutoExecute'), s.autoExecute, (on) => save({ autoExecute: on }), { id: 'chat-auto-execute' }),
       toggle(t('chatAutoSubmit'), s.autoSubmit, (on) => save({ autoSubmit: on }), { id: 'chat-auto-submit' }),
       h('div', { class: 'row2' },
@@ -264,7 +269,7 @@ export function mountChat(section, app) {
       offTabs = null;
     },
     changed(changes) {
-      if (touches(changes, ['servers', 'tools', 'chat', 'settings', 'policies'])) refresh();
+      if (touches(changes, ['config', 'tools'])) refresh();
     },
     relocalize() {
       build();

@@ -79,8 +79,12 @@ export function mountServers(section, app) {
       }
     };
     const detail = [];
+    const info = st.info || {};
+    const protocol = st.protocolVersion || info.protocolVersion;
     if (st.status === 'connected') {
-      detail.push(h('span', { text: t('serverConnected', st.protocolVersion || '?', st.toolCount ?? 0) }));
+      detail.push(h('span', { text: t('serverConnected', protocol || '?', st.toolCount ?? 0) }));
+      const impl = info.serverInfo;
+      if (impl && impl.name) detail.push(h('span', { class: 'server-impl', text: t('serverReports', [impl.name, impl.version].filter(Boolean).join(' ')) }));
     } else if (st.status === 'connecting') {
       detail.push(h('span', { text: t('serverConnecting') }));
     }
@@ -130,7 +134,7 @@ export function mountServers(section, app) {
       stopPoll = null;
     },
     changed(changes) {
-      if (touches(changes, ['servers', 'tools'])) refresh();
+      if (touches(changes, ['config', 'tools'])) refresh();
     },
     relocalize() {
       build();
@@ -213,13 +217,12 @@ function serverDialog(app, done) {
           error.replaceChildren(errorView({ kind: 'permission', message: t('permDenied', remoteOrigin(server.url)), hint: t('permDeniedHint') }));
           return;
         }
-        const saved = editing
-          ? await call('servers/update', { server: { ...server, id: editing.id } })
-          : await call('servers/add', { server });
+        // The core connects and lists tools as part of adding or updating a server, so the
+        // answer already carries the live state.
+        if (editing) await call('servers/update', { server: { ...server, id: editing.id } });
+        else await call('servers/add', { server });
         element.close();
         done();
-        // Connect right away so the list shows the real state (and tool count) soon.
-        if (saved && saved.id && saved.enabled !== false) call('servers/test', { id: saved.id }).catch(() => {}).finally(done);
       } catch (e) {
         error.replaceChildren(errorView(e));
       } finally {
@@ -289,10 +292,9 @@ function importDialog(app, done) {
           preview.append(errorView({ kind: 'permission', message: t('permDeniedImport'), hint: t('permDeniedHint') }));
           return;
         }
-        const result = await call('servers/import', { json: text.value, apply: true });
+        await call('servers/import', { json: text.value, apply: true });
         element.close();
         done();
-        for (const s of result.servers || []) if (s.enabled !== false) call('servers/test', { id: s.id }).catch(() => {}).finally(done);
       } catch (e) {
         preview.append(errorView(e));
       } finally {

@@ -1,4 +1,4 @@
-// Settings: custom instructions, default strategy, timeouts and limits, result size limit, and
+// Settings: custom instructions, default strategy, loop limits, result size limit, and
 // the panel's language. Saved with settings/set; keys the panel does not know are kept as they
 // are, so a newer core's settings survive an older panel.
 import { h, field, select } from '../dom.js';
@@ -6,23 +6,24 @@ import { t, LANGUAGES } from '../i18n.js';
 import { call, errorView, touches } from '../core.js';
 import { STRATEGIES } from './chat.js';
 
-/** The settings the panel edits, with the defaults it shows when none are stored. */
+/**
+ * The settings the panel edits (the core's `Settings`), with the defaults it shows until the
+ * core answers. `language` "" follows the browser. Timeouts are per server (server dialog).
+ */
 export const DEFAULTS = Object.freeze({
   customInstructions: '',
   defaultStrategy: 'auto',
-  callTimeoutMs: 30_000,
   maxConsecutive: 5,
   maxTotal: 20,
-  maxResultChars: 20_000,
-  language: 'auto',
+  resultMaxChars: 20_000,
+  language: '',
 });
 
 const NUMBERS = [
-  // [key, message, min, max, scale]: timeouts are edited in seconds, stored in milliseconds.
-  ['callTimeoutMs', 'settingsCallTimeout', 1, 600, 1000],
-  ['maxConsecutive', 'settingsMaxConsecutive', 1, 100, 1],
-  ['maxTotal', 'settingsMaxTotal', 1, 500, 1],
-  ['maxResultChars', 'settingsMaxResult', 100, 1_000_000, 1],
+  // [key, message, min, max]
+  ['maxConsecutive', 'settingsMaxConsecutive', 1, 100],
+  ['maxTotal', 'settingsMaxTotal', 1, 500],
+  ['resultMaxChars', 'settingsMaxResult', 100, 1_000_000],
 ];
 
 export function mountSettings(section, app) {
@@ -36,9 +37,9 @@ export function mountSettings(section, app) {
     const instructions = h('textarea', { id: 'set-instructions', rows: 4 });
     const strategy = select(STRATEGIES.map((v) => [v, t('strategy_' + v)]), 'auto', { id: 'set-strategy' });
     const language = select(LANGUAGES.map((v) => [v, t('lang_' + v)]), 'auto', { id: 'set-language' });
-    const numbers = NUMBERS.map(([key, msg, min, max, scale]) => {
+    const numbers = NUMBERS.map(([key, msg, min, max]) => {
       const el = h('input', { type: 'number', id: 'set-' + key, min: String(min), max: String(max), step: '1', required: true });
-      return { key, msg, scale, el };
+      return { key, msg, el };
     });
     controls = { instructions, strategy, language, numbers };
     const form = h('form', { class: 'stack', id: 'settings-form' },
@@ -63,7 +64,7 @@ export function mountSettings(section, app) {
     controls.instructions.value = s.customInstructions || '';
     controls.strategy.value = STRATEGIES.includes(s.defaultStrategy) ? s.defaultStrategy : 'auto';
     controls.language.value = LANGUAGES.includes(s.language) ? s.language : 'auto';
-    for (const n of controls.numbers) n.el.value = String(Math.round(Number(s[n.key]) / n.scale));
+    for (const n of controls.numbers) n.el.value = String(s[n.key]);
     dirty = false;
   }
 
@@ -84,10 +85,10 @@ export function mountSettings(section, app) {
       ...stored,
       customInstructions: controls.instructions.value,
       defaultStrategy: controls.strategy.value,
-      language: controls.language.value,
+      language: controls.language.value === 'auto' ? '' : controls.language.value,
     };
-    for (const n of controls.numbers) next[n.key] = Math.round(Number(n.el.value) * n.scale);
-    const languageChanged = (stored.language || 'auto') !== next.language;
+    for (const n of controls.numbers) next[n.key] = Math.round(Number(n.el.value));
+    const languageChanged = (stored.language || '') !== next.language;
     try {
       stored = (await call('settings/set', { settings: next })) || next;
       dirty = false;
@@ -104,7 +105,7 @@ export function mountSettings(section, app) {
     hide() {},
     changed(changes) {
       // Another panel saved: show it, unless the user is in the middle of editing here.
-      if (touches(changes, ['settings']) && !dirty) refresh();
+      if (touches(changes, ['config']) && !dirty) refresh();
     },
     relocalize() {
       build();

@@ -98,14 +98,14 @@ export function mountTools(section, app) {
       if (open) expanded.add(key);
       else expanded.delete(key);
     });
+    const subtitle = tool.title && tool.title !== tool.name ? String(tool.title) : null;
     row.append(
-      h('div', { class: 'tool-head' },
-        enabled,
-        h('span', { class: 'tool-name' }, h('strong', { text: tool.name }), tool.title && tool.title !== tool.name ? h('small', { text: ` ${tool.title}` }) : null),
+      h('div', { class: 'tool-head' }, enabled, h('strong', { class: 'tool-name', text: tool.name }), policy, more),
+      h('div', { class: 'tool-meta' },
+        subtitle ? h('span', { class: 'tool-title', text: subtitle }) : null,
         ann.readOnlyHint ? h('span', { class: 'badge', text: t('toolReadOnly') }) : null,
         ann.destructiveHint ? h('span', { class: 'badge bad', text: t('toolDestructive') }) : null,
-        policy, more),
-      tool.description ? h('p', { class: 'tool-desc', text: String(tool.description) }) : null,
+        tool.description ? h('p', { class: 'tool-desc', text: String(tool.description) }) : null),
       h('div', { class: 'row-error' }),
       detail.el);
     return row;
@@ -191,7 +191,7 @@ export function mountTools(section, app) {
       const serverName = group.querySelector('h3').textContent.toLowerCase();
       let any = 0;
       for (const row of group.querySelectorAll('li.tool')) {
-        const hit = !q || serverName.includes(q) || row.dataset.tool.toLowerCase().includes(q) || (row.querySelector('.tool-desc')?.textContent || '').toLowerCase().includes(q) || (row.querySelector('.tool-name small')?.textContent || '').toLowerCase().includes(q);
+        const hit = !q || serverName.includes(q) || row.dataset.tool.toLowerCase().includes(q) || (row.querySelector('.tool-desc')?.textContent || '').toLowerCase().includes(q) || (row.querySelector('.tool-title')?.textContent || '').toLowerCase().includes(q);
         row.hidden = !hit;
         if (hit) any += 1;
       }
@@ -206,7 +206,7 @@ export function mountTools(section, app) {
     show: () => refresh(),
     hide() {},
     changed(changes) {
-      if (touches(changes, ['servers', 'tools', 'policies', 'policy'])) refresh();
+      if (touches(changes, ['config', 'tools'])) refresh();
     },
     relocalize() {
       details.clear();
