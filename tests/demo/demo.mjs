@@ -58,19 +58,19 @@ async function main() {
 
     await expectOk(await coreCall(panel, { type: 'chat/insert', chat: chatRef, text: prompt.text, submit: true }), 'insert');
     step('instructions inserted into the chat input and submitted');
-    await page.screenshot({ path: join(shots, '1-instructions.png') });
+    await page.screenshot({ path: join(shots, '1-instructions.png'), fullPage: true });
 
     await page.locator('mcp-relay-ui').locator('.card[data-state="done"]').first().waitFor({ timeout: 20_000 });
     const calls = await expectOk(await coreCall(panel, { type: 'activity/list', chat: chatRef }), 'activity');
     const done = calls.find((c) => c.state === 'done');
     step(`assistant called ${done.tool}(${JSON.stringify(done.arguments)}) → ran in ${done.durationMs} ms`);
-    await page.screenshot({ path: join(shots, '2-tool-ran.png') });
+    await page.screenshot({ path: join(shots, '2-tool-ran.png'), fullPage: true });
 
     const final = page.locator('.turn[data-role="assistant"]', { hasText: 'Final answer' });
     await final.waitFor({ timeout: 20_000 });
     step('result inserted and submitted; the assistant answered:');
     console.log('       ' + (await final.innerText()).trim());
-    await page.screenshot({ path: join(shots, '3-final-answer.png') });
+    await page.screenshot({ path: join(shots, '3-final-answer.png'), fullPage: true });
     step(`screenshots in ${shots}`);
     if (headed) {
       step('the browser stays open: close it to end the demo');
