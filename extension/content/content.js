@@ -178,7 +178,7 @@
     name.textContent = rec.tool;
     const state = document.createElement('span');
     state.className = 'state';
-    state.textContent = chrome.i18n.getMessage('callState_' + rec.state) || rec.state;
+    state.textContent = chrome.i18n.getMessage('state_' + rec.state) || rec.state;
     head.append(name, state);
     const args = document.createElement('div');
     args.className = 'args';
@@ -186,13 +186,13 @@
     card.replaceChildren(head, args);
     if (rec.state === 'pending' || rec.state === 'unknown') {
       const run = document.createElement('button');
-      run.textContent = chrome.i18n.getMessage(rec.state === 'pending' ? 'run' : 'runAgain') || 'Run';
+      run.textContent = chrome.i18n.getMessage(rec.state === 'pending' ? 'callRun' : 'callRerun') || 'Run';
       run.dataset.action = 'run';
       run.addEventListener('click', () => decide(rec.key, 'run'));
       card.appendChild(run);
       if (rec.state === 'pending') {
         const deny = document.createElement('button');
-        deny.textContent = chrome.i18n.getMessage('deny') || 'Deny';
+        deny.textContent = chrome.i18n.getMessage('callDeny') || 'Deny';
         deny.dataset.action = 'deny';
         deny.addEventListener('click', () => decide(rec.key, 'deny'));
         card.appendChild(deny);
