@@ -1,0 +1,261 @@
+//! Deterministic benchmark inputs, shared by the native criterion benchmarks, the work tests and
+//! the wasm benchmark in Node (through the wasm crate), so every figure is measured on the same
+//! bytes.
+//!
+//! A reply is mostly prose (English and some Chinese, with inline code, emphasis and the odd `<`)
+//! with a few calls the way chat pages render them: fenced ```json blocks, blocks whose fences
+//! the page stripped leaving "json" / "Copy code" labels, and non-call JSON examples.
+
+use serde_json::json;
+
+use crate::model::{ServerTools, Tool};
+
+const WORDS: &[&str] = &[
+    "the",
+    "server",
+    "returns",
+    "a",
+    "list",
+    "of",
+    "notes",
+    "that",
+    "match",
+    "your",
+    "query",
+    "and",
+    "then",
+    "I",
+    "will",
+    "summarise",
+    "them",
+    "for",
+    "you",
+    "with",
+    "each",
+    "note's",
+    "title",
+    "tool",
+    "result",
+    "because",
+    "this",
+    "is",
+    "faster",
+    "than",
+    "reading",
+    "every",
+    "file",
+    "by",
+    "hand",
+    "here",
+    "what",
+    "it",
+    "found",
+    "so",
+    "far",
+    "in",
+    "order",
+    "to",
+    "answer",
+    "question",
+    "we",
+    "need",
+    "two",
+    "calls",
+    "first",
+    "one",
+    "adds",
+    "numbers",
+    "second",
+    "searches",
+    "服务器",
+    "返回",
+    "结果",
+    "工具",
+    "调用",
+    "我们",
+    "需要",
+    "先",
+    "搜索",
+    "笔记",
+];
+
+/// A small deterministic generator (xorshift64*): identical sequences on every target.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// The tool set the benchmark replies call: a demo server (`add`, `echo`, `notes_add`,
+/// `notes_search`) and a second server, so resolution has more than one server to look at.
+pub fn servers() -> Vec<ServerTools> {
+    let obj = |props: serde_json::Value| json!({"type": "object", "properties": props});
+    let demo = ServerTools::new(
+        "demo",
+        "Demo",
+        vec![
+            Tool::new(
+                "add",
+                obj(json!({"a": {"type": "number"}, "b": {"type": "number"}})),
+            ),
+            Tool::new("echo", obj(json!({"message": {"type": "string"}}))),
+            Tool::new(
+                "notes_add",
+                obj(json!({"title": {"type": "string"}, "body": {"type": "string"}})),
+            ),
+            Tool::new(
+                "notes_search",
+                obj(json!({"query": {"type": "string"}, "limit": {"type": "integer"}})),
+            ),
+        ],
+    );
+    let other = ServerTools::new(
+        "everything",
+        "Everything",
+        [
+            "get-sum",
+            "get-env",
+            "get-tiny-image",
+            "trigger-long-running-operation",
+        ]
+        .iter()
+        .map(|n| Tool::new(*n, obj(json!({}))))
+        .collect(),
+    );
+    vec![demo, other]
+}
+
+fn paragraph(rng: &mut Rng, out: &mut String, bytes: usize) {
+    let start = out.len();
+    let mut sentence_start = true;
+    while out.len() - start < bytes {
+        let w = WORDS[rng.below(WORDS.len())];
+        match rng.below(40) {
+            0 => {
+                out.push('`');
+                out.push_str(w);
+                out.push_str("()`");
+            }
+            1 => {
+                out.push_str("**");
+                out.push_str(w);
+                out.push_str("**");
+            }
+            2 => out.push_str("a < b"),
+            _ if sentence_start => {
+                let mut cs = w.chars();
+                if let Some(c) = cs.next() {
+                    out.extend(c.to_uppercase());
+                    out.push_str(cs.as_str());
+                }
+            }
+            _ => out.push_str(w),
+        }
+        sentence_start = false;
+        match rng.below(12) {
+            0 => {
+                out.push_str(". ");
+                sentence_start = true;
+            }
+            1 => out.push_str(", "),
+            _ => out.push(' '),
+        }
+    }
+    out.push_str(".\n\n");
+}
+
+fn call(rng: &mut Rng, out: &mut String, n: usize) {
+    let call = match n % 3 {
+        0 => {
+            json!({"tool": "notes_add", "server": "demo", "arguments": {"title": format!("note {n}"), "body": "Remember the tool-call parser benchmark."}})
+        }
+        1 => json!({"tool": "add", "arguments": {"a": n, "b": rng.below(1000)}}),
+        _ => {
+            json!({"tool": "notes_search", "arguments": {"query": format!("topic {n}"), "limit": 5}})
+        }
+    };
+    let pretty = serde_json::to_string_pretty(&call).unwrap_or_default();
+    match n % 2 {
+        // Rendered with fences (a network stream, or a site that keeps them).
+        0 => {
+            out.push_str("```json\n");
+            out.push_str(&pretty);
+            out.push_str("\n```\n\n");
+        }
+        // innerText of a rendered block: the fences are gone, the labels stay.
+        _ => {
+            out.push_str("json\nCopy code\n");
+            out.push_str(&pretty);
+            out.push_str("\n\n");
+        }
+    }
+}
+
+/// A reply of about `size` bytes: prose with a call every ~20 KB (at least one), and a JSON
+/// example that is not a call.
+pub fn reply_with_calls(size: usize) -> String {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ size as u64);
+    let mut out = String::with_capacity(size + 1024);
+    let mut calls = 0;
+    let mut next_call = (size / 2).min(20_000);
+    while out.len() < size {
+        let len = 300 + rng.below(600);
+        paragraph(&mut rng, &mut out, len);
+        if out.len() >= next_call {
+            call(&mut rng, &mut out, calls);
+            calls += 1;
+            next_call = out.len() + 20_000;
+            if calls % 4 == 1 {
+                out.push_str("The configuration looks like `{\"retries\": 3}` or, in full:\n\n");
+                out.push_str("```json\n{\"retries\": 3, \"timeout_ms\": 30000}\n```\n\n");
+            }
+        }
+    }
+    out
+}
+
+/// A reply of about `size` bytes where one call carries almost all of it: a note whose body is
+/// ~90% of the reply (escaped newlines and quotes included), between two short paragraphs.
+pub fn reply_with_one_large_call(size: usize) -> String {
+    let mut rng = Rng(0x5851_f42d_4c95_7f2d ^ size as u64);
+    let mut out = String::with_capacity(size + 1024);
+    let prose = size / 20;
+    paragraph(&mut rng, &mut out, prose);
+    let mut body = String::with_capacity(size);
+    while body.len() < size - 2 * prose {
+        paragraph(&mut rng, &mut body, 200);
+        body.push_str("Quote: \"ok\" {braces} `code`\n");
+    }
+    let call = json!({"tool": "notes_add", "server": "demo", "arguments": {"title": "large", "body": body}});
+    out.push_str("```json\n");
+    out.push_str(&serde_json::to_string_pretty(&call).unwrap_or_default());
+    out.push_str("\n```\n\n");
+    paragraph(&mut rng, &mut out, prose);
+    out
+}
+
+/// The ends of `n` nearly equal pieces of `text`, on character boundaries (the last is
+/// `text.len()`).
+pub fn chunk_ends(text: &str, n: usize) -> Vec<usize> {
+    let n = n.max(1);
+    let mut ends: Vec<usize> = (1..=n)
+        .map(|i| {
+            let mut e = text.len() * i / n;
+            while !text.is_char_boundary(e) {
+                e += 1;
+            }
+            e
+        })
+        .collect();
+    ends.dedup();
+    ends
+}

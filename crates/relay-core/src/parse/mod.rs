@@ -1,0 +1,187 @@
+//! Tool-call parsing from assistant replies, in one pass or while the reply streams in.
+//!
+//! The input is the text of one assistant message as a content script reads it from a chat page
+//! (`innerText`), or as a network stream carries it. Chat sites render code blocks with labels
+//! ("json", "Copy code", "复制", "content_copy"), strip fences, swap quotes for typographic ones
+//! and leave HTML entities or non-breaking spaces behind, so the parser never trusts the text to be
+//! clean and never fails: it returns the calls it could read and a diagnostic for everything it
+//! had to repair or could not use.
+//!
+//! Formats (all accepted everywhere): our default `{"tool", "server", "arguments", "id"}` in a
+//! fenced ```json block (the one the prompt generator teaches); `{"tool", "args"}` (seed 000);
+//! `<tool_call>{"id", "tool_name", "arguments"}</tool_call>` (seed 001); OpenAI shapes (`name` +
+//! `arguments` as a JSON string or object, `function`, `tool_calls`); JSON lines
+//! (`function_call_start` / `parameter` / `function_call_end`); and XML
+//! `<function_calls><invoke name><parameter name>` with any namespace prefix.
+//!
+//! Layers, as seed 000 orders them, fall out of a single left-to-right scan: a fenced block or a
+//! tagged element consumes its whole text (nothing inside is seen again by another layer), then
+//! balanced top-level objects in prose, then, for braces that never balance, the complete objects
+//! nested inside them. Every decision depends only on the text before the point where it is made
+//! (plus a bounded look-ahead the scanner waits for), which is what makes [`StreamParser`] report
+//! exactly what [`parse_tool_calls`] reports on the final text while doing linear total work.
+//!
+//! Resolution against the selected servers' tools happens here too (unknown and ambiguous names
+//! become diagnostics, not calls); validating arguments against the input schema does not (that is
+//! the `schema` module's job).
+
+mod engine;
+mod ident;
+mod interpret;
+mod json;
+mod resolve;
+mod stream;
+mod text;
+mod xml;
+
+#[doc(hidden)]
+pub mod bench_inputs;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::model::ServerTools;
+
+pub use ident::canonical_json;
+pub use stream::{StreamParser, StreamUpdate};
+
+/// A byte range `[start, end)` of the message text.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Span {
+    /// The range `[start, end)`.
+    pub fn new(start: usize, end: usize) -> Self {
+        Span { start, end }
+    }
+}
+
+/// Which of the accepted shapes a call was written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum CallFormat {
+    /// Our default: `{"tool", "server"?, "arguments", "id"?}`.
+    Tool,
+    /// Seed 000's `{"tool", "args"}`.
+    ToolArgs,
+    /// Seed 001's `{"id", "tool_name", "arguments"}`, usually inside `<tool_call>`.
+    ToolName,
+    /// `{"name", "arguments"}`, `{"function": {...}}`, `{"tool_calls": [...]}` and relatives.
+    #[serde(rename = "openai")]
+    OpenAi,
+    /// One object per line: `function_call_start`, `parameter`..., `function_call_end`.
+    JsonLines,
+    /// `<invoke name="..."><parameter name="...">...</parameter></invoke>`.
+    Xml,
+}
+
+/// One tool call found in a reply, resolved to a server of the selection.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ToolCall {
+    /// The tool's name as the server lists it (a qualified `server/tool` is reduced to `tool`).
+    pub tool: String,
+    /// The id of the server that has the tool.
+    pub server: String,
+    /// Always a JSON object (an absent or empty `arguments` becomes `{}`).
+    pub arguments: Value,
+    /// The model's own id when it gave one, else `c_` + 16 hex digits derived from the server,
+    /// the tool, the canonical arguments and the ordinal among identical calls of the message.
+    pub call_id: String,
+    /// Where the call is written in the message.
+    pub span: Span,
+    pub format: CallFormat,
+}
+
+/// What a diagnostic reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum DiagnosticKind {
+    /// A call was read after repairing its text; `details` lists the repairs.
+    Repaired,
+    /// A call names a tool that none of the selected servers has; `details` holds the closest names.
+    UnknownTool,
+    /// A call names a tool several selected servers have and says nothing that tells them apart;
+    /// `details` lists those servers.
+    AmbiguousTool,
+    /// A call's `server` matches no selected server that has the tool; the one server that does
+    /// have it was used.
+    ServerMismatch,
+    /// Text that looks like a call is not JSON, even after repairs.
+    InvalidJson,
+    /// A call-shaped object or element is missing its tool name or has unusable arguments.
+    InvalidCall,
+    /// A call was still open when the message (or its block) ended.
+    IncompleteCall,
+    /// A second call reused a call id of this message; it was dropped.
+    DuplicateCallId,
+    /// A call inside an HTML comment, inline code or a non-JSON code block; it is not run.
+    IgnoredCall,
+    /// Too many diagnostics for one message; the rest were dropped.
+    DiagnosticsTruncated,
+}
+
+/// Something the user (or the model, in the next turn) should know about the reply's calls.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Diagnostic {
+    pub kind: DiagnosticKind,
+    /// A sentence for humans.
+    pub message: String,
+    /// The text it is about, when there is one.
+    pub span: Option<Span>,
+    /// Machine-readable specifics: repairs made, suggested tool names, candidate servers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub details: Vec<String>,
+}
+
+impl Diagnostic {
+    pub(crate) fn new(kind: DiagnosticKind, message: String, span: Option<Span>) -> Self {
+        Diagnostic {
+            kind,
+            message,
+            span,
+            details: Vec::new(),
+        }
+    }
+
+    pub(crate) fn with_details(mut self, details: Vec<String>) -> Self {
+        self.details = details;
+        self
+    }
+}
+
+/// Everything found in one reply, in text order.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ParseOutput {
+    pub calls: Vec<ToolCall>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Parses the calls of one complete reply against the tools of the selected servers.
+///
+/// Never fails and never panics: unreadable or unresolvable calls become [`Diagnostic`]s.
+pub fn parse_tool_calls(text: &str, servers: &[ServerTools]) -> ParseOutput {
+    let mut engine = engine::Engine::new();
+    engine.run(text, true, servers);
+    engine.into_output()
+}
+
+/// The parse work (bytes inspected) of one full parse: the yardstick for the streaming parser's
+/// [`StreamParser::work`].
+#[doc(hidden)]
+pub fn full_parse_work(text: &str, servers: &[ServerTools]) -> u64 {
+    let mut engine = engine::Engine::new();
+    engine.run(text, true, servers);
+    engine.work()
+}

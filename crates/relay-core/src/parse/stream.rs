@@ -1,0 +1,222 @@
+//! Parsing a reply while it is being written.
+//!
+//! A content script sees a message grow (and sometimes re-rendered); it hands the parser the whole
+//! text each time ([`StreamParser::push`]) or only what was added ([`StreamParser::append`]). The
+//! parser reports each call once, as soon as it is complete, and never again, even when a
+//! re-render makes it rescan that part of the text.
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+
+use super::engine::Engine;
+use super::{Diagnostic, DiagnosticKind, ParseOutput, Span, ToolCall};
+use crate::model::ServerTools;
+
+/// What changed with one step of the stream.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct StreamUpdate {
+    /// Calls completed by this step, never reported before.
+    pub calls: Vec<ToolCall>,
+    /// A call seems to be in the middle of being written (for the UI's "writing a call…").
+    pub pending: bool,
+    /// Diagnostics new with this step.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The streaming parser of one message.
+///
+/// Work is linear in the length of the message however it is split: the scanner keeps its state
+/// between steps and only repeats bounded look-aheads. A rewrite (`push` with text that differs
+/// from what it had before its end) restarts from the last checkpoint before the first changed
+/// byte; comparing the old and new text for that is a `memcmp` of their common length per call.
+#[derive(Debug, Clone)]
+pub struct StreamParser {
+    servers: Vec<ServerTools>,
+    text: String,
+    engine: Engine,
+    /// How many of the engine's calls and diagnostics have been looked at for reporting.
+    seen_calls: usize,
+    seen_diags: usize,
+    emitted_ids: BTreeSet<String>,
+    emitted_diags: BTreeSet<(DiagnosticKind, Option<Span>, String)>,
+    calls: Vec<ToolCall>,
+    diagnostics: Vec<Diagnostic>,
+    finished: bool,
+    /// Work of the end-of-message passes, which run on a copy of the engine.
+    finish_work: u64,
+    compared: u64,
+}
+
+impl StreamParser {
+    /// A parser for one message, resolving calls against the selected servers' tools.
+    pub fn new(servers: Vec<ServerTools>) -> Self {
+        StreamParser {
+            servers,
+            text: String::new(),
+            engine: Engine::rewindable(),
+            seen_calls: 0,
+            seen_diags: 0,
+            emitted_ids: BTreeSet::new(),
+            emitted_diags: BTreeSet::new(),
+            calls: Vec::new(),
+            diagnostics: Vec::new(),
+            finished: false,
+            finish_work: 0,
+            compared: 0,
+        }
+    }
+
+    /// The message's whole text so far. Usually it extends the previous text; when it does not
+    /// (the site re-rendered), parsing restarts from a checkpoint before the first difference.
+    pub fn push(&mut self, full_text_so_far: &str) -> StreamUpdate {
+        let old = self.text.as_bytes();
+        let new = full_text_so_far.as_bytes();
+        let common = common_prefix(old, new);
+        self.compared += common as u64;
+        if common < old.len() {
+            // Both texts are UTF-8 and agree before `common`, so a boundary of one is one of the other.
+            let mut cut = common;
+            while !full_text_so_far.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            self.engine.rewind(cut);
+            self.text.truncate(cut);
+        }
+        let have = self.text.len();
+        self.text.push_str(&full_text_so_far[have..]);
+        self.update()
+    }
+
+    /// Text appended to the message.
+    pub fn append(&mut self, chunk: &str) -> StreamUpdate {
+        self.text.push_str(chunk);
+        self.update()
+    }
+
+    /// The message is complete: open blocks and elements are closed at its end, and what they
+    /// hold is reported. Later `push`/`append` calls are still accepted (sites re-render finished
+    /// messages); they are parsed as complete messages too.
+    pub fn finish(&mut self) -> StreamUpdate {
+        self.finished = true;
+        self.update()
+    }
+
+    /// Every call reported so far, in the order reported.
+    pub fn calls(&self) -> &[ToolCall] {
+        &self.calls
+    }
+
+    /// Every diagnostic reported so far.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// What was reported so far, as one [`ParseOutput`].
+    pub fn output(&self) -> ParseOutput {
+        ParseOutput {
+            calls: self.calls.clone(),
+            diagnostics: self.diagnostics.clone(),
+        }
+    }
+
+    /// The text as the parser has it.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Bytes inspected by the parser so far (scanning and reading candidates), comparable with
+    /// [`full_parse_work`](super::full_parse_work). Excludes [`compared`](Self::compared).
+    pub fn work(&self) -> u64 {
+        self.engine.work() + self.finish_work
+    }
+
+    /// Bytes compared by `push` to find what changed.
+    pub fn compared(&self) -> u64 {
+        self.compared
+    }
+
+    fn update(&mut self) -> StreamUpdate {
+        self.engine.run(&self.text, false, &self.servers);
+        let mut update = StreamUpdate::default();
+        // A rewind may have dropped calls already looked at; they come back (and are filtered).
+        self.seen_calls = self.seen_calls.min(self.engine.calls().len());
+        self.seen_diags = self.seen_diags.min(self.engine.diagnostics().len());
+        let (calls, diags) = (self.engine.calls().len(), self.engine.diagnostics().len());
+        self.report(None, calls, diags, &mut update);
+        if self.finished {
+            let mut at_end = self.engine.clone();
+            let before = at_end.work();
+            at_end.run(&self.text, true, &self.servers);
+            self.finish_work += at_end.work() - before;
+            let (calls, diags) = (at_end.calls().len(), at_end.diagnostics().len());
+            self.report(Some(&at_end), calls, diags, &mut update);
+        } else {
+            update.pending = self.engine.pending(&self.text);
+        }
+        update
+    }
+
+    /// Reports the calls and diagnostics of `source` (the engine when `None`) not reported yet.
+    fn report(
+        &mut self,
+        source: Option<&Engine>,
+        calls: usize,
+        diags: usize,
+        update: &mut StreamUpdate,
+    ) {
+        let engine = source.unwrap_or(&self.engine);
+        for call in &engine.calls()[self.seen_calls..calls] {
+            if self.emitted_ids.insert(call.call_id.clone()) {
+                self.calls.push(call.clone());
+                update.calls.push(call.clone());
+            }
+        }
+        for d in &engine.diagnostics()[self.seen_diags..diags] {
+            if self
+                .emitted_diags
+                .insert((d.kind, d.span, d.message.clone()))
+            {
+                self.diagnostics.push(d.clone());
+                update.diagnostics.push(d.clone());
+            }
+        }
+        if source.is_none() {
+            self.seen_calls = calls;
+            self.seen_diags = diags;
+        }
+    }
+}
+
+/// Length of the common prefix, compared in blocks so the usual case (one text extends the other)
+/// runs at `memcmp` speed.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 4096;
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + BLOCK <= n && a[i..i + BLOCK] == b[i..i + BLOCK] {
+        i += BLOCK;
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::common_prefix;
+
+    #[test]
+    fn common_prefix_finds_the_first_difference() {
+        let a = vec![7u8; 10_000];
+        let mut b = a.clone();
+        assert_eq!(common_prefix(&a, &b), 10_000);
+        b[9_000] = 1;
+        assert_eq!(common_prefix(&a, &b), 9_000);
+        assert_eq!(common_prefix(&a, &b[..5]), 5);
+        assert_eq!(common_prefix(b"", b"x"), 0);
+    }
+}

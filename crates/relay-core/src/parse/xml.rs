@@ -1,0 +1,432 @@
+//! The XML call format and the tag lexing the scanner shares with it.
+//!
+//! `<function_calls><invoke name="t"><parameter name="k">v</parameter></invoke></function_calls>`,
+//! with or without a namespace prefix on any element (`<ns:invoke>`). This is not an XML parser:
+//! parameter values are raw text up to their closing tag (models do not escape `<` in them), and a
+//! value that reads as JSON is that JSON, any other is a string (the schema module coerces later).
+
+use serde_json::{Map, Value};
+
+use super::interpret::RawCall;
+use super::json::{self, Repairs};
+use super::{CallFormat, Span};
+
+/// Tag names (without prefix) that open a tagged call region at the top level.
+pub(crate) const TAGS: &[(&str, TagKind)] = &[
+    ("tool_call", TagKind::Json),
+    ("tool_calls", TagKind::Json),
+    ("function_call", TagKind::Json),
+    ("tool_use", TagKind::Json),
+    ("function_calls", TagKind::FunctionCalls),
+    ("invoke", TagKind::Invoke),
+];
+
+/// What a recognised tag holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TagKind {
+    /// JSON call objects (or, tolerated, `<invoke>` elements).
+    Json,
+    /// `<invoke>` elements.
+    FunctionCalls,
+    /// Is itself one `<invoke>` element.
+    Invoke,
+}
+
+/// Longest tag name (with prefix) and longest attribute list we look at before deciding that a
+/// `<` does not open a tag: bounds the look-ahead the streaming parser may have to repeat.
+const MAX_NAME: usize = 64;
+const MAX_OPEN_TAG: usize = 512;
+/// How far past a `<` [`open_tag`] may look.
+pub(crate) const MAX_LOOKAHEAD: usize = 2 * MAX_NAME + 2 + MAX_OPEN_TAG;
+
+/// An opening tag `<prefix:local attrs>`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct OpenTag {
+    /// Byte range of the local name.
+    pub(crate) local: (usize, usize),
+    /// Byte range of the attribute text.
+    pub(crate) attrs: (usize, usize),
+    /// Index of the closing `>`.
+    pub(crate) gt: usize,
+    pub(crate) self_closing: bool,
+}
+
+#[derive(Debug)]
+pub(crate) enum Lex<T> {
+    /// The text ends before the answer is known.
+    Incomplete,
+    No,
+    Yes(T),
+}
+
+fn is_name_start(c: u8) -> bool {
+    c.is_ascii_alphabetic() || c == b'_'
+}
+
+fn is_name_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.')
+}
+
+/// Reads the name at `j`; returns its end.
+fn name_end(b: &[u8], j: usize, end: usize) -> usize {
+    let stop = end.min(j + MAX_NAME);
+    let mut k = j;
+    while k < stop && is_name_byte(b[k]) {
+        k += 1;
+    }
+    k
+}
+
+/// Lexes an opening tag at `i` (where `b[i] == b'<'`), looking no further than `end`.
+pub(crate) fn open_tag(b: &[u8], i: usize, end: usize) -> Lex<OpenTag> {
+    let j = i + 1;
+    if j >= end {
+        return Lex::Incomplete;
+    }
+    if !is_name_start(b[j]) {
+        return Lex::No;
+    }
+    let mut k = name_end(b, j, end);
+    let mut local = (j, k);
+    if k < end && b[k] == b':' {
+        if k + 1 >= end {
+            return Lex::Incomplete;
+        }
+        if !is_name_start(b[k + 1]) {
+            return Lex::No;
+        }
+        let k2 = name_end(b, k + 1, end);
+        local = (k + 1, k2);
+        k = k2;
+    }
+    if k >= end {
+        return if k - j >= 2 * MAX_NAME {
+            Lex::No
+        } else {
+            Lex::Incomplete
+        };
+    }
+    if !matches!(b[k], b'>' | b'/' | b' ' | b'\t' | b'\n' | b'\r') {
+        return Lex::No;
+    }
+    let window = end.min(k + MAX_OPEN_TAG);
+    match memchr::memchr(b'>', &b[k..window]) {
+        Some(o) => {
+            let gt = k + o;
+            let self_closing = gt > k && b[gt - 1] == b'/';
+            let attrs_end = if self_closing { gt - 1 } else { gt };
+            Lex::Yes(OpenTag {
+                local,
+                attrs: (k, attrs_end),
+                gt,
+                self_closing,
+            })
+        }
+        None if window == end => Lex::Incomplete,
+        None => Lex::No,
+    }
+}
+
+/// The kind of a recognised top-level tag.
+pub(crate) fn tag_kind(b: &[u8], tag: &OpenTag) -> Option<(TagKind, usize)> {
+    let local = &b[tag.local.0..tag.local.1];
+    TAGS.iter()
+        .position(|(n, _)| n.as_bytes() == local)
+        .map(|idx| (TAGS[idx].1, idx))
+}
+
+/// Whether a closing tag `</prefix:local>` for `local` starts at `k` (`b[k] == b'<'`); `Yes`
+/// holds the index just past its `>`.
+pub(crate) fn closing_tag(b: &[u8], k: usize, end: usize, local: &[u8]) -> Lex<usize> {
+    let mut j = k + 1;
+    if j >= end {
+        return Lex::Incomplete;
+    }
+    if b[j] != b'/' {
+        return Lex::No;
+    }
+    j += 1;
+    if j >= end {
+        return Lex::Incomplete;
+    }
+    if !is_name_start(b[j]) {
+        return Lex::No;
+    }
+    let mut n = name_end(b, j, end);
+    let mut name = (j, n);
+    if n < end && b[n] == b':' {
+        let n2 = name_end(b, n + 1, end);
+        name = (n + 1, n2);
+        n = n2;
+    }
+    if n >= end {
+        // Could still grow into the name we want.
+        let partial = &b[name.0..n];
+        return if local.starts_with(partial) || n - j < MAX_NAME {
+            Lex::Incomplete
+        } else {
+            Lex::No
+        };
+    }
+    if &b[name.0..name.1] != local {
+        return Lex::No;
+    }
+    while n < end && matches!(b[n], b' ' | b'\t' | b'\n' | b'\r') {
+        n += 1;
+    }
+    match b.get(n) {
+        _ if n >= end => Lex::Incomplete,
+        Some(b'>') => Lex::Yes(n + 1),
+        _ => Lex::No,
+    }
+}
+
+/// The value of attribute `name` in `attrs` (`name="v"` or `name='v'`).
+fn attribute<'t>(text: &'t str, attrs: (usize, usize), name: &str) -> Option<&'t str> {
+    let s = text.get(attrs.0..attrs.1)?;
+    let mut rest = s;
+    while let Some(at) = rest.find(name) {
+        let before_ok = at == 0 || rest.as_bytes()[at - 1].is_ascii_whitespace();
+        let after = rest[at + name.len()..].trim_start();
+        if let (true, Some(after_eq)) = (before_ok, after.strip_prefix('=')) {
+            let v = after_eq.trim_start();
+            let quote = v.chars().next()?;
+            if quote == '"' || quote == '\'' {
+                let body = &v[1..];
+                return body.find(quote).map(|e| &body[..e]);
+            }
+        }
+        rest = &rest[at + name.len()..];
+    }
+    None
+}
+
+/// One result of reading the `<invoke>` elements of a region.
+#[derive(Debug)]
+pub(crate) enum XmlItem {
+    Call(RawCall),
+    Invalid { span: Span, message: String },
+    Incomplete { span: Span },
+}
+
+/// Finds the next opening tag named `local` (any prefix) in `[from, end)`.
+fn next_open(b: &[u8], from: usize, end: usize, local: &[u8]) -> Option<(usize, OpenTag)> {
+    let mut k = from;
+    while let Some(o) = memchr::memchr(b'<', &b[k..end]) {
+        let i = k + o;
+        if let Lex::Yes(tag) = open_tag(b, i, end) {
+            if &b[tag.local.0..tag.local.1] == local {
+                return Some((i, tag));
+            }
+        }
+        k = i + 1;
+    }
+    None
+}
+
+/// Finds the closing tag for `local` in `[from, end)`: (its start, just past its end).
+fn next_close(b: &[u8], from: usize, end: usize, local: &[u8]) -> Option<(usize, usize)> {
+    let mut k = from;
+    while let Some(o) = memchr::memchr(b'<', &b[k..end]) {
+        let i = k + o;
+        if let Lex::Yes(after) = closing_tag(b, i, end, local) {
+            return Some((i, after));
+        }
+        k = i + 1;
+    }
+    None
+}
+
+/// Whether the region holds an `<invoke>` element.
+pub(crate) fn has_invoke(b: &[u8], start: usize, end: usize) -> bool {
+    next_open(b, start, end, b"invoke").is_some()
+}
+
+/// Reads every `<invoke>` element in `[start, end)` of `text`.
+pub(crate) fn invokes(text: &str, start: usize, end: usize, repairs: Repairs) -> Vec<XmlItem> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut pos = start;
+    while let Some((i, tag)) = next_open(b, pos, end, b"invoke") {
+        let Some(name) = attribute(text, tag.attrs, "name")
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+        else {
+            let close = next_close(b, tag.gt + 1, end, b"invoke").map_or(tag.gt + 1, |c| c.1);
+            out.push(XmlItem::Invalid {
+                span: Span::new(i, close),
+                message: "An <invoke> element has no name attribute.".to_owned(),
+            });
+            pos = close;
+            continue;
+        };
+        let server = attribute(text, tag.attrs, "server").map(str::to_owned);
+        let id = attribute(text, tag.attrs, "id")
+            .map(str::to_owned)
+            .filter(|s| !s.is_empty());
+        let (body, elem_end) = if tag.self_closing {
+            ((tag.gt + 1, tag.gt + 1), tag.gt + 1)
+        } else {
+            match next_close(b, tag.gt + 1, end, b"invoke") {
+                Some((c, after)) => ((tag.gt + 1, c), after),
+                None => {
+                    out.push(XmlItem::Incomplete {
+                        span: Span::new(i, end),
+                    });
+                    break;
+                }
+            }
+        };
+        let span = Span::new(i, elem_end);
+        out.push(match parameters(text, body, repairs) {
+            Ok((arguments, repairs)) => XmlItem::Call(RawCall {
+                name: name.to_owned(),
+                server,
+                arguments,
+                id,
+                format: CallFormat::Xml,
+                span,
+                repairs,
+            }),
+            Err(BodyError::Invalid(message)) => XmlItem::Invalid {
+                span,
+                message: message.to_owned(),
+            },
+            Err(BodyError::Incomplete) => XmlItem::Incomplete { span },
+        });
+        pos = elem_end;
+    }
+    out
+}
+
+/// Why an `<invoke>` body gives no arguments.
+enum BodyError {
+    Invalid(&'static str),
+    Incomplete,
+}
+
+fn parameters(
+    text: &str,
+    body: (usize, usize),
+    repairs: Repairs,
+) -> Result<(Value, Repairs), BodyError> {
+    let b = text.as_bytes();
+    let mut args = Map::new();
+    let mut pos = body.0;
+    let mut any = false;
+    while let Some((_, tag)) = next_open(b, pos, body.1, b"parameter") {
+        any = true;
+        let Some(key) = attribute(text, tag.attrs, "name") else {
+            return Err(BodyError::Invalid(
+                "A <parameter> element has no name attribute.",
+            ));
+        };
+        if tag.self_closing {
+            args.insert(key.to_owned(), Value::String(String::new()));
+            pos = tag.gt + 1;
+            continue;
+        }
+        let Some((c, after)) = next_close(b, tag.gt + 1, body.1, b"parameter") else {
+            return Err(BodyError::Incomplete);
+        };
+        let raw = text.get(tag.gt + 1..c).unwrap_or_default();
+        args.insert(key.to_owned(), parameter_value(raw));
+        pos = after;
+    }
+    if !any {
+        // `<invoke name="t">{"k": 1}</invoke>`: tolerated, the body is the arguments object.
+        let raw = text.get(body.0..body.1).unwrap_or_default();
+        let trimmed = raw.trim();
+        if trimmed.starts_with('{') {
+            let offset = body.0 + (raw.len() - raw.trim_start().len());
+            return match json::read_value(trimmed, offset, false) {
+                Ok((v @ Value::Object(_), more)) => Ok((v, repairs.union(more))),
+                _ => Err(BodyError::Invalid(
+                    "An <invoke> body is neither parameters nor a JSON object.",
+                )),
+            };
+        }
+    }
+    Ok((Value::Object(args), repairs))
+}
+
+/// A parameter's raw text: JSON if it reads as JSON, else the text itself.
+fn parameter_value(raw: &str) -> Value {
+    let t = raw.trim();
+    if !t.is_empty() {
+        if let Ok(v) = serde_json::from_str::<Value>(t) {
+            return v;
+        }
+    }
+    Value::String(raw.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn show(text: &str) -> Vec<String> {
+        invokes(text, 0, text.len(), Repairs::default())
+            .into_iter()
+            .map(|item| match item {
+                XmlItem::Call(c) => format!(
+                    "{}@{:?} {} [{}..{}]",
+                    c.name, c.server, c.arguments, c.span.start, c.span.end
+                ),
+                XmlItem::Invalid { message, .. } => format!("invalid: {message}"),
+                XmlItem::Incomplete { span } => {
+                    format!("incomplete [{}..{}]", span.start, span.end)
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn invokes_table() {
+        let cases: &[(&str, &[&str])] = &[
+            (
+                r#"<function_calls><invoke name="add"><parameter name="a">1</parameter><parameter name="b"> 2.5 </parameter></invoke></function_calls>"#,
+                &[r#"add@None {"a":1,"b":2.5} [16..114]"#],
+            ),
+            (
+                "<ns:invoke name='echo' server=\"demo\">\n<ns:parameter name=\"message\">a < b & \"c\"</ns:parameter>\n</ns:invoke>",
+                &[r#"echo@Some("demo") {"message":"a < b & \"c\""} [0..106]"#],
+            ),
+            (r#"<invoke name="t"><parameter name="o">{"x": [1]}</parameter></invoke>"#, &[r#"t@None {"o":{"x":[1]}} [0..68]"#]),
+            (r#"<invoke name="t">{"k": true}</invoke>"#, &[r#"t@None {"k":true} [0..37]"#]),
+            (r#"<invoke name="t"/><invoke name="u"></invoke>"#, &["t@None {} [0..18]", "u@None {} [18..44]"]),
+            (r#"<invoke><parameter name="a">1</parameter></invoke>"#, &["invalid: An <invoke> element has no name attribute."]),
+            (r#"<invoke name="t"><parameter name="a">1</parameter>"#, &["incomplete [0..50]"]),
+            (r#"<invoke name="t"><parameter name="a">1</invoke>"#, &["incomplete [0..47]"]),
+            (r#"<invoker name="t"></invoker>"#, &[]),
+        ];
+        for (text, want) in cases {
+            assert_eq!(show(text), *want, "{text}");
+        }
+    }
+
+    #[test]
+    fn lexing_waits_only_when_the_text_may_still_complete_a_tag() {
+        let t = b"<tool_call attr=\"x\">";
+        assert!(matches!(open_tag(t, 0, 5), Lex::Incomplete));
+        assert!(matches!(open_tag(t, 0, t.len()), Lex::Yes(_)));
+        assert!(matches!(open_tag(b"< b>", 0, 4), Lex::No));
+        assert!(matches!(open_tag(b"<a+b>", 0, 5), Lex::No));
+        assert!(matches!(
+            closing_tag(b"</tool_ca", 0, 9, b"tool_call"),
+            Lex::Incomplete
+        ));
+        assert!(matches!(
+            closing_tag(b"</tool_call >", 0, 13, b"tool_call"),
+            Lex::Yes(13)
+        ));
+        assert!(matches!(
+            closing_tag(b"</x:tool_call>", 0, 14, b"tool_call"),
+            Lex::Yes(14)
+        ));
+        assert!(matches!(
+            closing_tag(b"</tool_calls>", 0, 13, b"tool_call"),
+            Lex::No
+        ));
+    }
+}
