@@ -32,6 +32,7 @@ export const MESSAGES = Object.freeze({
   'sites/list': ['page'],
   'sites/add': ['page'],
   'sites/remove': ['page'],
+  'sites/check': ['page'],
   'sites/adapter': ['content'],
 });
 

@@ -77,6 +77,7 @@ pub const MESSAGES: &[MessageSpec] = &[
     MessageSpec { name: "sites/list", roles: PAGE, doc: "→ [Site] custom sites {origin, adapter}" },
     MessageSpec { name: "sites/add", roles: PAGE, doc: "{origin, adapter} adds a custom chat site (content script registered for it). → [Site]" },
     MessageSpec { name: "sites/remove", roles: PAGE, doc: "{origin} removes a custom chat site. → [Site]" },
+    MessageSpec { name: "sites/check", roles: PAGE, doc: "{chat} asks the chat tab's content script which adapter selectors match. → {adapter, checks: [{part, selector, matches}]}" },
     MessageSpec { name: "sites/adapter", roles: CONTENT, doc: "The adapter id configured for the sender's origin. → {adapter} or null" },
 ];
 

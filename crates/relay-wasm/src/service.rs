@@ -417,6 +417,11 @@ impl Service {
                 self.local.set("sites", &Value::from(sites.clone())).await?;
                 Ok(Value::from(sites))
             }
+            "sites/check" => {
+                let chat = self.chat_for(role, sender, msg)?;
+                let tab = tab_of(&chat).ok_or_else(|| invalid("chat has no tab"))?;
+                send_to_tab(tab, &json!({"type": "relay/check"})).await
+            }
             "sites/adapter" => {
                 let sites = self.sites().await?;
                 Ok(sites
