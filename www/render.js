@@ -134,6 +134,9 @@ export function callView(record, { onDecide } = {}) {
     buttons.push(h('button', { type: 'button', text: t('callRerun'), dataset: { decision: 'run' }, on: { click: () => onDecide('run') } }));
   }
   const hasArgs = record.arguments && typeof record.arguments === 'object' && Object.keys(record.arguments).length > 0;
+  // Short arguments read best inline; long ones fold away.
+  const compact = hasArgs ? JSON.stringify(record.arguments) : '';
+  const inlineArgs = hasArgs && compact.length <= 60;
   return h('article', { class: 'call', dataset: { state, key: String(record.key ?? '') }, attrs: { 'aria-label': `${record.tool} ${t('state_' + state)}` } },
     h('header', { class: 'call-head' },
       h('span', { class: 'call-mark', attrs: { 'aria-hidden': 'true' }, text: stateMark(record) }),
@@ -142,7 +145,8 @@ export function callView(record, { onDecide } = {}) {
       h('span', { class: `badge state-${state}`, text: t('state_' + state) }),
       record.durationMs !== undefined ? h('small', { class: 'call-duration', text: duration(record.durationMs) }) : null),
     state === 'unknown' ? h('p', { class: 'notice', text: t('callUnknownExplain') }) : null,
-    hasArgs
+    inlineArgs ? h('p', { class: 'call-args' }, h('code', { text: compact, attrs: { 'aria-label': t('callArguments') } })) : null,
+    hasArgs && !inlineArgs
       ? h('details', { class: 'call-args' }, h('summary', { text: t('callArguments') }), h('pre', { class: 'result-json', text: json(record.arguments) }))
       : null,
     progressView(record.progress),

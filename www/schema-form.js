@@ -6,6 +6,40 @@
 import { h, field, nextId, json } from './dom.js';
 import { t } from './i18n.js';
 
+/**
+ * A property schema with what generators wrap around it undone, so the form sees the real type:
+ * local `$ref`s (`#/$defs/X`, `#/definitions/X`, resolved against `root`), a single-entry
+ * `allOf`, nullable unions (`anyOf: [X, {type: "null"}]`, as Option<T> is written) and
+ * `oneOf`/`anyOf` lists of constants (documented enums). The property's own keywords
+ * (description, default, title) win over the referenced ones.
+ */
+export function resolve(prop, root, depth = 0) {
+  if (!prop || typeof prop !== 'object' || depth > 8) return prop;
+  let p = prop;
+  if (typeof p.$ref === 'string' && p.$ref.startsWith('#/')) {
+    let target = root;
+    for (const part of p.$ref.slice(2).split('/')) target = target && typeof target === 'object' ? target[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+    const { $ref, ...own } = p;
+    p = target && typeof target === 'object' ? { ...resolve(target, root, depth + 1), ...own } : own;
+  }
+  if (Array.isArray(p.allOf) && p.allOf.length === 1) {
+    const { allOf, ...own } = p;
+    p = { ...resolve(allOf[0], root, depth + 1), ...own };
+  }
+  for (const key of ['anyOf', 'oneOf']) {
+    const alts = p[key];
+    if (!Array.isArray(alts)) continue;
+    const real = alts.filter((a) => !(a && a.type === 'null'));
+    const { [key]: _, ...own } = p;
+    if (real.length === 1 && alts.length === 2) {
+      p = { ...resolve(real[0], root, depth + 1), ...own };
+    } else if (alts.length && alts.every((a) => a && 'const' in a)) {
+      p = { ...own, enum: alts.map((a) => a.const), type: own.type || (alts.every((a) => typeof a.const === 'string') ? 'string' : undefined) };
+    }
+  }
+  return p;
+}
+
 /** The single JSON type a property is edited as: string, number, integer, boolean or json. */
 export function editType(prop) {
   if (!prop || typeof prop !== 'object') return 'json';
@@ -96,7 +130,7 @@ export function schemaForm(schema) {
   const props = (schema && typeof schema === 'object' && schema.properties && typeof schema.properties === 'object') ? schema.properties : {};
   const required = new Set(Array.isArray(schema && schema.required) ? schema.required : []);
   const fields = Object.entries(props).map(([name, prop]) => {
-    const p = prop && typeof prop === 'object' ? prop : {};
+    const p = (prop && typeof prop === 'object' && resolve(prop, schema)) || {};
     const req = required.has(name);
     const c = control(name, p, req);
     const error = h('small', { class: 'field-error', id: nextId('e'), attrs: { role: 'alert' } });

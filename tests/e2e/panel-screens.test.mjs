@@ -22,7 +22,8 @@ async function core(page, message) {
 /** Sends the chat's instructions and waits for the scripted assistant's call to be pending. */
 async function pendingCall() {
   const prompt = await core(panel, { type: 'prompt/build', chat });
-  await core(panel, { type: 'chat/insert', chat, text: prompt.text });
+  // Typed rather than inserted: the input may still hold a delivered result, which insert keeps.
+  await chatPage.fill('#input', prompt.text);
   const before = (await core(panel, { type: 'activity/list', chat })).length;
   await chatPage.click('#send');
   return until(async () => {
@@ -50,7 +51,10 @@ before(async () => {
   await core(panel, { type: 'chat/set', chat, settings: { serverIds: [server.id] } });
   const first = await pendingCall();
   await core(panel, { type: 'activity/decide', key: first.key, decision: 'run' });
-  await until(async () => (await core(panel, { type: 'activity/list', chat })).find((c) => c.key === first.key).state === 'done', { what: 'first call done' });
+  await until(async () => {
+    const c = (await core(panel, { type: 'activity/list', chat })).find((r) => r.key === first.key);
+    return c.state === 'done' && c.delivered;
+  }, { what: 'first call done and its result delivered' });
   await pendingCall();
 });
 after(async () => {

@@ -7,7 +7,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ROOT } from './harness.mjs';
 import { format } from '../../www/i18n.js';
-import { editType } from '../../www/schema-form.js';
+import { editType, resolve } from '../../www/schema-form.js';
 
 const WWW = join(ROOT, 'www');
 
@@ -114,4 +114,24 @@ test('schema properties map to the control the run form uses', () => {
     [null, 'json'],
   ];
   for (const [schema, want] of cases) assert.equal(editType(schema), want, JSON.stringify(schema));
+});
+
+test('generator wrappers around a property are undone before choosing its control', () => {
+  const root = {
+    $defs: { Color: { type: 'string', enum: ['red', 'blue'], description: 'a colour' }, Loop: { $ref: '#/$defs/Loop' } },
+    definitions: { Size: { type: 'integer', minimum: 1 } },
+  };
+  const cases = [
+    [{ $ref: '#/$defs/Color', default: 'blue', description: 'Colour of the gradient.' }, { type: 'string', enum: ['red', 'blue'], default: 'blue', description: 'Colour of the gradient.' }],
+    [{ allOf: [{ $ref: '#/definitions/Size' }], default: 16 }, { type: 'integer', minimum: 1, default: 16 }],
+    [{ anyOf: [{ type: 'string' }, { type: 'null' }], description: 'optional text' }, { type: 'string', description: 'optional text' }],
+    [{ oneOf: [{ const: 'a', description: 'A' }, { const: 'b' }] }, { enum: ['a', 'b'], type: 'string' }],
+    [{ anyOf: [{ type: 'string' }, { type: 'number' }] }, { anyOf: [{ type: 'string' }, { type: 'number' }] }],
+    [{ $ref: '#/$defs/Missing', title: 'kept' }, { title: 'kept' }],
+    [{ $ref: 'https://example.com/schema' }, { $ref: 'https://example.com/schema' }],
+  ];
+  for (const [prop, want] of cases) assert.deepEqual(resolve(prop, root), want, JSON.stringify(prop));
+  // A reference cycle ends instead of recursing forever.
+  assert.ok(resolve({ $ref: '#/$defs/Loop' }, root));
+  assert.equal(editType(resolve({ $ref: '#/$defs/Color' }, root)), 'string');
 });

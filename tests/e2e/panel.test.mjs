@@ -121,9 +121,13 @@ test('tools are grouped by server and searchable; policies and switches land in 
 
   await panel.fill('#tool-search', 'divide');
   assert.deepEqual(await panel.$$eval('li.tool:not([hidden])', (ls) => ls.map((l) => l.dataset.tool)), ['divide']);
+  // Search is case-insensitive over names, titles and descriptions.
   await panel.fill('#tool-search', 'NOTE');
-  const notes = await panel.$$eval('li.tool:not([hidden])', (ls) => ls.map((l) => l.dataset.tool));
-  assert.ok(notes.length >= 3 && notes.every((n) => n.startsWith('notes_')), notes.join());
+  const hits = await panel.$$eval('li.tool:not([hidden])', (ls) => ls.map((l) => [l.dataset.tool, l.textContent.toLowerCase().includes('note')]));
+  const names = hits.map(([n]) => n);
+  for (const n of tools.map((t) => t.name).filter((n) => n.startsWith('notes_'))) assert.ok(names.includes(n), `${n} found`);
+  assert.ok(hits.every(([, has]) => has), JSON.stringify(hits));
+  assert.ok(names.length < tools.length, 'the search filters');
   await panel.fill('#tool-search', '');
 
   const policyOf = async (name) => (await core(panel, { type: 'tools/list' })).find((t) => t.name === name);
@@ -235,7 +239,7 @@ test('this chat: choose servers and strategy, see the exact prompt with its size
   await panel.click('#tab-chat');
   const chat = await panelChat(panel);
   assert.equal(chat.url, site.origin + '/?delay=1');
-  await until(async () => (await panel.locator('.chat-who').textContent()).includes(new URL(site.origin).host), { what: 'chat identified' });
+  await until(async () => (await panel.locator('#view-chat .chat-who').textContent()).includes(new URL(site.origin).host), { what: 'chat identified' });
   assert.match(await panel.locator('#prompt-empty').textContent(), /Nothing to insert/);
 
   const servers = await core(panel, { type: 'servers/list' });

@@ -53,12 +53,25 @@ export function mountServers(section, app) {
     }
   }
 
+  // Rows are rebuilt only when their server changed, so polling never takes the keyboard focus
+  // (or an error message) away from a row that stayed the same.
+  let rows = new Map(); // id -> {sig, el}
   function render() {
     if (!servers.length) {
+      rows = new Map();
       list.replaceChildren(h('li', { class: 'empty', text: loaded ? t('serversEmpty') : t('loading') }));
       return;
     }
-    list.replaceChildren(...servers.map((s) => serverItem(s)));
+    const next = servers.map((s) => {
+      const sig = JSON.stringify(s);
+      const old = rows.get(s.id);
+      return old && old.sig === sig ? old : { sig, el: serverItem(s) };
+    });
+    const current = [...list.children];
+    const sameRows = current.length === next.length && servers.every((s, i) => rows.get(s.id) && current[i] === rows.get(s.id).el);
+    if (sameRows) next.forEach((r, i) => { if (current[i] !== r.el) current[i].replaceWith(r.el); });
+    else list.replaceChildren(...next.map((r) => r.el));
+    rows = new Map(servers.map((s, i) => [s.id, next[i]]));
   }
 
   function serverItem(s) {
@@ -107,7 +120,9 @@ export function mountServers(section, app) {
         toggle(t('serverEnabled'), s.enabled !== false, async (on, input) => {
           input.disabled = true;
           try {
-            await call('servers/update', { server: { id: s.id, enabled: on } });
+            // An update carries the whole server; masked header values keep their secrets.
+            const { id, name, url, transport, headers, timeoutMs } = s;
+            await call('servers/update', { server: { id, name, url, transport, headers, timeoutMs, enabled: on } });
           } catch (e) {
             list.querySelector(`li[data-id="${CSS.escape(s.id)}"] .row-error`)?.replaceChildren(errorView(e));
           }
@@ -122,21 +137,32 @@ export function mountServers(section, app) {
 
   build();
   render();
+  // Connection state lives in the worker's memory, not in storage: a change made elsewhere (a
+  // second panel, an import) is announced by a storage change before the server has connected.
+  // So after any change, ask again once a second for a while, until every enabled server has
+  // settled (connected or failed) or SETTLE_MS have passed.
+  const SETTLE_MS = 15_000;
+  let settleUntil = 0;
+  const unsettled = () => servers.some((s) => s.enabled !== false && !['connected', 'failed'].includes(s.state && s.state.status));
   let stopPoll = null;
   return {
     async show() {
+      settleUntil = Date.now() + SETTLE_MS;
       await refresh();
-      // Live state: while a server is connecting, ask again about once a second.
-      stopPoll ??= poll(refresh, 1000, () => app.visible('servers') && servers.some((s) => s.state && s.state.status === 'connecting'));
+      stopPoll ??= poll(refresh, 1000, () => app.visible('servers') && Date.now() < settleUntil && unsettled());
     },
     hide() {
       stopPoll?.();
       stopPoll = null;
     },
     changed(changes) {
-      if (touches(changes, ['config', 'tools'])) refresh();
+      if (touches(changes, ['config', 'tools'])) {
+        settleUntil = Date.now() + SETTLE_MS;
+        refresh();
+      }
     },
     relocalize() {
+      rows = new Map();
       build();
       render();
     },

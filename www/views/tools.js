@@ -6,7 +6,7 @@
 import { h, select, nextId, json } from '../dom.js';
 import { t } from '../i18n.js';
 import { call, errorView, touches } from '../core.js';
-import { schemaForm, editType } from '../schema-form.js';
+import { schemaForm, editType, resolve } from '../schema-form.js';
 import { callView } from '../render.js';
 
 const POLICIES = ['allow', 'ask', 'deny'];
@@ -14,8 +14,8 @@ const POLICIES = ['allow', 'ask', 'deny'];
 const keyOf = (tool) => `${tool.serverId}\u0000${tool.name}`;
 
 /** A short signature of one parameter: type, required, default, enum, bounds. */
-function paramLine(name, prop, required) {
-  const p = prop && typeof prop === 'object' ? prop : {};
+function paramLine(name, prop, required, root) {
+  const p = (prop && typeof prop === 'object' && resolve(prop, root)) || {};
   const type = editType(p) === 'json' ? (Array.isArray(p.type) ? p.type.join('|') : p.type || (p.anyOf || p.oneOf ? 'union' : 'any')) : editType(p);
   const bits = [required ? t('paramRequired') : t('paramOptional')];
   if (p.default !== undefined) bits.push(t('paramDefault', JSON.stringify(p.default)));
@@ -82,17 +82,27 @@ export function mountTools(section, app) {
     const policy = select(POLICIES.map((p) => [p, t('policy_' + p)]), tool.policy || 'ask', { class: `policy policy-${tool.policy}`, attrs: { 'aria-label': t('toolPolicy', tool.name) } });
     policy.addEventListener('change', () => setPolicy({ serverId: tool.serverId, tool: tool.name, policy: policy.value }, row));
     const ann = tool.annotations || {};
-    let detail = details.get(key);
+    // The detail (parameters and run form) is built on first opening: most of 500 tools are
+    // never opened. Once built it is kept across refreshes so typed arguments survive.
     const schemaText = JSON.stringify(tool.inputSchema ?? null);
-    if (!detail || detail.schema !== schemaText) {
-      detail = { schema: schemaText, el: toolDetail(tool) };
-      details.set(key, detail);
+    let detail = details.get(key);
+    if (detail && detail.schema !== schemaText) {
+      details.delete(key);
+      detail = undefined;
     }
-    detail.el.id = detailId;
-    detail.el.hidden = !isOpen;
+    const slot = h('div', { id: detailId, class: 'tool-detail-slot', hidden: !isOpen });
+    const attach = () => {
+      if (!detail) {
+        detail = { schema: schemaText, el: toolDetail(tool) };
+        details.set(key, detail);
+      }
+      if (detail.el.parentNode !== slot) slot.replaceChildren(detail.el);
+    };
+    if (isOpen) attach();
     more.addEventListener('click', () => {
-      const open = detail.el.hidden;
-      detail.el.hidden = !open;
+      const open = slot.hidden;
+      if (open) attach();
+      slot.hidden = !open;
       more.setAttribute('aria-expanded', String(open));
       more.textContent = open ? '−' : '+';
       if (open) expanded.add(key);
@@ -107,7 +117,7 @@ export function mountTools(section, app) {
         ann.destructiveHint ? h('span', { class: 'badge bad', text: t('toolDestructive') }) : null,
         tool.description ? h('p', { class: 'tool-desc', text: String(tool.description) }) : null),
       h('div', { class: 'row-error' }),
-      detail.el);
+      slot);
     return row;
   }
 
@@ -146,7 +156,7 @@ export function mountTools(section, app) {
     });
     return h('div', { class: 'tool-detail' },
       params.length
-        ? h('ul', { class: 'params', attrs: { 'aria-label': t('toolParams') } }, params.map(([n, p]) => paramLine(n, p, req.has(n))))
+        ? h('ul', { class: 'params', attrs: { 'aria-label': t('toolParams') } }, params.map(([n, p]) => paramLine(n, p, req.has(n), schema)))
         : h('p', { class: 'muted', text: t('formNoParams') }),
       formEl);
   }
