@@ -294,8 +294,11 @@
    * that it holds the text. Returns the strategy that worked, or null. */
   async function writeText(el, text) {
     el.focus();
-    const probe = norm(text).slice(-80);
-    const holds = () => norm(editorText(el)).includes(probe);
+    // The whole text, line breaks included (fences need them), whatever blank lines and
+    // spaces the editor adds: an editor that took the words but dropped the breaks failed.
+    const lines = (s) => s.replace(/[^\S\n]+/g, ' ').replace(/ ?\n[\s]*/g, '\n').trim();
+    const want = lines(text);
+    const holds = () => lines(editorText(el)).includes(want);
     if (isField(el)) {
       // React and friends track the value setter and ignore `.value = …`: call the native
       // setter (their tracker then sees a change) and announce it as typing.
@@ -309,13 +312,23 @@
     }
     // ProseMirror, Lexical, Quill, CodeMirror: insertText arrives as beforeinput + input, the
     // path each of them handles; a paste is the second path all of them take.
+    const before = editorText(el);
     placeCaretAtEnd(el);
     document.execCommand('insertText', false, text);
     await settle();
     if (holds()) return 'insert-text';
+    let full = text;
+    if (editorText(el) !== before) {
+      // Partly taken (an editor that dropped the line breaks, say): take it back out, so the
+      // paste below does not write the text twice, and paste what was there before with it.
+      document.execCommand('selectAll');
+      document.execCommand('delete');
+      await settle();
+      if (norm(before)) full = before.replace(/\n$/, '') + '\n\n' + text;
+    }
     placeCaretAtEnd(el);
     const data = new DataTransfer();
-    data.setData('text/plain', text);
+    data.setData('text/plain', full);
     el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
     await settle();
     return holds() ? 'paste' : null;
