@@ -4,13 +4,17 @@
 import { call, onStorageChange, touches } from './core.js';
 import { localize, setLanguage, t } from './i18n.js';
 import { mountServers } from './views/servers.js';
-import { mountTools } from './views/tools.js';
-import { mountChat } from './views/chat.js';
-import { mountActivity } from './views/activity.js';
-import { mountSettings } from './views/settings.js';
 
 const VIEWS = ['servers', 'tools', 'chat', 'activity', 'settings'];
-const MOUNT = { servers: mountServers, tools: mountTools, chat: mountChat, activity: mountActivity, settings: mountSettings };
+// The first view loads with the page; the others load on first use (or when the browser is idle
+// after the first paint), so the server list is not waiting for code it does not need.
+const MOUNT = {
+  servers: async () => mountServers,
+  tools: () => import('./views/tools.js').then((m) => m.mountTools),
+  chat: () => import('./views/chat.js').then((m) => m.mountChat),
+  activity: () => import('./views/activity.js').then((m) => m.mountActivity),
+  settings: () => import('./views/settings.js').then((m) => m.mountSettings),
+};
 
 const prefetched = new Map();
 // The first view's data is requested before anything else, in parallel with the language.
@@ -45,11 +49,21 @@ const app = {
     localize();
     showCoreStatus();
     for (const c of Object.values(controllers)) c.relocalize();
-    await controllers[app.current]?.show();
+    await (await controller(app.current)).show();
   },
 };
 
 const controllers = {};
+const mounting = {};
+
+/** The controller of a view, mounting it (and loading its code) the first time. */
+function controller(view) {
+  mounting[view] ??= MOUNT[view]().then((mount) => {
+    controllers[view] = mount(document.getElementById('view-' + view), app);
+    return controllers[view];
+  });
+  return mounting[view];
+}
 const tabs = VIEWS.map((v) => document.getElementById('tab-' + v));
 let pong = null;
 let pingError = null;
@@ -77,9 +91,10 @@ async function select(view, { focus = false } = {}) {
     document.getElementById(tab.getAttribute('aria-controls')).hidden = !on;
   }
   if (focus) document.getElementById('tab-' + view).focus();
-  if (previous) controllers[previous].hide();
+  if (previous) controllers[previous]?.hide();
   if (location.hash !== '#' + view) history.replaceState(null, '', '#' + view);
-  await controllers[view].show();
+  const c = await controller(view);
+  if (app.current === view) await c.show();
 }
 
 function wireTabs() {
@@ -106,7 +121,6 @@ async function boot() {
     await setLanguage(settings.language).catch(() => setLanguage('auto'));
   }
   localize();
-  for (const v of VIEWS) controllers[v] = MOUNT[v](document.getElementById('view-' + v), app);
   wireTabs();
   pingAnswer.then(
     (p) => { pong = p; app.coreVersion = p.core; showCoreStatus(); },
@@ -122,6 +136,10 @@ async function boot() {
     }
   });
   await select(location.hash.slice(1) || 'servers');
+  // Warm the other views' code once the first one is on screen, so switching tabs is instant.
+  const warm = () => VIEWS.forEach((v) => { if (v !== app.current) MOUNT[v]().catch(() => {}); });
+  if ('requestIdleCallback' in window) requestIdleCallback(warm, { timeout: 2000 });
+  else setTimeout(warm, 500);
 }
 
 boot().catch((e) => {

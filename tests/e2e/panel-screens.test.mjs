@@ -85,6 +85,28 @@ async function shoot(view, scheme, lang) {
   return path;
 }
 
+/** The add-server dialog (editing the demo server) and an import preview. */
+async function shootDialogs(scheme, lang) {
+  await panel.setViewportSize({ width: WIDTH, height: 800 });
+  await panel.click('#tab-servers');
+  await panel.locator('li.server').first().locator('[data-action="edit"]').click();
+  const edit = join(OUT, `dialog-server-${scheme}-${lang}.png`);
+  await panel.screenshot({ path: edit });
+  await panel.keyboard.press('Escape');
+  await panel.click('#server-import');
+  const dialog = panel.locator('dialog.import-dialog');
+  await dialog.locator('textarea').fill(JSON.stringify({ mcpServers: {
+    search: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer …' } },
+    files: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'] },
+  } }, null, 2));
+  await dialog.locator('#import-preview').click();
+  await dialog.locator('.import-skipped').waitFor();
+  const preview = join(OUT, `dialog-import-${scheme}-${lang}.png`);
+  await panel.screenshot({ path: preview });
+  await panel.keyboard.press('Escape');
+  return [edit, preview];
+}
+
 for (const lang of ['en', 'zh_CN']) {
   for (const scheme of ['light', 'dark']) {
     test(`screenshots of every view, ${scheme}, ${lang}`, async () => {
@@ -100,6 +122,7 @@ for (const lang of ['en', 'zh_CN']) {
         const path = await shoot(view, scheme, lang);
         assert.ok(statSync(path).size > 5000, `${path} looks empty`);
       }
+      for (const path of await shootDialogs(scheme, lang)) assert.ok(statSync(path).size > 5000, `${path} looks empty`);
     });
   }
 }

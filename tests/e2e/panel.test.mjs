@@ -102,6 +102,7 @@ test('a second panel shows the same servers and follows changes made in the firs
   await panel2.locator('li.server').first().waitFor();
   const ids = (p) => p.$$eval('li.server', (ls) => ls.map((l) => l.dataset.id));
   assert.deepEqual(await ids(panel2), await ids(panel));
+  await panel.bringToFront();
   await panel.locator('li.server .switch input').first().uncheck();
   await panel2.locator('li.server[data-status="disabled"]').waitFor({ timeout: 5000 });
   assert.equal((await core(panel, { type: 'servers/list' }))[0].enabled, false);
@@ -110,6 +111,7 @@ test('a second panel shows the same servers and follows changes made in the firs
 });
 
 test('tools are grouped by server and searchable; policies and switches land in the core', async () => {
+  await panel.bringToFront(); // a background tab gets no animation frames: clicks would crawl
   await panel.click('#tab-tools');
   await panel2.click('#tab-tools');
   const tools = await core(panel, { type: 'tools/list' });
@@ -146,6 +148,7 @@ test('tools are grouped by server and searchable; policies and switches land in 
 });
 
 test('a tool runs by hand from a form generated from its input schema', async () => {
+  await panel.bringToFront(); // a background tab gets no animation frames: clicks would crawl
   const row = panel.locator('li.tool[data-tool="divide"]');
   await row.locator('button.more').click();
   assert.equal(await row.locator('button.more').getAttribute('aria-expanded'), 'true');
@@ -189,6 +192,7 @@ test('a tool runs by hand from a form generated from its input schema', async ()
 });
 
 test('importing an mcpServers JSON previews what is added and what cannot be, then adds', async () => {
+  await panel.bringToFront(); // a background tab gets no animation frames: clicks would crawl
   await panel.click('#tab-servers');
   await panel.click('#server-import');
   const dialog = panel.locator('dialog.import-dialog');
@@ -213,6 +217,7 @@ test('importing an mcpServers JSON previews what is added and what cannot be, th
 });
 
 test('a remote server asks for host permission from the click, and a refusal adds nothing', async () => {
+  await panel.bringToFront(); // a background tab gets no animation frames: clicks would crawl
   await panel.evaluate(() => {
     window.__requests = [];
     chrome.permissions.request = (p) => { window.__requests.push(p); return Promise.resolve(false); };
@@ -285,6 +290,7 @@ test('a call waiting for approval runs from the activity view', async () => {
 });
 
 test('the language switches to Chinese, persists, and a second panel follows', async () => {
+  await panel.bringToFront(); // a background tab gets no animation frames: clicks would crawl
   await panel.click('#tab-settings');
   await panel.selectOption('#set-language', 'zh_CN');
   await panel.click('#settings-save');
@@ -326,6 +332,7 @@ test('the in-panel formatter gives what chrome.i18n gives for every English mess
 });
 
 test('every view fits 320 px without horizontal scrolling', async () => {
+  await panel.bringToFront(); // a background tab gets no animation frames: clicks would crawl
   await panel.setViewportSize({ width: 320, height: 700 });
   for (const view of ['servers', 'tools', 'chat', 'activity', 'settings']) {
     await panel.click('#tab-' + view);
@@ -343,6 +350,7 @@ test('every view fits 320 px without horizontal scrolling', async () => {
 });
 
 test('removing a server asks first, then removes it from the core', async () => {
+  await panel.bringToFront(); // a background tab gets no animation frames: clicks would crawl
   await panel.click('#tab-servers');
   const servers = await core(panel, { type: 'servers/list' });
   const victim = servers.find((s) => s.name === 'Second demo');
