@@ -1,0 +1,115 @@
+// What goes wrong on real chat sites, on the fixture pages: the site re-renders a reply, the
+// page reloads mid-loop, Chrome stops the service worker mid-loop, loop limits are reached, a
+// site has no adapter (generic), a site is added while the browser runs. In every case a call
+// runs at most once and nothing is silently lost.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadAdapters, startRig, waitForReply, until } from '../fixtures/sites/_shared/loop.mjs';
+
+const { SITES } = loadAdapters();
+const chatgpt = SITES.find((s) => s.id === 'chatgpt');
+let rig, site;
+
+before(async () => {
+  rig = await startRig();
+  site = await rig.addSite('chatgpt'); // a custom site added while the browser runs
+});
+after(async () => { await rig?.close(); });
+
+const states = async (chatRef) => (await rig.calls(chatRef)).map((c) => `${c.tool}:${c.state}`);
+const url = (q = '') => `${site.origin}/chatgpt/${q}`;
+
+test('a re-render of a finished reply runs nothing again', async () => {
+  const { page, chatRef } = await rig.openChat(url(), {}, 'chatgpt');
+  await rig.insertInstructions(chatRef);
+  await waitForReply(page, chatgpt, 'Final answer');
+  await page.evaluate(() => {
+    for (const a of document.querySelectorAll('article')) a.replaceWith(a.cloneNode(true));
+  });
+  await page.waitForTimeout(800);
+  assert.deepEqual(await states(chatRef), ['add:done']);
+  await page.close();
+});
+
+test('page reload mid-loop: the call is neither lost nor run twice; old replies are history', async () => {
+  const args = encodeURIComponent(JSON.stringify({ steps: 1, delay_ms: 1500 }));
+  const { page, chatRef } = await rig.openChat(url(`?tool=slow_count&args=${args}`), {}, 'chatgpt');
+  await rig.insertInstructions(chatRef);
+  await until(async () => (await states(chatRef)).includes('slow_count:running'), { timeoutMs: 15_000, what: 'the call running' });
+  await page.reload();
+  await page.locator('mcp-relay-ui[data-state="ready"]').waitFor({ state: 'attached' });
+  await until(async () => (await rig.calls(chatRef)).every((c) => c.state === 'done'), { timeoutMs: 15_000, what: 'the call to finish' });
+  await page.waitForTimeout(1000);
+  const calls = await rig.calls(chatRef);
+  assert.deepEqual(calls.map((c) => `${c.tool}:${c.state}`), ['slow_count:done'], 'one call, run once, across the reload');
+  // The result reached the chat: delivered into the reloaded page, and the model answered.
+  assert.equal(calls[0].delivered, true, 'the result was delivered');
+  await waitForReply(page, chatgpt, 'Final answer');
+  await page.close();
+});
+
+test('service worker stopped while a reply streams: the call is detected once and the loop completes', async () => {
+  const { page, chatRef } = await rig.openChat(url('?delay=40'), {}, 'chatgpt');
+  await rig.insertInstructions(chatRef);
+  await page.locator('[data-message-author-role="assistant"]').first().waitFor();
+  const cdp = await rig.ext.context.newCDPSession(page);
+  const { targetInfos } = await cdp.send('Target.getTargets');
+  const worker = targetInfos.find((t) => t.type === 'service_worker' && t.url.startsWith(`chrome-extension://${rig.ext.extensionId}/`));
+  assert.ok(worker, 'the extension service worker is a target');
+  await rig.ext.sw.evaluate(() => { globalThis.__relayTestMarker = true; });
+  await cdp.send('Target.closeTarget', { targetId: worker.targetId });
+  // The content script's next message wakes a fresh worker, which rebuilds from storage.
+  await waitForReply(page, chatgpt, 'Final answer', 30_000);
+  // A fresh worker has no marker: the old one really stopped.
+  const { targetInfos: after } = await cdp.send('Target.getTargets');
+  const fresh = after.find((t) => t.type === 'service_worker' && t.url.startsWith(`chrome-extension://${rig.ext.extensionId}/`));
+  assert.ok(fresh, 'a worker runs again');
+  const session = await rig.ext.context.newCDPSession(page);
+  const { sessionId } = await session.send('Target.attachToTarget', { targetId: fresh.targetId, flatten: true });
+  assert.ok(sessionId);
+  const marker = await rig.call({ type: 'ping' }).then(() => rig.ext.context.serviceWorkers().at(-1).evaluate(() => globalThis.__relayTestMarker === true));
+  assert.equal(marker, false, 'the worker was restarted (its globals are gone)');
+  assert.deepEqual(await states(chatRef), ['add:done']);
+  await page.close();
+});
+
+test('loop limit reached: the extra call is not run, and it says so on its card and to the model', async () => {
+  const { page, chatRef } = await rig.openChat(url('?chain=2'), { maxConsecutive: 1 }, 'chatgpt');
+  await rig.insertInstructions(chatRef);
+  const card = page.locator('mcp-relay-ui').locator('.card[data-state="limited"]');
+  await card.waitFor({ timeout: 30_000 });
+  assert.match(await card.innerText(), /limit/i);
+  assert.deepEqual(await states(chatRef), ['add:done', 'add:limited']);
+  const final = await waitForReply(page, chatgpt, 'Final answer');
+  assert.match(final, /limit/i, 'the model was told the call was skipped');
+  await page.close();
+});
+
+test('a call in a user message or posted by the page runs nothing', async () => {
+  const { page, chatRef } = await rig.openChat(url(), {}, 'chatgpt');
+  const callText = '```json\n{"tool": "add", "arguments": {"a": 40, "b": 2}}\n```';
+  await page.evaluate((t) => {
+    const u = document.createElement('div');
+    u.dataset.messageAuthorRole = 'user';
+    u.textContent = t;
+    document.getElementById('log').appendChild(u);
+    window.postMessage({ type: 'reply/update', messageId: 'a0', text: t, done: true }, '*');
+  }, callText);
+  await page.waitForTimeout(1200);
+  assert.deepEqual(await states(chatRef), []);
+  await page.close();
+});
+
+test('generic adapter: a site registered without a description runs the loop', async () => {
+  const generic = await rig.addSite('generic');
+  const { page, chatRef } = await rig.openChat(`${generic.origin}/chatgpt/`, {}, 'generic');
+  await rig.insertInstructions(chatRef);
+  await waitForReply(page, chatgpt, 'Final answer');
+  assert.deepEqual(await states(chatRef), ['add:done']);
+  const report = await rig.call({ type: 'sites/check', chat: chatRef });
+  assert.equal(report.adapter, 'generic');
+  const input = report.checks.find((c) => c.part === 'input');
+  assert.equal(input.matches, 1);
+  assert.match(input.selector, /prompt-textarea/);
+  await page.close();
+});
