@@ -670,19 +670,16 @@ impl<'a> Scan<'a> {
                 Angle::Wait
             };
         }
-        match xml::open_tag(self.b, i, self.end) {
-            Lex::Incomplete if !self.finished => {
-                sink.work += (self.end - i) as u64;
-                Angle::Wait
-            }
+        let (lex, looked) = xml::open_tag_looked(self.b, i, self.end, &xml::is_call_tag);
+        sink.work += (looked - i) as u64;
+        match lex {
+            Lex::Incomplete if !self.finished => Angle::Wait,
             Lex::Incomplete | Lex::No => {
-                // The lexer may have looked this far before saying no.
-                st.see(self.end.min(i + xml::MAX_LOOKAHEAD));
+                st.see(looked);
                 Angle::No
             }
             Lex::Yes(tag) => {
-                sink.work += (tag.gt + 1 - i) as u64;
-                st.see(tag.gt + 1);
+                st.see(looked);
                 match xml::tag_kind(self.b, &tag) {
                     Some((kind, name)) => Angle::Tag { tag, kind, name },
                     None => Angle::No,
@@ -770,6 +767,7 @@ impl<'a> Scan<'a> {
             }
             match b[j] {
                 b'{' => {
+                    sink.work += 1;
                     if st.frames.len() < MAX_FRAMES {
                         st.frames.push(Frame {
                             start: j,
@@ -781,6 +779,7 @@ impl<'a> Scan<'a> {
                     st.pos = j + 1;
                 }
                 b'}' => {
+                    sink.work += 1;
                     st.pos = j + 1;
                     if st.deep > 0 {
                         st.deep -= 1;
@@ -803,6 +802,7 @@ impl<'a> Scan<'a> {
                     }
                 }
                 b'"' => {
+                    sink.work += 1;
                     // Only where JSON allows a string: prose quotes inside a stray brace must not
                     // flip the string state for the rest of the reply.
                     if matches!(

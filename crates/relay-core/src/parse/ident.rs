@@ -54,9 +54,22 @@ fn write_canonical(value: &Value, out: &mut String) {
 
 fn write_string(s: &str, out: &mut String) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(s.len() + 2);
     out.push('"');
+    let bytes = s.as_bytes();
     let mut plain_from = 0;
-    for (i, b) in s.bytes().enumerate() {
+    let mut i = 0;
+    while i < bytes.len() {
+        // Skip eight bytes at a time while none of them needs escaping (most string content).
+        if let Some(chunk) = bytes.get(i..i + 8) {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(chunk);
+            if !word_needs_escape(u64::from_le_bytes(w)) {
+                i += 8;
+                continue;
+            }
+        }
+        let b = bytes[i];
         let escape: Option<&str> = match b {
             b'"' => Some("\\\""),
             b'\\' => Some("\\\\"),
@@ -66,7 +79,10 @@ fn write_string(s: &str, out: &mut String) {
             0x08 => Some("\\b"),
             0x0c => Some("\\f"),
             0..=0x1f => None,
-            _ => continue,
+            _ => {
+                i += 1;
+                continue;
+            }
         };
         // Every byte matched above is ASCII, so `i` is a char boundary.
         out.push_str(&s[plain_from..i]);
@@ -78,25 +94,78 @@ fn write_string(s: &str, out: &mut String) {
                 out.push(HEX[usize::from(b & 0xf)] as char);
             }
         }
-        plain_from = i + 1;
+        i += 1;
+        plain_from = i;
     }
     out.push_str(&s[plain_from..]);
     out.push('"');
 }
 
-/// 64-bit FNV-1a, fed in pieces.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Fnv(u64);
+/// Whether any byte of the little-endian word is a control character, `"` or `\\` (SWAR: exact
+/// for "any", which is all the caller asks).
+fn word_needs_escape(w: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let below_space = w.wrapping_sub(ONES * 0x20) & !w;
+    let q = w ^ (ONES * u64::from(b'"'));
+    let quote = q.wrapping_sub(ONES) & !q;
+    let bs = w ^ (ONES * u64::from(b'\\'));
+    let backslash = bs.wrapping_sub(ONES) & !bs;
+    (below_space | quote | backslash) & HIGHS != 0
+}
 
-impl Fnv {
+/// A stable 64-bit hash, fed in pieces: eight bytes at a time through a folded 64×64→128
+/// multiply (as wyhash does), then a splitmix64 finaliser. Defined here, not borrowed from a
+/// crate or `std`, because call ids derived from it must never change between builds, versions
+/// or targets (native and wasm give the same value).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct StableHash {
+    h: u64,
+    /// Pending bytes (fewer than eight), little-endian in `buf`.
+    buf: u64,
+    nbuf: u32,
+    len: u64,
+}
+
+const SEED: u64 = 0x243f_6a88_85a3_08d3;
+const MUL: u64 = 0x9e37_79b9_7f4a_7c15;
+
+fn fold(h: u64, w: u64) -> u64 {
+    let x = u128::from(h ^ w) * u128::from(MUL);
+    (x as u64) ^ ((x >> 64) as u64)
+}
+
+impl StableHash {
     pub(crate) fn new() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
+        StableHash {
+            h: SEED,
+            buf: 0,
+            nbuf: 0,
+            len: 0,
+        }
     }
 
-    pub(crate) fn write(mut self, bytes: &[u8]) -> Self {
-        for &b in bytes {
-            self.0 ^= u64::from(b);
-            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+    pub(crate) fn write(mut self, mut bytes: &[u8]) -> Self {
+        self.len = self.len.wrapping_add(bytes.len() as u64);
+        while self.nbuf != 0 && !bytes.is_empty() {
+            self.buf |= u64::from(bytes[0]) << (8 * self.nbuf);
+            self.nbuf += 1;
+            bytes = &bytes[1..];
+            if self.nbuf == 8 {
+                self.h = fold(self.h, self.buf);
+                self.buf = 0;
+                self.nbuf = 0;
+            }
+        }
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.h = fold(self.h, u64::from_le_bytes(w));
+        }
+        for &b in chunks.remainder() {
+            self.buf |= u64::from(b) << (8 * self.nbuf);
+            self.nbuf += 1;
         }
         self
     }
@@ -108,13 +177,16 @@ impl Fnv {
     }
 
     pub(crate) fn finish(self) -> u64 {
-        self.0
+        let mut z = fold(fold(self.h, self.buf), self.len);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
     }
 }
 
 /// The identity of a call for counting identical calls: server, tool and canonical arguments.
 pub(crate) fn call_key(server: &str, tool: &str, canonical_args: &str) -> u64 {
-    Fnv::new()
+    StableHash::new()
         .write(server.as_bytes())
         .sep()
         .write(tool.as_bytes())
@@ -125,7 +197,7 @@ pub(crate) fn call_key(server: &str, tool: &str, canonical_args: &str) -> u64 {
 
 /// `c_` + 16 hex digits of the call key extended with the ordinal among identical calls.
 pub(crate) fn derived_call_id(key: u64, ordinal: u32) -> String {
-    let h = Fnv::new()
+    let h = StableHash::new()
         .write(&key.to_le_bytes())
         .sep()
         .write(&ordinal.to_le_bytes())
@@ -157,10 +229,38 @@ mod tests {
     }
 
     #[test]
-    fn fnv1a_matches_the_reference_vectors() {
-        assert_eq!(Fnv::new().finish(), 0xcbf2_9ce4_8422_2325);
-        assert_eq!(Fnv::new().write(b"a").finish(), 0xaf63_dc4c_8601_ec8c);
-        assert_eq!(Fnv::new().write(b"foobar").finish(), 0x8594_4171_f739_67e8);
+    fn stable_hash_does_not_depend_on_how_the_bytes_are_fed() {
+        let data: Vec<u8> = (0..=255u8).cycle().take(1000).collect();
+        let whole = StableHash::new().write(&data).finish();
+        for split in [1, 3, 7, 8, 9, 500, 999] {
+            let (a, b) = data.split_at(split);
+            assert_eq!(
+                StableHash::new().write(a).write(b).finish(),
+                whole,
+                "split at {split}"
+            );
+        }
+        let bytewise = data
+            .iter()
+            .fold(StableHash::new(), |h, b| h.write(std::slice::from_ref(b)));
+        assert_eq!(bytewise.finish(), whole);
+        // Padding must not make a shorter input equal a longer one.
+        assert_ne!(
+            StableHash::new().write(b"a").finish(),
+            StableHash::new().write(b"a\0").finish()
+        );
+    }
+
+    /// Derived call ids are persisted by the exactly-once ledger: these values must never change.
+    #[test]
+    fn stable_hash_values_are_frozen() {
+        let key = call_key("demo", "add", r#"{"a":1,"b":2}"#);
+        assert_eq!(format!("{key:016x}"), "b843ddece39b1c2f");
+        assert_eq!(derived_call_id(key, 0), "c_881ea72186c6102f");
+        assert_eq!(
+            format!("{:016x}", StableHash::new().finish()),
+            "e157d9fff9d0eb86"
+        );
     }
 
     #[test]

@@ -36,8 +36,6 @@ pub(crate) enum TagKind {
 /// `<` does not open a tag: bounds the look-ahead the streaming parser may have to repeat.
 const MAX_NAME: usize = 64;
 const MAX_OPEN_TAG: usize = 512;
-/// How far past a `<` [`open_tag`] may look.
-pub(crate) const MAX_LOOKAHEAD: usize = 2 * MAX_NAME + 2 + MAX_OPEN_TAG;
 
 /// An opening tag `<prefix:local attrs>`.
 #[derive(Debug, Clone, Copy)]
@@ -77,54 +75,75 @@ fn name_end(b: &[u8], j: usize, end: usize) -> usize {
     k
 }
 
-/// Lexes an opening tag at `i` (where `b[i] == b'<'`), looking no further than `end`.
-pub(crate) fn open_tag(b: &[u8], i: usize, end: usize) -> Lex<OpenTag> {
+/// Lexes an opening tag at `i` (where `b[i] == b'<'`), looking no further than `end`, for a
+/// local name `wanted` accepts. The name is checked before anything else and the search for `>`
+/// stops at the next `<`, so text full of `<` costs linear time.
+pub(crate) fn open_tag(
+    b: &[u8],
+    i: usize,
+    end: usize,
+    wanted: &dyn Fn(&[u8]) -> bool,
+) -> Lex<OpenTag> {
+    open_tag_looked(b, i, end, wanted).0
+}
+
+/// [`open_tag`], and how far it looked (for the parser's work count and checkpoints).
+pub(crate) fn open_tag_looked(
+    b: &[u8],
+    i: usize,
+    end: usize,
+    wanted: &dyn Fn(&[u8]) -> bool,
+) -> (Lex<OpenTag>, usize) {
     let j = i + 1;
     if j >= end {
-        return Lex::Incomplete;
+        return (Lex::Incomplete, end);
     }
     if !is_name_start(b[j]) {
-        return Lex::No;
+        return (Lex::No, j + 1);
     }
     let mut k = name_end(b, j, end);
     let mut local = (j, k);
     if k < end && b[k] == b':' {
         if k + 1 >= end {
-            return Lex::Incomplete;
+            return (Lex::Incomplete, end);
         }
         if !is_name_start(b[k + 1]) {
-            return Lex::No;
+            return (Lex::No, k + 2);
         }
         let k2 = name_end(b, k + 1, end);
         local = (k + 1, k2);
         k = k2;
     }
     if k >= end {
-        return if k - j >= 2 * MAX_NAME {
-            Lex::No
-        } else {
-            Lex::Incomplete
-        };
+        return (Lex::Incomplete, end);
     }
-    if !matches!(b[k], b'>' | b'/' | b' ' | b'\t' | b'\n' | b'\r') {
-        return Lex::No;
+    if !matches!(b[k], b'>' | b'/' | b' ' | b'\t' | b'\n' | b'\r') || !wanted(&b[local.0..local.1])
+    {
+        return (Lex::No, k + 1);
     }
     let window = end.min(k + MAX_OPEN_TAG);
-    match memchr::memchr(b'>', &b[k..window]) {
-        Some(o) => {
+    match memchr::memchr2(b'>', b'<', &b[k..window]) {
+        Some(o) if b[k + o] == b'>' => {
             let gt = k + o;
             let self_closing = gt > k && b[gt - 1] == b'/';
             let attrs_end = if self_closing { gt - 1 } else { gt };
-            Lex::Yes(OpenTag {
+            let tag = OpenTag {
                 local,
                 attrs: (k, attrs_end),
                 gt,
                 self_closing,
-            })
+            };
+            (Lex::Yes(tag), gt + 1)
         }
-        None if window == end => Lex::Incomplete,
-        None => Lex::No,
+        Some(o) => (Lex::No, k + o + 1),
+        None if window == end => (Lex::Incomplete, end),
+        None => (Lex::No, window),
     }
+}
+
+/// Whether `local` names a tag that opens a call region.
+pub(crate) fn is_call_tag(local: &[u8]) -> bool {
+    TAGS.iter().any(|(n, _)| n.as_bytes() == local)
 }
 
 /// The kind of a recognised top-level tag.
@@ -214,10 +233,8 @@ fn next_open(b: &[u8], from: usize, end: usize, local: &[u8]) -> Option<(usize, 
     let mut k = from;
     while let Some(o) = memchr::memchr(b'<', &b[k..end]) {
         let i = k + o;
-        if let Lex::Yes(tag) = open_tag(b, i, end) {
-            if &b[tag.local.0..tag.local.1] == local {
-                return Some((i, tag));
-            }
+        if let Lex::Yes(tag) = open_tag(b, i, end, &|name| name == local) {
+            return Some((i, tag));
         }
         k = i + 1;
     }
@@ -408,10 +425,19 @@ mod tests {
     #[test]
     fn lexing_waits_only_when_the_text_may_still_complete_a_tag() {
         let t = b"<tool_call attr=\"x\">";
-        assert!(matches!(open_tag(t, 0, 5), Lex::Incomplete));
-        assert!(matches!(open_tag(t, 0, t.len()), Lex::Yes(_)));
-        assert!(matches!(open_tag(b"< b>", 0, 4), Lex::No));
-        assert!(matches!(open_tag(b"<a+b>", 0, 5), Lex::No));
+        assert!(matches!(open_tag(t, 0, 5, &is_call_tag), Lex::Incomplete));
+        assert!(matches!(open_tag(t, 0, t.len(), &is_call_tag), Lex::Yes(_)));
+        assert!(matches!(
+            open_tag(t, 0, t.len() - 1, &is_call_tag),
+            Lex::Incomplete
+        ));
+        assert!(matches!(
+            open_tag(b"<tool_call a <b>", 0, 16, &is_call_tag),
+            Lex::No
+        ));
+        assert!(matches!(open_tag(b"<b c>", 0, 5, &is_call_tag), Lex::No));
+        assert!(matches!(open_tag(b"< b>", 0, 4, &is_call_tag), Lex::No));
+        assert!(matches!(open_tag(b"<a+b>", 0, 5, &is_call_tag), Lex::No));
         assert!(matches!(
             closing_tag(b"</tool_ca", 0, 9, b"tool_call"),
             Lex::Incomplete
