@@ -604,7 +604,7 @@ async fn exchange(
     controller: AbortController,
 ) {
     let id = request.exchange;
-    let (head, reader) = match fetch::start(&request, &controller.signal()).await {
+    let (head, body) = match fetch::start(&request, &controller.signal()).await {
         Ok(started) => started,
         Err(message) => {
             deliver(&inner, &key, id, Delivery::Error(message));
@@ -612,14 +612,30 @@ async fn exchange(
         }
     };
     if !deliver(&inner, &key, id, Delivery::Head(head)) {
-        if let Some(reader) = &reader {
+        if let fetch::BodyReader::Stream(reader) = &body {
             fetch::cancel(reader);
         }
         return;
     }
-    let Some(reader) = reader else {
-        deliver(&inner, &key, id, Delivery::End);
-        return;
+    let reader = match body {
+        fetch::BodyReader::Stream(reader) => reader,
+        fetch::BodyReader::Empty => {
+            deliver(&inner, &key, id, Delivery::End);
+            return;
+        }
+        fetch::BodyReader::Whole(response) => {
+            match fetch::read_whole(&response).await {
+                Ok(bytes) => {
+                    if deliver(&inner, &key, id, Delivery::Chunk(bytes)) {
+                        deliver(&inner, &key, id, Delivery::End);
+                    }
+                }
+                Err(message) => {
+                    deliver(&inner, &key, id, Delivery::Error(message));
+                }
+            }
+            return;
+        }
     };
     loop {
         let step = match fetch::read(&reader).await {
@@ -628,11 +644,12 @@ async fn exchange(
             Err(message) => Delivery::Error(message),
         };
         let last = matches!(step, Delivery::End | Delivery::Error(_));
-        if !deliver(&inner, &key, id, step) {
-            fetch::cancel(&reader);
+        let wanted = deliver(&inner, &key, id, step);
+        if last {
             return;
         }
-        if last {
+        if !wanted {
+            fetch::cancel(&reader);
             return;
         }
     }

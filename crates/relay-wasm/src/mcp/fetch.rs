@@ -5,16 +5,27 @@
 use relay_core::client::{HttpRequest, ResponseHead};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{AbortSignal, Headers, ReadableStreamDefaultReader, Request, RequestInit, Response};
+use web_sys::{AbortSignal, Headers, ReadableStreamDefaultReader, RequestInit, Response};
 
 use super::global;
 
-/// Sends the request; resolves with the response head and a reader of its body (`None` when
-/// the response has no body, e.g. 202).
+/// How a response body is read.
+pub enum BodyReader {
+    /// Streamed chunk by chunk: event streams, and anything long-lived.
+    Stream(ReadableStreamDefaultReader),
+    /// Read whole in one step (one await instead of one per chunk): a plain answer whose
+    /// declared length is small. Anything else is streamed, so the session's size limit can
+    /// stop an oversized body before it is all in memory.
+    Whole(Response),
+    /// No body (202, 204...).
+    Empty,
+}
+
+/// Sends the request; resolves with the response head and how to read its body.
 pub async fn start(
     request: &HttpRequest,
     signal: &AbortSignal,
-) -> Result<(ResponseHead, Option<ReadableStreamDefaultReader>), String> {
+) -> Result<(ResponseHead, BodyReader), String> {
     let headers = Headers::new().map_err(|e| error_message(&e))?;
     for (name, value) in &request.headers {
         headers
@@ -28,20 +39,42 @@ pub async fn start(
         init.set_body(&JsValue::from_str(body));
     }
     init.set_signal(Some(signal));
-    let js_request =
-        Request::new_with_str_and_init(&request.url, &init).map_err(|e| error_message(&e))?;
-    let promise = global::fetch(&js_request).map_err(|e| error_message(&e))?;
+    let promise = global::fetch(&request.url, &init).map_err(|e| error_message(&e))?;
     let response: Response = JsFuture::from(promise)
         .await
         .map_err(|e| error_message(&e))?
         .unchecked_into();
     let head = ResponseHead::new(response.status(), header_pairs(&response.headers()));
-    // `unchecked_into`: Node's undici readers are not instances of a global class everywhere.
-    let reader = response.body().map(|body| {
-        body.get_reader()
-            .unchecked_into::<ReadableStreamDefaultReader>()
-    });
-    Ok((head, reader))
+    let body = match response.body() {
+        None => BodyReader::Empty,
+        Some(_) if !request.long_lived && !head.is_event_stream() && small(&head) => {
+            BodyReader::Whole(response)
+        }
+        // `unchecked_into`: Node's undici readers are not instances of a global class everywhere.
+        Some(body) => BodyReader::Stream(
+            body.get_reader()
+                .unchecked_into::<ReadableStreamDefaultReader>(),
+        ),
+    };
+    Ok((head, body))
+}
+
+/// Bodies up to this declared length are read in one step.
+const WHOLE_BODY_MAX: u64 = 1024 * 1024;
+
+fn small(head: &ResponseHead) -> bool {
+    head.header("content-length")
+        .and_then(|len| len.trim().parse::<u64>().ok())
+        .is_some_and(|len| len <= WHOLE_BODY_MAX)
+}
+
+/// The whole body of a response.
+pub async fn read_whole(response: &Response) -> Result<Vec<u8>, String> {
+    let promise = response.array_buffer().map_err(|e| error_message(&e))?;
+    let buffer = JsFuture::from(promise)
+        .await
+        .map_err(|e| error_message(&e))?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
 /// The next chunk of a body, `None` at its end.
