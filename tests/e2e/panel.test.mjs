@@ -216,6 +216,25 @@ test('importing an mcpServers JSON previews what is added and what cannot be, th
   await panel.locator(`li.server[data-id="${added.id}"][data-status="connected"]`).waitFor({ timeout: 15_000 });
 });
 
+test('a server that cannot be reached shows why and what to do; Test asks again', async () => {
+  await panel.bringToFront();
+  const dead = await core(panel, { type: 'servers/add', server: { name: 'Dead', url: 'http://127.0.0.1:9/mcp' } });
+  const row = panel.locator(`li.server[data-id="${dead.id}"]`);
+  await row.locator('.server-head .status-failed').waitFor({ timeout: 15_000 });
+  assert.equal(await row.getAttribute('data-status'), 'failed');
+  const error = row.locator('.error');
+  assert.equal(await error.getAttribute('data-kind'), dead.state.error.kind);
+  assert.equal(await error.locator('.error-message').textContent(), dead.state.error.message);
+  assert.equal(await error.locator('.error-hint').textContent(), dead.state.error.hint);
+  await row.locator('[data-action="test"]').click();
+  await until(async () => (await row.getAttribute('data-status')) === 'failed' && !(await row.locator('[data-action="test"]').isDisabled()), { timeoutMs: 15_000, what: 'tested again' });
+  const healthy = panel.locator('li.server[data-status="connected"]').first();
+  await healthy.locator('[data-action="test"]').click();
+  await until(async () => (await healthy.getAttribute('data-status')) === 'connected' && !(await healthy.locator('[data-action="test"]').isDisabled()), { timeoutMs: 15_000, what: 'healthy server tested' });
+  await core(panel, { type: 'servers/remove', id: dead.id });
+  await until(async () => (await row.count()) === 0, { what: 'dead server gone from the list' });
+});
+
 test('a remote server asks for host permission from the click, and a refusal adds nothing', async () => {
   await panel.bringToFront(); // a background tab gets no animation frames: clicks would crawl
   await panel.evaluate(() => {

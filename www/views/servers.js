@@ -77,15 +77,25 @@ export function mountServers(section, app) {
   function serverItem(s) {
     const st = s.state || {};
     const statusName = s.enabled === false ? 'disabled' : st.status || 'idle';
-    const busy = (fn) => async (ev) => {
+    // `connecting`: the action opens a connection; the row says so until the core answers
+    // (the core reports a server's state when it is done, not while it is connecting).
+    const busy = (fn, { connecting = false } = {}) => async (ev) => {
       const btn = ev.currentTarget;
       btn.disabled = true;
       btn.setAttribute('aria-busy', 'true');
       const row = btn.closest('li');
+      if (connecting && row) {
+        row.dataset.status = 'connecting';
+        const badge = row.querySelector('.server-head .badge');
+        badge.className = 'badge status-connecting';
+        badge.textContent = t('status_connecting');
+      }
       try {
         await fn();
+        rows.delete(s.id); // rebuild the row even if the server did not change
         await refresh();
       } catch (e) {
+        rows.delete(s.id);
         await refresh();
         const li = list.querySelector(`li[data-id="${CSS.escape(s.id)}"]`) || row;
         li?.querySelector('.row-error')?.replaceChildren(errorView(e));
@@ -128,8 +138,8 @@ export function mountServers(section, app) {
           }
           await refresh();
         }),
-        h('button', { type: 'button', dataset: { action: 'test' }, text: t('serverTest'), on: { click: busy(() => call('servers/test', { id: s.id })) } }),
-        h('button', { type: 'button', dataset: { action: 'refresh' }, text: t('serverRefresh'), on: { click: busy(() => call('tools/list', { serverId: s.id, refresh: true })) } }),
+        h('button', { type: 'button', dataset: { action: 'test' }, text: t('serverTest'), on: { click: busy(() => call('servers/test', { id: s.id }), { connecting: true }) } }),
+        h('button', { type: 'button', dataset: { action: 'refresh' }, text: t('serverRefresh'), on: { click: busy(() => call('tools/list', { serverId: s.id, refresh: true }), { connecting: true }) } }),
         h('button', { type: 'button', dataset: { action: 'edit' }, text: t('serverEdit'), on: { click: () => dialog.open(s) } }),
         removeBtn),
       removeArea);

@@ -77,7 +77,8 @@ export function mountSettings(section, app) {
       stored = {};
       status.replaceChildren(errorView(e));
     }
-    fill();
+    // Never overwrite what the user is typing with what arrived meanwhile.
+    if (!dirty) fill();
   }
 
   async function save() {
