@@ -259,6 +259,13 @@ impl Service {
         self.loaded.set(true);
         if !recovered.is_empty() {
             self.save_ledger().await?;
+            // Tell the chats: their cards turn to "unknown" with a Run again button.
+            for key in &recovered {
+                let chat = self.ledger.borrow().calls.get(key).map(|r| r.chat.clone());
+                if let Some(chat) = chat {
+                    self.notify(&chat, key).await;
+                }
+            }
         }
         Ok(())
     }
@@ -874,9 +881,9 @@ impl Service {
         for key in to_run {
             self.spawn_call(key);
         }
-        if changed && !history {
-            self.clone().deliver_later(chat.clone(), message_id.clone());
-        }
+        // Deliver what is ready in this chat: this message's results, and results that finished
+        // while the tab could not take them (it was reloading, or the worker restarted).
+        self.clone().deliver_pending(chat.clone());
         let records: Vec<Value> = self
             .ledger
             .borrow()
@@ -1003,6 +1010,21 @@ impl Service {
         if let (Some(tab), Some(rec)) = (tab_of(chat), rec) {
             let _ = send_to_tab(tab, &json!({"type": "relay/calls", "calls": [rec]})).await;
         }
+    }
+
+    /// Delivers every message of a chat whose calls are all final and not yet written.
+    fn deliver_pending(self: Rc<Self>, chat: String) {
+        wasm_bindgen_futures::spawn_local(async move {
+            let mut messages: Vec<String> = Vec::new();
+            for c in self.ledger.borrow().for_chat(&chat) {
+                if !c.delivered && c.state.is_final() && !messages.contains(&c.message_id) {
+                    messages.push(c.message_id.clone());
+                }
+            }
+            for m in messages {
+                self.deliver(&chat, &m).await;
+            }
+        });
     }
 
     fn deliver_later(self: Rc<Self>, chat: String, message_id: String) {
