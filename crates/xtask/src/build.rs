@@ -42,6 +42,8 @@ pub fn build(x: &Xtask) -> Result<()> {
         step(&format!("build: wasm-opt -Oz {}", rel(x, &bg)));
         run(cmd(x.npm_bin("wasm-opt")).arg("-Oz").args(WASM_FEATURES).arg(&bg).arg("-o").arg(&bg))?;
     }
+    // The repository's package.json says "type": "module"; the Node build is CommonJS.
+    fs::write(node_out.join("package.json"), "{\"type\": \"commonjs\"}\n")?;
     let raw = fs::metadata(web_out.join("relay_wasm_bg.wasm"))?.len();
     let gz = gzip_len(&fs::read(web_out.join("relay_wasm_bg.wasm"))?)?;
     eprintln!("    wasm size: {} KB raw, {} KB gzipped", raw / 1024, gz / 1024);
