@@ -43,10 +43,12 @@ fn wasm_bindgen_cli() -> Result<()> {
 }
 
 fn chromium() -> Result<()> {
-    if Path::new("/usr/bin/chromium").exists() && Path::new("/usr/bin/chromedriver").exists() {
+    // A CJK font, so the Chinese UI renders (and its screenshots show text, not boxes).
+    const CJK_FONT: &str = "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc";
+    if Path::new("/usr/bin/chromium").exists() && Path::new("/usr/bin/chromedriver").exists() && Path::new(CJK_FONT).exists() {
         return Ok(());
     }
-    step("setup: installing Debian's chromium and chromium-driver");
+    step("setup: installing Debian's chromium, chromium-driver and fonts-wqy-microhei");
     let sudo: &[&str] = if is_root() { &[] } else { &["sudo"] };
     let apt = |args: &[&str]| {
         let mut c = if sudo.is_empty() { cmd("apt-get") } else { cmd("sudo") };
@@ -57,7 +59,7 @@ fn chromium() -> Result<()> {
         c
     };
     run(&mut apt(&["update", "-q"]))?;
-    run(&mut apt(&["install", "-y", "-q", "chromium", "chromium-driver"]))
+    run(&mut apt(&["install", "-y", "-q", "chromium", "chromium-driver", "fonts-wqy-microhei"]))
         .map_err(|e| format!("{e}\nChromium is needed for the browser tests and the demo.").into())
 }
 
