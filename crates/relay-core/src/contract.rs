@@ -43,8 +43,8 @@ const BOTH: &[Role] = &[Role::Page, Role::Content];
 pub const MESSAGES: &[MessageSpec] = &[
     MessageSpec { name: "ping", roles: BOTH, doc: "Liveness. → {core: version, role}" },
     // Servers. ServerView = {id, name, url, transport: auto|streamable|sse, headers: [{name, value}] (values of
-    // secret-looking headers masked as "••••"), timeoutMs, enabled, state: {status: idle|connecting|connected|failed,
-    // protocolVersion?, toolCount?, error?: {kind, message, hint}, lastLatencyMs?}}.
+    // secret-looking headers masked as "••••"), timeoutMs, enabled, state: {status: idle|connected|failed|disabled,
+    // info?: {protocolVersion, serverInfo, capabilities, ...}, transport?, toolCount?, error?: {kind, message, hint}, lastLatencyMs?}}.
     MessageSpec { name: "servers/list", roles: PAGE, doc: "Configured servers with live state. → [ServerView]" },
     MessageSpec { name: "servers/add", roles: PAGE, doc: "{server: {name, url, transport?, headers?, timeoutMs?, enabled?}} → ServerView" },
     MessageSpec { name: "servers/update", roles: PAGE, doc: "{server: {id, ...}}; a header value \"••••\" keeps the stored secret. → ServerView" },
@@ -60,14 +60,14 @@ pub const MESSAGES: &[MessageSpec] = &[
     MessageSpec { name: "prompts/get", roles: PAGE, doc: "{serverId, name, arguments?} → MCP GetPromptResult" },
     MessageSpec { name: "resources/list", roles: PAGE, doc: "{serverId} → MCP resources" },
     MessageSpec { name: "resources/read", roles: PAGE, doc: "{serverId, uri} → MCP ReadResourceResult" },
-    // Chats. A chat is identified by {tabId, url}; ChatSettings = {serverIds, strategy: auto|tool_first|tool_forced|disabled,
-    // template?, autoExecute, autoSubmit, maxConsecutive, maxTotal}.
+    // Chats. A chat is identified by {tabId, url}; ChatSettings = {serverIds, strategy?: auto|toolFirst|toolForced|disabled,
+    // template?, autoExecute, autoSubmit, maxConsecutive?, maxTotal?}.
     MessageSpec { name: "chat/get", roles: BOTH, doc: "{chat?} this chat's settings (content scripts: their own tab). → ChatSettings" },
     MessageSpec { name: "chat/set", roles: PAGE, doc: "{chat, settings} → ChatSettings" },
     MessageSpec { name: "prompt/build", roles: BOTH, doc: "{chat?, serverIds?, options?} → Prompt {text, chars, tokensEstimate, tools} or null" },
     MessageSpec { name: "chat/insert", roles: PAGE, doc: "{chat, text, submit?} asks the chat tab's content script to insert text. → {inserted, submitted}" },
-    // The loop. CallRecord = {key, chat, serverId, tool, arguments, callId, state: pending|running|done|failed|unknown|denied,
-    // progress?, result?, error?, startedAt?, durationMs?}.
+    // The loop. CallRecord = {key, chat, messageId, callId, serverId, tool, arguments, seq, delivered,
+    // state: pending|running|done|failed|unknown|denied|limited, progress?, result?, error?, replyText?, startedAt?, durationMs?}.
     MessageSpec { name: "reply/parse", roles: BOTH, doc: "{text} parses one reply against the selected servers' tools. → {calls, diagnostics}" },
     MessageSpec { name: "reply/update", roles: CONTENT, doc: "{messageId, text, done} a growing assistant reply; new complete calls enter the ledger. → {calls: [CallRecord], pending}" },
     MessageSpec { name: "activity/list", roles: BOTH, doc: "{chat?} → [CallRecord] of the chat (content scripts: their own tab)" },
