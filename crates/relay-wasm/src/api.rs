@@ -58,3 +58,41 @@ pub fn format_results_js(inputs: JsValue, options: JsValue) -> Result<JsValue, J
     let options: ResultOptions = options_or_default(options, "options")?;
     to_js(&format_results(&inputs, &options))
 }
+
+/// Finds the tool calls in one reply; never throws for any text.
+#[wasm_bindgen(js_name = parseToolCalls)]
+pub fn parse_tool_calls_js(text: &str, servers: JsValue) -> Result<JsValue, JsValue> {
+    let servers: Vec<ServerTools> = if servers.is_undefined() || servers.is_null() { Vec::new() } else { from_js(servers, "servers")? };
+    to_js(&relay_core::parse::parse_tool_calls(text, &servers))
+}
+
+/// An incremental parser for one reply as it streams: reports each complete call once.
+#[wasm_bindgen(js_name = StreamParser)]
+pub struct StreamParserJs {
+    inner: relay_core::parse::StreamParser,
+}
+
+#[wasm_bindgen(js_class = StreamParser)]
+impl StreamParserJs {
+    /// A parser for the tools of `servers`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(servers: JsValue) -> Result<StreamParserJs, JsValue> {
+        let servers: Vec<ServerTools> = if servers.is_undefined() || servers.is_null() { Vec::new() } else { from_js(servers, "servers")? };
+        Ok(StreamParserJs { inner: relay_core::parse::StreamParser::new(servers) })
+    }
+
+    /// Feeds the whole text so far (appends and re-renders alike).
+    pub fn push(&mut self, text: &str) -> Result<JsValue, JsValue> {
+        to_js(&self.inner.push(text))
+    }
+
+    /// Feeds a chunk appended to the text.
+    pub fn append(&mut self, chunk: &str) -> Result<JsValue, JsValue> {
+        to_js(&self.inner.append(chunk))
+    }
+
+    /// The reply is complete: reports what can only be decided at the end.
+    pub fn finish(&mut self) -> Result<JsValue, JsValue> {
+        to_js(&self.inner.finish())
+    }
+}
