@@ -7,7 +7,8 @@ use std::sync::OnceLock;
 
 use relay_core::model::{ServerTools, Tool};
 use relay_core::prompt::{
-    prompt_for_servers, system_prompt, DiagnosticCode, DisabledTools, Prompt, PromptOptions, Strategy,
+    prompt_for_servers, system_prompt, DiagnosticCode, DisabledTools, Prompt, PromptOptions,
+    Strategy,
 };
 use serde_json::Value;
 
@@ -30,7 +31,9 @@ fn bench() -> ServerTools {
 
 fn o200k(text: &str) -> usize {
     static BPE: OnceLock<tiktoken_rs::CoreBPE> = OnceLock::new();
-    BPE.get_or_init(|| tiktoken_rs::o200k_base().expect("o200k is embedded")).encode_ordinary(text).len()
+    BPE.get_or_init(|| tiktoken_rs::o200k_base().expect("o200k is embedded"))
+        .encode_ordinary(text)
+        .len()
 }
 
 /// Compares with the golden file, or rewrites it when `UPDATE_EXPECT` is set.
@@ -56,8 +59,14 @@ fn options(f: impl FnOnce(&mut PromptOptions)) -> PromptOptions {
 }
 
 const CASES: &[Case] = &[
-    Case { name: "everything", prompt: || prompt_for_servers(&[everything()], &PromptOptions::default()).expect("tools") },
-    Case { name: "tools100", prompt: || prompt_for_servers(&[bench()], &PromptOptions::default()).expect("tools") },
+    Case {
+        name: "everything",
+        prompt: || prompt_for_servers(&[everything()], &PromptOptions::default()).expect("tools"),
+    },
+    Case {
+        name: "tools100",
+        prompt: || prompt_for_servers(&[bench()], &PromptOptions::default()).expect("tools"),
+    },
     Case {
         name: "everything-forced-custom",
         prompt: || {
@@ -66,7 +75,8 @@ const CASES: &[Case] = &[
                 o.max_calls_per_reply = 2;
                 o.max_calls_per_turn = 6;
                 o.custom_instructions = Some("Answer in French.\nKeep answers short.".to_owned());
-                o.site_addendum = Some("Put each call block on its own, outside any list.".to_owned());
+                o.site_addendum =
+                    Some("Put each call block on its own, outside any list.".to_owned());
             });
             prompt_for_servers(&[everything()], &options).expect("tools")
         },
@@ -76,10 +86,14 @@ const CASES: &[Case] = &[
         prompt: || {
             let mut small = bench();
             small.tools.truncate(6);
-            let disabled = DisabledTools::default().with_tool("everything", "get-env").with_tool("everything", "echo");
+            let disabled = DisabledTools::default()
+                .with_tool("everything", "get-env")
+                .with_tool("everything", "echo");
             let ids = ["bench", "everything"].map(str::to_owned);
             let options = options(|o| o.strategy = Strategy::ToolFirst);
-            system_prompt(&[everything(), small], &ids, &disabled, &options).prompt.expect("tools")
+            system_prompt(&[everything(), small], &ids, &disabled, &options)
+                .prompt
+                .expect("tools")
         },
     },
 ];
@@ -96,7 +110,10 @@ fn reference_sets_fit_their_token_budgets() {
     let everything = o200k(&(CASES[0].prompt)().text);
     let tools100 = o200k(&(CASES[1].prompt)().text);
     println!("o200k tokens: everything {everything}, tools100 {tools100}");
-    assert!(everything <= 1_000, "everything prompt is {everything} tokens");
+    assert!(
+        everything <= 1_000,
+        "everything prompt is {everything} tokens"
+    );
     assert!(tools100 <= 8_000, "tools100 prompt is {tools100} tokens");
 }
 
@@ -106,8 +123,18 @@ fn token_estimate_is_within_ten_percent_of_o200k() {
         let prompt = (case.prompt)();
         let actual = o200k(&prompt.text) as f64;
         let error = (prompt.tokens_estimate as f64 - actual) / actual;
-        println!("{}: estimate {} vs o200k {actual} ({:+.1}%)", case.name, prompt.tokens_estimate, error * 100.0);
-        assert!(error.abs() <= 0.10, "{}: estimate {} vs o200k {actual}", case.name, prompt.tokens_estimate);
+        println!(
+            "{}: estimate {} vs o200k {actual} ({:+.1}%)",
+            case.name,
+            prompt.tokens_estimate,
+            error * 100.0
+        );
+        assert!(
+            error.abs() <= 0.10,
+            "{}: estimate {} vs o200k {actual}",
+            case.name,
+            prompt.tokens_estimate
+        );
         assert_eq!(prompt.chars, prompt.text.chars().count());
     }
 }
@@ -120,9 +147,17 @@ fn prompts_keep_every_parameter_enum_default_and_description() {
         let text = (CASES[case].prompt)().text;
         let mut checked = 0;
         for tool in &server.tools {
-            assert!(text.contains(&format!("- {}(", tool.name)), "tool {} missing", tool.name);
+            assert!(
+                text.contains(&format!("- {}(", tool.name)),
+                "tool {} missing",
+                tool.name
+            );
             if let Some(description) = &tool.description {
-                assert!(text.contains(description.trim()), "description of {} missing", tool.name);
+                assert!(
+                    text.contains(description.trim()),
+                    "description of {} missing",
+                    tool.name
+                );
             }
             check_properties(&text, &tool.name, &tool.input_schema, &mut checked);
         }
@@ -132,37 +167,77 @@ fn prompts_keep_every_parameter_enum_default_and_description() {
 }
 
 fn check_properties(text: &str, tool: &str, schema: &Value, checked: &mut usize) {
-    let required: Vec<&str> =
-        schema.get("required").and_then(Value::as_array).map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
-    let Some(properties) = schema.get("properties").and_then(Value::as_object) else { return };
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return;
+    };
     for (name, property) in properties {
         *checked += 1;
-        let marker = if required.contains(&name.as_str()) { format!("{name}: ") } else { format!("{name}?: ") };
+        let marker = if required.contains(&name.as_str()) {
+            format!("{name}: ")
+        } else {
+            format!("{name}?: ")
+        };
         let lines: Vec<&str> = text.lines().filter(|l| l.contains(&marker)).collect();
         assert!(!lines.is_empty(), "{tool}: parameter {marker:?} missing");
         if let Some(default) = property.get("default") {
             let default = format!("= {}", serde_json::to_string(default).expect("json"));
             assert!(
-                lines.iter().any(|l| l.split(&marker).skip(1).any(|after| after.contains(&default))),
+                lines.iter().any(|l| l
+                    .split(&marker)
+                    .skip(1)
+                    .any(|after| after.contains(&default))),
                 "{tool}: default {default} of {name} missing"
             );
         }
         if let Some(Value::Array(values)) = property.get("enum") {
-            let union: Vec<String> = values.iter().map(|v| serde_json::to_string(v).expect("json")).collect();
-            assert!(text.contains(&union.join("|")), "{tool}: enum of {name} missing");
+            let union: Vec<String> = values
+                .iter()
+                .map(|v| serde_json::to_string(v).expect("json"))
+                .collect();
+            assert!(
+                text.contains(&union.join("|")),
+                "{tool}: enum of {name} missing"
+            );
         }
         if let Some(description) = property.get("description").and_then(Value::as_str) {
-            assert!(text.contains(&format!("{name}: {description}")), "{tool}: description of {name} missing");
+            assert!(
+                text.contains(&format!("{name}: {description}")),
+                "{tool}: description of {name} missing"
+            );
         }
-        for keyword in ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems"] {
+        for keyword in [
+            "minimum",
+            "maximum",
+            "exclusiveMinimum",
+            "exclusiveMaximum",
+            "minLength",
+            "maxLength",
+            "minItems",
+            "maxItems",
+        ] {
             if let Some(bound) = property.get(keyword) {
                 let bound = bound.to_string();
-                let shown = lines.iter().any(|l| l.split(&marker).skip(1).any(|after| after.split([',', ')', '}']).next().is_some_and(|t| t.contains(&bound))));
+                let shown = lines.iter().any(|l| {
+                    l.split(&marker).skip(1).any(|after| {
+                        after
+                            .split([',', ')', '}'])
+                            .next()
+                            .is_some_and(|t| t.contains(&bound))
+                    })
+                });
                 assert!(shown, "{tool}: {keyword} {bound} of {name} missing");
             }
         }
         if let Some(format) = property.get("format").and_then(Value::as_str) {
-            assert!(text.contains(&format!("<{format}>")), "{tool}: format of {name} missing");
+            assert!(
+                text.contains(&format!("<{format}>")),
+                "{tool}: format of {name} missing"
+            );
         }
         check_properties(text, tool, property, checked);
         if let Some(items) = property.get("items") {
@@ -180,7 +255,10 @@ fn system_prompt_takes_exactly_the_selected_enabled_servers() {
 
     let outcome = system_prompt(&all, &ids(&[]), &none, &defaults);
     assert!(outcome.prompt.is_none());
-    assert_eq!(codes(&outcome.diagnostics), [DiagnosticCode::NoServersSelected]);
+    assert_eq!(
+        codes(&outcome.diagnostics),
+        [DiagnosticCode::NoServersSelected]
+    );
 
     let outcome = system_prompt(&all, &ids(&["missing", "everything"]), &none, &defaults);
     let prompt = outcome.prompt.expect("everything has tools");
@@ -190,18 +268,34 @@ fn system_prompt_takes_exactly_the_selected_enabled_servers() {
 
     let outcome = system_prompt(&all, &ids(&["missing"]), &none, &defaults);
     assert!(outcome.prompt.is_none());
-    assert_eq!(codes(&outcome.diagnostics), [DiagnosticCode::UnknownServer, DiagnosticCode::NoTools]);
+    assert_eq!(
+        codes(&outcome.diagnostics),
+        [DiagnosticCode::UnknownServer, DiagnosticCode::NoTools]
+    );
 
-    let disabled = DisabledTools::default().with_server("bench").with_tool("everything", "get-sum");
+    let disabled = DisabledTools::default()
+        .with_server("bench")
+        .with_tool("everything", "get-sum");
     let outcome = system_prompt(&all, &ids(&["everything", "bench"]), &disabled, &defaults);
     let prompt = outcome.prompt.expect("everything still has tools");
     assert_eq!(prompt.tools, 12);
     assert!(!prompt.text.contains("get-sum("));
-    assert_eq!(codes(&outcome.diagnostics), [DiagnosticCode::DisabledServer]);
+    assert_eq!(
+        codes(&outcome.diagnostics),
+        [DiagnosticCode::DisabledServer]
+    );
 
-    let outcome = system_prompt(&all, &ids(&["everything"]), &none, &options(|o| o.strategy = Strategy::Disabled));
+    let outcome = system_prompt(
+        &all,
+        &ids(&["everything"]),
+        &none,
+        &options(|o| o.strategy = Strategy::Disabled),
+    );
     assert!(outcome.prompt.is_none());
-    assert_eq!(codes(&outcome.diagnostics), [DiagnosticCode::StrategyDisabled]);
+    assert_eq!(
+        codes(&outcome.diagnostics),
+        [DiagnosticCode::StrategyDisabled]
+    );
 
     let empty = ServerTools::new("empty", "empty", Vec::new());
     assert!(prompt_for_servers(&[empty], &defaults).is_none());
@@ -212,8 +306,12 @@ fn system_prompt_takes_exactly_the_selected_enabled_servers() {
 fn same_display_name_on_two_servers_is_reported() {
     let mut twin = bench();
     twin.name = "everything".to_owned();
-    let prompt = prompt_for_servers(&[everything(), twin], &PromptOptions::default()).expect("tools");
-    assert_eq!(codes(&prompt.diagnostics), [DiagnosticCode::DuplicateServerName]);
+    let prompt =
+        prompt_for_servers(&[everything(), twin], &PromptOptions::default()).expect("tools");
+    assert_eq!(
+        codes(&prompt.diagnostics),
+        [DiagnosticCode::DuplicateServerName]
+    );
 }
 
 #[test]
@@ -221,7 +319,13 @@ fn prompt_is_user_voiced_and_deterministic() {
     let first = (CASES[1].prompt)();
     assert_eq!(first, (CASES[1].prompt)());
     let lower = first.text.to_lowercase();
-    for costume in ["<system>", "system:", "[system]", "you are an ai", "as an ai"] {
+    for costume in [
+        "<system>",
+        "system:",
+        "[system]",
+        "you are an ai",
+        "as an ai",
+    ] {
         assert!(!lower.contains(costume), "prompt contains {costume:?}");
     }
 }
@@ -232,9 +336,14 @@ fn prompt_serialises_in_camel_case() {
     let json = serde_json::to_value(&prompt).expect("serialises");
     assert!(json.get("tokensEstimate").is_some_and(Value::is_u64));
     assert_eq!(json["tools"], 13);
-    let options: PromptOptions = serde_json::from_value(serde_json::json!({"strategy": "toolForced"})).expect("defaults fill in");
+    let options: PromptOptions =
+        serde_json::from_value(serde_json::json!({"strategy": "toolForced"}))
+            .expect("defaults fill in");
     assert_eq!(options.strategy, Strategy::ToolForced);
-    assert_eq!(options.max_calls_per_turn, PromptOptions::default().max_calls_per_turn);
+    assert_eq!(
+        options.max_calls_per_turn,
+        PromptOptions::default().max_calls_per_turn
+    );
 }
 
 fn codes(diagnostics: &[relay_core::prompt::Diagnostic]) -> Vec<DiagnosticCode> {

@@ -42,19 +42,51 @@ struct Sample {
 
 fn corpus() -> Vec<Sample> {
     let mut samples = Vec::new();
-    for name in ["everything", "tools100", "everything-forced-custom", "two-servers-tool-first"] {
-        samples.push(Sample { name, text: read(&format!("{name}.txt")), tolerance: 0.10 });
+    for name in [
+        "everything",
+        "tools100",
+        "everything-forced-custom",
+        "two-servers-tool-first",
+    ] {
+        samples.push(Sample {
+            name,
+            text: read(&format!("{name}.txt")),
+            tolerance: 0.10,
+        });
     }
-    samples.push(Sample { name: "tools100.json", text: read("tools100.json"), tolerance: 0.15 });
-    samples.push(Sample { name: "everything-tools.json", text: read("everything-tools.json"), tolerance: 0.15 });
-    samples.push(Sample { name: "markdown", text: MARKDOWN.to_owned(), tolerance: 0.15 });
-    samples.push(Sample { name: "result", text: RESULT.to_owned(), tolerance: 0.15 });
-    samples.push(Sample { name: "chinese", text: CHINESE.to_owned(), tolerance: 0.20 });
+    samples.push(Sample {
+        name: "tools100.json",
+        text: read("tools100.json"),
+        tolerance: 0.15,
+    });
+    samples.push(Sample {
+        name: "everything-tools.json",
+        text: read("everything-tools.json"),
+        tolerance: 0.15,
+    });
+    samples.push(Sample {
+        name: "markdown",
+        text: MARKDOWN.to_owned(),
+        tolerance: 0.15,
+    });
+    samples.push(Sample {
+        name: "result",
+        text: RESULT.to_owned(),
+        tolerance: 0.15,
+    });
+    samples.push(Sample {
+        name: "chinese",
+        text: CHINESE.to_owned(),
+        tolerance: 0.20,
+    });
     samples
 }
 
 fn o200k(text: &str) -> usize {
-    tiktoken_rs::o200k_base().expect("o200k is embedded").encode_ordinary(text).len()
+    tiktoken_rs::o200k_base()
+        .expect("o200k is embedded")
+        .encode_ordinary(text)
+        .len()
 }
 
 #[test]
@@ -64,8 +96,16 @@ fn estimate_is_close_to_o200k_on_the_corpus() {
         let actual = bpe.encode_ordinary(&sample.text).len() as f64;
         let estimate = estimate_tokens(&sample.text) as f64;
         let error = (estimate - actual) / actual;
-        println!("{:>26}: o200k {actual:>6} estimate {estimate:>6} ({:+.1}%)", sample.name, error * 100.0);
-        assert!(error.abs() <= sample.tolerance, "{}: {estimate} vs {actual}", sample.name);
+        println!(
+            "{:>26}: o200k {actual:>6} estimate {estimate:>6} ({:+.1}%)",
+            sample.name,
+            error * 100.0
+        );
+        assert!(
+            error.abs() <= sample.tolerance,
+            "{}: {estimate} vs {actual}",
+            sample.name
+        );
     }
 }
 
@@ -90,7 +130,13 @@ fn fit_weights() {
     let mut rows: Vec<(Vec<f64>, f64)> = Vec::new();
     for sample in corpus() {
         let mut texts = vec![sample.text.clone()];
-        texts.extend(sample.text.split("\n\n").filter(|p| p.len() > 40).map(str::to_owned));
+        texts.extend(
+            sample
+                .text
+                .split("\n\n")
+                .filter(|p| p.len() > 40)
+                .map(str::to_owned),
+        );
         for text in texts {
             let actual = bpe.encode_ordinary(&text).len() as f64;
             let features = token_features(&text).to_vec();
@@ -104,11 +150,11 @@ fn fit_weights() {
     let mut a = vec![vec![0.0; n + 1]; n];
     for (features, actual) in &rows {
         let w = 1.0 / (actual * actual);
-        for i in 0..n {
-            for j in 0..n {
-                a[i][j] += w * features[i] * features[j];
+        for (row, fi) in a.iter_mut().zip(features) {
+            for (cell, fj) in row.iter_mut().zip(features) {
+                *cell += w * fi * fj;
             }
-            a[i][n] += w * features[i] * actual;
+            row[n] += w * fi * actual;
         }
     }
     // Non-negative: solve, pin the most negative weight to zero, solve again.
@@ -118,7 +164,10 @@ fn fit_weights() {
     }
     let weights = loop {
         let weights = solve(&a, &pinned);
-        match (0..n).filter(|&i| weights[i] < 0.0).min_by(|&x, &y| weights[x].total_cmp(&weights[y])) {
+        match (0..n)
+            .filter(|&i| weights[i] < 0.0)
+            .min_by(|&x, &y| weights[x].total_cmp(&weights[y]))
+        {
             Some(i) => pinned[i] = true,
             None => break weights,
         }
@@ -146,16 +195,25 @@ fn solve(augmented: &[Vec<f64>], pinned: &[bool]) -> Vec<f64> {
         row[i] += 1e-9;
     }
     for col in 0..n {
-        let pivot = (col..n).max_by(|&x, &y| a[x][col].abs().total_cmp(&a[y][col].abs())).expect("rows");
+        let pivot = (col..n)
+            .max_by(|&x, &y| a[x][col].abs().total_cmp(&a[y][col].abs()))
+            .expect("rows");
         a.swap(col, pivot);
-        for row in 0..n {
-            if row != col && a[col][col] != 0.0 {
-                let factor = a[row][col] / a[col][col];
-                for k in col..=n {
-                    a[row][k] -= factor * a[col][k];
+        let pivot_row = a[col].clone();
+        if pivot_row[col] == 0.0 {
+            continue;
+        }
+        for (r, row) in a.iter_mut().enumerate() {
+            if r != col {
+                let factor = row[col] / pivot_row[col];
+                for (x, p) in row.iter_mut().zip(&pivot_row).skip(col) {
+                    *x -= factor * p;
                 }
             }
         }
     }
-    (0..n).map(|i| if a[i][i] == 0.0 { 0.0 } else { a[i][n] / a[i][i] }).collect()
+    a.iter()
+        .enumerate()
+        .map(|(i, row)| if row[i] == 0.0 { 0.0 } else { row[n] / row[i] })
+        .collect()
 }

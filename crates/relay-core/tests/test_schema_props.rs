@@ -3,7 +3,9 @@
 
 use proptest::prelude::*;
 use relay_core::model::Tool;
-use relay_core::schema::{example_arguments, render, render_catalog, render_type, validate, CatalogOptions};
+use relay_core::schema::{
+    example_arguments, render, render_catalog, render_type, validate, CatalogOptions,
+};
 use serde_json::{json, Map, Value};
 
 fn leaf_value() -> impl Strategy<Value = Value> {
@@ -20,15 +22,23 @@ fn json_value() -> impl Strategy<Value = Value> {
     leaf_value().prop_recursive(4, 32, 4, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-            prop::collection::btree_map("[a-z]{1,4}", inner, 0..4).prop_map(|m| Value::Object(m.into_iter().collect())),
+            prop::collection::btree_map("[a-z]{1,4}", inner, 0..4)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
         ]
     })
 }
 
 fn type_name() -> impl Strategy<Value = Value> {
     prop_oneof![
-        prop::sample::select(vec!["string", "number", "integer", "boolean", "null", "array", "object", "weird"]).prop_map(|t| json!(t)),
-        prop::collection::vec(prop::sample::select(vec!["string", "number", "null", "object"]), 1..3).prop_map(|t| json!(t)),
+        prop::sample::select(vec![
+            "string", "number", "integer", "boolean", "null", "array", "object", "weird"
+        ])
+        .prop_map(|t| json!(t)),
+        prop::collection::vec(
+            prop::sample::select(vec!["string", "number", "null", "object"]),
+            1..3
+        )
+        .prop_map(|t| json!(t)),
     ]
 }
 

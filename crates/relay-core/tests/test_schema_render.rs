@@ -19,14 +19,29 @@ fn scalar_keywords() {
     check_types(
         &[
             ("string", json!({"type": "string"})),
-            ("length", json!({"type": "string", "minLength": 1, "maxLength": 64})),
+            (
+                "length",
+                json!({"type": "string", "minLength": 1, "maxLength": 64}),
+            ),
             ("max length", json!({"type": "string", "maxLength": 64})),
             ("pattern", json!({"type": "string", "pattern": "^[a-z]+$"})),
             ("format", json!({"type": "string", "format": "date-time"})),
-            ("encoding", json!({"type": "string", "contentEncoding": "base64"})),
-            ("range", json!({"type": "integer", "minimum": 1, "maximum": 100})),
-            ("exclusive", json!({"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1})),
-            ("draft4 exclusive", json!({"type": "number", "minimum": 0, "exclusiveMinimum": true, "maximum": 5})),
+            (
+                "encoding",
+                json!({"type": "string", "contentEncoding": "base64"}),
+            ),
+            (
+                "range",
+                json!({"type": "integer", "minimum": 1, "maximum": 100}),
+            ),
+            (
+                "exclusive",
+                json!({"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1}),
+            ),
+            (
+                "draft4 exclusive",
+                json!({"type": "number", "minimum": 0, "exclusiveMinimum": true, "maximum": 5}),
+            ),
             ("min only", json!({"type": "number", "minimum": -1.5})),
             ("multiple", json!({"type": "integer", "multipleOf": 5})),
             ("boolean", json!({"type": "boolean"})),
@@ -70,15 +85,33 @@ fn literals_unions_and_nullables() {
             ("number enum", json!({"enum": [1, 2.5, null]})),
             ("const", json!({"const": "fixed"})),
             ("type array", json!({"type": ["string", "null"]})),
-            ("type array bounds", json!({"type": ["integer", "string"], "minimum": 1, "maxLength": 4})),
+            (
+                "type array bounds",
+                json!({"type": ["integer", "string"], "minimum": 1, "maxLength": 4}),
+            ),
             ("nullable", json!({"type": "string", "nullable": true})),
-            ("nullable enum", json!({"enum": ["x", "y"], "nullable": true})),
-            ("anyOf", json!({"anyOf": [{"type": "string"}, {"type": "number"}]})),
-            ("oneOf literals", json!({"oneOf": [{"const": "a"}, {"const": "b"}]})),
+            (
+                "nullable enum",
+                json!({"enum": ["x", "y"], "nullable": true}),
+            ),
+            (
+                "anyOf",
+                json!({"anyOf": [{"type": "string"}, {"type": "number"}]}),
+            ),
+            (
+                "oneOf literals",
+                json!({"oneOf": [{"const": "a"}, {"const": "b"}]}),
+            ),
             ("anyOf with any", json!({"anyOf": [{"type": "string"}, {}]})),
-            ("allOf scalars", json!({"allOf": [{"type": "integer"}, {"minimum": 3}]})),
+            (
+                "allOf scalars",
+                json!({"allOf": [{"type": "integer"}, {"minimum": 3}]}),
+            ),
             ("not", json!({"not": {"type": "null"}})),
-            ("if then else", json!({"if": {"type": "string"}, "then": {"minLength": 1}, "else": {"type": "number"}})),
+            (
+                "if then else",
+                json!({"if": {"type": "string"}, "then": {"minLength": 1}, "else": {"type": "number"}}),
+            ),
         ],
         expect![[r#"
             enum: "a"|"b"
@@ -102,33 +135,99 @@ fn literals_unions_and_nullables() {
 fn objects_arrays_and_maps() {
     check_types(
         &[
-            ("object", json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer", "default": 2}}, "required": ["a"]})),
-            ("open object", json!({"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": true})),
+            (
+                "object",
+                json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer", "default": 2}}, "required": ["a"]}),
+            ),
+            (
+                "open object",
+                json!({"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": true}),
+            ),
             ("bare object", json!({"type": "object"})),
-            ("closed empty", json!({"type": "object", "additionalProperties": false})),
-            ("map", json!({"type": "object", "additionalProperties": {"type": "number"}})),
-            ("map with keys", json!({"type": "object", "propertyNames": {"enum": ["x", "y"]}, "additionalProperties": {"type": "boolean"}})),
-            ("props and map", json!({"properties": {"id": {"type": "string"}}, "additionalProperties": {"type": "string"}})),
-            ("pattern props", json!({"type": "object", "patternProperties": {"^x-": {"type": "string"}}})),
-            ("property count", json!({"type": "object", "minProperties": 1})),
-            ("dependencies", json!({"type": "object", "properties": {"a": {}, "b": {}}, "dependentRequired": {"a": ["b"]}})),
-            ("required without schema", json!({"type": "object", "required": ["x"]})),
-            ("quoted names", json!({"type": "object", "properties": {"my key": {"type": "string"}, "1st": {"type": "string"}, "x-id": {"type": "string"}}})),
-            ("array", json!({"type": "array", "items": {"type": "string"}})),
-            ("array bounds", json!({"type": "array", "items": {"type": "string", "format": "email"}, "minItems": 1, "maxItems": 5, "uniqueItems": true})),
-            ("array of union", json!({"type": "array", "items": {"type": ["string", "number"]}})),
-            ("nested arrays", json!({"type": "array", "items": {"type": "array", "items": {"type": ["string", "null"]}}})),
-            ("array of objects", json!({"type": "array", "items": {"type": "object", "properties": {"n": {"type": "integer"}}}})),
+            (
+                "closed empty",
+                json!({"type": "object", "additionalProperties": false}),
+            ),
+            (
+                "map",
+                json!({"type": "object", "additionalProperties": {"type": "number"}}),
+            ),
+            (
+                "map with keys",
+                json!({"type": "object", "propertyNames": {"enum": ["x", "y"]}, "additionalProperties": {"type": "boolean"}}),
+            ),
+            (
+                "props and map",
+                json!({"properties": {"id": {"type": "string"}}, "additionalProperties": {"type": "string"}}),
+            ),
+            (
+                "pattern props",
+                json!({"type": "object", "patternProperties": {"^x-": {"type": "string"}}}),
+            ),
+            (
+                "property count",
+                json!({"type": "object", "minProperties": 1}),
+            ),
+            (
+                "dependencies",
+                json!({"type": "object", "properties": {"a": {}, "b": {}}, "dependentRequired": {"a": ["b"]}}),
+            ),
+            (
+                "required without schema",
+                json!({"type": "object", "required": ["x"]}),
+            ),
+            (
+                "quoted names",
+                json!({"type": "object", "properties": {"my key": {"type": "string"}, "1st": {"type": "string"}, "x-id": {"type": "string"}}}),
+            ),
+            (
+                "array",
+                json!({"type": "array", "items": {"type": "string"}}),
+            ),
+            (
+                "array bounds",
+                json!({"type": "array", "items": {"type": "string", "format": "email"}, "minItems": 1, "maxItems": 5, "uniqueItems": true}),
+            ),
+            (
+                "array of union",
+                json!({"type": "array", "items": {"type": ["string", "number"]}}),
+            ),
+            (
+                "nested arrays",
+                json!({"type": "array", "items": {"type": "array", "items": {"type": ["string", "null"]}}}),
+            ),
+            (
+                "array of objects",
+                json!({"type": "array", "items": {"type": "object", "properties": {"n": {"type": "integer"}}}}),
+            ),
             ("array no items", json!({"type": "array"})),
-            ("exact count", json!({"type": "array", "minItems": 2, "maxItems": 2})),
-            ("contains", json!({"type": "array", "contains": {"const": 1}})),
-            ("tuple 2020", json!({"type": "array", "prefixItems": [{"type": "number"}, {"type": "number"}], "items": false})),
-            ("tuple draft4", json!({"type": "array", "items": [{"type": "string"}, {"type": "integer"}], "additionalItems": {"type": "boolean"}})),
-            ("allOf objects merge", json!({"allOf": [
-                {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
-                {"properties": {"b": {"type": "number"}}, "additionalProperties": false}
-            ]})),
-            ("object default", json!({"type": "object", "properties": {"o": {"type": "object", "default": {"k": [1, 2]}}}})),
+            (
+                "exact count",
+                json!({"type": "array", "minItems": 2, "maxItems": 2}),
+            ),
+            (
+                "contains",
+                json!({"type": "array", "contains": {"const": 1}}),
+            ),
+            (
+                "tuple 2020",
+                json!({"type": "array", "prefixItems": [{"type": "number"}, {"type": "number"}], "items": false}),
+            ),
+            (
+                "tuple draft4",
+                json!({"type": "array", "items": [{"type": "string"}, {"type": "integer"}], "additionalItems": {"type": "boolean"}}),
+            ),
+            (
+                "allOf objects merge",
+                json!({"allOf": [
+                    {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
+                    {"properties": {"b": {"type": "number"}}, "additionalProperties": false}
+                ]}),
+            ),
+            (
+                "object default",
+                json!({"type": "object", "properties": {"o": {"type": "object", "default": {"k": [1, 2]}}}}),
+            ),
         ],
         expect![[r#"
             object: {a: string, b?: integer = 2}
@@ -163,23 +262,44 @@ fn objects_arrays_and_maps() {
 fn references_and_cycles() {
     check_types(
         &[
-            ("defs", json!({"$defs": {"Point": {"type": "object", "properties": {"x": {"type": "number"}}}}, "$ref": "#/$defs/Point"})),
-            ("definitions", json!({"definitions": {"Id": {"type": "string", "format": "uuid"}}, "type": "object", "properties": {"id": {"$ref": "#/definitions/Id"}}})),
-            ("percent encoded", json!({"%defs": 1, "$defs": {"A": {"type": "boolean"}}, "$ref": "#/%24defs/A"})),
-            ("unresolvable", json!({"$ref": "https://example.com/schemas/Thing.json"})),
+            (
+                "defs",
+                json!({"$defs": {"Point": {"type": "object", "properties": {"x": {"type": "number"}}}}, "$ref": "#/$defs/Point"}),
+            ),
+            (
+                "definitions",
+                json!({"definitions": {"Id": {"type": "string", "format": "uuid"}}, "type": "object", "properties": {"id": {"$ref": "#/definitions/Id"}}}),
+            ),
+            (
+                "percent encoded",
+                json!({"%defs": 1, "$defs": {"A": {"type": "boolean"}}, "$ref": "#/%24defs/A"}),
+            ),
+            (
+                "unresolvable",
+                json!({"$ref": "https://example.com/schemas/Thing.json"}),
+            ),
             ("missing pointer", json!({"$ref": "#/$defs/Nope"})),
-            ("self cycle", json!({"type": "object", "properties": {"child": {"$ref": "#"}}})),
-            ("tree", json!({
-                "$defs": {"Node": {"type": "object", "properties": {"value": {"type": "string"}, "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}},
-                "type": "object", "properties": {"root": {"$ref": "#/$defs/Node"}}
-            })),
-            ("mutual", json!({
-                "$defs": {
-                    "A": {"type": "object", "properties": {"b": {"$ref": "#/$defs/B"}}},
-                    "B": {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}}
-                },
-                "$ref": "#/$defs/A"
-            })),
+            (
+                "self cycle",
+                json!({"type": "object", "properties": {"child": {"$ref": "#"}}}),
+            ),
+            (
+                "tree",
+                json!({
+                    "$defs": {"Node": {"type": "object", "properties": {"value": {"type": "string"}, "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}},
+                    "type": "object", "properties": {"root": {"$ref": "#/$defs/Node"}}
+                }),
+            ),
+            (
+                "mutual",
+                json!({
+                    "$defs": {
+                        "A": {"type": "object", "properties": {"b": {"$ref": "#/$defs/B"}}},
+                        "B": {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}}
+                    },
+                    "$ref": "#/$defs/A"
+                }),
+            ),
         ],
         expect![[r#"
             defs: {x?: number}
@@ -243,7 +363,10 @@ fn one_tool_with_docs_and_recursive_types() {
         raw(...)
     "#]]
     .assert_eq(&render(&anything));
-    let mut titled = Tool::new("t", json!({"type": "object", "properties": {"q": {"title": "Query", "type": "string"}}}));
+    let mut titled = Tool::new(
+        "t",
+        json!({"type": "object", "properties": {"q": {"title": "Query", "type": "string"}}}),
+    );
     titled.title = Some("Pretty name".to_owned());
     expect![[r#"
         t(q?: string) — Pretty name
@@ -257,9 +380,21 @@ fn catalog_shares_repeated_shapes_and_descriptions() {
     let point = json!({"type": "object", "description": "A point", "properties": {
         "lat": {"type": "number", "minimum": -90, "maximum": 90, "description": "Latitude"},
         "lon": {"type": "number", "minimum": -180, "maximum": 180, "description": "Longitude"}}, "required": ["lat", "lon"]});
-    let a = tool("a", "First.", json!({"type": "object", "properties": {"at": point, "limit": {"type": "integer", "description": "Max results"}}}));
-    let b = tool("b", "Second.", json!({"type": "object", "properties": {"at": point, "limit": {"type": "integer", "description": "Max results"}}}));
-    let c = tool("c", "Third.", json!({"type": "object", "properties": {"limit": {"type": "integer", "description": "How many pages"}, "files": {"type": "array", "items": point}}}));
+    let a = tool(
+        "a",
+        "First.",
+        json!({"type": "object", "properties": {"at": point, "limit": {"type": "integer", "description": "Max results"}}}),
+    );
+    let b = tool(
+        "b",
+        "Second.",
+        json!({"type": "object", "properties": {"at": point, "limit": {"type": "integer", "description": "Max results"}}}),
+    );
+    let c = tool(
+        "c",
+        "Third.",
+        json!({"type": "object", "properties": {"limit": {"type": "integer", "description": "How many pages"}, "files": {"type": "array", "items": point}}}),
+    );
     let catalog = render_catalog(&[&a, &b, &c], &CatalogOptions::default());
     expect![[r#"
         At = {lat: number -90..90, lon: number -180..180}
@@ -275,7 +410,12 @@ fn catalog_shares_repeated_shapes_and_descriptions() {
           limit: How many pages
           files[]: A point
     "#]]
-    .assert_eq(&format!("{}---\n{}---\n{}", catalog.types, catalog.shared_docs, catalog.tools.concat()));
+    .assert_eq(&format!(
+        "{}---\n{}---\n{}",
+        catalog.types,
+        catalog.shared_docs,
+        catalog.tools.concat()
+    ));
 
     let standalone = render_catalog(&[&a, &b], &CatalogOptions::standalone());
     assert!(standalone.types.is_empty() && standalone.shared_docs.is_empty());
@@ -286,7 +426,10 @@ fn catalog_shares_repeated_shapes_and_descriptions() {
 #[test]
 fn problems_are_reported_per_tool() {
     let good = Tool::new("good", json!({"type": "object"}));
-    let bad = Tool::new("bad", json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/Missing"}}}));
+    let bad = Tool::new(
+        "bad",
+        json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/Missing"}}}),
+    );
     let catalog = render_catalog(&[&good, &bad], &CatalogOptions::default());
     assert_eq!(catalog.problems.len(), 1);
     assert_eq!(catalog.problems[0].tool, 1);

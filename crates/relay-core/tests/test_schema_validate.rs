@@ -34,9 +34,17 @@ fn check(tool: &Tool, cases: &[(&str, Value)], expected: Expect) {
     let mut out = String::new();
     for (name, args) in cases {
         let validated = validate(tool, args);
-        out.push_str(&format!("{name}: {}\n", serde_json::to_string(&validated.arguments).expect("json")));
+        out.push_str(&format!(
+            "{name}: {}\n",
+            serde_json::to_string(&validated.arguments).expect("json")
+        ));
         for coercion in &validated.coercions {
-            out.push_str(&format!("  coerced {} {} -> {}\n", display_path(&coercion.path), coercion.from, coercion.to));
+            out.push_str(&format!(
+                "  coerced {} {} -> {}\n",
+                display_path(&coercion.path),
+                coercion.from,
+                coercion.to
+            ));
         }
         if let Some(message) = validated.message_for_model(&tool.name) {
             for line in message.lines() {
@@ -53,8 +61,11 @@ fn valid_arguments_pass_unchanged() {
         &weather(),
         &[
             ("minimal", json!({"city": "Paris"})),
-            ("full", json!({"city": "Paris", "days": 3, "units": "metric", "detailed": false, "threshold": 1.5,
-                "location": {"lat": 48.85, "lon": 2.35}, "tags": ["a", "b"], "note": null, "code": "x"})),
+            (
+                "full",
+                json!({"city": "Paris", "days": 3, "units": "metric", "detailed": false, "threshold": 1.5,
+                "location": {"lat": 48.85, "lon": 2.35}, "tags": ["a", "b"], "note": null, "code": "x"}),
+            ),
         ],
         expect![[r#"
             minimal: {"city":"Paris"}
@@ -68,12 +79,24 @@ fn safe_coercions_are_applied_and_reported() {
     check(
         &weather(),
         &[
-            ("numeric strings", json!({"city": "Paris", "days": "5", "threshold": " 2.5 "})),
+            (
+                "numeric strings",
+                json!({"city": "Paris", "days": "5", "threshold": " 2.5 "}),
+            ),
             ("integral float", json!({"city": "Paris", "days": 3.0})),
-            ("boolean string", json!({"city": "Paris", "detailed": "TRUE"})),
+            (
+                "boolean string",
+                json!({"city": "Paris", "detailed": "TRUE"}),
+            ),
             ("number to string", json!({"city": "Paris", "code": 42})),
-            ("object as json string", json!({"city": "Paris", "location": "{\"lat\": 1, \"lon\": \"2\"}"})),
-            ("array as json string", json!({"city": "Paris", "tags": "[\"x\"]"})),
+            (
+                "object as json string",
+                json!({"city": "Paris", "location": "{\"lat\": 1, \"lon\": \"2\"}"}),
+            ),
+            (
+                "array as json string",
+                json!({"city": "Paris", "tags": "[\"x\"]"}),
+            ),
             ("enum case", json!({"city": "Paris", "units": "Metric"})),
             ("arguments as json string", json!("{\"city\": \"Oslo\"}")),
         ],
@@ -108,14 +131,29 @@ fn errors_name_the_parameter_and_the_tool() {
             ("missing required", json!({})),
             ("null arguments", Value::Null),
             ("not an object", json!([1, 2])),
-            ("wrong type", json!({"city": "Paris", "days": "soon", "detailed": "yes"})),
-            ("out of range", json!({"city": "Paris", "days": 30, "threshold": 0})),
+            (
+                "wrong type",
+                json!({"city": "Paris", "days": "soon", "detailed": "yes"}),
+            ),
+            (
+                "out of range",
+                json!({"city": "Paris", "days": 30, "threshold": 0}),
+            ),
             ("not a multiple", json!({"city": "Paris", "threshold": 0.7})),
             ("enum", json!({"city": "Paris", "units": "kelvin"})),
             ("too short", json!({"city": "P"})),
-            ("nested", json!({"city": "Paris", "location": {"lat": 100, "lng": 2}})),
-            ("unknown parameter", json!({"city": "Paris", "unit": "metric"})),
-            ("array limits", json!({"city": "Paris", "tags": ["a", "a", "b"]})),
+            (
+                "nested",
+                json!({"city": "Paris", "location": {"lat": 100, "lng": 2}}),
+            ),
+            (
+                "unknown parameter",
+                json!({"city": "Paris", "unit": "metric"}),
+            ),
+            (
+                "array limits",
+                json!({"city": "Paris", "tags": ["a", "a", "b"]}),
+            ),
             ("array item type", json!({"city": "Paris", "tags": [1, {}]})),
         ],
         expect![[r#"
@@ -254,11 +292,23 @@ fn combinators_and_references() {
 
 #[test]
 fn errors_are_typed_with_json_pointer_paths() {
-    let validated = validate(&weather(), &json!({"location": {"lat": "north"}, "tags": ["a", {}]}));
+    let validated = validate(
+        &weather(),
+        &json!({"location": {"lat": "north"}, "tags": ["a", {}]}),
+    );
     let paths: Vec<&str> = validated.errors.iter().map(ValidationError::path).collect();
-    assert_eq!(paths, ["/city", "/location/lon", "/location/lat", "/tags/1"]);
-    assert!(matches!(validated.errors[0], ValidationError::MissingRequired { .. }));
-    assert!(matches!(validated.errors[2], ValidationError::WrongType { .. }));
+    assert_eq!(
+        paths,
+        ["/city", "/location/lon", "/location/lat", "/tags/1"]
+    );
+    assert!(matches!(
+        validated.errors[0],
+        ValidationError::MissingRequired { .. }
+    ));
+    assert!(matches!(
+        validated.errors[2],
+        ValidationError::WrongType { .. }
+    ));
     let json = serde_json::to_value(&validated.errors[0]).expect("serialises");
     assert_eq!(json, json!({"kind": "missingRequired", "path": "/city"}));
     assert!(!validated.is_valid());
@@ -267,7 +317,13 @@ fn errors_are_typed_with_json_pointer_paths() {
 
 #[test]
 fn closest_names_suggests_plausible_names_only() {
-    let tools = ["get_weather", "get_forecast", "search_web", "echo", "get-sum"];
+    let tools = [
+        "get_weather",
+        "get_forecast",
+        "search_web",
+        "echo",
+        "get-sum",
+    ];
     let cases: &[(&str, &[&str])] = &[
         ("get_wether", &["get_weather"]),
         ("GET_WEATHER", &["get_weather"]),
@@ -281,6 +337,9 @@ fn closest_names_suggests_plausible_names_only() {
     for (name, expected) in cases {
         assert_eq!(closest_names(name, tools, 1), *expected, "{name}");
     }
-    assert_eq!(closest_names("get_", tools, 3), ["get_weather", "get_forecast"]);
+    assert_eq!(
+        closest_names("get_", tools, 3),
+        ["get_weather", "get_forecast"]
+    );
     assert_eq!(closest_names("lng", ["lat", "lon"], 2), ["lon"]);
 }

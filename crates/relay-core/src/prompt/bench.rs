@@ -13,16 +13,52 @@ use crate::model::{ServerTools, Tool};
 const TOOLS_PER_SERVER: usize = 100;
 
 const SERVICES: &[(&str, &str, &[&str])] = &[
-    ("weather", "weather service", &["forecast", "conditions", "alerts", "history"]),
-    ("git", "local git repository", &["branch", "commit", "diff", "tag"]),
-    ("slack", "Slack workspace", &["message", "channel", "thread", "reaction"]),
-    ("calendar", "calendar", &["event", "invite", "slot", "reminder"]),
-    ("fs", "file system", &["file", "directory", "link", "archive"]),
-    ("search", "web search", &["results", "news", "images", "suggestions"]),
+    (
+        "weather",
+        "weather service",
+        &["forecast", "conditions", "alerts", "history"],
+    ),
+    (
+        "git",
+        "local git repository",
+        &["branch", "commit", "diff", "tag"],
+    ),
+    (
+        "slack",
+        "Slack workspace",
+        &["message", "channel", "thread", "reaction"],
+    ),
+    (
+        "calendar",
+        "calendar",
+        &["event", "invite", "slot", "reminder"],
+    ),
+    (
+        "fs",
+        "file system",
+        &["file", "directory", "link", "archive"],
+    ),
+    (
+        "search",
+        "web search",
+        &["results", "news", "images", "suggestions"],
+    ),
     ("crm", "CRM", &["contact", "deal", "activity", "note"]),
-    ("k8s", "Kubernetes cluster", &["pod", "deployment", "service", "secret"]),
-    ("sheets", "spreadsheet", &["range", "sheet", "chart", "formula"]),
-    ("http", "HTTP client", &["request", "download", "upload", "webhook"]),
+    (
+        "k8s",
+        "Kubernetes cluster",
+        &["pod", "deployment", "service", "secret"],
+    ),
+    (
+        "sheets",
+        "spreadsheet",
+        &["range", "sheet", "chart", "formula"],
+    ),
+    (
+        "http",
+        "HTTP client",
+        &["request", "download", "upload", "webhook"],
+    ),
 ];
 const VERBS: &[(&str, &str)] = &[
     ("get", "Get"),
@@ -32,7 +68,13 @@ const VERBS: &[(&str, &str)] = &[
     ("delete", "Delete"),
     ("search", "Search"),
 ];
-const QUALIFIERS: &[&str] = &["the selected", "matching", "one or more", "existing", "recent"];
+const QUALIFIERS: &[&str] = &[
+    "the selected",
+    "matching",
+    "one or more",
+    "existing",
+    "recent",
+];
 const SUFFIXES: &[&str] = &[
     "Returns a JSON object describing the result.",
     "Requires write permission on the target resource.",
@@ -87,50 +129,128 @@ struct Lcg(u64);
 
 impl Lcg {
     fn below(&mut self, n: usize) -> usize {
-        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
         ((self.0 >> 33) % n.max(1) as u64) as usize
     }
 }
 
 fn parameters() -> Vec<(&'static str, Value)> {
     vec![
-        ("query", json!({"type": "string", "description": "Free-text query; supports quoted phrases and field:value filters"})),
-        ("limit", json!({"type": "integer", "minimum": 1, "maximum": 500, "default": 50, "description": "Maximum number of results to return"})),
-        ("offset", json!({"type": "integer", "minimum": 0, "default": 0, "description": "Number of results to skip for pagination"})),
-        ("id", json!({"type": "string", "description": "Unique identifier of the target resource"})),
-        ("path", json!({"type": "string", "description": "Absolute or workspace-relative path of the target item"})),
-        ("body", json!({"type": "string", "description": "Main text content; Markdown is supported"})),
-        ("title", json!({"type": "string", "maxLength": 200, "description": "Short human-readable title"})),
-        ("language", json!({"type": "string", "default": "en", "description": "BCP 47 language code, e.g. en, fr, pt-BR"})),
-        ("format", json!({"type": "string", "enum": ["json", "csv", "markdown", "plain"], "default": "json", "description": "Output format of the returned payload"})),
-        ("units", json!({"type": "string", "enum": ["metric", "imperial"], "default": "metric", "description": "Measurement system for numeric values"})),
-        ("start_time", json!({"type": "string", "format": "date-time", "description": "Start time in ISO 8601 format, e.g. 2025-03-01T09:00:00Z"})),
-        ("end_time", json!({"type": "string", "format": "date-time", "description": "End time in ISO 8601 format"})),
-        ("tags", json!({"type": "array", "items": {"type": "string"}, "description": "Labels to attach, e.g. [\"urgent\", \"backend\"]"})),
-        ("dry_run", json!({"type": "boolean", "default": false, "description": "If true, validate and report the changes without applying them"})),
-        ("threshold", json!({"type": "number", "minimum": 0, "maximum": 1, "default": 0.5, "description": "Confidence threshold between 0 and 1"})),
-        ("priority", json!({"type": "string", "enum": ["lowest", "low", "medium", "high", "critical"], "default": "medium", "description": "Priority level"})),
-        ("visibility", json!({"type": "string", "enum": ["private", "team", "public"], "default": "private", "description": "Who can see the item"})),
-        ("amount", json!({"type": "number", "exclusiveMinimum": 0, "description": "Monetary amount in the account currency"})),
-        ("headers", json!({"type": "object", "additionalProperties": {"type": "string"}, "description": "Extra HTTP headers as a name to value map"})),
-        ("metadata", json!({"type": "object", "additionalProperties": true, "description": "Arbitrary key/value metadata stored with the item"})),
-        ("location", json!({"type": "object", "description": "Geographic point", "properties": {
+        (
+            "query",
+            json!({"type": "string", "description": "Free-text query; supports quoted phrases and field:value filters"}),
+        ),
+        (
+            "limit",
+            json!({"type": "integer", "minimum": 1, "maximum": 500, "default": 50, "description": "Maximum number of results to return"}),
+        ),
+        (
+            "offset",
+            json!({"type": "integer", "minimum": 0, "default": 0, "description": "Number of results to skip for pagination"}),
+        ),
+        (
+            "id",
+            json!({"type": "string", "description": "Unique identifier of the target resource"}),
+        ),
+        (
+            "path",
+            json!({"type": "string", "description": "Absolute or workspace-relative path of the target item"}),
+        ),
+        (
+            "body",
+            json!({"type": "string", "description": "Main text content; Markdown is supported"}),
+        ),
+        (
+            "title",
+            json!({"type": "string", "maxLength": 200, "description": "Short human-readable title"}),
+        ),
+        (
+            "language",
+            json!({"type": "string", "default": "en", "description": "BCP 47 language code, e.g. en, fr, pt-BR"}),
+        ),
+        (
+            "format",
+            json!({"type": "string", "enum": ["json", "csv", "markdown", "plain"], "default": "json", "description": "Output format of the returned payload"}),
+        ),
+        (
+            "units",
+            json!({"type": "string", "enum": ["metric", "imperial"], "default": "metric", "description": "Measurement system for numeric values"}),
+        ),
+        (
+            "start_time",
+            json!({"type": "string", "format": "date-time", "description": "Start time in ISO 8601 format, e.g. 2025-03-01T09:00:00Z"}),
+        ),
+        (
+            "end_time",
+            json!({"type": "string", "format": "date-time", "description": "End time in ISO 8601 format"}),
+        ),
+        (
+            "tags",
+            json!({"type": "array", "items": {"type": "string"}, "description": "Labels to attach, e.g. [\"urgent\", \"backend\"]"}),
+        ),
+        (
+            "dry_run",
+            json!({"type": "boolean", "default": false, "description": "If true, validate and report the changes without applying them"}),
+        ),
+        (
+            "threshold",
+            json!({"type": "number", "minimum": 0, "maximum": 1, "default": 0.5, "description": "Confidence threshold between 0 and 1"}),
+        ),
+        (
+            "priority",
+            json!({"type": "string", "enum": ["lowest", "low", "medium", "high", "critical"], "default": "medium", "description": "Priority level"}),
+        ),
+        (
+            "visibility",
+            json!({"type": "string", "enum": ["private", "team", "public"], "default": "private", "description": "Who can see the item"}),
+        ),
+        (
+            "amount",
+            json!({"type": "number", "exclusiveMinimum": 0, "description": "Monetary amount in the account currency"}),
+        ),
+        (
+            "headers",
+            json!({"type": "object", "additionalProperties": {"type": "string"}, "description": "Extra HTTP headers as a name to value map"}),
+        ),
+        (
+            "metadata",
+            json!({"type": "object", "additionalProperties": true, "description": "Arbitrary key/value metadata stored with the item"}),
+        ),
+        (
+            "location",
+            json!({"type": "object", "description": "Geographic point", "properties": {
             "lat": {"type": "number", "minimum": -90, "maximum": 90, "description": "Latitude in degrees"},
             "lon": {"type": "number", "minimum": -180, "maximum": 180, "description": "Longitude in degrees"}},
-            "required": ["lat", "lon"]})),
-        ("options", json!({"type": "object", "description": "Advanced options", "additionalProperties": false, "properties": {
+            "required": ["lat", "lon"]}),
+        ),
+        (
+            "options",
+            json!({"type": "object", "description": "Advanced options", "additionalProperties": false, "properties": {
             "recursive": {"type": "boolean", "default": false, "description": "Apply to nested items"},
             "follow_symlinks": {"type": "boolean", "default": true, "description": "Follow symbolic links"},
-            "max_depth": {"type": "integer", "minimum": 1, "description": "Maximum traversal depth"}}})),
-        ("filters", json!({"type": "object", "description": "Structured filters applied before sorting", "properties": {
+            "max_depth": {"type": "integer", "minimum": 1, "description": "Maximum traversal depth"}}}),
+        ),
+        (
+            "filters",
+            json!({"type": "object", "description": "Structured filters applied before sorting", "properties": {
             "status": {"type": "string", "enum": ["open", "closed", "all"], "description": "Lifecycle status to match"},
             "owner": {"type": "string", "description": "Username or email of the owner"},
-            "created_after": {"type": "string", "format": "date", "description": "Only items created on or after this date"}}})),
-        ("attachments", json!({"type": "array", "description": "Files to attach", "items": {"type": "object", "properties": {
+            "created_after": {"type": "string", "format": "date", "description": "Only items created on or after this date"}}}),
+        ),
+        (
+            "attachments",
+            json!({"type": "array", "description": "Files to attach", "items": {"type": "object", "properties": {
             "filename": {"type": "string", "description": "Name shown to the recipient"},
             "mime_type": {"type": "string", "description": "MIME type such as application/pdf"},
             "content_base64": {"type": "string", "description": "File content encoded as base64"}},
-            "required": ["filename", "content_base64"]}})),
-        ("recipients", json!({"type": "array", "items": {"type": "string", "format": "email"}, "minItems": 1, "description": "Email addresses of the recipients"})),
+            "required": ["filename", "content_base64"]}}),
+        ),
+        (
+            "recipients",
+            json!({"type": "array", "items": {"type": "string", "format": "email"}, "minItems": 1, "description": "Email addresses of the recipients"}),
+        ),
     ]
 }

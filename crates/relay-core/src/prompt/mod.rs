@@ -28,8 +28,8 @@ use crate::schema::{render_catalog, CatalogOptions};
 pub use bench::bench_tools;
 pub use select::{select_tools, Selection, SelectionOptions};
 pub use template::{
-    render_template, template_requirements, HistoryStep, Rendered, Requirement, Template, TemplateContext,
-    DEFAULT_TEMPLATE,
+    render_template, template_requirements, HistoryStep, Rendered, Requirement, Template,
+    TemplateContext, DEFAULT_TEMPLATE,
 };
 pub use tokens::estimate_tokens;
 
@@ -108,7 +108,10 @@ impl DisabledTools {
 
     /// Switches one tool of a server off.
     pub fn with_tool(mut self, server_id: impl Into<String>, tool: impl Into<String>) -> Self {
-        self.tools.entry(server_id.into()).or_default().push(tool.into());
+        self.tools
+            .entry(server_id.into())
+            .or_default()
+            .push(tool.into());
         self
     }
 
@@ -117,7 +120,11 @@ impl DisabledTools {
     }
 
     pub fn is_tool_disabled(&self, server_id: &str, tool: &str) -> bool {
-        self.is_server_disabled(server_id) || self.tools.get(server_id).is_some_and(|t| t.iter().any(|n| n == tool))
+        self.is_server_disabled(server_id)
+            || self
+                .tools
+                .get(server_id)
+                .is_some_and(|t| t.iter().any(|n| n == tool))
     }
 }
 
@@ -132,7 +139,10 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn new(code: DiagnosticCode, message: impl Into<String>) -> Self {
-        Diagnostic { code, message: message.into() }
+        Diagnostic {
+            code,
+            message: message.into(),
+        }
     }
 }
 
@@ -192,7 +202,13 @@ pub struct Prompt {
 
 impl Prompt {
     pub(crate) fn from_text(text: String, tools: usize, diagnostics: Vec<Diagnostic>) -> Self {
-        Prompt { chars: text.chars().count(), tokens_estimate: estimate_tokens(&text), text, tools, diagnostics }
+        Prompt {
+            chars: text.chars().count(),
+            tokens_estimate: estimate_tokens(&text),
+            text,
+            tools,
+            diagnostics,
+        }
     }
 }
 
@@ -224,8 +240,13 @@ pub fn server_display_name(server: &ServerTools) -> &str {
 /// The prompt for all tools of `servers`; `None` when there are no tools or the strategy is
 /// `Disabled`.
 pub fn prompt_for_servers(servers: &[ServerTools], options: &PromptOptions) -> Option<Prompt> {
-    let groups: Vec<Group<'_>> =
-        servers.iter().map(|server| Group { server, tools: server.tools.iter().collect() }).collect();
+    let groups: Vec<Group<'_>> = servers
+        .iter()
+        .map(|server| Group {
+            server,
+            tools: server.tools.iter().collect(),
+        })
+        .collect();
     build(&groups, options, Vec::new()).prompt
 }
 
@@ -240,8 +261,14 @@ pub fn system_prompt(
 ) -> PromptOutcome {
     let mut diagnostics = Vec::new();
     if server_ids.is_empty() {
-        diagnostics.push(Diagnostic::new(DiagnosticCode::NoServersSelected, "No server is selected for this chat."));
-        return PromptOutcome { prompt: None, diagnostics };
+        diagnostics.push(Diagnostic::new(
+            DiagnosticCode::NoServersSelected,
+            "No server is selected for this chat.",
+        ));
+        return PromptOutcome {
+            prompt: None,
+            diagnostics,
+        };
     }
     let mut groups: Vec<Group<'_>> = Vec::new();
     for id in server_ids {
@@ -249,35 +276,64 @@ pub fn system_prompt(
             continue;
         }
         let Some(server) = all.iter().find(|s| &s.id == id) else {
-            diagnostics.push(Diagnostic::new(DiagnosticCode::UnknownServer, format!("Server {id:?} is not configured; skipped.")));
+            diagnostics.push(Diagnostic::new(
+                DiagnosticCode::UnknownServer,
+                format!("Server {id:?} is not configured; skipped."),
+            ));
             continue;
         };
         if disabled.is_server_disabled(id) {
             let name = server_display_name(server);
-            diagnostics.push(Diagnostic::new(DiagnosticCode::DisabledServer, format!("Server {name:?} is switched off; skipped.")));
+            diagnostics.push(Diagnostic::new(
+                DiagnosticCode::DisabledServer,
+                format!("Server {name:?} is switched off; skipped."),
+            ));
             continue;
         }
-        let tools = server.tools.iter().filter(|t| !disabled.is_tool_disabled(id, &t.name)).collect();
+        let tools = server
+            .tools
+            .iter()
+            .filter(|t| !disabled.is_tool_disabled(id, &t.name))
+            .collect();
         groups.push(Group { server, tools });
     }
     build(&groups, options, diagnostics)
 }
 
 /// Shared by both entry points: checks, then the sections.
-pub(crate) fn build(groups: &[Group<'_>], options: &PromptOptions, mut diagnostics: Vec<Diagnostic>) -> PromptOutcome {
+pub(crate) fn build(
+    groups: &[Group<'_>],
+    options: &PromptOptions,
+    mut diagnostics: Vec<Diagnostic>,
+) -> PromptOutcome {
     if options.strategy == Strategy::Disabled {
-        diagnostics.push(Diagnostic::new(DiagnosticCode::StrategyDisabled, "Tools are disabled for this chat."));
-        return PromptOutcome { prompt: None, diagnostics };
+        diagnostics.push(Diagnostic::new(
+            DiagnosticCode::StrategyDisabled,
+            "Tools are disabled for this chat.",
+        ));
+        return PromptOutcome {
+            prompt: None,
+            diagnostics,
+        };
     }
     let groups: Vec<&Group<'_>> = groups.iter().filter(|g| !g.tools.is_empty()).collect();
     let tool_count: usize = groups.iter().map(|g| g.tools.len()).sum();
     if tool_count == 0 {
-        diagnostics.push(Diagnostic::new(DiagnosticCode::NoTools, "The selected servers have no tools."));
-        return PromptOutcome { prompt: None, diagnostics };
+        diagnostics.push(Diagnostic::new(
+            DiagnosticCode::NoTools,
+            "The selected servers have no tools.",
+        ));
+        return PromptOutcome {
+            prompt: None,
+            diagnostics,
+        };
     }
     for (i, group) in groups.iter().enumerate() {
         let name = server_display_name(group.server);
-        if groups[..i].iter().any(|g| server_display_name(g.server) == name) {
+        if groups[..i]
+            .iter()
+            .any(|g| server_display_name(g.server) == name)
+        {
             diagnostics.push(Diagnostic::new(
                 DiagnosticCode::DuplicateServerName,
                 format!("Two selected servers are named {name:?}; calls cannot tell them apart."),
@@ -288,20 +344,33 @@ pub(crate) fn build(groups: &[Group<'_>], options: &PromptOptions, mut diagnosti
     diagnostics.extend(parts.diagnostics.iter().cloned());
     let text = sections::assemble(&parts);
     let prompt = Prompt::from_text(text, tool_count, diagnostics.clone());
-    PromptOutcome { prompt: Some(prompt), diagnostics }
+    PromptOutcome {
+        prompt: Some(prompt),
+        diagnostics,
+    }
 }
 
 /// Renders the tool list of `groups` (shared types, shared descriptions, then each server's
 /// tools); also returns schema problems as diagnostics.
 pub(crate) fn tool_catalog(groups: &[&Group<'_>]) -> (String, Vec<Diagnostic>) {
-    let tools: Vec<&Tool> = groups.iter().flat_map(|g| g.tools.iter().copied()).collect();
+    let tools: Vec<&Tool> = groups
+        .iter()
+        .flat_map(|g| g.tools.iter().copied())
+        .collect();
     let catalog = render_catalog(&tools, &CatalogOptions::default());
     let mut diagnostics = Vec::new();
     for problem in &catalog.problems {
-        let name = tools.get(problem.tool).map(|t| t.name.as_str()).unwrap_or("?");
-        diagnostics.push(Diagnostic::new(DiagnosticCode::SchemaProblem, format!("Tool {name:?}: {}", problem.message)));
+        let name = tools
+            .get(problem.tool)
+            .map(|t| t.name.as_str())
+            .unwrap_or("?");
+        diagnostics.push(Diagnostic::new(
+            DiagnosticCode::SchemaProblem,
+            format!("Tool {name:?}: {}", problem.message),
+        ));
     }
-    let mut out = String::with_capacity(catalog.tools.iter().map(String::len).sum::<usize>() + 1024);
+    let mut out =
+        String::with_capacity(catalog.tools.iter().map(String::len).sum::<usize>() + 1024);
     out.push_str(sections::NOTATION);
     if !catalog.types.is_empty() {
         out.push('\n');
@@ -325,5 +394,6 @@ pub(crate) fn tool_catalog(groups: &[&Group<'_>]) -> (String, Vec<Diagnostic>) {
             out.push_str(text);
         }
     }
-    (out.trim_end().to_owned(), diagnostics)
+    out.truncate(out.trim_end().len());
+    (out, diagnostics)
 }

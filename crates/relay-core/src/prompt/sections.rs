@@ -7,17 +7,30 @@
 use serde_json::Value;
 
 use super::{server_display_name, tool_catalog, Diagnostic, Group, PromptOptions, Strategy};
-use crate::result::{STATUS_DENIED, STATUS_ERROR, STATUS_FAILED, STATUS_INVALID, STATUS_OK, STATUS_SKIPPED, STATUS_UNKNOWN};
 use crate::model::{ServerTools, Tool};
+use crate::result::{
+    STATUS_DENIED, STATUS_ERROR, STATUS_FAILED, STATUS_INVALID, STATUS_OK, STATUS_SKIPPED,
+    STATUS_UNKNOWN,
+};
 use crate::schema::{example_arguments, example_cost};
 
 /// The names of the sections, in prompt order; `${relay:NAME}` in a template.
-pub const SECTION_NAMES: &[&str] =
-    &["intro", "call_format", "waiting", "results", "finishing", "strategy", "site", "tools", "custom_instructions"];
+pub const SECTION_NAMES: &[&str] = &[
+    "intro",
+    "call_format",
+    "waiting",
+    "results",
+    "finishing",
+    "strategy",
+    "site",
+    "tools",
+    "custom_instructions",
+];
 
 pub(crate) const NOTATION: &str = "Tools by server. Notation: `p?` optional, `= v` default, `\"a\"|\"b\"` allowed values, `1..9` inclusive range, `T[]` list.\n";
 pub(crate) const TYPES_INTRO: &str = "Types used below:";
-pub(crate) const SHARED_DOCS_INTRO: &str = "Parameters with the same name mean the same in every tool unless described there:";
+pub(crate) const SHARED_DOCS_INTRO: &str =
+    "Parameters with the same name mean the same in every tool unless described there:";
 
 /// Everything the sections are made from, computed once.
 pub(crate) struct Parts<'a> {
@@ -31,7 +44,12 @@ pub(crate) struct Parts<'a> {
 impl<'a> Parts<'a> {
     pub fn new(groups: &[&Group<'a>], options: &'a PromptOptions) -> Self {
         let (tools, diagnostics) = tool_catalog(groups);
-        Parts { options, example: example_call(groups), tools, diagnostics }
+        Parts {
+            options,
+            example: example_call(groups),
+            tools,
+            diagnostics,
+        }
     }
 
     /// The text of one section by name; `None` for an unknown name, `Some("")` for a section
@@ -54,16 +72,22 @@ impl<'a> Parts<'a> {
 
 /// The prompt: the non-empty sections separated by blank lines.
 pub(crate) fn assemble(parts: &Parts<'_>) -> String {
-    let mut out = String::with_capacity(parts.tools.len() + 2048);
+    let mut out = String::with_capacity(parts.tools.len() + 4096);
     for name in SECTION_NAMES {
-        let text = parts.section(name).unwrap_or_default();
+        // The tool list is most of the text: borrowed, not rebuilt.
+        let owned = if *name == "tools" {
+            None
+        } else {
+            parts.section(name)
+        };
+        let text = owned.as_deref().unwrap_or(&parts.tools);
         if text.is_empty() {
             continue;
         }
         if !out.is_empty() {
             out.push_str("\n\n");
         }
-        out.push_str(&text);
+        out.push_str(text);
     }
     out
 }
@@ -78,9 +102,9 @@ pub fn intro() -> String {
 /// The one call format the parser expects by default, with one example from a real tool.
 pub fn call_format(example: Option<&(&str, &str, Value)>) -> String {
     let example = match example {
-        Some((tool, server, arguments)) => {
-            spaced_json(&serde_json::json!({"tool": tool, "server": server, "arguments": arguments}))
-        }
+        Some((tool, server, arguments)) => spaced_json(
+            &serde_json::json!({"tool": tool, "server": server, "arguments": arguments}),
+        ),
         None => r#"{"tool": "TOOL", "server": "SERVER", "arguments": {}}"#.to_owned(),
     };
     format!(
@@ -117,7 +141,9 @@ pub fn finishing() -> String {
 /// The strategy and the call limits.
 pub fn strategy(options: &PromptOptions) -> String {
     let push = match options.strategy {
-        Strategy::ToolFirst => "Prefer tools: when one can help, call it before answering from memory.",
+        Strategy::ToolFirst => {
+            "Prefer tools: when one can help, call it before answering from memory."
+        }
         Strategy::ToolForced => "Call at least one tool before you give your answer.",
         Strategy::Auto | Strategy::Disabled => "Call a tool when it helps; otherwise just answer.",
     };
@@ -129,7 +155,12 @@ pub fn strategy(options: &PromptOptions) -> String {
 
 /// What the chat site's adapter needs the model to do.
 pub fn site(options: &PromptOptions) -> String {
-    options.site_addendum.as_deref().map(str::trim).unwrap_or_default().to_owned()
+    options
+        .site_addendum
+        .as_deref()
+        .map(str::trim)
+        .unwrap_or_default()
+        .to_owned()
 }
 
 /// The user's own instructions (seed 004's USER'S CUSTOM INSTRUCTIONS).
@@ -142,44 +173,65 @@ pub fn custom_instructions(options: &PromptOptions) -> String {
 
 /// The heading of one server's tool group.
 pub(crate) fn server_heading(name: &str) -> String {
-    format!("Server {}:", serde_json::to_string(name).unwrap_or_default())
+    format!(
+        "Server {}:",
+        serde_json::to_string(name).unwrap_or_default()
+    )
 }
 
 /// The example call: the selection's tool that makes the clearest example (few required
 /// scalar parameters), the first such one in order.
 fn example_call<'a>(groups: &[&Group<'a>]) -> Option<(&'a str, &'a str, Value)> {
     let mut best: Option<(usize, &'a Tool, &'a ServerTools)> = None;
-    for group in groups {
+    'search: for group in groups {
         for tool in &group.tools {
             let cost = example_cost(tool);
             if best.is_none_or(|(c, _, _)| cost < c) {
                 best = Some((cost, tool, group.server));
+                if cost == 0 {
+                    break 'search;
+                }
             }
         }
     }
     let (_, tool, server) = best?;
-    Some((tool.name.as_str(), server_display_name(server), example_arguments(tool)))
+    Some((
+        tool.name.as_str(),
+        server_display_name(server),
+        example_arguments(tool),
+    ))
 }
 
 /// JSON on one line with a space after `:` and `,`, the way people write it.
 pub(crate) fn spaced_json(value: &Value) -> String {
     struct Spaced;
     impl serde_json::ser::Formatter for Spaced {
-        fn begin_array_value<W: ?Sized + std::io::Write>(&mut self, writer: &mut W, first: bool) -> std::io::Result<()> {
+        fn begin_array_value<W: ?Sized + std::io::Write>(
+            &mut self,
+            writer: &mut W,
+            first: bool,
+        ) -> std::io::Result<()> {
             if first {
                 Ok(())
             } else {
                 writer.write_all(b", ")
             }
         }
-        fn begin_object_key<W: ?Sized + std::io::Write>(&mut self, writer: &mut W, first: bool) -> std::io::Result<()> {
+        fn begin_object_key<W: ?Sized + std::io::Write>(
+            &mut self,
+            writer: &mut W,
+            first: bool,
+        ) -> std::io::Result<()> {
             if first {
                 Ok(())
             } else {
                 writer.write_all(b", ")
             }
         }
-        fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        fn begin_object_value<W: ?Sized + std::io::Write>(
+            &mut self,
+            writer: &mut W,
+        ) -> std::io::Result<()> {
             writer.write_all(b": ")
         }
     }

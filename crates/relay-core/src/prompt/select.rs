@@ -37,7 +37,10 @@ pub struct SelectionOptions {
 
 impl Default for SelectionOptions {
     fn default() -> Self {
-        SelectionOptions { max_tools: 10, token_budget: 3_000 }
+        SelectionOptions {
+            max_tools: 10,
+            token_budget: 3_000,
+        }
     }
 }
 
@@ -63,7 +66,11 @@ pub struct Selection {
 /// Ranks the tools of `servers` by relevance to `intent` and keeps the best within `options`.
 /// Tools matching nothing are left out; when nothing matches at all, the first tools are kept
 /// (the model still needs something to work with) and a diagnostic says so.
-pub fn select_tools(servers: &[ServerTools], intent: &str, options: &SelectionOptions) -> Selection {
+pub fn select_tools(
+    servers: &[ServerTools],
+    intent: &str,
+    options: &SelectionOptions,
+) -> Selection {
     let mut docs: Vec<(usize, usize, HashMap<String, f64>, f64)> = Vec::new();
     for (s, server) in servers.iter().enumerate() {
         for (t, tool) in server.tools.iter().enumerate() {
@@ -118,13 +125,20 @@ pub fn select_tools(servers: &[ServerTools], intent: &str, options: &SelectionOp
             break;
         }
         spent += cost;
-        selection.picks.push(Pick { server, tool, score });
+        selection.picks.push(Pick {
+            server,
+            tool,
+            score,
+        });
     }
     let left_out = candidates - selection.picks.len();
     if left_out > 0 && matched > 0 {
         selection.diagnostics.push(Diagnostic::new(
             DiagnosticCode::SelectionCapped,
-            format!("{left_out} more matching tools were left out (limit {} tools, {} tokens).", options.max_tools, options.token_budget),
+            format!(
+                "{left_out} more matching tools were left out (limit {} tools, {} tokens).",
+                options.max_tools, options.token_budget
+            ),
         ));
     }
     selection
@@ -204,9 +218,9 @@ fn flush_cjk(run: &mut Vec<char>, terms: &mut Vec<String>) {
 }
 
 const STOP_WORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "by", "can", "could", "do", "for", "from", "how", "i", "in", "is", "it",
-    "me", "my", "of", "on", "or", "please", "the", "this", "that", "to", "what", "when", "where", "which", "with",
-    "would", "you", "your",
+    "a", "an", "and", "are", "as", "at", "be", "by", "can", "could", "do", "for", "from", "how",
+    "i", "in", "is", "it", "me", "my", "of", "on", "or", "please", "the", "this", "that", "to",
+    "what", "when", "where", "which", "with", "would", "you", "your",
 ];
 
 /// A light suffix stemmer: enough to meet `forecasts`/`forecast`, `searching`/`search`.

@@ -44,7 +44,10 @@ pub struct Template {
 
 impl Template {
     pub fn new(name: impl Into<String>, text: impl Into<String>) -> Self {
-        Template { name: name.into(), text: text.into() }
+        Template {
+            name: name.into(),
+            text: text.into(),
+        }
     }
 
     /// The built-in template ([`DEFAULT_TEMPLATE`]).
@@ -92,7 +95,14 @@ pub struct HistoryStep {
 
 impl HistoryStep {
     pub fn new(tool: impl Into<String>, server: impl Into<String>, arguments: Value) -> Self {
-        HistoryStep { thought: None, tool: tool.into(), server: server.into(), arguments, status: None, observation: None }
+        HistoryStep {
+            thought: None,
+            tool: tool.into(),
+            server: server.into(),
+            arguments,
+            status: None,
+            observation: None,
+        }
     }
 }
 
@@ -151,11 +161,17 @@ impl<'t> Placeholder<'t> {
             _ => {
                 if let Some(uri) = body.strip_prefix("mcp:resource:").filter(|s| !s.is_empty()) {
                     Placeholder::Resource(uri)
-                } else if let Some(name) = body.strip_prefix("mcp:prompt:").filter(|s| !s.is_empty()) {
+                } else if let Some(name) =
+                    body.strip_prefix("mcp:prompt:").filter(|s| !s.is_empty())
+                {
                     Placeholder::Prompt(name)
-                } else if let Some(name) = body.strip_prefix("mcp:tool:").filter(|s| !s.is_empty()) {
+                } else if let Some(name) = body.strip_prefix("mcp:tool:").filter(|s| !s.is_empty())
+                {
                     Placeholder::Tool(name)
-                } else if let Some(name) = body.strip_prefix("relay:").filter(|s| SECTION_NAMES.contains(s)) {
+                } else if let Some(name) = body
+                    .strip_prefix("relay:")
+                    .filter(|s| SECTION_NAMES.contains(s))
+                {
                     Placeholder::Section(name)
                 } else {
                     Placeholder::Unknown
@@ -169,7 +185,10 @@ impl<'t> Placeholder<'t> {
 enum Piece<'t> {
     Text(&'t str),
     /// `raw` is the whole `${...}` as written.
-    Placeholder { raw: &'t str, placeholder: Placeholder<'t> },
+    Placeholder {
+        raw: &'t str,
+        placeholder: Placeholder<'t>,
+    },
 }
 
 /// Splits a template into text and placeholders. `${` without a `}` on the same line is text.
@@ -185,7 +204,9 @@ fn pieces(text: &str) -> Vec<Piece<'_>> {
             continue;
         }
         let after = &rest[start + 2..];
-        let end = after.find(['}', '\n']).filter(|&i| after.as_bytes()[i] == b'}');
+        let end = after
+            .find(['}', '\n'])
+            .filter(|&i| after.as_bytes()[i] == b'}');
         let Some(end) = end else {
             out.push(Piece::Text(&rest[..start + 2]));
             rest = after;
@@ -193,7 +214,10 @@ fn pieces(text: &str) -> Vec<Piece<'_>> {
         };
         out.push(Piece::Text(&rest[..start]));
         let raw = &rest[start..start + 2 + end + 1];
-        out.push(Piece::Placeholder { raw, placeholder: Placeholder::parse(&after[..end]) });
+        out.push(Piece::Placeholder {
+            raw,
+            placeholder: Placeholder::parse(&after[..end]),
+        });
         rest = &after[end + 1..];
     }
     out.push(Piece::Text(rest));
@@ -205,8 +229,18 @@ pub fn template_requirements(text: &str) -> Vec<Requirement> {
     let mut out: Vec<Requirement> = Vec::new();
     for piece in pieces(text) {
         let requirement = match piece {
-            Piece::Placeholder { placeholder: Placeholder::Resource(uri), .. } => Requirement::Resource { uri: uri.to_owned() },
-            Piece::Placeholder { placeholder: Placeholder::Prompt(name), .. } => Requirement::Prompt { name: name.to_owned() },
+            Piece::Placeholder {
+                placeholder: Placeholder::Resource(uri),
+                ..
+            } => Requirement::Resource {
+                uri: uri.to_owned(),
+            },
+            Piece::Placeholder {
+                placeholder: Placeholder::Prompt(name),
+                ..
+            } => Requirement::Prompt {
+                name: name.to_owned(),
+            },
             _ => continue,
         };
         if !out.contains(&requirement) {
@@ -219,7 +253,11 @@ pub fn template_requirements(text: &str) -> Vec<Requirement> {
 /// Fills the placeholders of `text` from `context` (see the module docs).
 pub fn render_template(text: &str, context: &TemplateContext) -> Rendered {
     let pieces = pieces(text);
-    let mut renderer = Renderer { context, parts: None, diagnostics: Vec::new() };
+    let mut renderer = Renderer {
+        context,
+        parts: None,
+        diagnostics: Vec::new(),
+    };
     let mut out = String::with_capacity(text.len() + 4096);
     let mut shows_tools = false;
     let mut shows_format = false;
@@ -227,7 +265,12 @@ pub fn render_template(text: &str, context: &TemplateContext) -> Rendered {
         match piece {
             Piece::Text(text) => out.push_str(text),
             Piece::Placeholder { raw, placeholder } => {
-                shows_tools |= matches!(placeholder, Placeholder::DynamicTools | Placeholder::Tool(_) | Placeholder::Section("tools"));
+                shows_tools |= matches!(
+                    placeholder,
+                    Placeholder::DynamicTools
+                        | Placeholder::Tool(_)
+                        | Placeholder::Section("tools")
+                );
                 shows_format |= matches!(placeholder, Placeholder::Section("call_format"));
                 let value = renderer.value(raw, *placeholder).replace('\u{0}', "");
                 let alone = line_is_only(&pieces, i);
@@ -245,7 +288,10 @@ pub fn render_template(text: &str, context: &TemplateContext) -> Rendered {
             "The template lists tools but never says how to call them; add ${relay:call_format}.",
         ));
     }
-    Rendered { text: drop_empty_lines(&out), diagnostics: renderer.diagnostics }
+    Rendered {
+        text: drop_empty_lines(&out),
+        diagnostics: renderer.diagnostics,
+    }
 }
 
 /// Whether placeholder `i` is alone on its line (only whitespace around it).
@@ -253,7 +299,10 @@ fn line_is_only(pieces: &[Piece<'_>], i: usize) -> bool {
     let before = match i.checked_sub(1).map(|j| &pieces[j]) {
         None => true,
         Some(Piece::Text(text)) => {
-            text.rsplit('\n').next().is_some_and(|l| l.trim().is_empty()) && (text.contains('\n') || i == 1)
+            text.rsplit('\n')
+                .next()
+                .is_some_and(|l| l.trim().is_empty())
+                && (text.contains('\n') || i == 1)
         }
         Some(Piece::Placeholder { .. }) => false,
     };
@@ -339,7 +388,10 @@ impl<'c> Renderer<'c> {
                     self.diagnostics.extend(parts.diagnostics.iter().cloned());
                     self.parts = Some(parts);
                 }
-                self.parts.as_ref().and_then(|p| p.section(name)).unwrap_or_default()
+                self.parts
+                    .as_ref()
+                    .and_then(|p| p.section(name))
+                    .unwrap_or_default()
             }
             Placeholder::Unknown => {
                 self.diagnostics.push(Diagnostic::new(
@@ -354,27 +406,43 @@ impl<'c> Renderer<'c> {
     fn local(&mut self, value: &Option<String>, what: &str) -> String {
         match value {
             Some(value) => value.clone(),
-            None => self.missing(DiagnosticCode::MissingValue, format!("No {what} was given."), format!("[{what} unknown]")),
+            None => self.missing(
+                DiagnosticCode::MissingValue,
+                format!("No {what} was given."),
+                format!("[{what} unknown]"),
+            ),
         }
     }
 
     fn tool(&mut self, raw: &str, name: &str) -> String {
-        let mut found = self
-            .context
-            .servers
-            .iter()
-            .flat_map(|server| server.tools.iter().filter(move |t| t.name == name).map(move |t| (server, t)));
+        let mut found = self.context.servers.iter().flat_map(|server| {
+            server
+                .tools
+                .iter()
+                .filter(move |t| t.name == name)
+                .map(move |t| (server, t))
+        });
         let Some((server, tool)) = found.next() else {
-            self.diagnostics.push(Diagnostic::new(DiagnosticCode::UnknownTool, format!("{raw}: no selected server has this tool.")));
+            self.diagnostics.push(Diagnostic::new(
+                DiagnosticCode::UnknownTool,
+                format!("{raw}: no selected server has this tool."),
+            ));
             return raw.to_owned();
         };
         if found.next().is_some() {
             self.diagnostics.push(Diagnostic::new(
                 DiagnosticCode::AmbiguousTool,
-                format!("{raw}: several servers have this tool; the one of {:?} is shown.", server_display_name(server)),
+                format!(
+                    "{raw}: several servers have this tool; the one of {:?} is shown.",
+                    server_display_name(server)
+                ),
             ));
         }
-        format!("{}\n- {}", sections::server_heading(server_display_name(server)), render(tool).trim_end())
+        format!(
+            "{}\n- {}",
+            sections::server_heading(server_display_name(server)),
+            render(tool).trim_end()
+        )
     }
 
     fn dynamic_tools(&mut self) -> String {
@@ -382,8 +450,10 @@ impl<'c> Renderer<'c> {
         let intent = match &context.user_intent {
             Some(intent) => intent.as_str(),
             None => {
-                self.diagnostics
-                    .push(Diagnostic::new(DiagnosticCode::MissingValue, "No user intent was given to select tools with."));
+                self.diagnostics.push(Diagnostic::new(
+                    DiagnosticCode::MissingValue,
+                    "No user intent was given to select tools with.",
+                ));
                 ""
             }
         };
@@ -396,7 +466,10 @@ impl<'c> Renderer<'c> {
             let tool = &server.tools[pick.tool];
             match groups.iter_mut().find(|g| std::ptr::eq(g.server, server)) {
                 Some(group) => group.tools.push(tool),
-                None => groups.push(Group { server, tools: vec![tool] }),
+                None => groups.push(Group {
+                    server,
+                    tools: vec![tool],
+                }),
             }
         }
         let refs: Vec<&Group<'_>> = groups.iter().collect();
@@ -413,7 +486,10 @@ fn groups(servers: &[ServerTools]) -> Vec<Group<'_>> {
     servers
         .iter()
         .filter(|s| !s.tools.is_empty())
-        .map(|server| Group { server, tools: server.tools.iter().collect() })
+        .map(|server| Group {
+            server,
+            tools: server.tools.iter().collect(),
+        })
         .collect()
 }
 
@@ -431,12 +507,27 @@ fn history(steps: &[HistoryStep]) -> String {
         let indent = " ".repeat(number.len());
         out.push_str(&number);
         if let Some(thought) = &step.thought {
-            out.push_str(&format!("Thought: {}\n{indent}", crate::schema::normalize_ws(thought)));
+            out.push_str(&format!(
+                "Thought: {}\n{indent}",
+                crate::schema::normalize_ws(thought)
+            ));
         }
-        let arguments = if step.arguments.is_null() { "{}".to_owned() } else { spaced_json(&step.arguments) };
-        out.push_str(&format!("Action: {} on {} {arguments}", step.tool, serde_json::to_string(&step.server).unwrap_or_default()));
+        let arguments = if step.arguments.is_null() {
+            "{}".to_owned()
+        } else {
+            spaced_json(&step.arguments)
+        };
+        out.push_str(&format!(
+            "Action: {} on {} {arguments}",
+            step.tool,
+            serde_json::to_string(&step.server).unwrap_or_default()
+        ));
         if let Some(observation) = &step.observation {
-            let status = step.status.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
+            let status = step
+                .status
+                .as_deref()
+                .map(|s| format!(" ({s})"))
+                .unwrap_or_default();
             out.push_str(&format!("\n{indent}Observation{status}: {observation}"));
         }
     }
@@ -451,7 +542,10 @@ fn resource_text(resource: &ReadResourceResult) -> String {
             (None, Some(blob)) => parts.push(format!(
                 "[binary resource {} ({}), {} bytes: not shown]",
                 contents.uri,
-                contents.mime_type.as_deref().unwrap_or("application/octet-stream"),
+                contents
+                    .mime_type
+                    .as_deref()
+                    .unwrap_or("application/octet-stream"),
                 blob.len() * 3 / 4
             )),
             (None, None) => {}
@@ -465,7 +559,9 @@ fn prompt_text(prompt: &GetPromptResult) -> String {
     for message in &prompt.messages {
         match &message.content {
             Content::Text { text } => parts.push(text.clone()),
-            Content::Resource { resource } if resource.text.is_some() => parts.push(resource.text.clone().unwrap_or_default()),
+            Content::Resource { resource } if resource.text.is_some() => {
+                parts.push(resource.text.clone().unwrap_or_default())
+            }
             Content::Resource { resource } => parts.push(format!("[resource {}]", resource.uri)),
             Content::ResourceLink { uri, .. } => parts.push(format!("[resource link {uri}]")),
             Content::Image { mime_type, .. } => parts.push(format!("[image {mime_type}]")),

@@ -23,12 +23,18 @@ const FEATURES: usize = 10;
 const SHORT_WORD: usize = 6;
 
 /// Fitted weights (see the module docs); one per feature.
-const WEIGHTS: [f64; FEATURES] = [0.971, 1.204, 0.0, 1.197, 0.934, 0.369, 0.508, 0.5, 0.689, 1.0];
+const WEIGHTS: [f64; FEATURES] = [
+    0.971, 1.204, 0.0, 1.197, 0.934, 0.369, 0.508, 0.5, 0.689, 1.0,
+];
 
 /// Estimated o200k token count of `text`.
 pub fn estimate_tokens(text: &str) -> usize {
     let features = token_features(text);
-    let total: f64 = features.iter().zip(WEIGHTS.iter()).map(|(f, w)| f * w).sum();
+    let total: f64 = features
+        .iter()
+        .zip(WEIGHTS.iter())
+        .map(|(f, w)| f * w)
+        .sum();
     total.round() as usize
 }
 
@@ -36,63 +42,153 @@ fn is_letter(c: char) -> bool {
     c.is_ascii_alphabetic() || (c.is_alphabetic() && !c.is_ascii() && !is_cjk(c))
 }
 
+/// Byte classes of ASCII, looked up instead of tested one predicate at a time.
+const LETTER: u8 = 0;
+const DIGIT: u8 = 1;
+const BREAK: u8 = 2;
+const SPACE: u8 = 3;
+const PUNCT: u8 = 4;
+const CONTROL: u8 = 5;
+
+/// Every byte outside ASCII starts or continues a multi-byte character.
+const NON_ASCII: u8 = 6;
+
+const CLASS: [u8; 256] = {
+    let mut table = [NON_ASCII; 256];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        table[b] = if c.is_ascii_alphabetic() {
+            LETTER
+        } else if c.is_ascii_digit() {
+            DIGIT
+        } else if c == b'\n' || c == b'\r' {
+            BREAK
+        } else if c == b' ' || c == b'\t' {
+            SPACE
+        } else if c.is_ascii_punctuation() {
+            PUNCT
+        } else {
+            CONTROL
+        };
+        b += 1;
+    }
+    table
+};
+
+#[inline]
+fn class(byte: u8) -> u8 {
+    CLASS[byte as usize]
+}
+
 /// The run counts the estimate is made of (exposed for calibration).
 #[doc(hidden)]
 pub fn token_features(text: &str) -> [f64; FEATURES] {
-    let mut features = [0.0; FEATURES];
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if is_letter(c) {
-            // Letters outside ASCII (accents, Cyrillic, Greek) count double: they split more.
-            let mut len = if c.is_ascii() { 1 } else { 2 };
-            while let Some(&next) = chars.peek().filter(|&&n| is_letter(n)) {
-                len += if next.is_ascii() { 1 } else { 2 };
-                chars.next();
+    let mut counts = [0usize; FEATURES];
+    let bytes = text.as_bytes();
+    let n = bytes.len();
+    let mut i = 0;
+    while i < n {
+        match class(bytes[i]) {
+            LETTER => {
+                let start = i;
+                while i < n && class(bytes[i]) == LETTER {
+                    i += 1;
+                }
+                let len = i - start;
+                word(&mut counts, continue_word(text, &mut i, len));
             }
-            if len <= SHORT_WORD {
-                features[SHORT_WORDS] += 1.0;
-            } else {
-                features[LONG_WORDS] += 1.0;
-                features[LONG_WORD_EXTRA_CHARS] += (len - SHORT_WORD) as f64;
+            DIGIT => {
+                let start = i;
+                while i < n && class(bytes[i]) == DIGIT {
+                    i += 1;
+                }
+                // o200k splits numbers into groups of up to three digits.
+                counts[DIGIT_GROUPS] += (i - start).div_ceil(3);
             }
-        } else if c.is_ascii_digit() {
-            let mut len: usize = 1;
-            while chars.peek().is_some_and(char::is_ascii_digit) {
-                len += 1;
-                chars.next();
+            BREAK => {
+                // A line break and the indentation after it are usually one token.
+                while i < n && matches!(class(bytes[i]), BREAK | SPACE) {
+                    i += 1;
+                }
+                counts[LINE_BREAKS] += 1;
             }
-            // o200k splits numbers into groups of up to three digits.
-            features[DIGIT_GROUPS] += len.div_ceil(3) as f64;
-        } else if c == '\n' || c == '\r' {
-            // A line break and the indentation after it are usually one token.
-            while chars.peek().is_some_and(|&n| n == '\n' || n == '\r' || n == ' ' || n == '\t') {
-                chars.next();
+            SPACE => {
+                let start = i;
+                while i < n && class(bytes[i]) == SPACE {
+                    i += 1;
+                }
+                // A single space joins the next word's token; a longer run is a token of its own.
+                if i - start > 1 {
+                    counts[SPACE_RUNS] += 1;
+                }
             }
-            features[LINE_BREAKS] += 1.0;
-        } else if c == ' ' || c == '\t' {
-            let mut len = 1;
-            while chars.peek().is_some_and(|&n| n == ' ' || n == '\t') {
-                len += 1;
-                chars.next();
+            PUNCT => {
+                // Common punctuation pairs (`":`, `",`, `{"`) merge into one token.
+                let start = i;
+                while i < n && class(bytes[i]) == PUNCT {
+                    i += 1;
+                }
+                counts[PUNCTUATION_RUNS] += 1;
+                counts[PUNCTUATION_EXTRA] += i - start - 1;
             }
-            // A single space joins the next word's token; a longer run is a token of its own.
-            if len > 1 {
-                features[SPACE_RUNS] += 1.0;
+            CONTROL => {
+                counts[OTHER_CHARS] += usize::from(!bytes[i].is_ascii_whitespace());
+                i += 1;
             }
-        } else if c.is_ascii_punctuation() {
-            // Common punctuation pairs (`":`, `",`, `{"`) merge into one token.
-            features[PUNCTUATION_RUNS] += 1.0;
-            while chars.peek().is_some_and(char::is_ascii_punctuation) {
-                features[PUNCTUATION_EXTRA] += 1.0;
-                chars.next();
+            _ => {
+                let c = text[i..]
+                    .chars()
+                    .next()
+                    .unwrap_or(char::REPLACEMENT_CHARACTER);
+                i += c.len_utf8();
+                if is_letter(c) {
+                    word(&mut counts, continue_word(text, &mut i, 2));
+                } else if is_cjk(c) {
+                    counts[CJK_CHARS] += 1;
+                } else if !c.is_whitespace() {
+                    counts[OTHER_CHARS] += 1;
+                }
             }
-        } else if is_cjk(c) {
-            features[CJK_CHARS] += 1.0;
-        } else if !c.is_whitespace() {
-            features[OTHER_CHARS] += 1.0;
         }
     }
-    features
+    counts.map(|c| c as f64)
+}
+
+/// Extends a word past its ASCII start through any further letters; returns its weighted
+/// length (letters outside ASCII count double: accents, Cyrillic, Greek split more).
+fn continue_word(text: &str, i: &mut usize, mut len: usize) -> usize {
+    let bytes = text.as_bytes();
+    while *i < bytes.len() {
+        let byte = bytes[*i];
+        if byte < 0x80 {
+            if class(byte) != LETTER {
+                break;
+            }
+            len += 1;
+            *i += 1;
+        } else {
+            let c = text[*i..]
+                .chars()
+                .next()
+                .unwrap_or(char::REPLACEMENT_CHARACTER);
+            if !is_letter(c) {
+                break;
+            }
+            len += 2;
+            *i += c.len_utf8();
+        }
+    }
+    len
+}
+
+fn word(counts: &mut [usize; FEATURES], len: usize) {
+    if len <= SHORT_WORD {
+        counts[SHORT_WORDS] += 1;
+    } else {
+        counts[LONG_WORDS] += 1;
+        counts[LONG_WORD_EXTRA_CHARS] += len - SHORT_WORD;
+    }
 }
 
 fn is_cjk(c: char) -> bool {

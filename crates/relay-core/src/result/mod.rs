@@ -29,7 +29,11 @@ pub const STATUS_SKIPPED: &str = "skipped";
 
 /// What happened to one call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 #[non_exhaustive]
 pub enum Outcome {
     /// The server answered; `isError` in the result makes it a tool error.
@@ -52,12 +56,18 @@ pub enum Outcome {
 impl Outcome {
     /// The rejection of arguments that failed validation.
     pub fn invalid_arguments(validated: &Validated, tool: &str) -> Self {
-        let message = validated.message_for_model(tool).unwrap_or_else(|| format!("The arguments for tool '{tool}' were rejected."));
+        let message = validated
+            .message_for_model(tool)
+            .unwrap_or_else(|| format!("The arguments for tool '{tool}' were rejected."));
         Outcome::Invalid { message }
     }
 
     /// The rejection of a call to a tool the server does not have, with "did you mean".
-    pub fn unknown_tool<'a>(tool: &str, server: &str, known: impl IntoIterator<Item = &'a str>) -> Self {
+    pub fn unknown_tool<'a>(
+        tool: &str,
+        server: &str,
+        known: impl IntoIterator<Item = &'a str>,
+    ) -> Self {
         let suggestions = closest_names(tool, known, 3);
         let mut message = format!("There is no tool '{tool}' on server '{server}'.");
         if !suggestions.is_empty() {
@@ -95,8 +105,18 @@ pub struct ResultInput {
 }
 
 impl ResultInput {
-    pub fn new(call_id: impl Into<String>, tool: impl Into<String>, server: impl Into<String>, outcome: Outcome) -> Self {
-        ResultInput { call_id: call_id.into(), tool: tool.into(), server: server.into(), outcome }
+    pub fn new(
+        call_id: impl Into<String>,
+        tool: impl Into<String>,
+        server: impl Into<String>,
+        outcome: Outcome,
+    ) -> Self {
+        ResultInput {
+            call_id: call_id.into(),
+            tool: tool.into(),
+            server: server.into(),
+            outcome,
+        }
     }
 }
 
@@ -117,8 +137,12 @@ impl Nudge {
     pub fn text(self) -> Option<&'static str> {
         match self {
             Nudge::None => None,
-            Nudge::Continue => Some("Continue: call another tool if you need one, or give your final answer."),
-            Nudge::Answer => Some("That was the last tool call for this request: give your final answer now."),
+            Nudge::Continue => {
+                Some("Continue: call another tool if you need one, or give your final answer.")
+            }
+            Nudge::Answer => {
+                Some("That was the last tool call for this request: give your final answer now.")
+            }
         }
     }
 }
@@ -139,7 +163,29 @@ pub struct ResultOptions {
 
 impl Default for ResultOptions {
     fn default() -> Self {
-        ResultOptions { max_chars: 20_000, nudge: Nudge::None, first_attachment: 1, attachment_prefix: "tool-result".to_owned() }
+        ResultOptions {
+            max_chars: 20_000,
+            nudge: Nudge::None,
+            first_attachment: 1,
+            attachment_prefix: "tool-result".to_owned(),
+        }
+    }
+}
+
+impl ResultOptions {
+    pub fn with_max_chars(mut self, max_chars: usize) -> Self {
+        self.max_chars = max_chars;
+        self
+    }
+
+    pub fn with_nudge(mut self, nudge: Nudge) -> Self {
+        self.nudge = nudge;
+        self
+    }
+
+    pub fn with_first_attachment(mut self, number: usize) -> Self {
+        self.first_attachment = number;
+        self
     }
 }
 
@@ -183,7 +229,12 @@ pub fn format_results(inputs: &[ResultInput], options: &ResultOptions) -> Format
     let mut formatted = FormattedResult::default();
     let mut next_attachment = options.first_attachment;
     for input in inputs {
-        let mut body = body(input, options, &mut formatted.attachments, &mut next_attachment);
+        let mut body = body(
+            input,
+            options,
+            &mut formatted.attachments,
+            &mut next_attachment,
+        );
         if truncate(&mut body, options.max_chars) {
             formatted.truncated = true;
         }
@@ -237,7 +288,12 @@ fn longest_backtick_run(text: &str) -> usize {
     longest
 }
 
-fn body(input: &ResultInput, options: &ResultOptions, attachments: &mut Vec<Attachment>, next: &mut usize) -> String {
+fn body(
+    input: &ResultInput,
+    options: &ResultOptions,
+    attachments: &mut Vec<Attachment>,
+    next: &mut usize,
+) -> String {
     match &input.outcome {
         Outcome::Completed { result } => completed(result, input, options, attachments, next),
         Outcome::Invalid { message } => message.clone(),
@@ -272,7 +328,10 @@ fn completed(
         let file_name = format!("{}-{number}.{}", options.attachment_prefix, extension(mime));
         let size = base64_len(data);
         let place = uri.map(|u| format!(", {u}")).unwrap_or_default();
-        let text = format!("[{kind} {number}: {mime}, {}{place}, attached as {file_name}]", human_size(size));
+        let text = format!(
+            "[{kind} {number}: {mime}, {}{place}, attached as {file_name}]",
+            human_size(size)
+        );
         attachments.push(Attachment {
             number,
             file_name,
@@ -296,10 +355,19 @@ fn completed(
                 }
                 line(&mut out, text);
             }
-            Content::Image { data, mime_type } => line(&mut out, &attach("image", mime_type, data, None)),
-            Content::Audio { data, mime_type } => line(&mut out, &attach("audio", mime_type, data, None)),
+            Content::Image { data, mime_type } => {
+                line(&mut out, &attach("image", mime_type, data, None))
+            }
+            Content::Audio { data, mime_type } => {
+                line(&mut out, &attach("audio", mime_type, data, None))
+            }
             Content::Resource { resource } => line(&mut out, &resource_text(resource, &mut attach)),
-            Content::ResourceLink { uri, name, description, mime_type } => {
+            Content::ResourceLink {
+                uri,
+                name,
+                description,
+                mime_type,
+            } => {
                 let mut text = format!("[resource link: {}", name.as_deref().unwrap_or(uri));
                 if name.is_some() {
                     text.push_str(&format!(" <{uri}>"));
@@ -313,9 +381,13 @@ fn completed(
                 text.push(']');
                 line(&mut out, &text);
             }
-            Content::Unknown(value) => {
-                line(&mut out, &format!("[unsupported content: {}]", serde_json::to_string(value).unwrap_or_default()))
-            }
+            Content::Unknown(value) => line(
+                &mut out,
+                &format!(
+                    "[unsupported content: {}]",
+                    serde_json::to_string(value).unwrap_or_default()
+                ),
+            ),
         }
     }
     if let (Some(structured), false) = (&result.structured_content, texts_hold_structured) {
@@ -328,14 +400,22 @@ fn completed(
     out
 }
 
-fn resource_text(resource: &ResourceContents, attach: &mut impl FnMut(&str, &str, &str, Option<&str>) -> String) -> String {
+fn resource_text(
+    resource: &ResourceContents,
+    attach: &mut impl FnMut(&str, &str, &str, Option<&str>) -> String,
+) -> String {
     let mime = resource.mime_type.as_deref();
     match (&resource.text, &resource.blob) {
         (Some(text), _) => {
             let mime = mime.map(|m| format!(" ({m})")).unwrap_or_default();
             format!("[resource {}{mime}]\n{text}", resource.uri)
         }
-        (None, Some(blob)) => attach("resource", mime.unwrap_or("application/octet-stream"), blob, Some(&resource.uri)),
+        (None, Some(blob)) => attach(
+            "resource",
+            mime.unwrap_or("application/octet-stream"),
+            blob,
+            Some(&resource.uri),
+        ),
         (None, None) => format!("[resource {} (empty)]", resource.uri),
     }
 }
@@ -346,7 +426,11 @@ fn truncate(body: &mut String, max: usize) -> bool {
     if total <= max {
         return false;
     }
-    let cut_at = body.char_indices().nth(max).map(|(i, _)| i).unwrap_or(body.len());
+    let cut_at = body
+        .char_indices()
+        .nth(max)
+        .map(|(i, _)| i)
+        .unwrap_or(body.len());
     body.truncate(cut_at);
     let cut = total - max;
     body.push_str(&format!(
@@ -371,7 +455,10 @@ fn with_separators(n: usize) -> String {
 
 /// Decoded length of base64 data (padding and whitespace aware).
 fn base64_len(data: &str) -> usize {
-    let significant = data.bytes().filter(|b| !b.is_ascii_whitespace() && *b != b'=').count();
+    let significant = data
+        .bytes()
+        .filter(|b| !b.is_ascii_whitespace() && *b != b'=')
+        .count();
     significant * 3 / 4
 }
 
@@ -405,7 +492,13 @@ fn extension(mime: &str) -> &str {
         "text/csv" => "csv",
         "text/html" => "html",
         _ => match essence.split('/').nth(1) {
-            Some(sub) if !sub.is_empty() && sub.len() <= 5 && sub.chars().all(|c| c.is_ascii_alphanumeric()) => sub,
+            Some(sub)
+                if !sub.is_empty()
+                    && sub.len() <= 5
+                    && sub.chars().all(|c| c.is_ascii_alphanumeric()) =>
+            {
+                sub
+            }
             _ => "bin",
         },
     }

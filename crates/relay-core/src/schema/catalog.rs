@@ -7,12 +7,11 @@
 //! in several places is written once under its name. Nothing is dropped: every type, bound,
 //! enum value, default and description is still in the text, exactly once.
 
-use std::collections::HashMap;
-
 use serde::Serialize;
 
-use super::ir::{Additional, Lowerer, Node, RecursiveDef, Ty};
-use super::render::{self, collect_docs, DocLine};
+use super::fxhash::FxHashMap as HashMap;
+use super::ir::{Additional, Def, Lowerer, Node, Ty};
+use super::render::{self, collect_docs, DocLine, Docs};
 use crate::model::Tool;
 
 /// Shapes shorter than this stay inline: a name would save nothing.
@@ -30,14 +29,20 @@ pub struct CatalogOptions {
 
 impl Default for CatalogOptions {
     fn default() -> Self {
-        CatalogOptions { share_types: true, share_docs: true }
+        CatalogOptions {
+            share_types: true,
+            share_docs: true,
+        }
     }
 }
 
 impl CatalogOptions {
     /// No sharing: every tool's text stands alone (named types only for recursive schemas).
     pub fn standalone() -> Self {
-        CatalogOptions { share_types: false, share_docs: false }
+        CatalogOptions {
+            share_types: false,
+            share_docs: false,
+        }
     }
 }
 
@@ -73,36 +78,51 @@ pub fn render_catalog(tools: &[&Tool], options: &CatalogOptions) -> RenderedCata
     for (index, tool) in tools.iter().enumerate() {
         roots.push(lowerer.lower_root(&tool.input_schema));
         for message in lowerer.problems.drain(..) {
-            problems.push(SchemaProblem { tool: index, message });
+            problems.push(SchemaProblem {
+                tool: index,
+                message,
+            });
         }
     }
-    let mut defs = std::mem::take(&mut lowerer.defs);
+    let mut defs: Vec<Def<'_>> = std::mem::take(&mut lowerer.defs);
     if options.share_types {
         share_shapes(&mut roots, &mut defs);
     }
     let names = def_names(&defs);
 
-    let mut tool_docs: Vec<Vec<DocLine>> = Vec::with_capacity(roots.len());
+    // All documentation lines, tools first then definitions; `spans` says whose they are.
+    let mut docs = Docs::default();
+    let mut tool_spans = Vec::with_capacity(roots.len());
+    let mut path = String::new();
     for root in &roots {
-        let mut lines = Vec::new();
-        collect_docs(root, &mut String::new(), true, &mut lines);
-        tool_docs.push(lines);
+        let first = docs.lines.len();
+        collect_docs(root, &mut path, true, &mut docs);
+        tool_spans.push(first..docs.lines.len());
     }
-    let mut def_docs: Vec<Vec<DocLine>> = Vec::with_capacity(defs.len());
+    let mut def_spans = Vec::with_capacity(defs.len());
     for def in &defs {
-        let mut lines = Vec::new();
-        render::collect_children(&def.node.ty, &mut String::new(), &mut lines);
-        def_docs.push(lines);
+        let first = docs.lines.len();
+        render::collect_children(&def.node.ty, &mut path, &mut docs);
+        def_spans.push(first..docs.lines.len());
     }
-    let shared: HashMap<&str, &str> =
-        if options.share_docs { shared_descriptions(tool_docs.iter().chain(def_docs.iter())) } else { HashMap::new() };
+    let Docs { arena, lines } = docs;
+    let arena = arena.as_str();
+    let shared: HashMap<&str, &str> = if options.share_docs {
+        shared_descriptions(&lines, arena)
+    } else {
+        HashMap::default()
+    };
 
-    let mut catalog = RenderedCatalog { problems, ..RenderedCatalog::default() };
+    let mut catalog = RenderedCatalog {
+        problems,
+        ..RenderedCatalog::default()
+    };
     if options.share_docs {
         let mut seen: Vec<&str> = Vec::new();
-        for line in tool_docs.iter().chain(def_docs.iter()).flatten() {
-            let leaf = line.leaf();
-            if line.doc.is_some() && shared.get(leaf).copied() == line.doc.as_deref() && !seen.contains(&leaf) {
+        for line in &lines {
+            let leaf = line.leaf(arena);
+            if line.doc.is_some() && shared.get(leaf).copied() == line.doc && !seen.contains(&leaf)
+            {
                 seen.push(leaf);
                 catalog.shared_docs.push_str(leaf);
                 catalog.shared_docs.push_str(": ");
@@ -111,7 +131,7 @@ pub fn render_catalog(tools: &[&Tool], options: &CatalogOptions) -> RenderedCata
             }
         }
     }
-    for ((def, docs), name) in defs.iter().zip(&def_docs).zip(&names) {
+    for ((def, span), name) in defs.iter().zip(def_spans).zip(&names) {
         let out = &mut catalog.types;
         out.push_str(name);
         out.push_str(" = ");
@@ -121,21 +141,25 @@ pub fn render_catalog(tools: &[&Tool], options: &CatalogOptions) -> RenderedCata
             out.push_str(doc);
         }
         out.push('\n');
-        write_docs(out, docs, &shared);
+        write_docs(out, &lines[span], arena, &shared);
     }
-    for ((tool, root), docs) in tools.iter().zip(&roots).zip(&tool_docs) {
+    for ((tool, root), span) in tools.iter().zip(&roots).zip(tool_spans) {
         let mut out = String::with_capacity(128);
         out.push_str(&tool.name);
         out.push('(');
         write_params(&mut out, root, &names);
         out.push(')');
-        let description = tool.description.as_deref().or(tool.title.as_deref()).map(super::ir::normalize_ws);
+        let description = tool
+            .description
+            .as_deref()
+            .or(tool.title.as_deref())
+            .map(super::ir::normalize_ws);
         if let Some(description) = description.filter(|d| !d.is_empty()) {
             out.push_str(" — ");
             out.push_str(&description);
         }
         out.push('\n');
-        write_docs(&mut out, docs, &shared);
+        write_docs(&mut out, &lines[span], arena, &shared);
         catalog.tools.push(out);
     }
     catalog
@@ -149,7 +173,7 @@ pub fn render(tool: &Tool) -> String {
     out
 }
 
-fn write_params(out: &mut String, root: &Node, names: &[String]) {
+fn write_params(out: &mut String, root: &Node<'_>, names: &[String]) {
     match &root.ty {
         Ty::Object(obj) => render::write_fields(out, obj, names),
         Ty::Any => out.push_str("..."),
@@ -157,30 +181,30 @@ fn write_params(out: &mut String, root: &Node, names: &[String]) {
     }
 }
 
-fn write_docs(out: &mut String, docs: &[DocLine], shared: &HashMap<&str, &str>) {
+fn write_docs(out: &mut String, docs: &[DocLine<'_>], arena: &str, shared: &HashMap<&str, &str>) {
     for line in docs {
-        let is_shared = line.doc.is_some() && shared.get(line.leaf()).copied() == line.doc.as_deref();
-        if is_shared && line.extras.is_empty() {
+        let is_shared = line.doc.is_some() && shared.get(line.leaf(arena)).copied() == line.doc;
+        if is_shared && !line.has_extras() {
             continue;
         }
-        render::write_doc_line(out, "  ", line, !is_shared);
+        render::write_doc_line(out, "  ", line, arena, !is_shared);
     }
 }
 
 /// For each parameter name, the description it has in at least two places (the most common
 /// one when it has several).
-fn shared_descriptions<'a>(docs: impl Iterator<Item = &'a Vec<DocLine>>) -> HashMap<&'a str, &'a str> {
+fn shared_descriptions<'a>(lines: &[DocLine<'a>], arena: &'a str) -> HashMap<&'a str, &'a str> {
     // (leaf, doc) -> (count, first seen)
-    let mut counts: HashMap<(&str, &str), (usize, usize)> = HashMap::new();
+    let mut counts: HashMap<(&str, &str), (usize, usize)> = HashMap::default();
     let mut order = 0;
-    for line in docs.flatten() {
-        if let Some(doc) = &line.doc {
-            let entry = counts.entry((line.leaf(), doc.as_str())).or_insert((0, order));
+    for line in lines {
+        if let Some(doc) = line.doc {
+            let entry = counts.entry((line.leaf(arena), doc)).or_insert((0, order));
             entry.0 += 1;
             order += 1;
         }
     }
-    let mut best: HashMap<&str, (&str, usize, usize)> = HashMap::new();
+    let mut best: HashMap<&str, (&str, usize, usize)> = HashMap::default();
     for ((leaf, doc), (count, first)) in counts {
         if count < 2 {
             continue;
@@ -193,13 +217,15 @@ fn shared_descriptions<'a>(docs: impl Iterator<Item = &'a Vec<DocLine>>) -> Hash
             best.insert(leaf, (doc, count, first));
         }
     }
-    best.into_iter().map(|(leaf, (doc, _, _))| (leaf, doc)).collect()
+    best.into_iter()
+        .map(|(leaf, (doc, _, _))| (leaf, doc))
+        .collect()
 }
 
 /// Replaces object shapes that occur at least twice by named definitions.
-fn share_shapes(roots: &mut [Node], defs: &mut Vec<RecursiveDef>) {
+fn share_shapes<'a>(roots: &mut [Node<'a>], defs: &mut Vec<Def<'a>>) {
     let provisional = def_names(defs);
-    let mut counts: HashMap<&Ty, (usize, usize, String)> = HashMap::new();
+    let mut counts: HashMap<&Ty<'a>, (usize, usize, String)> = HashMap::default();
     let mut order = 0;
     for root in roots.iter() {
         count_children(&root.ty, "", &mut counts, &mut order);
@@ -207,7 +233,7 @@ fn share_shapes(roots: &mut [Node], defs: &mut Vec<RecursiveDef>) {
     for def in defs.iter() {
         count_children(&def.node.ty, &def.name_hint, &mut counts, &mut order);
     }
-    let mut chosen: Vec<(&Ty, usize, String)> = counts
+    let mut chosen: Vec<(&Ty<'a>, usize, String)> = counts
         .into_iter()
         .filter(|(ty, (count, _, _))| {
             *count >= 2 && {
@@ -219,14 +245,27 @@ fn share_shapes(roots: &mut [Node], defs: &mut Vec<RecursiveDef>) {
         .map(|(ty, (_, first, hint))| (ty, first, hint))
         .collect();
     chosen.sort_by_key(|(_, first, _)| *first);
-    let chosen: Vec<(Ty, String)> = chosen.into_iter().map(|(ty, _, hint)| (ty.clone(), hint)).collect();
+    let chosen: Vec<(Ty<'a>, String)> = chosen
+        .into_iter()
+        .map(|(ty, _, hint)| (ty.clone(), hint))
+        .collect();
     if chosen.is_empty() {
         return;
     }
     let base = defs.len();
-    let ids: HashMap<Ty, usize> = chosen.iter().enumerate().map(|(i, (ty, _))| (ty.clone(), base + i)).collect();
+    let ids: HashMap<Ty<'a>, usize> = chosen
+        .iter()
+        .enumerate()
+        .map(|(i, (ty, _))| (ty.clone(), base + i))
+        .collect();
     for (ty, hint) in chosen {
-        defs.push(RecursiveDef { name_hint: hint, node: Node { ty, ..Node::default() } });
+        defs.push(Def {
+            name_hint: hint,
+            node: Node {
+                ty,
+                ..Node::default()
+            },
+        });
     }
     for root in roots.iter_mut() {
         replace_children(&mut root.ty, &ids);
@@ -236,11 +275,18 @@ fn share_shapes(roots: &mut [Node], defs: &mut Vec<RecursiveDef>) {
     }
 }
 
-fn count_children<'t>(ty: &'t Ty, hint: &str, counts: &mut HashMap<&'t Ty, (usize, usize, String)>, order: &mut usize) {
+fn count_children<'t, 'a>(
+    ty: &'t Ty<'a>,
+    hint: &str,
+    counts: &mut HashMap<&'t Ty<'a>, (usize, usize, String)>,
+    order: &mut usize,
+) {
     for_each_child(ty, hint, &mut |node, child_hint| {
         if let Ty::Object(obj) = &node.ty {
             if !obj.props.is_empty() || !obj.patterns.is_empty() {
-                let entry = counts.entry(&node.ty).or_insert_with(|| (0, *order, child_hint.to_owned()));
+                let entry = counts
+                    .entry(&node.ty)
+                    .or_insert_with(|| (0, *order, child_hint.to_owned()));
                 entry.0 += 1;
                 *order += 1;
             }
@@ -249,9 +295,12 @@ fn count_children<'t>(ty: &'t Ty, hint: &str, counts: &mut HashMap<&'t Ty, (usiz
     });
 }
 
-fn replace_children(ty: &mut Ty, ids: &HashMap<Ty, usize>) {
+fn replace_children<'a>(ty: &mut Ty<'a>, ids: &HashMap<Ty<'a>, usize>) {
     for_each_child_mut(ty, &mut |node| {
-        if let Some(&id) = matches!(node.ty, Ty::Object(_)).then(|| ids.get(&node.ty)).flatten() {
+        if let Some(&id) = matches!(node.ty, Ty::Object(_))
+            .then(|| ids.get(&node.ty))
+            .flatten()
+        {
             node.ty = Ty::Def(id);
         } else {
             replace_children(&mut node.ty, ids);
@@ -260,11 +309,11 @@ fn replace_children(ty: &mut Ty, ids: &HashMap<Ty, usize>) {
 }
 
 /// Calls `f` on every direct child position of `ty`, with a name hint for a type found there.
-fn for_each_child<'t>(ty: &'t Ty, hint: &str, f: &mut dyn FnMut(&'t Node, &str)) {
+fn for_each_child<'t, 'a>(ty: &'t Ty<'a>, hint: &str, f: &mut dyn FnMut(&'t Node<'a>, &str)) {
     match ty {
         Ty::Object(obj) => {
             for prop in &obj.props {
-                f(&prop.node, &prop.name);
+                f(&prop.node, prop.name);
             }
             for (_, node) in &obj.patterns {
                 f(node, &format!("{hint}Value"));
@@ -291,8 +340,15 @@ fn for_each_child<'t>(ty: &'t Ty, hint: &str, f: &mut dyn FnMut(&'t Node, &str))
             }
         }
         Ty::Not(node) => f(node, hint),
-        Ty::Cond { when, then, otherwise } => {
-            for node in [Some(when), then.as_ref(), otherwise.as_ref()].into_iter().flatten() {
+        Ty::Cond {
+            when,
+            then,
+            otherwise,
+        } => {
+            for node in [Some(when), then.as_ref(), otherwise.as_ref()]
+                .into_iter()
+                .flatten()
+            {
                 f(node, hint);
             }
         }
@@ -300,7 +356,7 @@ fn for_each_child<'t>(ty: &'t Ty, hint: &str, f: &mut dyn FnMut(&'t Node, &str))
     }
 }
 
-fn for_each_child_mut(ty: &mut Ty, f: &mut dyn FnMut(&mut Node)) {
+fn for_each_child_mut<'a>(ty: &mut Ty<'a>, f: &mut dyn FnMut(&mut Node<'a>)) {
     match ty {
         Ty::Object(obj) => {
             for prop in &mut obj.props {
@@ -325,7 +381,11 @@ fn for_each_child_mut(ty: &mut Ty, f: &mut dyn FnMut(&mut Node)) {
         }
         Ty::Union(nodes) | Ty::All(nodes) => nodes.iter_mut().for_each(f),
         Ty::Not(node) => f(node),
-        Ty::Cond { when, then, otherwise } => {
+        Ty::Cond {
+            when,
+            then,
+            otherwise,
+        } => {
             f(when);
             if let Some(then) = then {
                 f(then);
@@ -339,7 +399,7 @@ fn for_each_child_mut(ty: &mut Ty, f: &mut dyn FnMut(&mut Node)) {
 }
 
 /// Unique PascalCase display names for the definitions, in order.
-fn def_names(defs: &[RecursiveDef]) -> Vec<String> {
+fn def_names(defs: &[Def<'_>]) -> Vec<String> {
     let mut names: Vec<String> = Vec::with_capacity(defs.len());
     for def in defs {
         let base = pascal_case(&def.name_hint);
@@ -378,7 +438,11 @@ fn pascal_case(hint: &str) -> String {
 fn singular(hint: &str) -> String {
     if let Some(stem) = hint.strip_suffix("ies") {
         format!("{stem}y")
-    } else if hint.ends_with("sses") || hint.ends_with("xes") || hint.ends_with("ches") || hint.ends_with("shes") {
+    } else if hint.ends_with("sses")
+        || hint.ends_with("xes")
+        || hint.ends_with("ches")
+        || hint.ends_with("shes")
+    {
         hint[..hint.len() - 2].to_owned()
     } else if hint.ends_with('s') && !hint.ends_with("ss") && hint.len() > 1 {
         hint[..hint.len() - 1].to_owned()

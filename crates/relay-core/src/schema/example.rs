@@ -14,7 +14,10 @@ const MAX_DEPTH: usize = 8;
 /// is required): the default, else the first allowed value or example, else a value made up
 /// from the format or the parameter's name within its bounds.
 pub fn example_arguments(tool: &Tool) -> Value {
-    let mut gen = Generator { root: &tool.input_schema, numbers: 2 };
+    let mut gen = Generator {
+        root: &tool.input_schema,
+        numbers: 2,
+    };
     gen.object(&tool.input_schema, true, 0)
 }
 
@@ -28,11 +31,18 @@ pub(crate) fn example_cost(tool: &Tool) -> usize {
         .map(|r| r.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
     if required.is_empty() {
-        return if properties.is_some_and(|p| !p.is_empty()) { 20 } else { 40 };
+        return if properties.is_some_and(|p| !p.is_empty()) {
+            20
+        } else {
+            40
+        };
     }
     let mut cost = required.len().abs_diff(2);
     for name in &required {
-        let kind = properties.and_then(|p| p.get(*name)).and_then(|s| s.get("type")).and_then(Value::as_str);
+        let kind = properties
+            .and_then(|p| p.get(*name))
+            .and_then(|s| s.get("type"))
+            .and_then(Value::as_str);
         cost += match kind {
             Some("string" | "number" | "integer" | "boolean") => 0,
             Some("object" | "array") => 5,
@@ -76,26 +86,43 @@ impl<'a> Generator<'a> {
         let Some(map) = schema.as_object().filter(|_| depth <= MAX_DEPTH) else {
             return Value::String(string_for(name, None));
         };
-        if let Some(target) = map.get("$ref").and_then(Value::as_str).and_then(|r| resolve(self.root, r)) {
+        if let Some(target) = map
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| resolve(self.root, r))
+        {
             return self.value(target, name, depth + 1);
         }
         if let Some(value) = map.get("default").or_else(|| map.get("const")) {
             return value.clone();
         }
-        let first = |key: &str| map.get(key).and_then(Value::as_array).and_then(|a| a.first());
-        if let Some(value) = first("enum").or_else(|| first("examples")).or_else(|| map.get("example")) {
+        let first = |key: &str| {
+            map.get(key)
+                .and_then(Value::as_array)
+                .and_then(|a| a.first())
+        };
+        if let Some(value) = first("enum")
+            .or_else(|| first("examples"))
+            .or_else(|| map.get("example"))
+        {
             return value.clone();
         }
         for key in ["anyOf", "oneOf", "allOf"] {
             if let Some(branch) = map.get(key).and_then(Value::as_array).and_then(|branches| {
-                branches.iter().find(|b| b.get("type").and_then(Value::as_str) != Some("null"))
+                branches
+                    .iter()
+                    .find(|b| b.get("type").and_then(Value::as_str) != Some("null"))
             }) {
                 return self.value(branch, name, depth + 1);
             }
         }
         let kind = match map.get("type") {
             Some(Value::String(kind)) => kind.as_str(),
-            Some(Value::Array(kinds)) => kinds.iter().filter_map(Value::as_str).find(|k| *k != "null").unwrap_or("null"),
+            Some(Value::Array(kinds)) => kinds
+                .iter()
+                .filter_map(Value::as_str)
+                .find(|k| *k != "null")
+                .unwrap_or("null"),
             _ if map.contains_key("properties") => "object",
             _ if map.contains_key("items") => "array",
             _ => "string",
@@ -106,7 +133,9 @@ impl<'a> Generator<'a> {
             "null" => Value::Null,
             "array" => {
                 let item = match map.get("items") {
-                    Some(items) if items.is_object() => self.value(items, &singular(name), depth + 1),
+                    Some(items) if items.is_object() => {
+                        self.value(items, &singular(name), depth + 1)
+                    }
                     _ => Value::String(string_for(&singular(name), None)),
                 };
                 Value::Array(vec![item])
@@ -117,19 +146,30 @@ impl<'a> Generator<'a> {
     }
 
     fn number(&mut self, map: &Map<String, Value>, integer: bool) -> Value {
-        let bound = |keys: [&str; 2]| keys.iter().find_map(|k| map.get(*k).and_then(Value::as_f64));
+        let bound = |keys: [&str; 2]| {
+            keys.iter()
+                .find_map(|k| map.get(*k).and_then(Value::as_f64))
+        };
         let low = bound(["minimum", "exclusiveMinimum"]);
         let high = bound(["maximum", "exclusiveMaximum"]);
         let mut x = self.numbers as f64;
         self.numbers += 1;
         if let Some(low) = low {
             if x <= low {
-                x = if map.contains_key("exclusiveMinimum") { low + 1.0 } else { low };
+                x = if map.contains_key("exclusiveMinimum") {
+                    low + 1.0
+                } else {
+                    low
+                };
             }
         }
         if let Some(high) = high {
             if x >= high {
-                x = if map.contains_key("exclusiveMaximum") { high - 1.0 } else { high };
+                x = if map.contains_key("exclusiveMaximum") {
+                    high - 1.0
+                } else {
+                    high
+                };
                 if let Some(low) = low.filter(|l| x < *l) {
                     x = (low + high) / 2.0;
                 }
@@ -138,13 +178,18 @@ impl<'a> Generator<'a> {
         if integer || x.fract() == 0.0 {
             Value::Number(Number::from(x.round() as i64))
         } else {
-            Number::from_f64(x).map(Value::Number).unwrap_or(Value::Null)
+            Number::from_f64(x)
+                .map(Value::Number)
+                .unwrap_or(Value::Null)
         }
     }
 }
 
 fn singular(name: &str) -> String {
-    name.strip_suffix('s').filter(|s| !s.is_empty()).unwrap_or(name).to_owned()
+    name.strip_suffix('s')
+        .filter(|s| !s.is_empty())
+        .unwrap_or(name)
+        .to_owned()
 }
 
 /// A string a person might send for a parameter with this name or format.
@@ -182,11 +227,16 @@ fn string_for(name: &str, format: Option<&str>) -> String {
         "2025-06-01"
     } else if has(&["time"]) {
         "09:00"
-    } else if lower == "id" || lower.ends_with("_id") || lower.ends_with("id") && name.ends_with("Id") {
+    } else if lower == "id"
+        || lower.ends_with("_id")
+        || lower.ends_with("id") && name.ends_with("Id")
+    {
         "abc123"
     } else if has(&["name", "title"]) {
         "Example"
-    } else if has(&["message", "text", "body", "content", "prompt", "comment", "note"]) {
+    } else if has(&[
+        "message", "text", "body", "content", "prompt", "comment", "note",
+    ]) {
         "Hello!"
     } else if has(&["topic", "subject"]) {
         "renewable energy"

@@ -1,25 +1,93 @@
 //! A typed intermediate form of a JSON Schema, built for rendering.
 //!
 //! Lowering resolves `$ref`s, merges `allOf` objects, turns `type` arrays and `nullable` into
-//! unions and keeps every constraint as a short note, so the renderer only decides layout. The
-//! tree is hashable so a catalog of many tools can find shapes that repeat and name them once.
+//! unions and keeps every constraint as a note, so the renderer only decides layout. The tree
+//! borrows names, descriptions, defaults and literals from the schema (a prompt for a thousand
+//! tools would otherwise spend most of its time copying strings), and it is hashable so a
+//! catalog of many tools can find the shapes that repeat and name them once.
 
-use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::hash::{Hash, Hasher};
+
+use serde_json::Value;
+
+use super::keywords::{Keywords, K};
 
 /// Deeper than this a schema is rendered as `any`: real tool schemas are a handful of levels
 /// deep, and the bound keeps hostile schemas from exhausting the stack.
 pub(crate) const MAX_DEPTH: usize = 48;
 
+static NULL: Value = Value::Null;
+
+/// A JSON value borrowed from a schema, compared and hashed by content.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct J<'a>(pub &'a Value);
+
+impl PartialEq for J<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+
+impl Eq for J<'_> {}
+
+impl Hash for J<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        hash_value(self.0, state);
+    }
+}
+
+fn hash_value<H: Hasher>(value: &Value, state: &mut H) {
+    match value {
+        Value::Null => state.write_u8(0),
+        Value::Bool(b) => state.write_u8(1 + u8::from(*b)),
+        Value::Number(n) => {
+            state.write_u8(3);
+            // Consistent with `==`, which compares the representation.
+            match (n.as_u64(), n.as_i64(), n.as_f64()) {
+                (Some(u), _, _) => state.write_u64(u),
+                (None, Some(i), _) => state.write_u64(i as u64),
+                (None, None, Some(f)) => state.write_u64(f.to_bits()),
+                _ => {}
+            }
+        }
+        Value::String(s) => {
+            state.write_u8(4);
+            s.hash(state);
+        }
+        Value::Array(items) => {
+            state.write_u8(5);
+            state.write_usize(items.len());
+            items.iter().for_each(|item| hash_value(item, state));
+        }
+        Value::Object(map) => {
+            state.write_u8(6);
+            state.write_usize(map.len());
+            for (key, item) in map {
+                key.hash(state);
+                hash_value(item, state);
+            }
+        }
+    }
+}
+
 /// A schema position: its type and the annotations that belong to the position (a property's
 /// description and default live here, not in the type, so equal shapes stay equal).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
-pub(crate) struct Node {
-    pub ty: Ty,
-    pub doc: Option<String>,
-    /// Compact JSON of `default`.
-    pub default: Option<String>,
-    /// Annotations for the docs line: examples, deprecated, read/write-only.
-    pub extras: Vec<String>,
+pub(crate) struct Node<'a> {
+    pub ty: Ty<'a>,
+    pub doc: Option<Cow<'a, str>>,
+    pub default: Option<J<'a>>,
+    /// Annotations for the docs line.
+    pub extras: Vec<Extra<'a>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum Extra<'a> {
+    Deprecated,
+    ReadOnly,
+    WriteOnly,
+    Examples(Vec<J<'a>>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -43,82 +111,112 @@ impl Prim {
     }
 }
 
+/// A constraint, written after its type (`1..10`, `len<=64`, `unique`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum Note<'a> {
+    /// Inclusive numeric range.
+    Range(J<'a>, J<'a>),
+    /// A one-sided numeric bound; `exclusive` turns `>=` into `>`.
+    Min {
+        value: J<'a>,
+        exclusive: bool,
+    },
+    Max {
+        value: J<'a>,
+        exclusive: bool,
+    },
+    MultipleOf(J<'a>),
+    /// String length bounds.
+    Len(Option<J<'a>>, Option<J<'a>>),
+    Pattern(&'a str),
+    /// Item or key count bounds, with their unit (`items`, `keys`).
+    Count {
+        min: Option<J<'a>>,
+        max: Option<J<'a>>,
+        unit: &'static str,
+    },
+    Unique,
+    /// Rare constraints (`contains`, dependencies), already worded.
+    Text(String),
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
-pub(crate) enum Ty {
+pub(crate) enum Ty<'a> {
     #[default]
     Any,
     /// The `false` schema: no value is allowed.
     Never,
     Prim {
         prim: Prim,
-        format: Option<String>,
-        notes: Vec<String>,
+        format: Option<&'a str>,
+        notes: Vec<Note<'a>>,
     },
     /// A type name we cannot expand (unknown `type` keyword, unresolvable `$ref`).
-    Opaque(String),
-    /// `enum` / `const`: compact JSON of each allowed value.
-    Lit(Vec<String>),
+    Opaque(Cow<'a, str>),
+    /// `enum` / `const`: the allowed values.
+    Lit(Vec<J<'a>>),
     Array {
-        item: Box<Node>,
-        notes: Vec<String>,
+        item: Box<Node<'a>>,
+        notes: Vec<Note<'a>>,
     },
     Tuple {
-        items: Vec<Node>,
-        rest: Option<Box<Node>>,
-        notes: Vec<String>,
+        items: Vec<Node<'a>>,
+        rest: Option<Box<Node<'a>>>,
+        notes: Vec<Note<'a>>,
     },
-    Object(Box<Obj>),
-    Union(Vec<Node>),
-    All(Vec<Node>),
-    Not(Box<Node>),
+    Object(Box<Obj<'a>>),
+    Union(Vec<Node<'a>>),
+    All(Vec<Node<'a>>),
+    Not(Box<Node<'a>>),
     Cond {
-        when: Box<Node>,
-        then: Option<Box<Node>>,
-        otherwise: Option<Box<Node>>,
+        when: Box<Node<'a>>,
+        then: Option<Box<Node<'a>>>,
+        otherwise: Option<Box<Node<'a>>>,
     },
     /// A named definition of the catalog (a recursive `$ref` or a repeated shape).
     Def(usize),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
-pub(crate) struct Obj {
-    pub props: Vec<Prop>,
-    pub additional: Additional,
+pub(crate) struct Obj<'a> {
+    pub props: Vec<Prop<'a>>,
+    pub additional: Additional<'a>,
     /// `patternProperties`: regex and value type.
-    pub patterns: Vec<(String, Node)>,
+    pub patterns: Vec<(&'a str, Node<'a>)>,
     /// `propertyNames`: the type of the keys of a map.
-    pub key: Option<Box<Node>>,
-    pub notes: Vec<String>,
+    pub key: Option<Box<Node<'a>>>,
+    pub notes: Vec<Note<'a>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
-pub(crate) enum Additional {
+pub(crate) enum Additional<'a> {
     /// Not stated: JSON Schema allows extra keys, but a model should stick to the listed ones.
     #[default]
     Unspecified,
     Closed,
     Open,
-    Schema(Box<Node>),
+    Schema(Box<Node<'a>>),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) struct Prop {
-    pub name: String,
+pub(crate) struct Prop<'a> {
+    pub name: &'a str,
     pub required: bool,
-    pub node: Node,
+    pub node: Node<'a>,
 }
 
-/// A definition produced while lowering: a `$ref` target that refers to itself.
+/// A named definition: a `$ref` target that refers to itself, or (in a catalog) a shape that
+/// occurs in several places.
 #[derive(Debug, Clone)]
-pub(crate) struct RecursiveDef {
+pub(crate) struct Def<'a> {
     pub name_hint: String,
-    pub node: Node,
+    pub node: Node<'a>,
 }
 
 /// Lowers schemas; owns the definitions found on the way so ids stay unique across tools.
 #[derive(Default)]
-pub(crate) struct Lowerer {
-    pub defs: Vec<RecursiveDef>,
+pub(crate) struct Lowerer<'a> {
+    pub defs: Vec<Def<'a>>,
     /// Problems worth telling the user about (unresolvable refs, depth cut).
     pub problems: Vec<String>,
 }
@@ -129,52 +227,96 @@ struct Scope<'a> {
     stack: Vec<(&'a str, Option<usize>)>,
 }
 
-impl Lowerer {
+impl<'a> Lowerer<'a> {
     /// Lowers a tool's whole input schema (the root used to resolve its `$ref`s).
-    pub fn lower_root(&mut self, root: &Value) -> Node {
-        let mut scope = Scope { root, stack: Vec::new() };
+    pub fn lower_root(&mut self, root: &'a Value) -> Node<'a> {
+        let mut scope = Scope {
+            root,
+            stack: Vec::new(),
+        };
         self.lower(&mut scope, root, 0)
     }
 
-    fn lower<'a>(&mut self, scope: &mut Scope<'a>, schema: &'a Value, depth: usize) -> Node {
+    fn lower(&mut self, scope: &mut Scope<'a>, schema: &'a Value, depth: usize) -> Node<'a> {
         if depth > MAX_DEPTH {
-            self.problems.push(format!("schema deeper than {MAX_DEPTH} levels: the rest is shown as any"));
+            self.problems.push(format!(
+                "schema deeper than {MAX_DEPTH} levels: the rest is shown as any"
+            ));
             return Node::default();
         }
-        let map = match schema {
-            Value::Object(map) => map,
-            Value::Bool(false) => return Node { ty: Ty::Never, ..Node::default() },
+        let kw = match schema {
+            Value::Object(map) => Keywords::of(map),
+            Value::Bool(false) => {
+                return Node {
+                    ty: Ty::Never,
+                    ..Node::default()
+                }
+            }
             // `true`, and anything that is not a schema, accepts every value.
             _ => return Node::default(),
         };
         let mut node = Node {
-            doc: describe(map),
-            default: map.get("default").map(compact),
-            extras: extras(map),
+            doc: describe(&kw),
+            default: kw.get(K::Default).map(J),
+            extras: extras(&kw),
             ty: Ty::Any,
         };
-        let mut parts: Vec<Node> = Vec::new();
+        let composite = [K::Ref, K::AnyOf, K::OneOf, K::AllOf, K::Not, K::If]
+            .iter()
+            .any(|k| kw.has(*k));
+        if !composite {
+            // The common case: one `type` (or enum/const) and its keywords.
+            node.ty = self.lower_base(scope, &kw, depth).unwrap_or_default();
+        } else {
+            node.ty = self.lower_composite(scope, &kw, &mut node, depth);
+        }
+        if kw.get(K::Nullable) == Some(&Value::Bool(true)) {
+            node.ty = with_null(std::mem::take(&mut node.ty));
+        }
+        node
+    }
 
-        if let Some(Value::String(reference)) = map.get("$ref") {
+    /// `$ref`, `anyOf`/`oneOf`, `allOf`, `not`, `if`, beside the schema's own type.
+    fn lower_composite(
+        &mut self,
+        scope: &mut Scope<'a>,
+        kw: &Keywords<'a>,
+        node: &mut Node<'a>,
+        depth: usize,
+    ) -> Ty<'a> {
+        let mut parts: Vec<Node<'a>> = Vec::new();
+        if let Some(Value::String(reference)) = kw.get(K::Ref) {
             let resolved = self.lower_ref(scope, reference, depth);
             if node.doc.is_none() && !matches!(resolved.ty, Ty::Def(_)) {
                 node.doc = resolved.doc.clone();
             }
             if node.default.is_none() {
-                node.default = resolved.default.clone();
+                node.default = resolved.default;
             }
-            parts.push(Node { ty: resolved.ty, ..Node::default() });
+            parts.push(Node {
+                ty: resolved.ty,
+                ..Node::default()
+            });
         }
-        if let Some(base) = self.lower_base(scope, map, depth) {
-            parts.push(Node { ty: base, ..Node::default() });
+        if let Some(base) = self.lower_base(scope, kw, depth) {
+            parts.push(Node {
+                ty: base,
+                ..Node::default()
+            });
         }
-        for key in ["anyOf", "oneOf"] {
-            if let Some(Value::Array(branches)) = map.get(key) {
-                let nodes: Vec<Node> = branches.iter().map(|b| self.lower(scope, b, depth + 1)).collect();
-                parts.push(Node { ty: union(nodes), ..Node::default() });
+        for key in [K::AnyOf, K::OneOf] {
+            if let Some(Value::Array(branches)) = kw.get(key) {
+                let nodes: Vec<Node<'a>> = branches
+                    .iter()
+                    .map(|b| self.lower(scope, b, depth + 1))
+                    .collect();
+                parts.push(Node {
+                    ty: union(nodes),
+                    ..Node::default()
+                });
             }
         }
-        if let Some(Value::Array(all)) = map.get("allOf") {
+        if let Some(Value::Array(all)) = kw.get(K::AllOf) {
             for branch in all {
                 let lowered = self.lower(scope, branch, depth + 1);
                 if node.doc.is_none() {
@@ -183,40 +325,59 @@ impl Lowerer {
                 parts.push(lowered);
             }
         }
-        if let Some(negated) = map.get("not") {
+        if let Some(negated) = kw.get(K::Not) {
             let lowered = self.lower(scope, negated, depth + 1);
-            parts.push(Node { ty: Ty::Not(Box::new(lowered)), ..Node::default() });
+            parts.push(Node {
+                ty: Ty::Not(Box::new(lowered)),
+                ..Node::default()
+            });
         }
-        if let Some(when) = map.get("if") {
+        if let Some(when) = kw.get(K::If) {
             let when = Box::new(self.lower(scope, when, depth + 1));
-            let then = map.get("then").map(|s| Box::new(self.lower(scope, s, depth + 1)));
-            let otherwise = map.get("else").map(|s| Box::new(self.lower(scope, s, depth + 1)));
-            parts.push(Node { ty: Ty::Cond { when, then, otherwise }, ..Node::default() });
+            let then = kw
+                .get(K::Then)
+                .map(|s| Box::new(self.lower(scope, s, depth + 1)));
+            let otherwise = kw
+                .get(K::Else)
+                .map(|s| Box::new(self.lower(scope, s, depth + 1)));
+            parts.push(Node {
+                ty: Ty::Cond {
+                    when,
+                    then,
+                    otherwise,
+                },
+                ..Node::default()
+            });
         }
-        node.ty = intersect(parts);
-        if map.get("nullable") == Some(&Value::Bool(true)) {
-            node.ty = with_null(std::mem::take(&mut node.ty));
-        }
-        node
+        intersect(parts)
     }
 
-    fn lower_ref<'a>(&mut self, scope: &mut Scope<'a>, reference: &'a str, depth: usize) -> Node {
-        let name = ref_name(reference);
+    fn lower_ref(&mut self, scope: &mut Scope<'a>, reference: &'a str, depth: usize) -> Node<'a> {
         if let Some(position) = scope.stack.iter().position(|(r, _)| *r == reference) {
             let id = match scope.stack[position].1 {
                 Some(id) => id,
                 None => {
                     let id = self.defs.len();
-                    self.defs.push(RecursiveDef { name_hint: name.clone(), node: Node::default() });
+                    self.defs.push(Def {
+                        name_hint: ref_name(reference),
+                        node: Node::default(),
+                    });
                     scope.stack[position].1 = Some(id);
                     id
                 }
             };
-            return Node { ty: Ty::Def(id), ..Node::default() };
+            return Node {
+                ty: Ty::Def(id),
+                ..Node::default()
+            };
         }
         let Some(target) = resolve(scope.root, reference) else {
-            self.problems.push(format!("cannot resolve $ref {reference:?}"));
-            return Node { ty: Ty::Opaque(name), ..Node::default() };
+            self.problems
+                .push(format!("cannot resolve $ref {reference:?}"));
+            return Node {
+                ty: Ty::Opaque(Cow::Owned(ref_name(reference))),
+                ..Node::default()
+            };
         };
         scope.stack.push((reference, None));
         let lowered = self.lower(scope, target, depth + 1);
@@ -224,136 +385,191 @@ impl Lowerer {
         match recursive {
             Some(id) => {
                 self.defs[id].node = lowered;
-                Node { ty: Ty::Def(id), ..Node::default() }
+                Node {
+                    ty: Ty::Def(id),
+                    ..Node::default()
+                }
             }
             None => lowered,
         }
     }
 
     /// The part of a schema described by `type`, `enum`/`const` and the type-specific keywords.
-    fn lower_base<'a>(&mut self, scope: &mut Scope<'a>, map: &'a Map<String, Value>, depth: usize) -> Option<Ty> {
-        if let Some(value) = map.get("const") {
-            return Some(Ty::Lit(vec![compact(value)]));
+    fn lower_base(
+        &mut self,
+        scope: &mut Scope<'a>,
+        kw: &Keywords<'a>,
+        depth: usize,
+    ) -> Option<Ty<'a>> {
+        if let Some(value) = kw.get(K::Const) {
+            return Some(Ty::Lit(vec![J(value)]));
         }
-        if let Some(Value::Array(values)) = map.get("enum") {
-            return Some(Ty::Lit(values.iter().map(compact).collect()));
+        if let Some(Value::Array(values)) = kw.get(K::Enum) {
+            return Some(Ty::Lit(values.iter().map(J).collect()));
         }
-        match map.get("type") {
-            Some(Value::String(kind)) => Some(self.lower_kind(scope, kind, map, depth)),
+        match kw.get(K::Type) {
+            Some(Value::String(kind)) => Some(self.lower_kind(scope, kind, kw, depth)),
             Some(Value::Array(kinds)) => {
                 let nodes = kinds
                     .iter()
                     .filter_map(Value::as_str)
-                    .map(|kind| Node { ty: self.lower_kind(scope, kind, map, depth), ..Node::default() })
+                    .map(|kind| Node {
+                        ty: self.lower_kind(scope, kind, kw, depth),
+                        ..Node::default()
+                    })
                     .collect();
                 Some(union(nodes))
             }
-            _ => implied_kind(map).map(|kind| self.lower_kind(scope, kind, map, depth)),
+            _ => implied_kind(kw).map(|kind| self.lower_kind(scope, kind, kw, depth)),
         }
     }
 
-    fn lower_kind<'a>(&mut self, scope: &mut Scope<'a>, kind: &str, map: &'a Map<String, Value>, depth: usize) -> Ty {
-        let prim = |prim, notes| Ty::Prim { prim, format: format(map), notes };
+    fn lower_kind(
+        &mut self,
+        scope: &mut Scope<'a>,
+        kind: &'a str,
+        kw: &Keywords<'a>,
+        depth: usize,
+    ) -> Ty<'a> {
+        let prim = |prim, notes| Ty::Prim {
+            prim,
+            format: format(kw),
+            notes,
+        };
         match kind {
-            "string" => prim(Prim::String, string_notes(map)),
-            "number" => prim(Prim::Number, number_notes(map)),
-            "integer" => prim(Prim::Integer, number_notes(map)),
+            "string" => prim(Prim::String, string_notes(kw)),
+            "number" => prim(Prim::Number, number_notes(kw)),
+            "integer" => prim(Prim::Integer, number_notes(kw)),
             "boolean" => prim(Prim::Boolean, Vec::new()),
             "null" => prim(Prim::Null, Vec::new()),
-            "array" => self.lower_array(scope, map, depth),
-            "object" => self.lower_object(scope, map, depth),
-            other => Ty::Opaque(other.to_owned()),
+            "array" => self.lower_array(scope, kw, depth),
+            "object" => self.lower_object(scope, kw, depth),
+            other => Ty::Opaque(Cow::Borrowed(other)),
         }
     }
 
-    fn lower_array<'a>(&mut self, scope: &mut Scope<'a>, map: &'a Map<String, Value>, depth: usize) -> Ty {
-        let mut notes = count_notes(map, "minItems", "maxItems", "items");
-        if map.get("uniqueItems") == Some(&Value::Bool(true)) {
-            notes.push("unique".to_owned());
+    fn lower_array(&mut self, scope: &mut Scope<'a>, kw: &Keywords<'a>, depth: usize) -> Ty<'a> {
+        let mut notes = count_notes(kw, K::MinItems, K::MaxItems, "items");
+        if kw.get(K::UniqueItems) == Some(&Value::Bool(true)) {
+            notes.push(Note::Unique);
         }
-        if let Some(contains) = map.get("contains") {
+        if let Some(contains) = kw.get(K::Contains) {
             let lowered = self.lower(scope, contains, depth + 1);
-            notes.push(format!("contains {}", super::render::inline(&lowered, &[])));
+            notes.push(Note::Text(format!(
+                "contains {}",
+                super::render::inline(&lowered, &[])
+            )));
         }
         // Draft 2020-12 tuples use `prefixItems` + `items`; older drafts `items: [..]` + `additionalItems`.
-        let (tuple, rest) = match (map.get("prefixItems"), map.get("items")) {
+        let (tuple, rest) = match (kw.get(K::PrefixItems), kw.get(K::Items)) {
             (Some(Value::Array(prefix)), items) => (Some(prefix), items),
-            (None, Some(Value::Array(items))) => (Some(items), map.get("additionalItems")),
+            (None, Some(Value::Array(items))) => (Some(items), kw.get(K::AdditionalItems)),
             _ => (None, None),
         };
         if let Some(tuple) = tuple {
-            let items = tuple.iter().map(|s| self.lower(scope, s, depth + 1)).collect();
+            let items = tuple
+                .iter()
+                .map(|s| self.lower(scope, s, depth + 1))
+                .collect();
             let rest = match rest {
                 Some(Value::Bool(false)) | None => None,
                 Some(schema) => Some(Box::new(self.lower(scope, schema, depth + 1))),
             };
             return Ty::Tuple { items, rest, notes };
         }
-        let item = match map.get("items") {
+        let item = match kw.get(K::Items) {
             Some(schema) => self.lower(scope, schema, depth + 1),
             None => Node::default(),
         };
-        Ty::Array { item: Box::new(item), notes }
+        Ty::Array {
+            item: Box::new(item),
+            notes,
+        }
     }
 
-    fn lower_object<'a>(&mut self, scope: &mut Scope<'a>, map: &'a Map<String, Value>, depth: usize) -> Ty {
-        let required: Vec<&str> = match map.get("required") {
-            Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
-            _ => Vec::new(),
+    fn lower_object(&mut self, scope: &mut Scope<'a>, kw: &Keywords<'a>, depth: usize) -> Ty<'a> {
+        let required: &[Value] = match kw.get(K::Required) {
+            Some(Value::Array(names)) => names,
+            _ => &[],
         };
-        let mut props: Vec<Prop> = Vec::new();
-        if let Some(Value::Object(properties)) = map.get("properties") {
+        let is_required = |name: &str| required.iter().any(|r| r.as_str() == Some(name));
+        let mut props: Vec<Prop<'a>> = Vec::new();
+        if let Some(Value::Object(properties)) = kw.get(K::Properties) {
+            props.reserve(properties.len());
             for (name, schema) in properties {
                 props.push(Prop {
-                    name: name.clone(),
-                    required: required.contains(&name.as_str()),
+                    name,
+                    required: is_required(name),
                     node: self.lower(scope, schema, depth + 1),
                 });
             }
         }
         // A required name without a property schema still must be sent: list it as `any`.
-        for name in &required {
-            if !props.iter().any(|p| p.name == *name) {
-                props.push(Prop { name: (*name).to_owned(), required: true, node: Node::default() });
+        for name in required.iter().filter_map(Value::as_str) {
+            if !props.iter().any(|p| p.name == name) {
+                props.push(Prop {
+                    name,
+                    required: true,
+                    node: Node::default(),
+                });
             }
         }
-        let additional = match map.get("additionalProperties") {
+        let additional = match kw.get(K::AdditionalProperties) {
             None => Additional::Unspecified,
             Some(Value::Bool(false)) => Additional::Closed,
             Some(Value::Bool(true)) => Additional::Open,
             Some(schema) => match self.lower(scope, schema, depth + 1) {
-                Node { ty: Ty::Any, doc: None, default: None, extras } if extras.is_empty() => Additional::Open,
+                Node {
+                    ty: Ty::Any,
+                    doc: None,
+                    default: None,
+                    extras,
+                } if extras.is_empty() => Additional::Open,
                 node => Additional::Schema(Box::new(node)),
             },
         };
         let mut patterns = Vec::new();
-        if let Some(Value::Object(pattern_props)) = map.get("patternProperties") {
+        if let Some(Value::Object(pattern_props)) = kw.get(K::PatternProperties) {
             for (pattern, schema) in pattern_props {
-                patterns.push((pattern.clone(), self.lower(scope, schema, depth + 1)));
+                patterns.push((pattern.as_str(), self.lower(scope, schema, depth + 1)));
             }
         }
-        let key = map.get("propertyNames").map(|s| Box::new(self.lower(scope, s, depth + 1)));
-        let mut notes = count_notes(map, "minProperties", "maxProperties", "keys");
-        for key in ["dependentRequired", "dependencies"] {
-            if let Some(Value::Object(dependencies)) = map.get(key) {
+        let key = kw
+            .get(K::PropertyNames)
+            .map(|s| Box::new(self.lower(scope, s, depth + 1)));
+        let mut notes = count_notes(kw, K::MinProperties, K::MaxProperties, "keys");
+        for key in [K::DependentRequired, K::Dependencies] {
+            if let Some(Value::Object(dependencies)) = kw.get(key) {
                 for (name, needs) in dependencies {
                     if let Value::Array(needs) = needs {
                         let needs: Vec<&str> = needs.iter().filter_map(Value::as_str).collect();
-                        notes.push(format!("{name} requires {}", needs.join(", ")));
+                        notes.push(Note::Text(format!("{name} requires {}", needs.join(", "))));
                     } else {
                         let lowered = self.lower(scope, needs, depth + 1);
-                        notes.push(format!("with {name}: {}", super::render::inline(&lowered, &[])));
+                        notes.push(Note::Text(format!(
+                            "with {name}: {}",
+                            super::render::inline(&lowered, &[])
+                        )));
                     }
                 }
             }
         }
-        if let Some(Value::Object(schemas)) = map.get("dependentSchemas") {
+        if let Some(Value::Object(schemas)) = kw.get(K::DependentSchemas) {
             for (name, schema) in schemas {
                 let lowered = self.lower(scope, schema, depth + 1);
-                notes.push(format!("with {name}: {}", super::render::inline(&lowered, &[])));
+                notes.push(Note::Text(format!(
+                    "with {name}: {}",
+                    super::render::inline(&lowered, &[])
+                )));
             }
         }
-        Ty::Object(Box::new(Obj { props, additional, patterns, key, notes }))
+        Ty::Object(Box::new(Obj {
+            props,
+            additional,
+            patterns,
+            key,
+            notes,
+        }))
     }
 }
 
@@ -367,16 +583,18 @@ pub(crate) fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value>
 }
 
 /// `$ref` fragments are URI-encoded (`%24defs`); JSON pointers are not.
-fn percent_decode(text: &str) -> String {
+fn percent_decode(text: &str) -> Cow<'_, str> {
     if !text.contains('%') {
-        return text.to_owned();
+        return Cow::Borrowed(text);
     }
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' && i + 2 < bytes.len() {
-            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok().and_then(|h| u8::from_str_radix(h, 16).ok());
+            let hex = std::str::from_utf8(&bytes[i + 1..i + 3])
+                .ok()
+                .and_then(|h| u8::from_str_radix(h, 16).ok());
             if let Some(byte) = hex {
                 out.push(byte);
                 i += 3;
@@ -386,30 +604,49 @@ fn percent_decode(text: &str) -> String {
         out.push(bytes[i]);
         i += 1;
     }
-    String::from_utf8(out).unwrap_or_else(|_| text.to_owned())
+    String::from_utf8(out)
+        .map(Cow::Owned)
+        .unwrap_or(Cow::Borrowed(text))
 }
 
 /// The name a reference is shown under: its last path segment (`#/$defs/Node` → `Node`).
 pub(crate) fn ref_name(reference: &str) -> String {
     // `#` is the whole schema: a tool whose arguments nest themselves.
-    let last = reference.rsplit(['/', '#']).find(|s| !s.is_empty()).unwrap_or("Root");
-    let name = last.replace("~1", "/").replace("~0", "~");
-    if name.is_empty() {
-        "Ref".to_owned()
-    } else {
-        name
-    }
+    let last = reference
+        .rsplit(['/', '#'])
+        .find(|s| !s.is_empty())
+        .unwrap_or("Root");
+    last.replace("~1", "/").replace("~0", "~")
 }
 
-fn implied_kind(map: &Map<String, Value>) -> Option<&'static str> {
-    let has = |keys: &[&str]| keys.iter().any(|k| map.contains_key(*k));
-    if has(&["properties", "additionalProperties", "patternProperties", "required", "propertyNames"]) {
+fn implied_kind(kw: &Keywords<'_>) -> Option<&'static str> {
+    let has = |keys: &[K]| keys.iter().any(|k| kw.has(*k));
+    if has(&[
+        K::Properties,
+        K::AdditionalProperties,
+        K::PatternProperties,
+        K::Required,
+        K::PropertyNames,
+    ]) {
         Some("object")
-    } else if has(&["items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains"]) {
+    } else if has(&[
+        K::Items,
+        K::PrefixItems,
+        K::MinItems,
+        K::MaxItems,
+        K::UniqueItems,
+        K::Contains,
+    ]) {
         Some("array")
-    } else if has(&["minLength", "maxLength", "pattern"]) {
+    } else if has(&[K::MinLength, K::MaxLength, K::Pattern]) {
         Some("string")
-    } else if has(&["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"]) {
+    } else if has(&[
+        K::Minimum,
+        K::Maximum,
+        K::ExclusiveMinimum,
+        K::ExclusiveMaximum,
+        K::MultipleOf,
+    ]) {
         Some("number")
     } else {
         None
@@ -417,145 +654,226 @@ fn implied_kind(map: &Map<String, Value>) -> Option<&'static str> {
 }
 
 /// Collapses whitespace so multi-line descriptions take one line and no blank-line tokens.
-pub(crate) fn normalize_ws(text: &str) -> String {
+/// Borrows when there is nothing to collapse (nearly always). Only ASCII whitespace counts.
+pub(crate) fn normalize_ws(text: &str) -> Cow<'_, str> {
+    if is_single_spaced(text.as_bytes()) {
+        return Cow::Borrowed(text);
+    }
     let mut out = String::with_capacity(text.len());
-    for word in text.split_whitespace() {
+    for word in text.split_ascii_whitespace() {
         if !out.is_empty() {
             out.push(' ');
         }
         out.push_str(word);
     }
-    out
+    Cow::Owned(out)
 }
 
-fn describe(map: &Map<String, Value>) -> Option<String> {
-    let description = map.get("description").and_then(Value::as_str).map(normalize_ws).filter(|d| !d.is_empty());
-    let title = map.get("title").and_then(Value::as_str).map(normalize_ws).filter(|t| !t.is_empty());
+/// No leading, trailing or doubled space and no other ASCII control character: checked eight
+/// bytes at a time (descriptions are most of a prompt's bytes).
+fn is_single_spaced(bytes: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // Bit 7 of each byte that equals `value`, exactly (no carries between bytes).
+    let equal = |word: u64, value: u8| {
+        let y = word ^ (ONES * u64::from(value));
+        !(((y & LOW7).wrapping_add(LOW7)) | y | LOW7)
+    };
+    match (bytes.first(), bytes.last()) {
+        (Some(b' '), _) | (_, Some(b' ')) | (None, _) => return false,
+        _ => {}
+    }
+    let mut chunks = bytes.chunks_exact(8);
+    let mut previous_space = false;
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let word = u64::from_le_bytes(word);
+        // A byte below 0x20 (control, tab, newline) or DEL.
+        let control = (word.wrapping_sub(ONES * 0x20) & !word & HIGH) | equal(word, 0x7f);
+        let spaces = equal(word, b' ');
+        let doubled = spaces & (spaces >> 8);
+        if control != 0 || doubled != 0 || (previous_space && spaces & 0x80 != 0) {
+            return false;
+        }
+        previous_space = spaces >> 63 != 0;
+    }
+    for &byte in chunks.remainder() {
+        let space = byte == b' ';
+        if (byte < 0x20 || byte == 0x7f) || (space && previous_space) {
+            return false;
+        }
+        previous_space = space;
+    }
+    true
+}
+
+fn describe<'a>(kw: &Keywords<'a>) -> Option<Cow<'a, str>> {
+    let description = kw
+        .get(K::Description)
+        .and_then(Value::as_str)
+        .map(normalize_ws)
+        .filter(|d| !d.is_empty());
+    let title = kw
+        .get(K::Title)
+        .and_then(Value::as_str)
+        .map(normalize_ws)
+        .filter(|t| !t.is_empty());
     match (title, description) {
-        (Some(title), Some(description)) if !description.starts_with(&title) => Some(format!("{title}: {description}")),
+        (Some(title), Some(description)) if !description.starts_with(title.as_ref()) => {
+            Some(Cow::Owned(format!("{title}: {description}")))
+        }
         (_, Some(description)) => Some(description),
         (title, None) => title,
     }
 }
 
-fn extras(map: &Map<String, Value>) -> Vec<String> {
+fn extras<'a>(kw: &Keywords<'a>) -> Vec<Extra<'a>> {
     let mut extras = Vec::new();
-    if map.get("deprecated") == Some(&Value::Bool(true)) {
-        extras.push("deprecated".to_owned());
+    if kw.get(K::Deprecated) == Some(&Value::Bool(true)) {
+        extras.push(Extra::Deprecated);
     }
-    if map.get("readOnly") == Some(&Value::Bool(true)) {
-        extras.push("read-only".to_owned());
+    if kw.get(K::ReadOnly) == Some(&Value::Bool(true)) {
+        extras.push(Extra::ReadOnly);
     }
-    if map.get("writeOnly") == Some(&Value::Bool(true)) {
-        extras.push("write-only".to_owned());
+    if kw.get(K::WriteOnly) == Some(&Value::Bool(true)) {
+        extras.push(Extra::WriteOnly);
     }
-    let examples: Vec<String> = match (map.get("examples"), map.get("example")) {
-        (Some(Value::Array(examples)), _) => examples.iter().map(compact).collect(),
-        (_, Some(example)) => vec![compact(example)],
+    let examples: Vec<J<'a>> = match (kw.get(K::Examples), kw.get(K::Example)) {
+        (Some(Value::Array(examples)), _) => examples.iter().map(J).collect(),
+        (_, Some(example)) => vec![J(example)],
         _ => Vec::new(),
     };
     if !examples.is_empty() {
-        extras.push(format!("e.g. {}", examples.join(", ")));
+        extras.push(Extra::Examples(examples));
     }
     extras
 }
 
-fn format(map: &Map<String, Value>) -> Option<String> {
-    map.get("format")
-        .or_else(|| map.get("contentEncoding"))
-        .or_else(|| map.get("contentMediaType"))
+fn format<'a>(kw: &Keywords<'a>) -> Option<&'a str> {
+    kw.get(K::Format)
+        .or_else(|| kw.get(K::ContentEncoding))
+        .or_else(|| kw.get(K::ContentMediaType))
         .and_then(Value::as_str)
-        .map(str::to_owned)
 }
 
-fn string_notes(map: &Map<String, Value>) -> Vec<String> {
+fn number<'a>(kw: &Keywords<'a>, key: K) -> Option<&'a Value> {
+    kw.get(key).filter(|v| v.is_number())
+}
+
+fn string_notes<'a>(kw: &Keywords<'a>) -> Vec<Note<'a>> {
     let mut notes = Vec::new();
-    if let Some(range) = range_note(map.get("minLength"), map.get("maxLength")) {
-        notes.push(format!("len{range}"));
+    let (min, max) = (number(kw, K::MinLength), number(kw, K::MaxLength));
+    if min.is_some() || max.is_some() {
+        notes.push(Note::Len(min.map(J), max.map(J)));
     }
-    if let Some(Value::String(pattern)) = map.get("pattern") {
-        notes.push(format!("/{pattern}/"));
+    if let Some(Value::String(pattern)) = kw.get(K::Pattern) {
+        notes.push(Note::Pattern(pattern));
     }
     notes
 }
 
-fn number_notes(map: &Map<String, Value>) -> Vec<String> {
+fn number_notes<'a>(kw: &Keywords<'a>) -> Vec<Note<'a>> {
     let mut notes = Vec::new();
-    let num = |key: &str| map.get(key).filter(|v| v.is_number());
     // Draft 4 spells exclusivity as a boolean beside minimum/maximum; later drafts as a number.
-    let (mut low, mut low_excl) = (num("minimum"), false);
-    match map.get("exclusiveMinimum") {
+    let (mut low, mut low_excl) = (number(kw, K::Minimum), false);
+    match kw.get(K::ExclusiveMinimum) {
         Some(Value::Bool(true)) => low_excl = low.is_some(),
         Some(v @ Value::Number(_)) => (low, low_excl) = (Some(v), true),
         _ => {}
     }
-    let (mut high, mut high_excl) = (num("maximum"), false);
-    match map.get("exclusiveMaximum") {
+    let (mut high, mut high_excl) = (number(kw, K::Maximum), false);
+    match kw.get(K::ExclusiveMaximum) {
         Some(Value::Bool(true)) => high_excl = high.is_some(),
         Some(v @ Value::Number(_)) => (high, high_excl) = (Some(v), true),
         _ => {}
     }
     match (low, high) {
-        (Some(l), Some(h)) if !low_excl && !high_excl => notes.push(format!("{}..{}", compact(l), compact(h))),
+        (Some(l), Some(h)) if !low_excl && !high_excl => notes.push(Note::Range(J(l), J(h))),
         _ => {
             if let Some(l) = low {
-                notes.push(format!("{}{}", if low_excl { ">" } else { ">=" }, compact(l)));
+                notes.push(Note::Min {
+                    value: J(l),
+                    exclusive: low_excl,
+                });
             }
             if let Some(h) = high {
-                notes.push(format!("{}{}", if high_excl { "<" } else { "<=" }, compact(h)));
+                notes.push(Note::Max {
+                    value: J(h),
+                    exclusive: high_excl,
+                });
             }
         }
     }
-    if let Some(step) = num("multipleOf") {
-        notes.push(format!("multipleOf {}", compact(step)));
+    if let Some(step) = number(kw, K::MultipleOf) {
+        notes.push(Note::MultipleOf(J(step)));
     }
     notes
 }
 
-/// `min..max unit`, `>=min unit`, `<=max unit` for the counting keywords.
-fn count_notes(map: &Map<String, Value>, min: &str, max: &str, unit: &str) -> Vec<String> {
-    match (map.get(min).filter(|v| v.is_number()), map.get(max).filter(|v| v.is_number())) {
+fn count_notes<'a>(kw: &Keywords<'a>, min: K, max: K, unit: &'static str) -> Vec<Note<'a>> {
+    match (number(kw, min), number(kw, max)) {
         (None, None) => Vec::new(),
-        (Some(l), Some(h)) if l == h => vec![format!("{} {unit}", compact(l))],
-        (l, h) => {
-            let range = range_note(l, h).unwrap_or_default();
-            vec![format!("{} {unit}", range.trim_start())]
-        }
-    }
-}
-
-fn range_note(low: Option<&Value>, high: Option<&Value>) -> Option<String> {
-    let low = low.filter(|v| v.is_number());
-    let high = high.filter(|v| v.is_number());
-    match (low, high) {
-        (Some(l), Some(h)) => Some(format!(" {}..{}", compact(l), compact(h))),
-        (Some(l), None) => Some(format!(">={}", compact(l))),
-        (None, Some(h)) => Some(format!("<={}", compact(h))),
-        (None, None) => None,
+        (min, max) => vec![Note::Count {
+            min: min.map(J),
+            max: max.map(J),
+            unit,
+        }],
     }
 }
 
 /// Compact JSON, the way values appear in a prompt (`"en"`, `3`, `[1,2]`).
 pub(crate) fn compact(value: &Value) -> String {
-    serde_json::to_string(value).unwrap_or_default()
+    let mut out = String::new();
+    write_json(&mut out, value);
+    out
+}
+
+/// Appends compact JSON; plain strings and numbers without going through a serializer.
+pub(crate) fn write_json(out: &mut String, value: &Value) {
+    use std::fmt::Write;
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => {
+            let _ = write!(out, "{n}");
+        }
+        Value::String(s)
+            if s.bytes()
+                .all(|b| b >= 0x20 && b != b'"' && b != b'\\' && b != 0x7f) =>
+        {
+            out.push('"');
+            out.push_str(s);
+            out.push('"');
+        }
+        other => out.push_str(&serde_json::to_string(other).unwrap_or_default()),
+    }
 }
 
 /// Flattens nested unions and merges literal lists (`"a"|"b"` stays one literal union).
-fn union(nodes: Vec<Node>) -> Ty {
-    let mut flat: Vec<Node> = Vec::with_capacity(nodes.len());
+fn union(nodes: Vec<Node<'_>>) -> Ty<'_> {
+    let mut flat: Vec<Node<'_>> = Vec::with_capacity(nodes.len());
     for node in nodes {
         match node {
-            Node { ty: Ty::Union(inner), doc: None, default: None, ref extras } if extras.is_empty() => {
-                flat.extend(inner)
-            }
+            Node {
+                ty: Ty::Union(inner),
+                doc: None,
+                default: None,
+                ref extras,
+            } if extras.is_empty() => flat.extend(inner),
             node => flat.push(node),
         }
     }
     if flat.iter().any(|n| n.ty == Ty::Any && n.doc.is_none()) {
         return Ty::Any;
     }
-    if flat.len() > 1 && flat.iter().all(|n| matches!(n.ty, Ty::Lit(_)) && n.doc.is_none()) {
-        let mut values = Vec::new();
+    if flat.len() > 1
+        && flat
+            .iter()
+            .all(|n| matches!(n.ty, Ty::Lit(_)) && n.doc.is_none())
+    {
+        let mut values: Vec<J<'_>> = Vec::new();
         for node in flat {
             if let Ty::Lit(v) = node.ty {
                 for value in v {
@@ -574,11 +892,11 @@ fn union(nodes: Vec<Node>) -> Ty {
     }
 }
 
-fn with_null(ty: Ty) -> Ty {
+fn with_null(ty: Ty<'_>) -> Ty<'_> {
     match ty {
         Ty::Lit(mut values) => {
-            if !values.iter().any(|v| v == "null") {
-                values.push("null".to_owned());
+            if !values.iter().any(|v| v.0.is_null()) {
+                values.push(J(&NULL));
             }
             Ty::Lit(values)
         }
@@ -587,28 +905,41 @@ fn with_null(ty: Ty) -> Ty {
             nodes.push(null_node());
             Ty::Union(nodes)
         }
-        ty => Ty::Union(vec![Node { ty, ..Node::default() }, null_node()]),
+        ty => Ty::Union(vec![
+            Node {
+                ty,
+                ..Node::default()
+            },
+            null_node(),
+        ]),
     }
 }
 
-fn null_node() -> Node {
-    Node { ty: Ty::Prim { prim: Prim::Null, format: None, notes: Vec::new() }, ..Node::default() }
+fn null_node<'a>() -> Node<'a> {
+    Node {
+        ty: Ty::Prim {
+            prim: Prim::Null,
+            format: None,
+            notes: Vec::new(),
+        },
+        ..Node::default()
+    }
 }
 
 /// Combines the independent parts of one schema (`type`, `$ref`, `anyOf`, `allOf`, ...).
 /// Objects are merged into one (the usual `allOf: [{$ref: Base}, {properties..}]` pattern);
 /// anything else becomes an intersection.
-fn intersect(parts: Vec<Node>) -> Ty {
-    let parts: Vec<Node> = parts
+fn intersect(parts: Vec<Node<'_>>) -> Ty<'_> {
+    let mut parts: Vec<Node<'_>> = parts
         .into_iter()
-        .filter(|p| !(p.ty == Ty::Any && p.doc.is_none() && p.default.is_none() && p.extras.is_empty()))
+        .filter(|p| {
+            !(p.ty == Ty::Any && p.doc.is_none() && p.default.is_none() && p.extras.is_empty())
+        })
         .collect();
-    if parts.is_empty() {
-        return Ty::Any;
-    }
-    if parts.len() == 1 {
-        let part = parts.into_iter().next().unwrap_or_default();
-        return part.ty;
+    match parts.len() {
+        0 => return Ty::Any,
+        1 => return parts.swap_remove(0).ty,
+        _ => {}
     }
     if parts.iter().all(|p| matches!(p.ty, Ty::Object(_))) {
         let mut merged = Obj::default();
@@ -622,17 +953,31 @@ fn intersect(parts: Vec<Node>) -> Ty {
     Ty::All(parts)
 }
 
-fn merge_object(into: &mut Obj, from: Obj) {
+fn merge_object<'a>(into: &mut Obj<'a>, from: Obj<'a>) {
     for prop in from.props {
         match into.props.iter_mut().find(|p| p.name == prop.name) {
             Some(existing) => {
                 existing.required |= prop.required;
-                let Node { ty, doc, default, extras } = prop.node;
+                let Node {
+                    ty,
+                    doc,
+                    default,
+                    extras,
+                } = prop.node;
                 if existing.node.ty == Ty::Any {
                     existing.node.ty = ty;
                 } else if ty != Ty::Any && ty != existing.node.ty {
                     let first = std::mem::take(&mut existing.node.ty);
-                    existing.node.ty = Ty::All(vec![Node { ty: first, ..Node::default() }, Node { ty, ..Node::default() }]);
+                    existing.node.ty = Ty::All(vec![
+                        Node {
+                            ty: first,
+                            ..Node::default()
+                        },
+                        Node {
+                            ty,
+                            ..Node::default()
+                        },
+                    ]);
                 }
                 if existing.node.doc.is_none() {
                     existing.node.doc = doc;

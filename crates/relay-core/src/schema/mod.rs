@@ -8,7 +8,9 @@
 
 mod catalog;
 mod example;
+mod fxhash;
 mod ir;
+mod keywords;
 mod names;
 mod render;
 mod validate;

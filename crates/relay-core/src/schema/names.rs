@@ -4,7 +4,11 @@
 /// (ties go to the longer common subsequence, then to the candidates' order). Only plausible
 /// ones: the names share a subsequence of at least half the longer name, or one contains the
 /// other.
-pub fn closest_names<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>, n: usize) -> Vec<&'a str> {
+pub fn closest_names<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+    n: usize,
+) -> Vec<&'a str> {
     let wanted: Vec<char> = name.to_lowercase().chars().collect();
     let wanted_text: String = wanted.iter().collect();
     let mut scored: Vec<(usize, std::cmp::Reverse<usize>, usize, &'a str)> = Vec::new();
@@ -15,7 +19,9 @@ pub fn closest_names<'a>(name: &str, candidates: impl IntoIterator<Item = &'a st
         let distance = levenshtein(&wanted, &chars, &mut row);
         let common = common_subsequence(&wanted, &chars, &mut row);
         let longest = wanted.len().max(chars.len());
-        let contains = !wanted.is_empty() && !chars.is_empty() && (lower.contains(&wanted_text) || wanted_text.contains(&lower));
+        let contains = !wanted.is_empty()
+            && !chars.is_empty()
+            && (lower.contains(&wanted_text) || wanted_text.contains(&lower));
         if (common > 0 && common * 2 >= longest) || contains {
             scored.push((distance, std::cmp::Reverse(common), order, candidate));
         }
@@ -32,7 +38,11 @@ fn levenshtein(a: &[char], b: &[char], row: &mut Vec<usize>) -> usize {
         row[0] = i + 1;
         for (j, cb) in b.iter().enumerate() {
             let above = row[j + 1];
-            row[j + 1] = if ca == cb { diagonal } else { 1 + diagonal.min(above).min(row[j]) };
+            row[j + 1] = if ca == cb {
+                diagonal
+            } else {
+                1 + diagonal.min(above).min(row[j])
+            };
             diagonal = above;
         }
     }
@@ -46,7 +56,11 @@ fn common_subsequence(a: &[char], b: &[char], row: &mut Vec<usize>) -> usize {
         let mut diagonal = 0;
         for (j, cb) in b.iter().enumerate() {
             let above = row[j + 1];
-            row[j + 1] = if ca == cb { diagonal + 1 } else { above.max(row[j]) };
+            row[j + 1] = if ca == cb {
+                diagonal + 1
+            } else {
+                above.max(row[j])
+            };
             diagonal = above;
         }
     }

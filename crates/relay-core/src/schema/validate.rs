@@ -22,7 +22,11 @@ const MAX_DEPTH: usize = 64;
 /// One reason the arguments do not fit the schema. `path` is a JSON pointer into the arguments
 /// (`/location/lat`, `/tags/0`; empty for the arguments object itself).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
-#[serde(tag = "kind", rename_all = "camelCase", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 #[non_exhaustive]
 pub enum ValidationError {
     #[error("the arguments must be a JSON object, got {found}")]
@@ -30,22 +34,45 @@ pub enum ValidationError {
     #[error("missing required parameter '{}'", display_path(path))]
     MissingRequired { path: String },
     #[error("parameter '{}' must be {expected}, got {found}", display_path(path))]
-    WrongType { path: String, expected: String, found: String },
+    WrongType {
+        path: String,
+        expected: String,
+        found: String,
+    },
     #[error("parameter '{}' must be one of {}; got {found}", display_path(path), allowed.join(", "))]
-    NotAllowedValue { path: String, allowed: Vec<String>, found: String },
+    NotAllowedValue {
+        path: String,
+        allowed: Vec<String>,
+        found: String,
+    },
     #[error("parameter '{}' must be {bound}, got {found}", display_path(path))]
-    OutOfRange { path: String, bound: String, found: String },
+    OutOfRange {
+        path: String,
+        bound: String,
+        found: String,
+    },
     #[error("parameter '{}' must have {bound}, it has {found}", display_path(path))]
-    WrongSize { path: String, bound: String, found: usize },
+    WrongSize {
+        path: String,
+        bound: String,
+        found: usize,
+    },
     #[error("parameter '{}' must not contain duplicate items", display_path(path))]
     DuplicateItems { path: String },
     #[error("unknown parameter '{}'{}", display_path(path), suggestion.as_ref().map(|s| format!(" (did you mean '{s}'?)")).unwrap_or_default())]
-    UnknownParameter { path: String, suggestion: Option<String> },
+    UnknownParameter {
+        path: String,
+        suggestion: Option<String>,
+    },
     #[error("parameter '{}' must match {expected}", display_path(path))]
     NoMatchingAlternative { path: String, expected: String },
     #[error("parameter '{}' is not allowed here", display_path(path))]
     Forbidden { path: String },
-    #[error("parameter '{}' requires '{}'", display_path(path), display_path(needs))]
+    #[error(
+        "parameter '{}' requires '{}'",
+        display_path(path),
+        display_path(needs)
+    )]
     MissingDependency { path: String, needs: String },
 }
 
@@ -71,12 +98,18 @@ impl ValidationError {
     pub fn message_for(&self, tool: &str) -> String {
         match self {
             ValidationError::MissingRequired { path } => {
-                format!("Missing required parameter '{}' for tool '{tool}'.", display_path(path))
+                format!(
+                    "Missing required parameter '{}' for tool '{tool}'.",
+                    display_path(path)
+                )
             }
             other => {
                 let text = other.to_string();
                 let mut chars = text.chars();
-                let first = chars.next().map(|c| c.to_uppercase().collect::<String>()).unwrap_or_default();
+                let first = chars
+                    .next()
+                    .map(|c| c.to_uppercase().collect::<String>())
+                    .unwrap_or_default();
                 format!("{first}{} (tool '{tool}').", chars.as_str())
             }
         }
@@ -138,18 +171,30 @@ pub fn validate(tool: &Tool, args: &Value) -> Validated {
         Value::Null => Value::Object(Map::new()),
         other => other.clone(),
     };
-    let mut checker = Checker { root, errors: Vec::new(), coercions: Vec::new() };
+    let mut checker = Checker {
+        root,
+        errors: Vec::new(),
+        coercions: Vec::new(),
+    };
     let mut path = String::new();
     if !arguments.is_object() {
         if let Some(parsed) = parse_json_string(&arguments).filter(Value::is_object) {
             checker.coerce(&path, &mut arguments, parsed);
         } else {
             let found = describe_value(&arguments);
-            return Validated { arguments, errors: vec![ValidationError::NotAnObject { found }], coercions: Vec::new() };
+            return Validated {
+                arguments,
+                errors: vec![ValidationError::NotAnObject { found }],
+                coercions: Vec::new(),
+            };
         }
     }
     checker.check(root, &mut arguments, &mut path, 0);
-    Validated { arguments, errors: checker.errors, coercions: checker.coercions }
+    Validated {
+        arguments,
+        errors: checker.errors,
+        coercions: checker.coercions,
+    }
 }
 
 struct Checker<'a> {
@@ -160,13 +205,27 @@ struct Checker<'a> {
 
 impl<'a> Checker<'a> {
     fn coerce(&mut self, path: &str, value: &mut Value, to: Value) {
-        self.coercions.push(Coercion { path: path.to_owned(), from: ir::compact(value), to: ir::compact(&to) });
+        self.coercions.push(Coercion {
+            path: path.to_owned(),
+            from: ir::compact(value),
+            to: ir::compact(&to),
+        });
         *value = to;
     }
 
     /// Runs `schema` against a copy of `value`: the errors it would raise and the coerced copy.
-    fn trial(&self, schema: &'a Value, value: &Value, path: &mut String, depth: usize) -> (Checker<'a>, Value) {
-        let mut sub = Checker { root: self.root, errors: Vec::new(), coercions: Vec::new() };
+    fn trial(
+        &self,
+        schema: &'a Value,
+        value: &Value,
+        path: &mut String,
+        depth: usize,
+    ) -> (Checker<'a>, Value) {
+        let mut sub = Checker {
+            root: self.root,
+            errors: Vec::new(),
+            coercions: Vec::new(),
+        };
         let mut copy = value.clone();
         sub.check(schema, &mut copy, path, depth);
         (sub, copy)
@@ -186,12 +245,17 @@ impl<'a> Checker<'a> {
         let map = match schema {
             Value::Object(map) => map,
             Value::Bool(false) => {
-                self.errors.push(ValidationError::Forbidden { path: path.clone() });
+                self.errors
+                    .push(ValidationError::Forbidden { path: path.clone() });
                 return;
             }
             _ => return,
         };
-        if let Some(target) = map.get("$ref").and_then(Value::as_str).and_then(|r| resolve(self.root, r)) {
+        if let Some(target) = map
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| resolve(self.root, r))
+        {
             self.check(target, value, path, depth + 1);
         }
         if !self.check_type(map, value, path) {
@@ -263,7 +327,11 @@ impl<'a> Checker<'a> {
         let Some(x) = n.as_f64() else { return };
         let num = |key: &str| map.get(key).and_then(Value::as_f64);
         let mut fail = |bound: String| {
-            self.errors.push(ValidationError::OutOfRange { path: path.to_owned(), bound, found: n.to_string() })
+            self.errors.push(ValidationError::OutOfRange {
+                path: path.to_owned(),
+                bound,
+                found: n.to_string(),
+            })
         };
         let exclusive_flag = |key: &str| map.get(key) == Some(&Value::Bool(true));
         if let Some(min) = num("minimum") {
@@ -303,7 +371,15 @@ impl<'a> Checker<'a> {
         self.check_count(map, "minLength", "maxLength", len, "characters", path);
     }
 
-    fn check_count(&mut self, map: &Map<String, Value>, min: &str, max: &str, found: usize, unit: &str, path: &str) {
+    fn check_count(
+        &mut self,
+        map: &Map<String, Value>,
+        min: &str,
+        max: &str,
+        found: usize,
+        unit: &str,
+        path: &str,
+    ) {
         let bound = |key: &str| map.get(key).and_then(Value::as_u64);
         let (low, high) = (bound(min), bound(max));
         let too_few = low.is_some_and(|l| (found as u64) < l);
@@ -316,25 +392,40 @@ impl<'a> Checker<'a> {
                 (None, Some(h)) => format!("at most {h} {unit}"),
                 (None, None) => String::new(),
             };
-            self.errors.push(ValidationError::WrongSize { path: path.to_owned(), bound, found });
+            self.errors.push(ValidationError::WrongSize {
+                path: path.to_owned(),
+                bound,
+                found,
+            });
         }
     }
 
-    fn check_array(&mut self, map: &'a Map<String, Value>, value: &mut Value, path: &mut String, depth: usize) {
+    fn check_array(
+        &mut self,
+        map: &'a Map<String, Value>,
+        value: &mut Value,
+        path: &mut String,
+        depth: usize,
+    ) {
         let Value::Array(items) = value else { return };
         self.check_count(map, "minItems", "maxItems", items.len(), "items", path);
         if map.get("uniqueItems") == Some(&Value::Bool(true)) {
-            let duplicate = items.iter().enumerate().any(|(i, a)| items[..i].iter().any(|b| json_eq(a, b)));
+            let duplicate = items
+                .iter()
+                .enumerate()
+                .any(|(i, a)| items[..i].iter().any(|b| json_eq(a, b)));
             if duplicate {
-                self.errors.push(ValidationError::DuplicateItems { path: path.clone() });
+                self.errors
+                    .push(ValidationError::DuplicateItems { path: path.clone() });
             }
         }
-        let (prefix, rest): (&[Value], Option<&Value>) = match (map.get("prefixItems"), map.get("items")) {
-            (Some(Value::Array(prefix)), rest) => (prefix, rest),
-            (None, Some(Value::Array(tuple))) => (tuple, map.get("additionalItems")),
-            (None, rest) => (&[], rest),
-            (Some(_), rest) => (&[], rest),
-        };
+        let (prefix, rest): (&[Value], Option<&Value>) =
+            match (map.get("prefixItems"), map.get("items")) {
+                (Some(Value::Array(prefix)), rest) => (prefix, rest),
+                (None, Some(Value::Array(tuple))) => (tuple, map.get("additionalItems")),
+                (None, rest) => (&[], rest),
+                (Some(_), rest) => (&[], rest),
+            };
         let len = path.len();
         for (i, item) in items.iter_mut().enumerate() {
             let schema = match prefix.get(i) {
@@ -350,15 +441,26 @@ impl<'a> Checker<'a> {
             path.truncate(len);
         }
         if let Some(contains) = map.get("contains") {
-            let found = items.iter().any(|item| self.matches(contains, item, path, depth + 1));
+            let found = items
+                .iter()
+                .any(|item| self.matches(contains, item, path, depth + 1));
             if !found {
                 let expected = format!("a list containing {}", super::render_type(contains));
-                self.errors.push(ValidationError::NoMatchingAlternative { path: path.clone(), expected });
+                self.errors.push(ValidationError::NoMatchingAlternative {
+                    path: path.clone(),
+                    expected,
+                });
             }
         }
     }
 
-    fn check_object(&mut self, map: &'a Map<String, Value>, value: &mut Value, path: &mut String, depth: usize) {
+    fn check_object(
+        &mut self,
+        map: &'a Map<String, Value>,
+        value: &mut Value,
+        path: &mut String,
+        depth: usize,
+    ) {
         let Value::Object(object) = value else { return };
         let properties = map.get("properties").and_then(Value::as_object);
         let len = path.len();
@@ -366,31 +468,49 @@ impl<'a> Checker<'a> {
             for name in required.iter().filter_map(Value::as_str) {
                 if !object.contains_key(name) {
                     push_pointer(path, name);
-                    self.errors.push(ValidationError::MissingRequired { path: path.clone() });
+                    self.errors
+                        .push(ValidationError::MissingRequired { path: path.clone() });
                     path.truncate(len);
                 }
             }
         }
-        self.check_count(map, "minProperties", "maxProperties", object.len(), "properties", path);
+        self.check_count(
+            map,
+            "minProperties",
+            "maxProperties",
+            object.len(),
+            "properties",
+            path,
+        );
         for key in ["dependentRequired", "dependencies"] {
             if let Some(Value::Object(dependencies)) = map.get(key) {
                 for (name, needs) in dependencies {
                     if !object.contains_key(name) {
                         continue;
                     }
-                    for need in needs.as_array().into_iter().flatten().filter_map(Value::as_str) {
+                    for need in needs
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(Value::as_str)
+                    {
                         if !object.contains_key(need) {
                             let mut needs_path = path.clone();
                             push_pointer(&mut needs_path, need);
                             push_pointer(path, name);
-                            self.errors.push(ValidationError::MissingDependency { path: path.clone(), needs: needs_path });
+                            self.errors.push(ValidationError::MissingDependency {
+                                path: path.clone(),
+                                needs: needs_path,
+                            });
                             path.truncate(len);
                         }
                     }
                 }
             }
         }
-        let has_patterns = map.get("patternProperties").is_some_and(|p| p.as_object().is_some_and(|p| !p.is_empty()));
+        let has_patterns = map
+            .get("patternProperties")
+            .is_some_and(|p| p.as_object().is_some_and(|p| !p.is_empty()));
         let additional = map.get("additionalProperties");
         for (name, item) in object.iter_mut() {
             push_pointer(path, name);
@@ -400,9 +520,17 @@ impl<'a> Checker<'a> {
                 None if has_patterns => {}
                 None => match additional {
                     Some(Value::Bool(false)) => {
-                        let candidates = properties.map(|p| p.keys().map(String::as_str).collect::<Vec<_>>()).unwrap_or_default();
-                        let suggestion = closest_names(name, candidates, 1).into_iter().next().map(str::to_owned);
-                        self.errors.push(ValidationError::UnknownParameter { path: path.clone(), suggestion });
+                        let candidates = properties
+                            .map(|p| p.keys().map(String::as_str).collect::<Vec<_>>())
+                            .unwrap_or_default();
+                        let suggestion = closest_names(name, candidates, 1)
+                            .into_iter()
+                            .next()
+                            .map(str::to_owned);
+                        self.errors.push(ValidationError::UnknownParameter {
+                            path: path.clone(),
+                            suggestion,
+                        });
                     }
                     Some(schema @ Value::Object(_)) => self.check(schema, item, path, depth + 1),
                     _ => {}
@@ -412,7 +540,13 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn check_combinators(&mut self, map: &'a Map<String, Value>, value: &mut Value, path: &mut String, depth: usize) {
+    fn check_combinators(
+        &mut self,
+        map: &'a Map<String, Value>,
+        value: &mut Value,
+        path: &mut String,
+        depth: usize,
+    ) {
         if let Some(Value::Array(all)) = map.get("allOf") {
             for schema in all {
                 self.check(schema, value, path, depth + 1);
@@ -427,19 +561,30 @@ impl<'a> Checker<'a> {
         }
         if let Some(negated) = map.get("not") {
             if self.matches(negated, value, path, depth + 1) {
-                self.errors.push(ValidationError::Forbidden { path: path.clone() });
+                self.errors
+                    .push(ValidationError::Forbidden { path: path.clone() });
             }
         }
         if let Some(condition) = map.get("if") {
             let holds = self.matches(condition, value, path, depth + 1);
-            let branch = if holds { map.get("then") } else { map.get("else") };
+            let branch = if holds {
+                map.get("then")
+            } else {
+                map.get("else")
+            };
             if let Some(branch) = branch {
                 self.check(branch, value, path, depth + 1);
             }
         }
     }
 
-    fn check_any(&mut self, branches: &'a [Value], value: &mut Value, path: &mut String, depth: usize) {
+    fn check_any(
+        &mut self,
+        branches: &'a [Value],
+        value: &mut Value,
+        path: &mut String,
+        depth: usize,
+    ) {
         if branches.is_empty() {
             return;
         }
@@ -461,12 +606,18 @@ impl<'a> Checker<'a> {
                 *value = coerced;
             }
             None => {
-                let union = Value::Object(Map::from_iter([("anyOf".to_owned(), Value::Array(branches.to_vec()))]));
+                let union = Value::Object(Map::from_iter([(
+                    "anyOf".to_owned(),
+                    Value::Array(branches.to_vec()),
+                )]));
                 let expected = super::render::inline(
                     &ir::Lowerer::default().lower_root(&with_defs(self.root, union)),
                     &[],
                 );
-                self.errors.push(ValidationError::NoMatchingAlternative { path: path.clone(), expected });
+                self.errors.push(ValidationError::NoMatchingAlternative {
+                    path: path.clone(),
+                    expected,
+                });
             }
         }
     }
@@ -552,12 +703,17 @@ fn coerce_to(value: &Value, kind: &str) -> Option<Value> {
 
 fn integral(x: f64) -> Option<Value> {
     // Within ±2^53 every integral f64 is exact.
-    (x.fract() == 0.0 && x.abs() <= 9_007_199_254_740_992.0).then(|| Value::Number(Number::from(x as i64)))
+    (x.fract() == 0.0 && x.abs() <= 9_007_199_254_740_992.0)
+        .then(|| Value::Number(Number::from(x as i64)))
 }
 
 fn parse_number(s: &str) -> Option<Value> {
     let trimmed = s.trim();
-    if trimmed.is_empty() || !trimmed.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E')) {
+    if trimmed.is_empty()
+        || !trimmed
+            .bytes()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E'))
+    {
         return None;
     }
     match serde_json::from_str::<Value>(trimmed.trim_start_matches('+')) {
@@ -577,10 +733,16 @@ fn parse_json_string(value: &Value) -> Option<Value> {
 /// JSON equality where `1` equals `1.0` (serde_json keeps them apart).
 fn json_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x == y || x.as_f64().zip(y.as_f64()).is_some_and(|(x, y)| x == y),
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_eq(a, b)),
+        (Value::Number(x), Value::Number(y)) => {
+            x == y || x.as_f64().zip(y.as_f64()).is_some_and(|(x, y)| x == y)
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_eq(a, b))
+        }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
         }
         _ => a == b,
     }
@@ -589,8 +751,13 @@ fn json_eq(a: &Value, b: &Value) -> bool {
 fn loosely_equal(allowed: &Value, value: &Value) -> bool {
     match (allowed, value) {
         (Value::String(a), Value::String(v)) => a.eq_ignore_ascii_case(v.trim()),
-        (Value::Number(_), Value::String(s)) => parse_number(s).is_some_and(|n| json_eq(allowed, &n)),
-        (Value::Bool(b), Value::String(s)) => s.trim().eq_ignore_ascii_case(if *b { "true" } else { "false" }),
+        (Value::Number(_), Value::String(s)) => {
+            parse_number(s).is_some_and(|n| json_eq(allowed, &n))
+        }
+        (Value::Bool(b), Value::String(s)) => {
+            s.trim()
+                .eq_ignore_ascii_case(if *b { "true" } else { "false" })
+        }
         (Value::String(a), Value::Number(n)) => *a == n.to_string(),
         _ => false,
     }

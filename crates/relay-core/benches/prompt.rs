@@ -1,0 +1,42 @@
+//! Prompt generation speed: the two reference tool sets and 1,000 generated tools.
+//!
+//! Ids: `prompt/everything`, `prompt/tools100`, `prompt/1000_tools` (the wasm bench in Node
+//! measures the same inputs through `relay_core::prompt::bench_tools`).
+
+use std::hint::black_box;
+use std::path::Path;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use relay_core::model::{ServerTools, Tool};
+use relay_core::prompt::{bench_tools, prompt_for_servers, PromptOptions};
+
+fn fixture(file: &str, server: &str) -> Vec<ServerTools> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/prompts")
+        .join(file);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let tools: Vec<Tool> =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    vec![ServerTools::new(server, server, tools)]
+}
+
+fn bench(c: &mut Criterion) {
+    let options = PromptOptions::default();
+    let mut group = c.benchmark_group("prompt");
+    let inputs = [
+        ("everything", fixture("everything-tools.json", "everything")),
+        ("tools100", fixture("tools100.json", "bench")),
+        ("1000_tools", bench_tools(1_000)),
+    ];
+    for (id, servers) in &inputs {
+        let tools: usize = servers.iter().map(|s| s.tools.len()).sum();
+        group.throughput(Throughput::Elements(tools as u64));
+        group.bench_function(*id, |b| {
+            b.iter(|| prompt_for_servers(black_box(servers), black_box(&options)))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
