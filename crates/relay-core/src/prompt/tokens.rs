@@ -81,6 +81,16 @@ fn class(byte: u8) -> u8 {
     CLASS[byte as usize]
 }
 
+/// The end of the run of `kind` bytes starting at or after `i`.
+#[inline]
+fn run_end(bytes: &[u8], i: usize, kind: u8) -> usize {
+    let rest = &bytes[i.min(bytes.len())..];
+    i + rest
+        .iter()
+        .position(|&b| class(b) != kind)
+        .unwrap_or(rest.len())
+}
+
 /// The run counts the estimate is made of (exposed for calibration).
 #[doc(hidden)]
 pub fn token_features(text: &str) -> [f64; FEATURES] {
@@ -92,17 +102,13 @@ pub fn token_features(text: &str) -> [f64; FEATURES] {
         match class(bytes[i]) {
             LETTER => {
                 let start = i;
-                while i < n && class(bytes[i]) == LETTER {
-                    i += 1;
-                }
+                i = run_end(bytes, i, LETTER);
                 let len = i - start;
                 word(&mut counts, continue_word(text, &mut i, len));
             }
             DIGIT => {
                 let start = i;
-                while i < n && class(bytes[i]) == DIGIT {
-                    i += 1;
-                }
+                i = run_end(bytes, i, DIGIT);
                 // o200k splits numbers into groups of up to three digits.
                 counts[DIGIT_GROUPS] += (i - start).div_ceil(3);
             }
@@ -115,9 +121,7 @@ pub fn token_features(text: &str) -> [f64; FEATURES] {
             }
             SPACE => {
                 let start = i;
-                while i < n && class(bytes[i]) == SPACE {
-                    i += 1;
-                }
+                i = run_end(bytes, i, SPACE);
                 // A single space joins the next word's token; a longer run is a token of its own.
                 if i - start > 1 {
                     counts[SPACE_RUNS] += 1;
@@ -126,9 +130,7 @@ pub fn token_features(text: &str) -> [f64; FEATURES] {
             PUNCT => {
                 // Common punctuation pairs (`":`, `",`, `{"`) merge into one token.
                 let start = i;
-                while i < n && class(bytes[i]) == PUNCT {
-                    i += 1;
-                }
+                i = run_end(bytes, i, PUNCT);
                 counts[PUNCTUATION_RUNS] += 1;
                 counts[PUNCTUATION_EXTRA] += i - start - 1;
             }

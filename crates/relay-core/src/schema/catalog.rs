@@ -7,6 +7,8 @@
 //! in several places is written once under its name. Nothing is dropped: every type, bound,
 //! enum value, default and description is still in the text, exactly once.
 
+use std::ops::Range;
+
 use serde::Serialize;
 
 use super::fxhash::FxHashMap as HashMap;
@@ -77,12 +79,10 @@ pub fn render_catalog(tools: &[&Tool], options: &CatalogOptions) -> RenderedCata
     let mut roots = Vec::with_capacity(tools.len());
     for (index, tool) in tools.iter().enumerate() {
         roots.push(lowerer.lower_root(&tool.input_schema));
-        for message in lowerer.problems.drain(..) {
-            problems.push(SchemaProblem {
-                tool: index,
-                message,
-            });
-        }
+        problems.extend(lowerer.problems.drain(..).map(|message| SchemaProblem {
+            tool: index,
+            message,
+        }));
     }
     let mut defs: Vec<Def<'_>> = std::mem::take(&mut lowerer.defs);
     if options.share_types {
@@ -90,24 +90,28 @@ pub fn render_catalog(tools: &[&Tool], options: &CatalogOptions) -> RenderedCata
     }
     let names = def_names(&defs);
 
-    // All documentation lines, tools first then definitions; `spans` says whose they are.
+    // Every documentation line, tools first, then definitions.
     let mut docs = Docs::default();
-    let mut tool_spans = Vec::with_capacity(roots.len());
     let mut path = String::new();
-    for root in &roots {
-        let first = docs.lines.len();
-        collect_docs(root, &mut path, true, &mut docs);
-        tool_spans.push(first..docs.lines.len());
-    }
-    let mut def_spans = Vec::with_capacity(defs.len());
-    for def in &defs {
-        let first = docs.lines.len();
-        render::collect_children(&def.node.ty, &mut path, &mut docs);
-        def_spans.push(first..docs.lines.len());
-    }
+    let tool_spans: Vec<Range<usize>> = roots
+        .iter()
+        .map(|root| {
+            let first = docs.lines.len();
+            collect_docs(root, &mut path, true, &mut docs);
+            first..docs.lines.len()
+        })
+        .collect();
+    let def_spans: Vec<Range<usize>> = defs
+        .iter()
+        .map(|def| {
+            let first = docs.lines.len();
+            render::collect_children(&def.node.ty, &mut path, &mut docs);
+            first..docs.lines.len()
+        })
+        .collect();
     let Docs { arena, lines } = docs;
     let arena = arena.as_str();
-    let shared: HashMap<&str, &str> = if options.share_docs {
+    let shared = if options.share_docs {
         shared_descriptions(&lines, arena)
     } else {
         HashMap::default()
@@ -117,20 +121,7 @@ pub fn render_catalog(tools: &[&Tool], options: &CatalogOptions) -> RenderedCata
         problems,
         ..RenderedCatalog::default()
     };
-    if options.share_docs {
-        let mut seen: Vec<&str> = Vec::new();
-        for line in &lines {
-            let leaf = line.leaf(arena);
-            if line.doc.is_some() && shared.get(leaf).copied() == line.doc && !seen.contains(&leaf)
-            {
-                seen.push(leaf);
-                catalog.shared_docs.push_str(leaf);
-                catalog.shared_docs.push_str(": ");
-                catalog.shared_docs.push_str(shared[leaf]);
-                catalog.shared_docs.push('\n');
-            }
-        }
-    }
+    write_shared_docs(&mut catalog.shared_docs, &lines, arena, &shared);
     for ((def, span), name) in defs.iter().zip(def_spans).zip(&names) {
         let out = &mut catalog.types;
         out.push_str(name);
@@ -144,25 +135,54 @@ pub fn render_catalog(tools: &[&Tool], options: &CatalogOptions) -> RenderedCata
         write_docs(out, &lines[span], arena, &shared);
     }
     for ((tool, root), span) in tools.iter().zip(&roots).zip(tool_spans) {
-        let mut out = String::with_capacity(128);
-        out.push_str(&tool.name);
-        out.push('(');
-        write_params(&mut out, root, &names);
-        out.push(')');
-        let description = tool
-            .description
-            .as_deref()
-            .or(tool.title.as_deref())
-            .map(super::ir::normalize_ws);
-        if let Some(description) = description.filter(|d| !d.is_empty()) {
-            out.push_str(" — ");
-            out.push_str(&description);
-        }
-        out.push('\n');
+        let mut out = String::with_capacity(256);
+        write_signature(&mut out, tool, root, &names);
         write_docs(&mut out, &lines[span], arena, &shared);
         catalog.tools.push(out);
     }
     catalog
+}
+
+/// `name(params) — description`
+fn write_signature(out: &mut String, tool: &Tool, root: &Node<'_>, names: &[String]) {
+    out.push_str(&tool.name);
+    out.push('(');
+    match &root.ty {
+        Ty::Object(obj) => render::write_fields(out, obj, names),
+        Ty::Any => out.push_str("..."),
+        ty => render::write_ty(out, ty, names),
+    }
+    out.push(')');
+    let description = tool
+        .description
+        .as_deref()
+        .or(tool.title.as_deref())
+        .map(super::ir::normalize_ws);
+    if let Some(description) = description.filter(|d| !d.is_empty()) {
+        out.push_str(" — ");
+        out.push_str(&description);
+    }
+    out.push('\n');
+}
+
+/// The shared descriptions, in the order their names first appear.
+fn write_shared_docs(
+    out: &mut String,
+    lines: &[DocLine<'_>],
+    arena: &str,
+    shared: &HashMap<&str, &str>,
+) {
+    let mut seen: Vec<&str> = Vec::with_capacity(shared.len());
+    for line in lines {
+        let leaf = line.leaf(arena);
+        if line.doc.is_some() && shared.get(leaf).copied() == line.doc && !seen.contains(&leaf) {
+            seen.push(leaf);
+            out.push_str(leaf);
+            out.push_str(": ");
+            out.push_str(shared[leaf]);
+            out.push('\n');
+        }
+    }
 }
 
 /// Renders one tool on its own: its named types (if any), signature, description and docs.
@@ -171,14 +191,6 @@ pub fn render(tool: &Tool) -> String {
     let mut out = catalog.types;
     out.extend(catalog.tools);
     out
-}
-
-fn write_params(out: &mut String, root: &Node<'_>, names: &[String]) {
-    match &root.ty {
-        Ty::Object(obj) => render::write_fields(out, obj, names),
-        Ty::Any => out.push_str("..."),
-        ty => render::write_ty(out, ty, names),
-    }
 }
 
 fn write_docs(out: &mut String, docs: &[DocLine<'_>], arena: &str, shared: &HashMap<&str, &str>) {
