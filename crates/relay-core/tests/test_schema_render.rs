@@ -424,6 +424,46 @@ fn catalog_shares_repeated_shapes_and_descriptions() {
 }
 
 #[test]
+fn a_shape_repeated_only_inside_a_shared_shape_stays_inline() {
+    let range = json!({"type": "object", "properties": {"from": {"type": "string", "format": "date"}, "to": {"type": "string", "format": "date"}}});
+    let filters = json!({"type": "object", "properties": {"created": range, "status": {"enum": ["open", "closed"]}}});
+    let twice = json!({"type": "object", "properties": {"a": range, "b": range}});
+    let tools = [
+        tool(
+            "search",
+            "Search.",
+            json!({"type": "object", "properties": {"filters": filters}}),
+        ),
+        tool(
+            "count",
+            "Count.",
+            json!({"type": "object", "properties": {"filters": filters}}),
+        ),
+        tool("pair", "Pair.", twice),
+    ];
+    let refs: Vec<&Tool> = tools.iter().collect();
+    let catalog = render_catalog(&refs[..2], &CatalogOptions::default());
+    expect![[r#"
+        Filters = {created?: {from?: string<date>, to?: string<date>}, status?: "open"|"closed"}
+        ---
+        search(filters?: Filters) — Search.
+        count(filters?: Filters) — Count.
+    "#]]
+    .assert_eq(&format!("{}---\n{}", catalog.types, catalog.tools.concat()));
+    // Used in two places once `pair` joins: then it gets a name.
+    let catalog = render_catalog(&refs, &CatalogOptions::default());
+    expect![[r#"
+        Filters = {created?: Created, status?: "open"|"closed"}
+        Created = {from?: string<date>, to?: string<date>}
+        ---
+        search(filters?: Filters) — Search.
+        count(filters?: Filters) — Count.
+        pair(a?: Created, b?: Created) — Pair.
+    "#]]
+    .assert_eq(&format!("{}---\n{}", catalog.types, catalog.tools.concat()));
+}
+
+#[test]
 fn problems_are_reported_per_tool() {
     let good = Tool::new("good", json!({"type": "object"}));
     let bad = Tool::new(

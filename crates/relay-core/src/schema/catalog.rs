@@ -285,6 +285,75 @@ fn share_shapes<'a>(roots: &mut [Node<'a>], defs: &mut Vec<Def<'a>>) {
     for def in defs.iter_mut() {
         replace_children(&mut def.node.ty, &ids);
     }
+    inline_single_use(roots, defs, base);
+}
+
+/// A shape that repeats only inside another shared shape ends up referenced once: a name for
+/// it would cost a line and save nothing, so it goes back inline.
+fn inline_single_use<'a>(roots: &mut [Node<'a>], defs: &mut Vec<Def<'a>>, first_shape: usize) {
+    let mut uses = vec![0usize; defs.len()];
+    let mut count = |ty: &Ty<'a>| visit_defs(ty, &mut |id| uses[id] += 1);
+    roots.iter().for_each(|root| count(&root.ty));
+    defs.iter().for_each(|def| count(&def.node.ty));
+    let single: Vec<bool> = uses
+        .iter()
+        .enumerate()
+        .map(|(id, n)| id >= first_shape && *n == 1)
+        .collect();
+    if !single.contains(&true) {
+        return;
+    }
+    // Inline (bodies may refer to other single-use shapes: substitute until none is left),
+    // then renumber the definitions that stay.
+    let bodies: Vec<Ty<'a>> = defs.iter().map(|d| d.node.ty.clone()).collect();
+    let substitute = |ty: &mut Ty<'a>| {
+        while substitute_defs(ty, &single, &bodies) {}
+    };
+    roots.iter_mut().for_each(|root| substitute(&mut root.ty));
+    defs.iter_mut().for_each(|def| substitute(&mut def.node.ty));
+    let mut new_ids = Vec::with_capacity(defs.len());
+    let mut next = 0;
+    for &inlined in &single {
+        new_ids.push(next);
+        next += usize::from(!inlined);
+    }
+    let mut kept = Vec::with_capacity(next);
+    for (def, inlined) in defs.drain(..).zip(&single) {
+        if !inlined {
+            kept.push(def);
+        }
+    }
+    *defs = kept;
+    let renumber = |ty: &mut Ty<'a>| visit_defs_mut(ty, &mut |id| *id = new_ids[*id]);
+    roots.iter_mut().for_each(|root| renumber(&mut root.ty));
+    defs.iter_mut().for_each(|def| renumber(&mut def.node.ty));
+}
+
+fn visit_defs(ty: &Ty<'_>, f: &mut dyn FnMut(usize)) {
+    for_each_child(ty, "", &mut |node, _| match node.ty {
+        Ty::Def(id) => f(id),
+        ref ty => visit_defs(ty, f),
+    });
+}
+
+fn visit_defs_mut(ty: &mut Ty<'_>, f: &mut dyn FnMut(&mut usize)) {
+    for_each_child_mut(ty, &mut |node| match &mut node.ty {
+        Ty::Def(id) => f(id),
+        ty => visit_defs_mut(ty, f),
+    });
+}
+
+/// Replaces references to single-use definitions by their bodies; true if any was replaced.
+fn substitute_defs<'a>(ty: &mut Ty<'a>, single: &[bool], bodies: &[Ty<'a>]) -> bool {
+    let mut changed = false;
+    for_each_child_mut(ty, &mut |node| match node.ty {
+        Ty::Def(id) if single.get(id).copied().unwrap_or(false) => {
+            node.ty = bodies[id].clone();
+            changed = true;
+        }
+        ref mut ty => changed |= substitute_defs(ty, single, bodies),
+    });
+    changed
 }
 
 fn count_children<'t, 'a>(
