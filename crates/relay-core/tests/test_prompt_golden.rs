@@ -349,3 +349,40 @@ fn prompt_serialises_in_camel_case() {
 fn codes(diagnostics: &[relay_core::prompt::Diagnostic]) -> Vec<DiagnosticCode> {
     diagnostics.iter().map(|d| d.code).collect()
 }
+
+#[test]
+fn bench_tools_are_deterministic_realistic_and_render() {
+    let servers = relay_core::prompt::bench_tools(1_000);
+    assert_eq!(servers, relay_core::prompt::bench_tools(1_000));
+    assert_eq!(servers.len(), 10);
+    let tools: Vec<&Tool> = servers.iter().flat_map(|s| s.tools.iter()).collect();
+    assert_eq!(tools.len(), 1_000);
+    let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), 1_000, "tool names are unique");
+    for tool in &tools {
+        let params = tool.input_schema["properties"]
+            .as_object()
+            .expect("object schema")
+            .len();
+        assert!(
+            (2..=6).contains(&params),
+            "{}: {params} parameters",
+            tool.name
+        );
+    }
+    let prompt = prompt_for_servers(&servers, &PromptOptions::default()).expect("tools");
+    assert_eq!(prompt.tools, 1_000);
+    assert!(prompt
+        .text
+        .contains("Location = {lat: number -90..90, lon: number -180..180}"));
+    assert!(prompt.diagnostics.is_empty(), "{:?}", prompt.diagnostics);
+    assert_eq!(
+        relay_core::prompt::bench_tools(150)
+            .iter()
+            .map(|s| s.tools.len())
+            .collect::<Vec<_>>(),
+        [100, 50]
+    );
+}

@@ -107,13 +107,13 @@ pub fn bench_tools(n: usize) -> Vec<ServerTools> {
         let mut required = Vec::new();
         while properties.len() < count {
             let (param, schema) = &catalogue[rng.below(catalogue.len())];
-            if properties.contains_key(*param) {
+            if properties.contains_key(param) {
                 continue;
             }
             if rng.below(2) == 0 {
-                required.push(Value::String((*param).to_owned()));
+                required.push(Value::String(param.clone()));
             }
-            properties.insert((*param).to_owned(), schema.clone());
+            properties.insert(param.clone(), schema.clone());
         }
         let schema = json!({"type": "object", "properties": properties, "required": required, "additionalProperties": false});
         let tool = Tool::new(name, schema).with_description(description);
@@ -137,120 +137,53 @@ impl Lcg {
     }
 }
 
-fn parameters() -> Vec<(&'static str, Value)> {
-    vec![
-        (
-            "query",
-            json!({"type": "string", "description": "Free-text query; supports quoted phrases and field:value filters"}),
-        ),
-        (
-            "limit",
-            json!({"type": "integer", "minimum": 1, "maximum": 500, "default": 50, "description": "Maximum number of results to return"}),
-        ),
-        (
-            "offset",
-            json!({"type": "integer", "minimum": 0, "default": 0, "description": "Number of results to skip for pagination"}),
-        ),
-        (
-            "id",
-            json!({"type": "string", "description": "Unique identifier of the target resource"}),
-        ),
-        (
-            "path",
-            json!({"type": "string", "description": "Absolute or workspace-relative path of the target item"}),
-        ),
-        (
-            "body",
-            json!({"type": "string", "description": "Main text content; Markdown is supported"}),
-        ),
-        (
-            "title",
-            json!({"type": "string", "maxLength": 200, "description": "Short human-readable title"}),
-        ),
-        (
-            "language",
-            json!({"type": "string", "default": "en", "description": "BCP 47 language code, e.g. en, fr, pt-BR"}),
-        ),
-        (
-            "format",
-            json!({"type": "string", "enum": ["json", "csv", "markdown", "plain"], "default": "json", "description": "Output format of the returned payload"}),
-        ),
-        (
-            "units",
-            json!({"type": "string", "enum": ["metric", "imperial"], "default": "metric", "description": "Measurement system for numeric values"}),
-        ),
-        (
-            "start_time",
-            json!({"type": "string", "format": "date-time", "description": "Start time in ISO 8601 format, e.g. 2025-03-01T09:00:00Z"}),
-        ),
-        (
-            "end_time",
-            json!({"type": "string", "format": "date-time", "description": "End time in ISO 8601 format"}),
-        ),
-        (
-            "tags",
-            json!({"type": "array", "items": {"type": "string"}, "description": "Labels to attach, e.g. [\"urgent\", \"backend\"]"}),
-        ),
-        (
-            "dry_run",
-            json!({"type": "boolean", "default": false, "description": "If true, validate and report the changes without applying them"}),
-        ),
-        (
-            "threshold",
-            json!({"type": "number", "minimum": 0, "maximum": 1, "default": 0.5, "description": "Confidence threshold between 0 and 1"}),
-        ),
-        (
-            "priority",
-            json!({"type": "string", "enum": ["lowest", "low", "medium", "high", "critical"], "default": "medium", "description": "Priority level"}),
-        ),
-        (
-            "visibility",
-            json!({"type": "string", "enum": ["private", "team", "public"], "default": "private", "description": "Who can see the item"}),
-        ),
-        (
-            "amount",
-            json!({"type": "number", "exclusiveMinimum": 0, "description": "Monetary amount in the account currency"}),
-        ),
-        (
-            "headers",
-            json!({"type": "object", "additionalProperties": {"type": "string"}, "description": "Extra HTTP headers as a name to value map"}),
-        ),
-        (
-            "metadata",
-            json!({"type": "object", "additionalProperties": true, "description": "Arbitrary key/value metadata stored with the item"}),
-        ),
-        (
-            "location",
-            json!({"type": "object", "description": "Geographic point", "properties": {
-            "lat": {"type": "number", "minimum": -90, "maximum": 90, "description": "Latitude in degrees"},
-            "lon": {"type": "number", "minimum": -180, "maximum": 180, "description": "Longitude in degrees"}},
-            "required": ["lat", "lon"]}),
-        ),
-        (
-            "options",
-            json!({"type": "object", "description": "Advanced options", "additionalProperties": false, "properties": {
-            "recursive": {"type": "boolean", "default": false, "description": "Apply to nested items"},
-            "follow_symlinks": {"type": "boolean", "default": true, "description": "Follow symbolic links"},
-            "max_depth": {"type": "integer", "minimum": 1, "description": "Maximum traversal depth"}}}),
-        ),
-        (
-            "filters",
-            json!({"type": "object", "description": "Structured filters applied before sorting", "properties": {
-            "status": {"type": "string", "enum": ["open", "closed", "all"], "description": "Lifecycle status to match"},
-            "owner": {"type": "string", "description": "Username or email of the owner"},
-            "created_after": {"type": "string", "format": "date", "description": "Only items created on or after this date"}}}),
-        ),
-        (
-            "attachments",
-            json!({"type": "array", "description": "Files to attach", "items": {"type": "object", "properties": {
-            "filename": {"type": "string", "description": "Name shown to the recipient"},
-            "mime_type": {"type": "string", "description": "MIME type such as application/pdf"},
-            "content_base64": {"type": "string", "description": "File content encoded as base64"}},
-            "required": ["filename", "content_base64"]}}),
-        ),
-        (
-            "recipients",
-            json!({"type": "array", "items": {"type": "string", "format": "email"}, "minItems": 1, "description": "Email addresses of the recipients"}),
-        ),
-    ]
+/// The parameter catalogue as one JSON object (name → schema): data, not `json!` code, which
+/// would cost tens of kilobytes in the wasm module.
+const PARAMETERS: &str = r#"{
+"query": {"type": "string", "description": "Free-text query; supports quoted phrases and field:value filters"},
+"limit": {"type": "integer", "minimum": 1, "maximum": 500, "default": 50, "description": "Maximum number of results to return"},
+"offset": {"type": "integer", "minimum": 0, "default": 0, "description": "Number of results to skip for pagination"},
+"id": {"type": "string", "description": "Unique identifier of the target resource"},
+"path": {"type": "string", "description": "Absolute or workspace-relative path of the target item"},
+"body": {"type": "string", "description": "Main text content; Markdown is supported"},
+"title": {"type": "string", "maxLength": 200, "description": "Short human-readable title"},
+"language": {"type": "string", "default": "en", "description": "BCP 47 language code, e.g. en, fr, pt-BR"},
+"format": {"type": "string", "enum": ["json", "csv", "markdown", "plain"], "default": "json", "description": "Output format of the returned payload"},
+"units": {"type": "string", "enum": ["metric", "imperial"], "default": "metric", "description": "Measurement system for numeric values"},
+"start_time": {"type": "string", "format": "date-time", "description": "Start time in ISO 8601 format, e.g. 2025-03-01T09:00:00Z"},
+"end_time": {"type": "string", "format": "date-time", "description": "End time in ISO 8601 format"},
+"tags": {"type": "array", "items": {"type": "string"}, "description": "Labels to attach, e.g. [\"urgent\", \"backend\"]"},
+"dry_run": {"type": "boolean", "default": false, "description": "If true, validate and report the changes without applying them"},
+"threshold": {"type": "number", "minimum": 0, "maximum": 1, "default": 0.5, "description": "Confidence threshold between 0 and 1"},
+"priority": {"type": "string", "enum": ["lowest", "low", "medium", "high", "critical"], "default": "medium", "description": "Priority level"},
+"visibility": {"type": "string", "enum": ["private", "team", "public"], "default": "private", "description": "Who can see the item"},
+"amount": {"type": "number", "exclusiveMinimum": 0, "description": "Monetary amount in the account currency"},
+"headers": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Extra HTTP headers as a name to value map"},
+"metadata": {"type": "object", "additionalProperties": true, "description": "Arbitrary key/value metadata stored with the item"},
+"location": {"type": "object", "description": "Geographic point", "properties": {
+    "lat": {"type": "number", "minimum": -90, "maximum": 90, "description": "Latitude in degrees"},
+    "lon": {"type": "number", "minimum": -180, "maximum": 180, "description": "Longitude in degrees"}},
+    "required": ["lat", "lon"]},
+"options": {"type": "object", "description": "Advanced options", "additionalProperties": false, "properties": {
+    "recursive": {"type": "boolean", "default": false, "description": "Apply to nested items"},
+    "follow_symlinks": {"type": "boolean", "default": true, "description": "Follow symbolic links"},
+    "max_depth": {"type": "integer", "minimum": 1, "description": "Maximum traversal depth"}}},
+"filters": {"type": "object", "description": "Structured filters applied before sorting", "properties": {
+    "status": {"type": "string", "enum": ["open", "closed", "all"], "description": "Lifecycle status to match"},
+    "owner": {"type": "string", "description": "Username or email of the owner"},
+    "created_after": {"type": "string", "format": "date", "description": "Only items created on or after this date"}}},
+"attachments": {"type": "array", "description": "Files to attach", "items": {"type": "object", "properties": {
+    "filename": {"type": "string", "description": "Name shown to the recipient"},
+    "mime_type": {"type": "string", "description": "MIME type such as application/pdf"},
+    "content_base64": {"type": "string", "description": "File content encoded as base64"}},
+    "required": ["filename", "content_base64"]}},
+"recipients": {"type": "array", "items": {"type": "string", "format": "email"}, "minItems": 1, "description": "Email addresses of the recipients"}
+}"#;
+
+fn parameters() -> Vec<(String, Value)> {
+    match serde_json::from_str::<serde_json::Map<String, Value>>(PARAMETERS) {
+        Ok(map) => map.into_iter().collect(),
+        // A constant that does not parse is caught by the tests; the bench then has no parameters.
+        Err(_) => Vec::new(),
+    }
 }
