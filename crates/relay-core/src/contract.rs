@@ -100,10 +100,16 @@ pub enum ContractError {
 
 /// Checks a raw message against the contract: its name exists and the role may send it.
 pub fn admit(message: &Value, role: Role) -> Result<&'static MessageSpec, ContractError> {
-    let name = message.get("type").and_then(Value::as_str).ok_or(ContractError::Malformed)?;
+    let name = message
+        .get("type")
+        .and_then(Value::as_str)
+        .ok_or(ContractError::Malformed)?;
     let spec = spec(name).ok_or_else(|| ContractError::Unknown(name.to_owned()))?;
     if !spec.roles.contains(&role) {
-        return Err(ContractError::Forbidden { name: name.to_owned(), role });
+        return Err(ContractError::Forbidden {
+            name: name.to_owned(),
+            role,
+        });
     }
     Ok(spec)
 }
@@ -124,7 +130,11 @@ pub struct ErrorBody {
 impl ErrorBody {
     /// An error with a kind and a message.
     pub fn new(kind: impl Into<String>, message: impl Into<String>) -> Self {
-        ErrorBody { kind: kind.into(), message: message.into(), hint: None }
+        ErrorBody {
+            kind: kind.into(),
+            message: message.into(),
+            hint: None,
+        }
     }
 
     /// Adds a hint.
@@ -164,15 +174,29 @@ mod tests {
     fn admits_by_name_and_role() {
         let cases = [
             (json!({"type": "ping"}), Role::Content, Ok("ping")),
-            (json!({"type": "servers/add"}), Role::Page, Ok("servers/add")),
-            (json!({"type": "servers/add"}), Role::Content, Err("forbidden")),
-            (json!({"type": "tools/call"}), Role::Content, Err("forbidden")),
+            (
+                json!({"type": "servers/add"}),
+                Role::Page,
+                Ok("servers/add"),
+            ),
+            (
+                json!({"type": "servers/add"}),
+                Role::Content,
+                Err("forbidden"),
+            ),
+            (
+                json!({"type": "tools/call"}),
+                Role::Content,
+                Err("forbidden"),
+            ),
             (json!({"type": "nope"}), Role::Page, Err("unknown_message")),
             (json!({"kind": "ping"}), Role::Page, Err("malformed")),
             (json!("ping"), Role::Page, Err("malformed")),
         ];
         for (msg, role, want) in cases {
-            let got = admit(&msg, role).map(|s| s.name).map_err(|e| ErrorBody::from(e).kind);
+            let got = admit(&msg, role)
+                .map(|s| s.name)
+                .map_err(|e| ErrorBody::from(e).kind);
             assert_eq!(got, want.map_err(str::to_owned), "{msg} from {role:?}");
         }
     }
@@ -180,7 +204,11 @@ mod tests {
     #[test]
     fn names_are_unique() {
         for (i, m) in MESSAGES.iter().enumerate() {
-            assert!(MESSAGES[i + 1..].iter().all(|o| o.name != m.name), "duplicate {}", m.name);
+            assert!(
+                MESSAGES[i + 1..].iter().all(|o| o.name != m.name),
+                "duplicate {}",
+                m.name
+            );
         }
     }
 }

@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// Protocol versions this client speaks, newest first. The first one is offered in `initialize`.
-pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] =
+    &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
 /// Hints a server gives about a tool's behaviour (MCP `ToolAnnotations`). Untrusted: they only
 /// choose a policy default, never bypass the user's policy.
@@ -72,7 +73,10 @@ impl Tool {
 }
 
 fn empty_object_schema() -> Value {
-    Value::Object(Map::from_iter([("type".to_owned(), Value::String("object".to_owned()))]))
+    Value::Object(Map::from_iter([(
+        "type".to_owned(),
+        Value::String("object".to_owned()),
+    )]))
 }
 
 /// The tools of one configured server, as the prompt generator and the parser see them.
@@ -90,7 +94,11 @@ pub struct ServerTools {
 impl ServerTools {
     /// A server with its tools.
     pub fn new(id: impl Into<String>, name: impl Into<String>, tools: Vec<Tool>) -> Self {
-        ServerTools { id: id.into(), name: name.into(), tools }
+        ServerTools {
+            id: id.into(),
+            name: name.into(),
+            tools,
+        }
     }
 }
 
@@ -167,7 +175,11 @@ pub struct CallToolResult {
 impl CallToolResult {
     /// A successful result made of content blocks.
     pub fn success(content: Vec<Content>) -> Self {
-        CallToolResult { content, structured_content: None, is_error: None }
+        CallToolResult {
+            content,
+            structured_content: None,
+            is_error: None,
+        }
     }
 
     /// Whether the server flagged the result as a tool error.
@@ -191,7 +203,11 @@ pub struct Implementation {
 impl Implementation {
     /// An implementation with a name and a version.
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
-        Implementation { name: name.into(), version: version.into(), title: None }
+        Implementation {
+            name: name.into(),
+            version: version.into(),
+            title: None,
+        }
     }
 }
 

@@ -31,7 +31,9 @@ impl ToolPolicy {
     /// stricter than `Allow` for tools that claim to be destructive.
     pub fn default_for(annotations: Option<&ToolAnnotations>) -> ToolPolicy {
         match annotations {
-            Some(a) if a.read_only_hint == Some(true) && a.destructive_hint != Some(true) => ToolPolicy::Allow,
+            Some(a) if a.read_only_hint == Some(true) && a.destructive_hint != Some(true) => {
+                ToolPolicy::Allow
+            }
             _ => ToolPolicy::Ask,
         }
     }
@@ -59,13 +61,19 @@ pub struct DecisionInput<'a> {
 /// Decides whether a call runs now, waits for the user, or is refused.
 pub fn decide(input: DecisionInput<'_>) -> Decision {
     if !input.server_enabled {
-        return Decision::Deny { reason: format!("The server of tool '{}' is disabled.", input.tool) };
+        return Decision::Deny {
+            reason: format!("The server of tool '{}' is disabled.", input.tool),
+        };
     }
     if !input.tool_enabled {
-        return Decision::Deny { reason: format!("Tool '{}' is disabled.", input.tool) };
+        return Decision::Deny {
+            reason: format!("Tool '{}' is disabled.", input.tool),
+        };
     }
     match input.policy {
-        ToolPolicy::Deny => Decision::Deny { reason: format!("Tool '{}' is denied by your policy.", input.tool) },
+        ToolPolicy::Deny => Decision::Deny {
+            reason: format!("Tool '{}' is denied by your policy.", input.tool),
+        },
         ToolPolicy::Allow if input.auto_execute => Decision::Run,
         ToolPolicy::Allow | ToolPolicy::Ask => Decision::Ask,
     }
@@ -83,7 +91,10 @@ pub struct LoopLimits {
 
 impl Default for LoopLimits {
     fn default() -> Self {
-        LoopLimits { max_consecutive: 5, max_total: 20 }
+        LoopLimits {
+            max_consecutive: 5,
+            max_total: 20,
+        }
     }
 }
 
@@ -196,13 +207,19 @@ pub fn call_key(chat: &str, message_id: &str, call_id: &str) -> String {
 impl Ledger {
     /// Records a call the first time it is seen, in the state the policy decision and the loop
     /// limits give it; a call seen before is a duplicate and changes nothing.
-    pub fn admit(&mut self, call: &NewCall<'_>, decision: &Decision, limits: LoopLimits) -> Admission {
+    pub fn admit(
+        &mut self,
+        call: &NewCall<'_>,
+        decision: &Decision,
+        limits: LoopLimits,
+    ) -> Admission {
         let key = call_key(call.chat, call.message_id, call.call_id);
         if let Some(existing) = self.calls.get(&key) {
             return Admission::Duplicate(existing.clone());
         }
         let counters = self.counters.entry(call.chat.to_owned()).or_default();
-        let over = counters.consecutive >= limits.max_consecutive || counters.total >= limits.max_total;
+        let over =
+            counters.consecutive >= limits.max_consecutive || counters.total >= limits.max_total;
         let (state, error) = match decision {
             _ if over => (
                 CallState::Limited,
@@ -210,7 +227,10 @@ impl Ledger {
                     "Loop limit reached ({} in a row, {} in this turn at most); the call was not run.",
                     limits.max_consecutive, limits.max_total)})),
             ),
-            Decision::Deny { reason } => (CallState::Denied, Some(serde_json::json!({"kind": "denied", "message": reason}))),
+            Decision::Deny { reason } => (
+                CallState::Denied,
+                Some(serde_json::json!({"kind": "denied", "message": reason})),
+            ),
             Decision::Ask => (CallState::Pending, None),
             Decision::Run => (CallState::Running, None),
         };
@@ -273,7 +293,10 @@ impl Ledger {
     /// The user explicitly asked to run an unknown, failed or limited call again.
     pub fn rerun(&mut self, key: &str) -> Option<&mut CallRecord> {
         let rec = self.calls.get_mut(key)?;
-        if matches!(rec.state, CallState::Unknown | CallState::Failed | CallState::Limited | CallState::Pending) {
+        if matches!(
+            rec.state,
+            CallState::Unknown | CallState::Failed | CallState::Limited | CallState::Pending
+        ) {
             rec.state = CallState::Running;
             rec.result = None;
             rec.error = None;
@@ -310,7 +333,11 @@ impl Ledger {
     /// Calls of a message whose results are all final and not yet written into the chat; empty
     /// while any call of the message is still pending or running (results go back together).
     pub fn deliverable(&self, chat: &str, message_id: &str) -> Vec<&CallRecord> {
-        let calls: Vec<_> = self.for_chat(chat).into_iter().filter(|c| c.message_id == message_id).collect();
+        let calls: Vec<_> = self
+            .for_chat(chat)
+            .into_iter()
+            .filter(|c| c.message_id == message_id)
+            .collect();
         if calls.iter().any(|c| !c.state.is_final()) {
             return Vec::new();
         }
@@ -322,8 +349,12 @@ impl Ledger {
         if self.calls.len() <= keep {
             return;
         }
-        let mut finals: Vec<(u64, String)> =
-            self.calls.values().filter(|c| c.state.is_final() && c.delivered).map(|c| (c.seq, c.key.clone())).collect();
+        let mut finals: Vec<(u64, String)> = self
+            .calls
+            .values()
+            .filter(|c| c.state.is_final() && c.delivered)
+            .map(|c| (c.seq, c.key.clone()))
+            .collect();
         finals.sort();
         let excess = self.calls.len() - keep;
         for (_, key) in finals.into_iter().take(excess) {
@@ -338,19 +369,62 @@ mod tests {
     use serde_json::json;
 
     fn call<'a>(chat: &'a str, msg: &'a str, id: &'a str, args: &'a Value) -> NewCall<'a> {
-        NewCall { chat, message_id: msg, call_id: id, server_id: "s", tool: "t", arguments: args }
+        NewCall {
+            chat,
+            message_id: msg,
+            call_id: id,
+            server_id: "s",
+            tool: "t",
+            arguments: args,
+        }
     }
 
     #[test]
     fn decisions_follow_enablement_policy_and_auto_execute() {
-        let base = DecisionInput { server_enabled: true, tool_enabled: true, policy: ToolPolicy::Allow, auto_execute: true, tool: "t" };
+        let base = DecisionInput {
+            server_enabled: true,
+            tool_enabled: true,
+            policy: ToolPolicy::Allow,
+            auto_execute: true,
+            tool: "t",
+        };
         let cases = [
             (base, "run"),
-            (DecisionInput { auto_execute: false, ..base }, "ask"),
-            (DecisionInput { policy: ToolPolicy::Ask, ..base }, "ask"),
-            (DecisionInput { policy: ToolPolicy::Deny, ..base }, "deny"),
-            (DecisionInput { tool_enabled: false, ..base }, "deny"),
-            (DecisionInput { server_enabled: false, ..base }, "deny"),
+            (
+                DecisionInput {
+                    auto_execute: false,
+                    ..base
+                },
+                "ask",
+            ),
+            (
+                DecisionInput {
+                    policy: ToolPolicy::Ask,
+                    ..base
+                },
+                "ask",
+            ),
+            (
+                DecisionInput {
+                    policy: ToolPolicy::Deny,
+                    ..base
+                },
+                "deny",
+            ),
+            (
+                DecisionInput {
+                    tool_enabled: false,
+                    ..base
+                },
+                "deny",
+            ),
+            (
+                DecisionInput {
+                    server_enabled: false,
+                    ..base
+                },
+                "deny",
+            ),
         ];
         for (input, want) in cases {
             let got = match decide(input) {
@@ -364,10 +438,23 @@ mod tests {
 
     #[test]
     fn annotation_defaults_never_allow_destructive_tools() {
-        let ann = |ro, de| ToolAnnotations { read_only_hint: ro, destructive_hint: de, ..Default::default() };
-        assert_eq!(ToolPolicy::default_for(Some(&ann(Some(true), None))), ToolPolicy::Allow);
-        assert_eq!(ToolPolicy::default_for(Some(&ann(Some(true), Some(true)))), ToolPolicy::Ask);
-        assert_eq!(ToolPolicy::default_for(Some(&ann(None, Some(false)))), ToolPolicy::Ask);
+        let ann = |ro, de| ToolAnnotations {
+            read_only_hint: ro,
+            destructive_hint: de,
+            ..Default::default()
+        };
+        assert_eq!(
+            ToolPolicy::default_for(Some(&ann(Some(true), None))),
+            ToolPolicy::Allow
+        );
+        assert_eq!(
+            ToolPolicy::default_for(Some(&ann(Some(true), Some(true)))),
+            ToolPolicy::Ask
+        );
+        assert_eq!(
+            ToolPolicy::default_for(Some(&ann(None, Some(false)))),
+            ToolPolicy::Ask
+        );
         assert_eq!(ToolPolicy::default_for(None), ToolPolicy::Ask);
     }
 
@@ -375,15 +462,37 @@ mod tests {
     fn a_call_is_admitted_once_whatever_re_renders_it() {
         let mut ledger = Ledger::default();
         let args = json!({"a": 1});
-        let first = ledger.admit(&call("tab1|/c/1", "m0", "c_1", &args), &Decision::Run, LoopLimits::default());
+        let first = ledger.admit(
+            &call("tab1|/c/1", "m0", "c_1", &args),
+            &Decision::Run,
+            LoopLimits::default(),
+        );
         assert!(matches!(first, Admission::New(ref r) if r.state == CallState::Running));
         for _ in 0..3 {
-            let again = ledger.admit(&call("tab1|/c/1", "m0", "c_1", &args), &Decision::Run, LoopLimits::default());
+            let again = ledger.admit(
+                &call("tab1|/c/1", "m0", "c_1", &args),
+                &Decision::Run,
+                LoopLimits::default(),
+            );
             assert!(matches!(again, Admission::Duplicate(_)));
         }
         // The same call in another message or chat is another call.
-        assert!(matches!(ledger.admit(&call("tab1|/c/1", "m1", "c_1", &args), &Decision::Run, LoopLimits::default()), Admission::New(_)));
-        assert!(matches!(ledger.admit(&call("tab2|/c/1", "m0", "c_1", &args), &Decision::Run, LoopLimits::default()), Admission::New(_)));
+        assert!(matches!(
+            ledger.admit(
+                &call("tab1|/c/1", "m1", "c_1", &args),
+                &Decision::Run,
+                LoopLimits::default()
+            ),
+            Admission::New(_)
+        ));
+        assert!(matches!(
+            ledger.admit(
+                &call("tab2|/c/1", "m0", "c_1", &args),
+                &Decision::Run,
+                LoopLimits::default()
+            ),
+            Admission::New(_)
+        ));
         assert_eq!(ledger.calls.len(), 3);
     }
 
@@ -391,50 +500,116 @@ mod tests {
     fn the_ledger_survives_serialisation_and_restarts_make_running_calls_unknown() {
         let mut ledger = Ledger::default();
         let args = json!({});
-        ledger.admit(&call("c", "m", "1", &args), &Decision::Run, LoopLimits::default());
-        ledger.admit(&call("c", "m", "2", &args), &Decision::Ask, LoopLimits::default());
+        ledger.admit(
+            &call("c", "m", "1", &args),
+            &Decision::Run,
+            LoopLimits::default(),
+        );
+        ledger.admit(
+            &call("c", "m", "2", &args),
+            &Decision::Ask,
+            LoopLimits::default(),
+        );
         let stored = serde_json::to_string(&ledger).expect("serialises");
         let mut restored: Ledger = serde_json::from_str(&stored).expect("restores");
         assert_eq!(restored, ledger);
-        assert_eq!(restored.recover_after_restart(), vec![call_key("c", "m", "1")]);
-        assert_eq!(restored.calls[&call_key("c", "m", "1")].state, CallState::Unknown);
-        assert_eq!(restored.calls[&call_key("c", "m", "2")].state, CallState::Pending);
+        assert_eq!(
+            restored.recover_after_restart(),
+            vec![call_key("c", "m", "1")]
+        );
+        assert_eq!(
+            restored.calls[&call_key("c", "m", "1")].state,
+            CallState::Unknown
+        );
+        assert_eq!(
+            restored.calls[&call_key("c", "m", "2")].state,
+            CallState::Pending
+        );
         // Unknown is re-run only on request; a duplicate from a reload does not re-run it.
-        assert!(matches!(restored.admit(&call("c", "m", "1", &args), &Decision::Run, LoopLimits::default()), Admission::Duplicate(_)));
+        assert!(matches!(
+            restored.admit(
+                &call("c", "m", "1", &args),
+                &Decision::Run,
+                LoopLimits::default()
+            ),
+            Admission::Duplicate(_)
+        ));
         assert!(restored.rerun(&call_key("c", "m", "1")).is_some());
     }
 
     #[test]
     fn limits_stop_the_loop_and_a_new_turn_resets_them() {
         let mut ledger = Ledger::default();
-        let limits = LoopLimits { max_consecutive: 2, max_total: 3 };
+        let limits = LoopLimits {
+            max_consecutive: 2,
+            max_total: 3,
+        };
         let args = json!({});
         let state = |a: Admission| match a {
             Admission::New(r) | Admission::Duplicate(r) => r.state,
         };
-        assert_eq!(state(ledger.admit(&call("c", "m1", "1", &args), &Decision::Run, limits)), CallState::Running);
-        assert_eq!(state(ledger.admit(&call("c", "m2", "1", &args), &Decision::Run, limits)), CallState::Running);
-        assert_eq!(state(ledger.admit(&call("c", "m3", "1", &args), &Decision::Run, limits)), CallState::Limited);
+        assert_eq!(
+            state(ledger.admit(&call("c", "m1", "1", &args), &Decision::Run, limits)),
+            CallState::Running
+        );
+        assert_eq!(
+            state(ledger.admit(&call("c", "m2", "1", &args), &Decision::Run, limits)),
+            CallState::Running
+        );
+        assert_eq!(
+            state(ledger.admit(&call("c", "m3", "1", &args), &Decision::Run, limits)),
+            CallState::Limited
+        );
         ledger.reply_without_calls("c");
-        assert_eq!(state(ledger.admit(&call("c", "m4", "1", &args), &Decision::Run, limits)), CallState::Running);
-        assert_eq!(state(ledger.admit(&call("c", "m5", "1", &args), &Decision::Run, limits)), CallState::Limited, "total of 3 reached");
+        assert_eq!(
+            state(ledger.admit(&call("c", "m4", "1", &args), &Decision::Run, limits)),
+            CallState::Running
+        );
+        assert_eq!(
+            state(ledger.admit(&call("c", "m5", "1", &args), &Decision::Run, limits)),
+            CallState::Limited,
+            "total of 3 reached"
+        );
         ledger.new_turn("c");
-        assert_eq!(state(ledger.admit(&call("c", "m6", "1", &args), &Decision::Run, limits)), CallState::Running);
+        assert_eq!(
+            state(ledger.admit(&call("c", "m6", "1", &args), &Decision::Run, limits)),
+            CallState::Running
+        );
     }
 
     #[test]
     fn final_states_are_never_left_except_by_rerun_and_results_go_back_together() {
         let mut ledger = Ledger::default();
         let args = json!({});
-        ledger.admit(&call("c", "m", "1", &args), &Decision::Run, LoopLimits::default());
-        ledger.admit(&call("c", "m", "2", &args), &Decision::Deny { reason: "no".into() }, LoopLimits::default());
+        ledger.admit(
+            &call("c", "m", "1", &args),
+            &Decision::Run,
+            LoopLimits::default(),
+        );
+        ledger.admit(
+            &call("c", "m", "2", &args),
+            &Decision::Deny {
+                reason: "no".into(),
+            },
+            LoopLimits::default(),
+        );
         let k1 = call_key("c", "m", "1");
         let k2 = call_key("c", "m", "2");
-        assert!(ledger.deliverable("c", "m").is_empty(), "call 1 still running");
-        assert!(ledger.transition(&k2, CallState::Running).is_none(), "denied stays denied");
+        assert!(
+            ledger.deliverable("c", "m").is_empty(),
+            "call 1 still running"
+        );
+        assert!(
+            ledger.transition(&k2, CallState::Running).is_none(),
+            "denied stays denied"
+        );
         assert!(ledger.transition(&k1, CallState::Done).is_some());
         assert!(ledger.transition(&k1, CallState::Running).is_none());
-        let ready: Vec<_> = ledger.deliverable("c", "m").iter().map(|c| c.call_id.clone()).collect();
+        let ready: Vec<_> = ledger
+            .deliverable("c", "m")
+            .iter()
+            .map(|c| c.call_id.clone())
+            .collect();
         assert_eq!(ready, ["1", "2"]);
     }
 }
