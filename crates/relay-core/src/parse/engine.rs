@@ -641,7 +641,7 @@ impl<'a> Scan<'a> {
             Angle::Tag { tag, kind, name } => {
                 if tag.self_closing {
                     let after = tag.gt + 1;
-                    self.element(sink, kind, name, (i, after), (after, after), true);
+                    self.element(sink, kind, name, (i, after), (after, after));
                     st.pos = after;
                 } else {
                     st.mode = Mode::Tag {
@@ -1234,7 +1234,7 @@ impl<'a> Scan<'a> {
                             st.mode = Mode::Prose;
                             st.pos = after;
                             st.see(after);
-                            self.element(sink, kind, name, (open, after), (content, k), true);
+                            self.element(sink, kind, name, (open, after), (content, k));
                             return Flow::Continue;
                         }
                         Lex::Incomplete if !self.finished => {
@@ -1256,21 +1256,22 @@ impl<'a> Scan<'a> {
             };
             return Flow::Stop;
         }
+        // The message ended with the element open: the opening tag was prose after all (a model
+        // naming the tag, or one that stopped early). What follows it is scanned like any text,
+        // so a complete call inside is still found by the other layers.
+        if kind == TagKind::Invoke && memmem::find(&self.b[open..content], b"name=").is_some() {
+            sink.note(
+                DiagnosticKind::IncompleteCall,
+                "An <invoke> element never closes, so it was not run.".to_owned(),
+                Span::new(open, self.end),
+            );
+        }
         st.mode = Mode::Prose;
-        st.pos = self.end;
-        self.element(
-            sink,
-            kind,
-            name,
-            (open, self.end),
-            (content, self.end),
-            false,
-        );
+        st.pos = content;
         Flow::Continue
     }
 
-    /// A complete (or, at the end of the message, unclosed) tagged element.
-    #[allow(clippy::too_many_arguments)]
+    /// A complete tagged element: `<invoke>` elements when it has them, else JSON call objects.
     fn element(
         &self,
         sink: &mut Sink,
@@ -1278,24 +1279,17 @@ impl<'a> Scan<'a> {
         name: usize,
         element: (usize, usize),
         content: (usize, usize),
-        closed: bool,
     ) {
-        let extra = if closed {
-            self.cfg.extra
-        } else {
-            self.cfg.extra.union(Repairs::MISSING_CLOSING_TAG)
-        };
         let before = sink.produced();
         sink.work += (content.1 - content.0) as u64;
         let xml_region = match kind {
             TagKind::Invoke => Some(element),
-            TagKind::FunctionCalls => Some(content),
-            TagKind::Json if xml::has_invoke(self.b, content.0, content.1) => Some(content),
-            TagKind::Json => None,
+            _ if xml::has_invoke(self.b, content.0, content.1) => Some(content),
+            _ => None,
         };
         match xml_region {
             Some((from, to)) => {
-                for item in xml::invokes(self.text, from, to, extra) {
+                for item in xml::invokes(self.text, from, to, self.cfg.extra) {
                     match item {
                         XmlItem::Call(raw) => sink.emit(raw, self.servers),
                         XmlItem::Invalid { span, message } => {
@@ -1315,8 +1309,8 @@ impl<'a> Scan<'a> {
                     tags: false,
                     inline_code: false,
                     ctx: Ctx::Tag,
-                    at_message_end: !closed && self.cfg.at_message_end,
-                    extra,
+                    at_message_end: false,
+                    extra: self.cfg.extra,
                     floor: content.0,
                 };
                 self.sub_scan(sink, content.0, content.1, cfg);
@@ -1324,18 +1318,11 @@ impl<'a> Scan<'a> {
         }
         if sink.produced() == before {
             let tag = xml::TAGS[name].0;
-            let (kind, message) = if closed {
-                (
-                    DiagnosticKind::InvalidCall,
-                    format!("The <{tag}> element holds no tool call."),
-                )
-            } else {
-                (
-                    DiagnosticKind::IncompleteCall,
-                    format!("The <{tag}> element never closes and holds no complete tool call."),
-                )
-            };
-            sink.note(kind, message, Span::new(element.0, element.1));
+            sink.note(
+                DiagnosticKind::InvalidCall,
+                format!("The <{tag}> element holds no tool call."),
+                Span::new(element.0, element.1),
+            );
         }
     }
 
@@ -1358,7 +1345,11 @@ impl<'a> Scan<'a> {
                     };
                     return Flow::Stop;
                 }
-                (self.end, self.end)
+                // Never closed: not a comment (a renderer would have shown it), so its text is
+                // scanned like any other.
+                st.mode = Mode::Prose;
+                st.pos = open + 4;
+                return Flow::Continue;
             }
         };
         let body = &self.b[(open + 4).min(body_end)..body_end];

@@ -37,8 +37,7 @@ impl Repairs {
     pub(crate) const MISSING_COMMA: Repairs = Repairs(1 << 11);
     pub(crate) const INVALID_ESCAPES: Repairs = Repairs(1 << 12);
     pub(crate) const MISSING_CLOSING_FENCE: Repairs = Repairs(1 << 13);
-    pub(crate) const MISSING_CLOSING_TAG: Repairs = Repairs(1 << 14);
-    pub(crate) const ARGUMENTS_STRING: Repairs = Repairs(1 << 15);
+    pub(crate) const ARGUMENTS_STRING: Repairs = Repairs(1 << 14);
 
     const NAMES: &'static [(Repairs, &'static str)] = &[
         (Repairs::TRAILING_COMMA, "trailing comma"),
@@ -55,7 +54,6 @@ impl Repairs {
         (Repairs::MISSING_COMMA, "missing comma"),
         (Repairs::INVALID_ESCAPES, "invalid escapes"),
         (Repairs::MISSING_CLOSING_FENCE, "missing closing fence"),
-        (Repairs::MISSING_CLOSING_TAG, "missing closing tag"),
         (Repairs::ARGUMENTS_STRING, "repaired arguments string"),
     ];
 

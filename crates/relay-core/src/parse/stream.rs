@@ -5,7 +5,7 @@
 //! parser reports each call once, as soon as it is complete, and never again, even when a
 //! re-render makes it rescan that part of the text.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -37,17 +37,73 @@ pub struct StreamParser {
     servers: Vec<ServerTools>,
     text: String,
     engine: Engine,
-    /// How many of the engine's calls and diagnostics have been looked at for reporting.
+    /// How many of the engine's calls and diagnostics have been looked at for reporting, and how
+    /// often each diagnostic occurs among those.
     seen_calls: usize,
     seen_diags: usize,
-    emitted_ids: BTreeSet<String>,
-    emitted_diags: BTreeSet<(DiagnosticKind, Option<Span>, String)>,
-    calls: Vec<ToolCall>,
-    diagnostics: Vec<Diagnostic>,
+    seen_counts: DiagCounts,
+    reported: Reported,
     finished: bool,
     /// Work of the end-of-message passes, which run on a copy of the engine.
     finish_work: u64,
     compared: u64,
+}
+
+/// A diagnostic's identity for reporting it once: the same text about the same span.
+type DiagKey = (DiagnosticKind, Option<Span>, String);
+type DiagCounts = BTreeMap<DiagKey, usize>;
+
+fn key(d: &Diagnostic) -> DiagKey {
+    (d.kind, d.span, d.message.clone())
+}
+
+fn occurrences(diags: &[Diagnostic]) -> DiagCounts {
+    let mut counts = DiagCounts::new();
+    for d in diags {
+        *counts.entry(key(d)).or_insert(0) += 1;
+    }
+    counts
+}
+
+/// Everything reported so far. A call is identified by its id; a diagnostic by its key and its
+/// occurrence (one object can yield the same diagnostic twice, e.g. two bad `tool_calls` entries).
+#[derive(Debug, Clone, Default)]
+struct Reported {
+    ids: BTreeSet<String>,
+    diag_counts: DiagCounts,
+    calls: Vec<ToolCall>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Reported {
+    /// Reports `calls[from_call..]` and `diags[from_diag..]` not reported yet. `counts` holds
+    /// the occurrences of each diagnostic in `diags[..from_diag]` and is advanced.
+    fn take(
+        &mut self,
+        engine: &Engine,
+        from_call: usize,
+        from_diag: usize,
+        counts: &mut DiagCounts,
+        update: &mut StreamUpdate,
+    ) {
+        for call in &engine.calls()[from_call..] {
+            if self.ids.insert(call.call_id.clone()) {
+                self.calls.push(call.clone());
+                update.calls.push(call.clone());
+            }
+        }
+        for d in &engine.diagnostics()[from_diag..] {
+            let k = key(d);
+            let occurrence = counts.entry(k.clone()).or_insert(0);
+            *occurrence += 1;
+            let reported = self.diag_counts.entry(k).or_insert(0);
+            if *occurrence > *reported {
+                *reported = *occurrence;
+                self.diagnostics.push(d.clone());
+                update.diagnostics.push(d.clone());
+            }
+        }
+    }
 }
 
 impl StreamParser {
@@ -59,10 +115,8 @@ impl StreamParser {
             engine: Engine::rewindable(),
             seen_calls: 0,
             seen_diags: 0,
-            emitted_ids: BTreeSet::new(),
-            emitted_diags: BTreeSet::new(),
-            calls: Vec::new(),
-            diagnostics: Vec::new(),
+            seen_counts: DiagCounts::new(),
+            reported: Reported::default(),
             finished: false,
             finish_work: 0,
             compared: 0,
@@ -84,6 +138,13 @@ impl StreamParser {
             }
             self.engine.rewind(cut);
             self.text.truncate(cut);
+            // The rewind may have dropped calls and diagnostics already looked at: they come
+            // back and are filtered; the occurrences among the kept diagnostics are recounted.
+            self.seen_calls = self.seen_calls.min(self.engine.calls().len());
+            if self.seen_diags > self.engine.diagnostics().len() {
+                self.seen_diags = self.engine.diagnostics().len();
+                self.seen_counts = occurrences(self.engine.diagnostics());
+            }
         }
         let have = self.text.len();
         self.text.push_str(&full_text_so_far[have..]);
@@ -96,29 +157,29 @@ impl StreamParser {
         self.update()
     }
 
-    /// The message is complete: open blocks and elements are closed at its end, and what they
-    /// hold is reported. Later `push`/`append` calls are still accepted (sites re-render finished
+    /// The message is complete: open blocks are closed at its end, and what they hold is
+    /// reported. Later `push`/`append` calls are still accepted (sites re-render finished
     /// messages); they are parsed as complete messages too.
     pub fn finish(&mut self) -> StreamUpdate {
         self.finished = true;
         self.update()
     }
 
-    /// Every call reported so far, in the order reported.
+    /// Every call reported so far, in the order reported (each with the span it had then).
     pub fn calls(&self) -> &[ToolCall] {
-        &self.calls
+        &self.reported.calls
     }
 
     /// Every diagnostic reported so far.
     pub fn diagnostics(&self) -> &[Diagnostic] {
-        &self.diagnostics
+        &self.reported.diagnostics
     }
 
     /// What was reported so far, as one [`ParseOutput`].
     pub fn output(&self) -> ParseOutput {
         ParseOutput {
-            calls: self.calls.clone(),
-            diagnostics: self.diagnostics.clone(),
+            calls: self.reported.calls.clone(),
+            diagnostics: self.reported.diagnostics.clone(),
         }
     }
 
@@ -141,52 +202,28 @@ impl StreamParser {
     fn update(&mut self) -> StreamUpdate {
         self.engine.run(&self.text, false, &self.servers);
         let mut update = StreamUpdate::default();
-        // A rewind may have dropped calls already looked at; they come back (and are filtered).
-        self.seen_calls = self.seen_calls.min(self.engine.calls().len());
-        self.seen_diags = self.seen_diags.min(self.engine.diagnostics().len());
         let (calls, diags) = (self.engine.calls().len(), self.engine.diagnostics().len());
-        self.report(None, calls, diags, &mut update);
+        self.reported.take(
+            &self.engine,
+            self.seen_calls,
+            self.seen_diags,
+            &mut self.seen_counts,
+            &mut update,
+        );
+        self.seen_calls = calls;
+        self.seen_diags = diags;
         if self.finished {
             let mut at_end = self.engine.clone();
             let before = at_end.work();
             at_end.run(&self.text, true, &self.servers);
             self.finish_work += at_end.work() - before;
-            let (calls, diags) = (at_end.calls().len(), at_end.diagnostics().len());
-            self.report(Some(&at_end), calls, diags, &mut update);
+            let mut counts = self.seen_counts.clone();
+            self.reported
+                .take(&at_end, calls, diags, &mut counts, &mut update);
         } else {
             update.pending = self.engine.pending(&self.text);
         }
         update
-    }
-
-    /// Reports the calls and diagnostics of `source` (the engine when `None`) not reported yet.
-    fn report(
-        &mut self,
-        source: Option<&Engine>,
-        calls: usize,
-        diags: usize,
-        update: &mut StreamUpdate,
-    ) {
-        let engine = source.unwrap_or(&self.engine);
-        for call in &engine.calls()[self.seen_calls..calls] {
-            if self.emitted_ids.insert(call.call_id.clone()) {
-                self.calls.push(call.clone());
-                update.calls.push(call.clone());
-            }
-        }
-        for d in &engine.diagnostics()[self.seen_diags..diags] {
-            if self
-                .emitted_diags
-                .insert((d.kind, d.span, d.message.clone()))
-            {
-                self.diagnostics.push(d.clone());
-                update.diagnostics.push(d.clone());
-            }
-        }
-        if source.is_none() {
-            self.seen_calls = calls;
-            self.seen_diags = diags;
-        }
     }
 }
 
