@@ -68,6 +68,7 @@ async function main() {
 
     const final = page.locator('.turn[data-role="assistant"]', { hasText: 'Final answer' });
     await final.waitFor({ timeout: 20_000 });
+    await page.locator('#stop').waitFor({ state: 'hidden', timeout: 20_000 }); // the reply finished streaming
     step('result inserted and submitted; the assistant answered:');
     console.log('       ' + (await final.innerText()).trim());
     await page.screenshot({ path: join(shots, '3-final-answer.png'), fullPage: true });

@@ -54,6 +54,7 @@ test('allowed tool: instructions → call → run once → result submitted → 
   await insertInstructions(chatRef);
   const final = page.locator('.turn[data-role="assistant"]', { hasText: 'Final answer' });
   await final.waitFor({ timeout: 30_000 });
+  await page.locator('#stop').waitFor({ state: 'hidden', timeout: 30_000 }); // the reply finished streaming
   assert.match(await final.innerText(), /\b5\b/, 'the assistant saw the real result of add(2, 3)');
   const list = await calls(chatRef);
   assert.equal(list.length, 1);
