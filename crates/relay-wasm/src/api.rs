@@ -18,7 +18,10 @@ use wasm_bindgen::prelude::*;
 
 use crate::js::{from_js, to_js};
 
-fn options_or_default<T: serde::de::DeserializeOwned + Default>(v: JsValue, what: &str) -> Result<T, JsValue> {
+fn options_or_default<T: serde::de::DeserializeOwned + Default>(
+    v: JsValue,
+    what: &str,
+) -> Result<T, JsValue> {
     if v.is_undefined() || v.is_null() {
         Ok(T::default())
     } else {
@@ -41,7 +44,11 @@ pub fn prompt_for_servers_js(servers: JsValue, options: JsValue) -> Result<JsVal
 #[wasm_bindgen(js_name = validateArguments)]
 pub fn validate_arguments_js(tool: JsValue, args: JsValue) -> Result<JsValue, JsValue> {
     let tool: Tool = from_js(tool, "tool")?;
-    let args: Value = if args.is_undefined() { Value::Null } else { from_js(args, "arguments")? };
+    let args: Value = if args.is_undefined() {
+        Value::Null
+    } else {
+        from_js(args, "arguments")?
+    };
     let v = validate(&tool, &args);
     let message = v.message_for_model(&tool.name);
     let mut out = serde_json::to_value(&v).unwrap_or(Value::Null);
@@ -62,7 +69,11 @@ pub fn format_results_js(inputs: JsValue, options: JsValue) -> Result<JsValue, J
 /// Finds the tool calls in one reply; never throws for any text.
 #[wasm_bindgen(js_name = parseToolCalls)]
 pub fn parse_tool_calls_js(text: &str, servers: JsValue) -> Result<JsValue, JsValue> {
-    let servers: Vec<ServerTools> = if servers.is_undefined() || servers.is_null() { Vec::new() } else { from_js(servers, "servers")? };
+    let servers: Vec<ServerTools> = if servers.is_undefined() || servers.is_null() {
+        Vec::new()
+    } else {
+        from_js(servers, "servers")?
+    };
     to_js(&relay_core::parse::parse_tool_calls(text, &servers))
 }
 
@@ -70,6 +81,25 @@ pub fn parse_tool_calls_js(text: &str, servers: JsValue) -> Result<JsValue, JsVa
 #[wasm_bindgen(js_name = StreamParser)]
 pub struct StreamParserJs {
     inner: relay_core::parse::StreamParser,
+    /// Frozen answers for "nothing new" (not writing / writing a call), made once: most steps
+    /// of a streaming reply return one of them, so a step costs the parse and nothing more.
+    quiet: [JsValue; 2],
+}
+
+fn quiet_updates() -> [JsValue; 2] {
+    [false, true].map(|pending| {
+        let obj = js_sys::Object::new();
+        let calls = js_sys::Object::freeze(&js_sys::Array::new().into());
+        let diagnostics = js_sys::Object::freeze(&js_sys::Array::new().into());
+        let _ = js_sys::Reflect::set(&obj, &JsValue::from_str("calls"), &calls);
+        let _ = js_sys::Reflect::set(
+            &obj,
+            &JsValue::from_str("pending"),
+            &JsValue::from_bool(pending),
+        );
+        let _ = js_sys::Reflect::set(&obj, &JsValue::from_str("diagnostics"), &diagnostics);
+        js_sys::Object::freeze(&obj).into()
+    })
 }
 
 #[wasm_bindgen(js_class = StreamParser)]
@@ -77,22 +107,88 @@ impl StreamParserJs {
     /// A parser for the tools of `servers`.
     #[wasm_bindgen(constructor)]
     pub fn new(servers: JsValue) -> Result<StreamParserJs, JsValue> {
-        let servers: Vec<ServerTools> = if servers.is_undefined() || servers.is_null() { Vec::new() } else { from_js(servers, "servers")? };
-        Ok(StreamParserJs { inner: relay_core::parse::StreamParser::new(servers) })
+        let servers: Vec<ServerTools> = if servers.is_undefined() || servers.is_null() {
+            Vec::new()
+        } else {
+            from_js(servers, "servers")?
+        };
+        Ok(StreamParserJs {
+            inner: relay_core::parse::StreamParser::new(servers),
+            quiet: quiet_updates(),
+        })
     }
 
-    /// Feeds the whole text so far (appends and re-renders alike).
+    /// Feeds the whole text so far (appends and re-renders alike). The answer is
+    /// `{calls, pending, diagnostics}`; treat it as read-only (quiet answers are shared).
     pub fn push(&mut self, text: &str) -> Result<JsValue, JsValue> {
-        to_js(&self.inner.push(text))
+        let update = self.inner.push(text);
+        self.answer(&update)
     }
 
     /// Feeds a chunk appended to the text.
     pub fn append(&mut self, chunk: &str) -> Result<JsValue, JsValue> {
-        to_js(&self.inner.append(chunk))
+        let update = self.inner.append(chunk);
+        self.answer(&update)
     }
 
     /// The reply is complete: reports what can only be decided at the end.
     pub fn finish(&mut self) -> Result<JsValue, JsValue> {
-        to_js(&self.inner.finish())
+        let update = self.inner.finish();
+        self.answer(&update)
+    }
+
+    fn answer(&self, update: &relay_core::parse::StreamUpdate) -> Result<JsValue, JsValue> {
+        if update.calls.is_empty() && update.diagnostics.is_empty() {
+            return Ok(self.quiet[usize::from(update.pending)].clone());
+        }
+        to_js(update)
+    }
+}
+
+/// A set of servers' tools held inside the core: converted from JavaScript once, then used for
+/// many prompts and parses (the service worker keeps its tools this way; benchmarks measure the
+/// core's work without the conversion).
+#[wasm_bindgen]
+pub struct ToolSet {
+    servers: Vec<ServerTools>,
+}
+
+#[wasm_bindgen]
+impl ToolSet {
+    /// Takes `[{id, name, tools}]`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(servers: JsValue) -> Result<ToolSet, JsValue> {
+        Ok(ToolSet {
+            servers: from_js(servers, "servers")?,
+        })
+    }
+
+    /// Number of tools in the set.
+    #[wasm_bindgen(getter)]
+    pub fn tools(&self) -> usize {
+        self.servers.iter().map(|s| s.tools.len()).sum()
+    }
+
+    /// Same as `promptForServers` for this set.
+    pub fn prompt(&self, options: JsValue) -> Result<JsValue, JsValue> {
+        let options: PromptOptions = options_or_default(options, "options")?;
+        match prompt_for_servers(&self.servers, &options) {
+            Some(p) => to_js(&p),
+            None => Ok(JsValue::NULL),
+        }
+    }
+
+    /// Same as `parseToolCalls` for this set.
+    pub fn parse(&self, text: &str) -> Result<JsValue, JsValue> {
+        to_js(&relay_core::parse::parse_tool_calls(text, &self.servers))
+    }
+
+    /// A streaming parser for one reply against this set.
+    #[wasm_bindgen(js_name = streamParser)]
+    pub fn stream_parser(&self) -> StreamParserJs {
+        StreamParserJs {
+            inner: relay_core::parse::StreamParser::new(self.servers.clone()),
+            quiet: quiet_updates(),
+        }
     }
 }

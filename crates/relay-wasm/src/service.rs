@@ -20,7 +20,8 @@ use relay_core::contract::{self, ErrorBody, Role};
 use relay_core::model::{CallToolResult, ServerTools, Tool};
 use relay_core::parse::{parse_tool_calls, StreamParser};
 use relay_core::policy::{
-    decide, Admission, CallRecord, CallState, Decision, DecisionInput, Ledger, LoopLimits, NewCall, ToolPolicy,
+    decide, Admission, CallRecord, CallState, Decision, DecisionInput, Ledger, LoopLimits, NewCall,
+    ToolPolicy,
 };
 use relay_core::prompt::{system_prompt, DisabledTools, PromptOptions, Strategy};
 use relay_core::result::{format_results, Nudge, Outcome, ResultInput, ResultOptions};
@@ -59,7 +60,7 @@ struct ToolSetting {
 }
 
 /// One chat's settings (a chat is a tab and its conversation URL).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 struct ChatSettings {
     server_ids: Vec<String>,
@@ -69,20 +70,6 @@ struct ChatSettings {
     auto_submit: bool,
     max_consecutive: Option<u32>,
     max_total: Option<u32>,
-}
-
-impl Default for ChatSettings {
-    fn default() -> Self {
-        ChatSettings {
-            server_ids: Vec::new(),
-            strategy: None,
-            template: None,
-            auto_execute: false,
-            auto_submit: false,
-            max_consecutive: None,
-            max_total: None,
-        }
-    }
 }
 
 /// Settings of the whole extension.
@@ -121,6 +108,9 @@ struct Config {
     settings: Settings,
 }
 
+/// A server's last connection error and last call latency (ms), for the side panel.
+type Health = (Option<ErrorBody>, Option<u64>);
+
 /// The service-worker state. Rebuilt from storage after a restart.
 pub struct Service {
     local: Store,
@@ -132,7 +122,7 @@ pub struct Service {
     /// Last known tools per server (also in storage, so prompts work right after a restart).
     tools: RefCell<BTreeMap<String, Vec<Tool>>>,
     /// Last connection error and call latency per server, for the side panel.
-    health: RefCell<HashMap<String, (Option<ErrorBody>, Option<u64>)>>,
+    health: RefCell<HashMap<String, Health>>,
     parsers: RefCell<HashMap<String, StreamParser>>,
 }
 
@@ -156,8 +146,9 @@ fn service() -> Rc<Service> {
 
 impl From<StorageError> for ErrorBody {
     fn from(e: StorageError) -> Self {
-        ErrorBody::new("storage", e.to_string())
-            .with_hint("Reload the extension; if it persists, reset its data in the side panel's settings.")
+        ErrorBody::new("storage", e.to_string()).with_hint(
+            "Reload the extension; if it persists, reset its data in the side panel's settings.",
+        )
     }
 }
 
@@ -189,7 +180,12 @@ type HandlerResult = Result<Value, ErrorBody>;
 pub async fn handle(message: JsValue, sender: JsValue) -> Result<JsValue, JsValue> {
     let sender: Sender = match from_js(sender, "sender") {
         Ok(s) => s,
-        Err(_) => return to_js(&contract::err(ErrorBody::new("forbidden", "missing sender"))),
+        Err(_) => {
+            return to_js(&contract::err(ErrorBody::new(
+                "forbidden",
+                "missing sender",
+            )))
+        }
     };
     let answer = match admit(message, &sender.role) {
         Ok((name, role, msg)) => {
@@ -211,15 +207,24 @@ fn admit(message: JsValue, role: &str) -> Result<(&'static str, Role, Value), Er
     let role = match role {
         "page" => Role::Page,
         "content" => Role::Content,
-        other => return Err(ErrorBody::new("forbidden", format!("unknown sender role '{other}'"))),
+        other => {
+            return Err(ErrorBody::new(
+                "forbidden",
+                format!("unknown sender role '{other}'"),
+            ))
+        }
     };
-    let msg: Value = from_js(message, "message").map_err(|_| ErrorBody::from(contract::ContractError::Malformed))?;
+    let msg: Value = from_js(message, "message")
+        .map_err(|_| ErrorBody::from(contract::ContractError::Malformed))?;
     let spec = contract::admit(&msg, role)?;
     Ok((spec.name, role, msg))
 }
 
 fn str_field<'a>(msg: &'a Value, key: &str) -> Result<&'a str, ErrorBody> {
-    msg.get(key).and_then(Value::as_str).filter(|s| !s.is_empty()).ok_or_else(|| invalid(format!("'{key}' is required")))
+    msg.get(key)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| invalid(format!("'{key}' is required")))
 }
 
 /// A chat's key: its tab and conversation URL (without the fragment).
@@ -236,7 +241,16 @@ const MASK: &str = "••••";
 
 fn is_secret_header(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
-    ["authorization", "cookie", "token", "key", "secret", "password"].iter().any(|s| n.contains(s))
+    [
+        "authorization",
+        "cookie",
+        "token",
+        "key",
+        "secret",
+        "password",
+    ]
+    .iter()
+    .any(|s| n.contains(s))
 }
 
 impl Service {
@@ -244,9 +258,12 @@ impl Service {
         if self.loaded.get() {
             return Ok(());
         }
-        let config: Config = serde_json::from_value(self.local.get("config").await?).unwrap_or_default();
-        let tools: BTreeMap<String, Vec<Tool>> = serde_json::from_value(self.local.get("tools").await?).unwrap_or_default();
-        let mut ledger: Ledger = serde_json::from_value(self.session.get("ledger").await?).unwrap_or_default();
+        let config: Config =
+            serde_json::from_value(self.local.get("config").await?).unwrap_or_default();
+        let tools: BTreeMap<String, Vec<Tool>> =
+            serde_json::from_value(self.local.get("tools").await?).unwrap_or_default();
+        let mut ledger: Ledger =
+            serde_json::from_value(self.session.get("ledger").await?).unwrap_or_default();
         // A worker that stopped mid-call cannot know whether the call ran.
         let recovered = ledger.recover_after_restart();
         if self.loaded.get() {
@@ -289,20 +306,35 @@ impl Service {
         self.session.set("ledger", &value).await.map_err(Into::into)
     }
 
-    async fn dispatch(self: &Rc<Self>, name: &str, role: Role, sender: &Sender, msg: &Value) -> HandlerResult {
+    async fn dispatch(
+        self: &Rc<Self>,
+        name: &str,
+        role: Role,
+        sender: &Sender,
+        msg: &Value,
+    ) -> HandlerResult {
         match name {
             "ping" => Ok(json!({"core": env!("CARGO_PKG_VERSION"), "role": role})),
-            "settings/get" => Ok(serde_json::to_value(&self.config.borrow().settings).unwrap_or(Value::Null)),
+            "settings/get" => {
+                Ok(serde_json::to_value(&self.config.borrow().settings).unwrap_or(Value::Null))
+            }
             "settings/set" => {
-                let settings: Settings = serde_json::from_value(msg.get("settings").cloned().unwrap_or(Value::Null))
-                    .map_err(|e| invalid(format!("settings: {e}")))?;
+                let settings: Settings =
+                    serde_json::from_value(msg.get("settings").cloned().unwrap_or(Value::Null))
+                        .map_err(|e| invalid(format!("settings: {e}")))?;
                 self.config.borrow_mut().settings = settings;
                 self.save_config().await?;
                 Ok(serde_json::to_value(&self.config.borrow().settings).unwrap_or(Value::Null))
             }
             "servers/list" => Ok(Value::from(self.server_views())),
-            "servers/add" => self.add_server(msg.get("server").cloned().unwrap_or(Value::Null)).await,
-            "servers/update" => self.update_server(msg.get("server").cloned().unwrap_or(Value::Null)).await,
+            "servers/add" => {
+                self.add_server(msg.get("server").cloned().unwrap_or(Value::Null))
+                    .await
+            }
+            "servers/update" => {
+                self.update_server(msg.get("server").cloned().unwrap_or(Value::Null))
+                    .await
+            }
             "servers/remove" => {
                 let id = str_field(msg, "id")?.to_owned();
                 self.client.remove_server(&id);
@@ -334,33 +366,57 @@ impl Service {
             "servers/test" => {
                 let id = str_field(msg, "id")?.to_owned();
                 let _ = self.refresh_tools(&id, true).await;
-                self.server_view(&id).ok_or_else(|| invalid(format!("no server '{id}'")))
+                self.server_view(&id)
+                    .ok_or_else(|| invalid(format!("no server '{id}'")))
             }
             "tools/list" => self.list_tools(msg).await,
             "tools/policy" => self.set_policy(msg).await,
             "tools/call" => self.manual_call(msg).await,
             "prompts/list" => {
                 let id = str_field(msg, "serverId")?;
-                let prompts = self.client.list_prompts(id).await.map_err(|e| client_error(&e))?;
+                let prompts = self
+                    .client
+                    .list_prompts(id)
+                    .await
+                    .map_err(|e| client_error(&e))?;
                 Ok(serde_json::to_value(prompts).unwrap_or(Value::Null))
             }
             "prompts/get" => {
                 let id = str_field(msg, "serverId")?;
                 let prompt = str_field(msg, "name")?;
                 let args: BTreeMap<String, String> =
-                    serde_json::from_value(msg.get("arguments").cloned().unwrap_or(json!({}))).unwrap_or_default();
-                let got = self.client.get_prompt(id, prompt, args.into_iter().map(|(k, v)| (k, Value::String(v))).collect()).await.map_err(|e| client_error(&e))?;
+                    serde_json::from_value(msg.get("arguments").cloned().unwrap_or(json!({})))
+                        .unwrap_or_default();
+                let got = self
+                    .client
+                    .get_prompt(
+                        id,
+                        prompt,
+                        args.into_iter()
+                            .map(|(k, v)| (k, Value::String(v)))
+                            .collect(),
+                    )
+                    .await
+                    .map_err(|e| client_error(&e))?;
                 Ok(serde_json::to_value(got).unwrap_or(Value::Null))
             }
             "resources/list" => {
                 let id = str_field(msg, "serverId")?;
-                let got = self.client.list_resources(id).await.map_err(|e| client_error(&e))?;
+                let got = self
+                    .client
+                    .list_resources(id)
+                    .await
+                    .map_err(|e| client_error(&e))?;
                 Ok(serde_json::to_value(got).unwrap_or(Value::Null))
             }
             "resources/read" => {
                 let id = str_field(msg, "serverId")?;
                 let uri = str_field(msg, "uri")?;
-                let got = self.client.read_resource(id, uri).await.map_err(|e| client_error(&e))?;
+                let got = self
+                    .client
+                    .read_resource(id, uri)
+                    .await
+                    .map_err(|e| client_error(&e))?;
                 Ok(serde_json::to_value(got).unwrap_or(Value::Null))
             }
             "chat/get" => {
@@ -369,9 +425,13 @@ impl Service {
             }
             "chat/set" => {
                 let chat = self.chat_for(role, sender, msg)?;
-                let settings: ChatSettings = serde_json::from_value(msg.get("settings").cloned().unwrap_or(Value::Null))
-                    .map_err(|e| invalid(format!("settings: {e}")))?;
-                self.config.borrow_mut().chats.insert(chat.clone(), settings);
+                let settings: ChatSettings =
+                    serde_json::from_value(msg.get("settings").cloned().unwrap_or(Value::Null))
+                        .map_err(|e| invalid(format!("settings: {e}")))?;
+                self.config
+                    .borrow_mut()
+                    .chats
+                    .insert(chat.clone(), settings);
                 self.save_config().await?;
                 Ok(serde_json::to_value(self.chat_settings(&chat)).unwrap_or(Value::Null))
             }
@@ -383,7 +443,11 @@ impl Service {
                 // Inserting the instructions starts a new turn of the loop.
                 self.ledger.borrow_mut().new_turn(&chat);
                 let tab = tab_of(&chat).ok_or_else(|| invalid("chat has no tab"))?;
-                send_to_tab(tab, &json!({"type": "relay/insert", "text": text, "submit": submit})).await
+                send_to_tab(
+                    tab,
+                    &json!({"type": "relay/insert", "text": text, "submit": submit}),
+                )
+                .await
             }
             "reply/parse" => {
                 let text = str_field(msg, "text")?;
@@ -393,8 +457,10 @@ impl Service {
                         self.selected_tools(&self.chat_settings(&chat).server_ids)
                     }
                     Role::Page => {
-                        let ids: Vec<String> =
-                            serde_json::from_value(msg.get("serverIds").cloned().unwrap_or(json!([]))).unwrap_or_default();
+                        let ids: Vec<String> = serde_json::from_value(
+                            msg.get("serverIds").cloned().unwrap_or(json!([])),
+                        )
+                        .unwrap_or_default();
                         self.selected_tools(&ids)
                     }
                 };
@@ -410,7 +476,11 @@ impl Service {
             "sites/list" => self.sites().await.map(Value::from),
             "sites/add" => {
                 let origin = web_origin(msg.get("origin"))?;
-                let adapter = msg.get("adapter").and_then(Value::as_str).unwrap_or("generic").to_owned();
+                let adapter = msg
+                    .get("adapter")
+                    .and_then(Value::as_str)
+                    .unwrap_or("generic")
+                    .to_owned();
                 let mut sites = self.sites().await?;
                 sites.retain(|s| s.get("origin").and_then(Value::as_str) != Some(origin.as_str()));
                 sites.push(json!({"origin": origin, "adapter": adapter}));
@@ -433,11 +503,16 @@ impl Service {
                 let sites = self.sites().await?;
                 Ok(sites
                     .into_iter()
-                    .find(|s| s.get("origin").and_then(Value::as_str) == Some(sender.origin.as_str()))
+                    .find(|s| {
+                        s.get("origin").and_then(Value::as_str) == Some(sender.origin.as_str())
+                    })
                     .map(|s| json!({"adapter": s.get("adapter").cloned().unwrap_or(Value::Null)}))
                     .unwrap_or(Value::Null))
             }
-            other => Err(ErrorBody::new("unavailable", format!("'{other}' is not handled"))),
+            other => Err(ErrorBody::new(
+                "unavailable",
+                format!("'{other}' is not handled"),
+            )),
         }
     }
 
@@ -453,12 +528,19 @@ impl Service {
     fn chat_for(&self, role: Role, sender: &Sender, msg: &Value) -> Result<String, ErrorBody> {
         match role {
             Role::Content => {
-                let tab = sender.tab_id.ok_or_else(|| invalid("content script without a tab"))?;
+                let tab = sender
+                    .tab_id
+                    .ok_or_else(|| invalid("content script without a tab"))?;
                 Ok(chat_key(tab, sender.url.as_deref().unwrap_or("")))
             }
             Role::Page => {
-                let chat = msg.get("chat").ok_or_else(|| invalid("'chat' ({tabId, url}) is required"))?;
-                let tab = chat.get("tabId").and_then(Value::as_i64).ok_or_else(|| invalid("'chat.tabId' is required"))?;
+                let chat = msg
+                    .get("chat")
+                    .ok_or_else(|| invalid("'chat' ({tabId, url}) is required"))?;
+                let tab = chat
+                    .get("tabId")
+                    .and_then(Value::as_i64)
+                    .ok_or_else(|| invalid("'chat.tabId' is required"))?;
                 let url = chat.get("url").and_then(Value::as_str).unwrap_or("");
                 Ok(chat_key(tab, url))
             }
@@ -466,7 +548,12 @@ impl Service {
     }
 
     fn chat_settings(&self, chat: &str) -> ChatSettings {
-        self.config.borrow().chats.get(chat).cloned().unwrap_or_default()
+        self.config
+            .borrow()
+            .chats
+            .get(chat)
+            .cloned()
+            .unwrap_or_default()
     }
 
     fn limits(&self, chat: &ChatSettings) -> LoopLimits {
@@ -483,7 +570,12 @@ impl Service {
         let config = self.config.borrow();
         let s = config.servers.iter().find(|s| s.id == id)?;
         let status = self.client.status().into_iter().find(|st| st.id == id);
-        let (error, latency) = self.health.borrow().get(id).cloned().unwrap_or((None, None));
+        let (error, latency) = self
+            .health
+            .borrow()
+            .get(id)
+            .cloned()
+            .unwrap_or((None, None));
         let tool_count = self.tools.borrow().get(id).map(Vec::len);
         let state = if !s.enabled {
             "disabled"
@@ -499,7 +591,10 @@ impl Service {
             .iter()
             .map(|(k, v)| json!({"name": k, "value": if is_secret_header(k) { MASK } else { v.as_str() }}))
             .collect();
-        let protocol = status.as_ref().and_then(|st| st.info.as_ref()).map(|i| serde_json::to_value(i).unwrap_or(Value::Null));
+        let protocol = status
+            .as_ref()
+            .and_then(|st| st.info.as_ref())
+            .map(|i| serde_json::to_value(i).unwrap_or(Value::Null));
         Some(json!({
             "id": s.id, "name": s.name, "url": s.url, "transport": s.transport, "headers": headers,
             "timeoutMs": s.timeout_ms, "enabled": s.enabled,
@@ -509,23 +604,42 @@ impl Service {
     }
 
     fn server_views(&self) -> Vec<Value> {
-        let ids: Vec<String> = self.config.borrow().servers.iter().map(|s| s.id.clone()).collect();
+        let ids: Vec<String> = self
+            .config
+            .borrow()
+            .servers
+            .iter()
+            .map(|s| s.id.clone())
+            .collect();
         ids.iter().filter_map(|id| self.server_view(id)).collect()
     }
 
     fn unique_id(&self, name: &str) -> String {
         let base: String = name
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_lowercase()
+                } else {
+                    '-'
+                }
+            })
             .collect::<String>()
             .trim_matches('-')
             .to_owned();
-        let base = if base.is_empty() { "server".to_owned() } else { base };
+        let base = if base.is_empty() {
+            "server".to_owned()
+        } else {
+            base
+        };
         let taken = |id: &str| self.config.borrow().servers.iter().any(|s| s.id == id);
         if !taken(&base) {
             return base;
         }
-        (2..).map(|n| format!("{base}-{n}")).find(|id| !taken(id)).unwrap_or(base)
+        (2..)
+            .map(|n| format!("{base}-{n}"))
+            .find(|id| !taken(id))
+            .unwrap_or(base)
     }
 
     fn server_from(&self, value: Value, id: Option<String>) -> Result<ServerConfig, ErrorBody> {
@@ -538,19 +652,26 @@ impl Service {
             if let Some(Value::Array(items)) = obj.get("headers").cloned() {
                 let pairs: Vec<Value> = items
                     .iter()
-                    .filter_map(|h| Some(json!([h.get("name")?.as_str()?, h.get("value")?.as_str()?])))
+                    .filter_map(|h| {
+                        Some(json!([h.get("name")?.as_str()?, h.get("value")?.as_str()?]))
+                    })
                     .filter(|p| p[0].as_str().is_some_and(|n| !n.trim().is_empty()))
                     .collect();
                 obj.insert("headers".into(), Value::Array(pairs));
             }
         }
-        let server: ServerConfig = serde_json::from_value(v).map_err(|e| invalid(format!("server: {e}")))?;
+        let server: ServerConfig =
+            serde_json::from_value(v).map_err(|e| invalid(format!("server: {e}")))?;
         server.validate().map_err(|e| invalid(e.to_string()))?;
         Ok(server)
     }
 
     async fn add_server(self: &Rc<Self>, value: Value) -> HandlerResult {
-        let name = value.get("name").and_then(Value::as_str).unwrap_or("server").to_owned();
+        let name = value
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("server")
+            .to_owned();
         let id = self.unique_id(&name);
         let mut server = self.server_from(value, Some(id.clone()))?;
         if server.name.trim().is_empty() {
@@ -560,11 +681,16 @@ impl Service {
         self.save_config().await?;
         self.client.add_server(server);
         let _ = self.refresh_tools(&id, false).await;
-        self.server_view(&id).ok_or_else(|| invalid("server vanished"))
+        self.server_view(&id)
+            .ok_or_else(|| invalid("server vanished"))
     }
 
     async fn update_server(self: &Rc<Self>, value: Value) -> HandlerResult {
-        let id = value.get("id").and_then(Value::as_str).ok_or_else(|| invalid("'server.id' is required"))?.to_owned();
+        let id = value
+            .get("id")
+            .and_then(Value::as_str)
+            .ok_or_else(|| invalid("'server.id' is required"))?
+            .to_owned();
         let old = self
             .config
             .borrow()
@@ -577,7 +703,11 @@ impl Service {
         // A masked value means "unchanged": secrets never round-trip through the panel.
         for (k, v) in &mut server.headers {
             if v == MASK {
-                if let Some((_, old_v)) = old.headers.iter().find(|(ok, _)| ok.eq_ignore_ascii_case(k)) {
+                if let Some((_, old_v)) = old
+                    .headers
+                    .iter()
+                    .find(|(ok, _)| ok.eq_ignore_ascii_case(k))
+                {
                     *v = old_v.clone();
                 }
             }
@@ -595,13 +725,20 @@ impl Service {
         if server.enabled {
             let _ = self.refresh_tools(&id, true).await;
         }
-        self.server_view(&id).ok_or_else(|| invalid("server vanished"))
+        self.server_view(&id)
+            .ok_or_else(|| invalid("server vanished"))
     }
 
     async fn import_servers(self: &Rc<Self>, msg: &Value) -> HandlerResult {
         let text = str_field(msg, "json")?;
         let apply = msg.get("apply").and_then(Value::as_bool).unwrap_or(false);
-        let existing: Vec<String> = self.config.borrow().servers.iter().map(|s| s.id.clone()).collect();
+        let existing: Vec<String> = self
+            .config
+            .borrow()
+            .servers
+            .iter()
+            .map(|s| s.id.clone())
+            .collect();
         let report = import_mcp_servers(text, &existing).map_err(|e| invalid(e.to_string()))?;
         let skipped = serde_json::to_value(&report.skipped).unwrap_or(Value::Null);
         let mut views = Vec::new();
@@ -624,7 +761,10 @@ impl Service {
         let started = now_ms();
         match self.client.list_tools(id, refresh).await {
             Ok(tools) => {
-                self.health.borrow_mut().insert(id.to_owned(), (None, Some(now_ms().saturating_sub(started))));
+                self.health.borrow_mut().insert(
+                    id.to_owned(),
+                    (None, Some(now_ms().saturating_sub(started))),
+                );
                 let changed = self.tools.borrow().get(id) != Some(&tools);
                 if changed {
                     self.tools.borrow_mut().insert(id.to_owned(), tools.clone());
@@ -634,7 +774,9 @@ impl Service {
             }
             Err(e) => {
                 let body = client_error(&e);
-                self.health.borrow_mut().insert(id.to_owned(), (Some(body.clone()), None));
+                self.health
+                    .borrow_mut()
+                    .insert(id.to_owned(), (Some(body.clone()), None));
                 Err(body)
             }
         }
@@ -645,7 +787,9 @@ impl Service {
     fn tool_setting(&self, server: &str, tool: &Tool) -> (ToolPolicy, bool) {
         let config = self.config.borrow();
         let s = config.tools.get(server).and_then(|m| m.get(&tool.name));
-        let policy = s.and_then(|s| s.policy).unwrap_or_else(|| ToolPolicy::default_for(tool.annotations.as_ref()));
+        let policy = s
+            .and_then(|s| s.policy)
+            .unwrap_or_else(|| ToolPolicy::default_for(tool.annotations.as_ref()));
         (policy, s.and_then(|s| s.enabled).unwrap_or(true))
     }
 
@@ -664,7 +808,14 @@ impl Service {
         let refresh = msg.get("refresh").and_then(Value::as_bool).unwrap_or(false);
         let ids: Vec<String> = match msg.get("serverId").and_then(Value::as_str) {
             Some(id) => vec![id.to_owned()],
-            None => self.config.borrow().servers.iter().filter(|s| s.enabled).map(|s| s.id.clone()).collect(),
+            None => self
+                .config
+                .borrow()
+                .servers
+                .iter()
+                .filter(|s| s.enabled)
+                .map(|s| s.id.clone())
+                .collect(),
         };
         let single = ids.len() == 1 && msg.get("serverId").is_some();
         let mut out = Vec::new();
@@ -684,12 +835,20 @@ impl Service {
         let server = str_field(msg, "serverId")?.to_owned();
         let policy: Option<ToolPolicy> = match msg.get("policy") {
             None | Some(Value::Null) => None,
-            Some(p) => Some(serde_json::from_value(p.clone()).map_err(|_| invalid("policy must be allow, ask or deny"))?),
+            Some(p) => Some(
+                serde_json::from_value(p.clone())
+                    .map_err(|_| invalid("policy must be allow, ask or deny"))?,
+            ),
         };
         let enabled = msg.get("enabled").and_then(Value::as_bool);
         let names: Vec<String> = match msg.get("tool").and_then(Value::as_str) {
             Some(t) => vec![t.to_owned()],
-            None => self.tools.borrow().get(&server).map(|ts| ts.iter().map(|t| t.name.clone()).collect()).unwrap_or_default(),
+            None => self
+                .tools
+                .borrow()
+                .get(&server)
+                .map(|ts| ts.iter().map(|t| t.name.clone()).collect())
+                .unwrap_or_default(),
         };
         {
             let mut c = self.config.borrow_mut();
@@ -705,12 +864,27 @@ impl Service {
             }
         }
         self.save_config().await?;
-        let tools = self.tools.borrow().get(&server).cloned().unwrap_or_default();
-        Ok(Value::from(tools.iter().map(|t| self.tool_view(&server, t)).collect::<Vec<_>>()))
+        let tools = self
+            .tools
+            .borrow()
+            .get(&server)
+            .cloned()
+            .unwrap_or_default();
+        Ok(Value::from(
+            tools
+                .iter()
+                .map(|t| self.tool_view(&server, t))
+                .collect::<Vec<_>>(),
+        ))
     }
 
     fn find_tool(&self, server: &str, tool: &str) -> Option<Tool> {
-        self.tools.borrow().get(server)?.iter().find(|t| t.name == tool).cloned()
+        self.tools
+            .borrow()
+            .get(server)?
+            .iter()
+            .find(|t| t.name == tool)
+            .cloned()
     }
 
     /// A call from the side panel's "run by hand": the click is the approval, but disabled and
@@ -721,27 +895,48 @@ impl Service {
         if self.find_tool(&server, &name).is_none() {
             let _ = self.refresh_tools(&server, false).await;
         }
-        let tool = self.find_tool(&server, &name).ok_or_else(|| invalid(format!("server '{server}' has no tool '{name}'")))?;
+        let tool = self
+            .find_tool(&server, &name)
+            .ok_or_else(|| invalid(format!("server '{server}' has no tool '{name}'")))?;
         let (policy, enabled) = self.tool_setting(&server, &tool);
-        let server_enabled = self.config.borrow().servers.iter().any(|s| s.id == server && s.enabled);
-        if let Decision::Deny { reason } =
-            decide(DecisionInput { server_enabled, tool_enabled: enabled, policy, auto_execute: true, tool: &name })
-        {
-            return Err(ErrorBody::new("denied", reason).with_hint("Change the tool's policy in the Tools view to run it."));
+        let server_enabled = self
+            .config
+            .borrow()
+            .servers
+            .iter()
+            .any(|s| s.id == server && s.enabled);
+        if let Decision::Deny { reason } = decide(DecisionInput {
+            server_enabled,
+            tool_enabled: enabled,
+            policy,
+            auto_execute: true,
+            tool: &name,
+        }) {
+            return Err(ErrorBody::new("denied", reason)
+                .with_hint("Change the tool's policy in the Tools view to run it."));
         }
         let args = msg.get("arguments").cloned().unwrap_or(json!({}));
         let checked = validate(&tool, &args);
         if !checked.is_valid() {
-            return Err(invalid(checked.message_for_model(&name).unwrap_or_default()));
+            return Err(invalid(
+                checked.message_for_model(&name).unwrap_or_default(),
+            ));
         }
         let started = now_ms();
         let arguments = checked.arguments.as_object().cloned().unwrap_or_default();
-        let result = self.client.call_tool(&server, &name, arguments, CallOptions::default()).await;
+        let result = self
+            .client
+            .call_tool(&server, &name, arguments, CallOptions::default())
+            .await;
         let duration = now_ms().saturating_sub(started);
-        self.health.borrow_mut().insert(server.clone(), (None, Some(duration)));
+        self.health
+            .borrow_mut()
+            .insert(server.clone(), (None, Some(duration)));
         match result {
-            Ok(r) => Ok(json!({"state": "done", "tool": name, "serverId": server, "arguments": checked.arguments,
-                               "result": r, "durationMs": duration})),
+            Ok(r) => Ok(
+                json!({"state": "done", "tool": name, "serverId": server, "arguments": checked.arguments,
+                               "result": r, "durationMs": duration}),
+            ),
             Err(e) => Err(client_error(&e)),
         }
     }
@@ -756,18 +951,32 @@ impl Service {
         ids.iter()
             .filter_map(|id| {
                 let s = config.servers.iter().find(|s| &s.id == id && s.enabled)?;
-                let list: Vec<Tool> =
-                    tools.get(id).map(|ts| ts.iter().filter(|t| self.tool_setting(id, t).1).cloned().collect()).unwrap_or_default();
+                let list: Vec<Tool> = tools
+                    .get(id)
+                    .map(|ts| {
+                        ts.iter()
+                            .filter(|t| self.tool_setting(id, t).1)
+                            .cloned()
+                            .collect()
+                    })
+                    .unwrap_or_default();
                 Some(ServerTools::new(s.id.clone(), s.name.clone(), list))
             })
             .collect()
     }
 
     async fn build_prompt(&self, role: Role, sender: &Sender, msg: &Value) -> HandlerResult {
-        let chat = self.chat_for(role, sender, msg).ok().map(|c| self.chat_settings(&c));
+        let chat = self
+            .chat_for(role, sender, msg)
+            .ok()
+            .map(|c| self.chat_settings(&c));
         let ids: Vec<String> = match msg.get("serverIds") {
-            Some(v) => serde_json::from_value(v.clone()).map_err(|_| invalid("serverIds must be a list of ids"))?,
-            None => chat.as_ref().map(|c| c.server_ids.clone()).unwrap_or_default(),
+            Some(v) => serde_json::from_value(v.clone())
+                .map_err(|_| invalid("serverIds must be a list of ids"))?,
+            None => chat
+                .as_ref()
+                .map(|c| c.server_ids.clone())
+                .unwrap_or_default(),
         };
         // Tools come from the stored lists; a server never listed yet is asked now.
         for id in &ids {
@@ -778,12 +987,17 @@ impl Service {
         let all: Vec<ServerTools> = self.selected_tools(&ids);
         let settings = self.config.borrow().settings.clone();
         let mut options: PromptOptions = match msg.get("options") {
-            Some(o) => serde_json::from_value(o.clone()).map_err(|e| invalid(format!("options: {e}")))?,
+            Some(o) => {
+                serde_json::from_value(o.clone()).map_err(|e| invalid(format!("options: {e}")))?
+            }
             None => PromptOptions::default(),
         };
         if msg.get("options").is_none() {
             let limits = chat.as_ref().map(|c| self.limits(c)).unwrap_or_default();
-            options.strategy = chat.as_ref().and_then(|c| c.strategy).unwrap_or(settings.default_strategy);
+            options.strategy = chat
+                .as_ref()
+                .and_then(|c| c.strategy)
+                .unwrap_or(settings.default_strategy);
             options.max_calls_per_reply = limits.max_consecutive;
             options.max_calls_per_turn = limits.max_total;
             if !settings.custom_instructions.trim().is_empty() {
@@ -796,14 +1010,22 @@ impl Service {
             None => Value::Null,
         };
         if let Some(o) = value.as_object_mut() {
-            o.insert("diagnostics".into(), serde_json::to_value(&outcome.diagnostics).unwrap_or(Value::Null));
+            o.insert(
+                "diagnostics".into(),
+                serde_json::to_value(&outcome.diagnostics).unwrap_or(Value::Null),
+            );
         }
         Ok(value)
     }
 
     // ---- the loop ------------------------------------------------------------------------
 
-    async fn reply_update(self: &Rc<Self>, role: Role, sender: &Sender, msg: &Value) -> HandlerResult {
+    async fn reply_update(
+        self: &Rc<Self>,
+        role: Role,
+        sender: &Sender,
+        msg: &Value,
+    ) -> HandlerResult {
         let chat = self.chat_for(role, sender, msg)?;
         let message_id = str_field(msg, "messageId")?.to_owned();
         let text = msg.get("text").and_then(Value::as_str).unwrap_or("");
@@ -840,7 +1062,12 @@ impl Service {
             let decision = match self.find_tool(&call.server, &call.tool) {
                 Some(tool) => {
                     let (policy, enabled) = self.tool_setting(&call.server, &tool);
-                    let server_enabled = self.config.borrow().servers.iter().any(|s| s.id == call.server && s.enabled);
+                    let server_enabled = self
+                        .config
+                        .borrow()
+                        .servers
+                        .iter()
+                        .any(|s| s.id == call.server && s.enabled);
                     decide(DecisionInput {
                         server_enabled,
                         tool_enabled: enabled,
@@ -849,7 +1076,9 @@ impl Service {
                         tool: &call.tool,
                     })
                 }
-                None => Decision::Deny { reason: format!("Tool '{}' is not available.", call.tool) },
+                None => Decision::Deny {
+                    reason: format!("Tool '{}' is not available.", call.tool),
+                },
             };
             let admission = self.ledger.borrow_mut().admit(
                 &NewCall {
@@ -870,7 +1099,12 @@ impl Service {
                 }
             }
         }
-        let has_calls = !self.ledger.borrow().for_chat(&chat).iter().all(|c| c.message_id != message_id);
+        let has_calls = !self
+            .ledger
+            .borrow()
+            .for_chat(&chat)
+            .iter()
+            .all(|c| c.message_id != message_id);
         if done && !history && !has_calls {
             self.ledger.borrow_mut().reply_without_calls(&chat);
             changed = true;
@@ -895,23 +1129,41 @@ impl Service {
         Ok(json!({"calls": records, "pending": update.pending, "diagnostics": update.diagnostics}))
     }
 
-    async fn decide_call(self: &Rc<Self>, role: Role, sender: &Sender, msg: &Value) -> HandlerResult {
+    async fn decide_call(
+        self: &Rc<Self>,
+        role: Role,
+        sender: &Sender,
+        msg: &Value,
+    ) -> HandlerResult {
         let key = str_field(msg, "key")?.to_owned();
         let decision = str_field(msg, "decision")?;
-        let rec = self.ledger.borrow().calls.get(&key).cloned().ok_or_else(|| invalid("no such call"))?;
+        let rec = self
+            .ledger
+            .borrow()
+            .calls
+            .get(&key)
+            .cloned()
+            .ok_or_else(|| invalid("no such call"))?;
         if role == Role::Content {
             // A content script decides only for calls of its own tab.
             let own = self.chat_for(role, sender, msg)?;
             if rec.chat != own {
-                return Err(ErrorBody::new("forbidden", "this call belongs to another chat"));
+                return Err(ErrorBody::new(
+                    "forbidden",
+                    "this call belongs to another chat",
+                ));
             }
         }
         match decision {
             "run" | "always" => {
                 if decision == "always" {
                     let mut c = self.config.borrow_mut();
-                    c.tools.entry(rec.server_id.clone()).or_default().entry(rec.tool.clone()).or_default().policy =
-                        Some(ToolPolicy::Allow);
+                    c.tools
+                        .entry(rec.server_id.clone())
+                        .or_default()
+                        .entry(rec.tool.clone())
+                        .or_default()
+                        .policy = Some(ToolPolicy::Allow);
                 }
                 if decision == "always" {
                     self.save_config().await?;
@@ -920,12 +1172,18 @@ impl Service {
                 if let Some(tool) = self.find_tool(&rec.server_id, &rec.tool) {
                     let (policy, enabled) = self.tool_setting(&rec.server_id, &tool);
                     if policy == ToolPolicy::Deny || !enabled {
-                        return Err(ErrorBody::new("denied", format!("Tool '{}' is denied or disabled.", rec.tool)));
+                        return Err(ErrorBody::new(
+                            "denied",
+                            format!("Tool '{}' is denied or disabled.", rec.tool),
+                        ));
                     }
                 }
                 let started = self.ledger.borrow_mut().rerun(&key).is_some();
                 if !started {
-                    return Err(invalid(format!("the call is {:?} and cannot run again", rec.state)));
+                    return Err(invalid(format!(
+                        "the call is {:?} and cannot run again",
+                        rec.state
+                    )));
                 }
                 self.save_ledger().await?;
                 self.spawn_call(key.clone());
@@ -935,7 +1193,8 @@ impl Service {
                     r.error = Some(json!({"kind": "denied", "message": "You denied this call."}));
                 }
                 self.save_ledger().await?;
-                self.clone().deliver_later(rec.chat.clone(), rec.message_id.clone());
+                self.clone()
+                    .deliver_later(rec.chat.clone(), rec.message_id.clone());
             }
             other => return Err(invalid(format!("unknown decision '{other}'"))),
         }
@@ -951,18 +1210,30 @@ impl Service {
     }
 
     async fn execute(self: &Rc<Self>, key: &str) {
-        let Some(rec) = self.ledger.borrow().calls.get(key).cloned() else { return };
+        let Some(rec) = self.ledger.borrow().calls.get(key).cloned() else {
+            return;
+        };
         let started = now_ms();
         if let Some(r) = self.ledger.borrow_mut().calls.get_mut(key) {
             r.started_at = Some(started);
         }
         let (state, result, error) = match self.find_tool(&rec.server_id, &rec.tool) {
-            None => (CallState::Failed, None, Some(json!({"kind": "invalid", "message": format!("Tool '{}' is not available.", rec.tool)}))),
+            None => (
+                CallState::Failed,
+                None,
+                Some(
+                    json!({"kind": "invalid", "message": format!("Tool '{}' is not available.", rec.tool)}),
+                ),
+            ),
             Some(tool) => {
                 let checked = validate(&tool, &rec.arguments);
                 if !checked.is_valid() {
                     let message = checked.message_for_model(&rec.tool).unwrap_or_default();
-                    (CallState::Failed, None, Some(json!({"kind": "invalid", "message": message})))
+                    (
+                        CallState::Failed,
+                        None,
+                        Some(json!({"kind": "invalid", "message": message})),
+                    )
                 } else {
                     let progress_key = key.to_owned();
                     let svc = Rc::clone(self);
@@ -973,24 +1244,39 @@ impl Service {
                     });
                     let arguments = checked.arguments.as_object().cloned().unwrap_or_default();
                     let options = CallOptions::new(Some(on_progress), Some(key.to_owned()));
-                    match self.client.call_tool(&rec.server_id, &rec.tool, arguments, options).await {
+                    match self
+                        .client
+                        .call_tool(&rec.server_id, &rec.tool, arguments, options)
+                        .await
+                    {
                         Ok(r) => (CallState::Done, Some(r), None),
                         Err(e) => {
                             let body = client_error(&e);
                             // A request that may have reached the tool is "unknown", never retried.
-                            let state = if matches!(body.kind.as_str(), "timeout" | "outcome_unknown" | "cancelled") {
+                            let state = if matches!(
+                                body.kind.as_str(),
+                                "timeout" | "outcome_unknown" | "cancelled"
+                            ) {
                                 CallState::Unknown
                             } else {
                                 CallState::Failed
                             };
-                            (state, None, Some(serde_json::to_value(body).unwrap_or(Value::Null)))
+                            (
+                                state,
+                                None,
+                                Some(serde_json::to_value(body).unwrap_or(Value::Null)),
+                            )
                         }
                     }
                 }
             }
         };
         let duration = now_ms().saturating_sub(started);
-        self.health.borrow_mut().entry(rec.server_id.clone()).or_insert((None, None)).1 = Some(duration);
+        self.health
+            .borrow_mut()
+            .entry(rec.server_id.clone())
+            .or_insert((None, None))
+            .1 = Some(duration);
         {
             let mut ledger = self.ledger.borrow_mut();
             if let Some(r) = ledger.transition(key, state) {
@@ -1035,7 +1321,13 @@ impl Service {
 
     /// When every call of a message reached an end, writes their results into the chat once.
     async fn deliver(&self, chat: &str, message_id: &str) {
-        let records: Vec<CallRecord> = self.ledger.borrow().deliverable(chat, message_id).into_iter().cloned().collect();
+        let records: Vec<CallRecord> = self
+            .ledger
+            .borrow()
+            .deliverable(chat, message_id)
+            .into_iter()
+            .cloned()
+            .collect();
         if records.is_empty() {
             return;
         }
@@ -1049,16 +1341,26 @@ impl Service {
             }
         }
         let settings = self.chat_settings(chat);
-        let server_names: BTreeMap<String, String> =
-            self.config.borrow().servers.iter().map(|s| (s.id.clone(), s.name.clone())).collect();
+        let server_names: BTreeMap<String, String> = self
+            .config
+            .borrow()
+            .servers
+            .iter()
+            .map(|s| (s.id.clone(), s.name.clone()))
+            .collect();
         let inputs: Vec<ResultInput> = records
             .iter()
             .map(|r| {
-                let server = server_names.get(&r.server_id).cloned().unwrap_or_else(|| r.server_id.clone());
+                let server = server_names
+                    .get(&r.server_id)
+                    .cloned()
+                    .unwrap_or_else(|| r.server_id.clone());
                 ResultInput::new(r.call_id.clone(), r.tool.clone(), server, outcome_of(r))
             })
             .collect();
-        let strategy = settings.strategy.unwrap_or(self.config.borrow().settings.default_strategy);
+        let strategy = settings
+            .strategy
+            .unwrap_or(self.config.borrow().settings.default_strategy);
         let mut options = ResultOptions::default();
         options.max_chars = self.config.borrow().settings.result_max_chars;
         options.nudge = strategy.result_nudge();
@@ -1074,7 +1376,10 @@ impl Service {
                 &json!({"type": "relay/insert", "text": text, "submit": settings.auto_submit, "attachments": formatted.attachments}),
             )
             .await;
-            delivered = answer.ok().and_then(|a| a.get("inserted").and_then(Value::as_bool)).unwrap_or(false);
+            delivered = answer
+                .ok()
+                .and_then(|a| a.get("inserted").and_then(Value::as_bool))
+                .unwrap_or(false);
         }
         if !delivered {
             // Not written (tab gone, input not found): keep it deliverable for a later try.
@@ -1106,7 +1411,12 @@ fn outcome_of(r: &CallRecord) -> Outcome {
         .and_then(Value::as_str)
         .unwrap_or("no details")
         .to_owned();
-    let kind = r.error.as_ref().and_then(|e| e.get("kind")).and_then(Value::as_str).unwrap_or("");
+    let kind = r
+        .error
+        .as_ref()
+        .and_then(|e| e.get("kind"))
+        .and_then(Value::as_str)
+        .unwrap_or("");
     match r.state {
         CallState::Done => Outcome::Completed {
             result: r
@@ -1118,9 +1428,13 @@ fn outcome_of(r: &CallRecord) -> Outcome {
         CallState::Failed if kind == "invalid" => Outcome::Invalid { message },
         CallState::Failed => Outcome::Failed { message },
         CallState::Unknown => Outcome::Unknown { message },
-        CallState::Denied => Outcome::Denied { reason: Some(message) },
+        CallState::Denied => Outcome::Denied {
+            reason: Some(message),
+        },
         CallState::Limited => Outcome::Skipped { reason: message },
-        CallState::Pending | CallState::Running => Outcome::Unknown { message: "still running".into() },
+        CallState::Pending | CallState::Running => Outcome::Unknown {
+            message: "still running".into(),
+        },
     }
 }
 
@@ -1135,29 +1449,46 @@ async fn send_to_tab(tab: i64, message: &Value) -> HandlerResult {
     let send: Function = Reflect::get(&tabs, &"sendMessage".into())
         .ok()
         .and_then(|f| f.dyn_into().ok())
-        .ok_or_else(|| ErrorBody::new("unavailable", "chrome.tabs.sendMessage is not available here"))?;
+        .ok_or_else(|| {
+            ErrorBody::new(
+                "unavailable",
+                "chrome.tabs.sendMessage is not available here",
+            )
+        })?;
     let msg = to_js(message).map_err(|_| ErrorBody::new("internal", "cannot convert message"))?;
     let promise: Promise = send
         .call2(&tabs, &JsValue::from_f64(tab as f64), &msg)
         .ok()
         .and_then(|p| p.dyn_into().ok())
         .ok_or_else(|| ErrorBody::new("tab", "cannot reach the chat tab"))?;
-    let answer = wasm_bindgen_futures::JsFuture::from(promise).await.map_err(|_| {
-        ErrorBody::new("tab", "The chat tab did not answer.").with_hint("Reload the chat page so MCP Relay can connect to it.")
-    })?;
-    Ok(serde_wasm_bindgen::from_value(answer).unwrap_or(Value::Null))
+    let answer = wasm_bindgen_futures::JsFuture::from(promise)
+        .await
+        .map_err(|_| {
+            ErrorBody::new("tab", "The chat tab did not answer.")
+                .with_hint("Reload the chat page so MCP Relay can connect to it.")
+        })?;
+    Ok(from_js(answer, "tab answer").unwrap_or(Value::Null))
 }
 
 /// Accepts `http(s)://host[:port]` only: a content script is registered for exactly this origin.
 fn web_origin(v: Option<&Value>) -> Result<String, ErrorBody> {
-    let s = v.and_then(Value::as_str).unwrap_or("").trim().trim_end_matches('/');
-    let rest = s.strip_prefix("https://").or_else(|| s.strip_prefix("http://"));
+    let s = v
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .trim()
+        .trim_end_matches('/');
+    let rest = s
+        .strip_prefix("https://")
+        .or_else(|| s.strip_prefix("http://"));
     let valid = rest.is_some_and(|r| {
-        !r.is_empty() && r.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'))
+        !r.is_empty()
+            && r.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'))
     });
     if !valid {
-        return Err(invalid(format!("'{s}' is not a web origin"))
-            .with_hint("Use the form https://chat.example.com (scheme, host and optional port, nothing else)."));
+        return Err(invalid(format!("'{s}' is not a web origin")).with_hint(
+            "Use the form https://chat.example.com (scheme, host and optional port, nothing else).",
+        ));
     }
     Ok(s.to_ascii_lowercase())
 }

@@ -54,13 +54,19 @@ impl Store {
         let f: Function = Reflect::get(area, &method.into())
             .map_err(|e| StorageError::Chrome(js_message(&e)))?
             .dyn_into()
-            .map_err(|_| StorageError::Chrome(format!("chrome.storage.{method} is not a function")))?;
+            .map_err(|_| {
+                StorageError::Chrome(format!("chrome.storage.{method} is not a function"))
+            })?;
         let promise: Promise = f
             .call1(area, arg)
             .map_err(|e| StorageError::Chrome(js_message(&e)))?
             .dyn_into()
-            .map_err(|_| StorageError::Chrome(format!("chrome.storage.{method} returned no promise")))?;
-        JsFuture::from(promise).await.map_err(|e| StorageError::Chrome(js_message(&e)))
+            .map_err(|_| {
+                StorageError::Chrome(format!("chrome.storage.{method} returned no promise"))
+            })?;
+        JsFuture::from(promise)
+            .await
+            .map_err(|e| StorageError::Chrome(js_message(&e)))
     }
 
     /// Reads one key as JSON (`Value::Null` when absent).
@@ -69,11 +75,13 @@ impl Store {
             Store::Memory(m) => Ok(m.borrow().get(key).cloned().unwrap_or(Value::Null)),
             Store::Chrome(area) => {
                 let got = Self::call(area, "get", &JsValue::from_str(key)).await?;
-                let v = Reflect::get(&got, &key.into()).map_err(|e| StorageError::Chrome(js_message(&e)))?;
+                let v = Reflect::get(&got, &key.into())
+                    .map_err(|e| StorageError::Chrome(js_message(&e)))?;
                 if v.is_undefined() || v.is_null() {
                     return Ok(Value::Null);
                 }
-                serde_wasm_bindgen::from_value(v).map_err(|e| StorageError::Corrupt(key.to_owned(), e.to_string()))
+                crate::js::from_js(v, key)
+                    .map_err(|e| StorageError::Corrupt(key.to_owned(), js_message(&e)))
             }
         }
     }
@@ -87,8 +95,10 @@ impl Store {
             }
             Store::Chrome(area) => {
                 let obj = Object::new();
-                let v = crate::js::to_js(value).map_err(|e| StorageError::Chrome(js_message(&e)))?;
-                Reflect::set(&obj, &key.into(), &v).map_err(|e| StorageError::Chrome(js_message(&e)))?;
+                let v =
+                    crate::js::to_js(value).map_err(|e| StorageError::Chrome(js_message(&e)))?;
+                Reflect::set(&obj, &key.into(), &v)
+                    .map_err(|e| StorageError::Chrome(js_message(&e)))?;
                 Self::call(area, "set", &obj).await.map(|_| ())
             }
         }

@@ -18,7 +18,10 @@ pub fn bench(x: &Xtask) -> Result<()> {
 
     let benches: Vec<String> = ["parse", "prompt"]
         .into_iter()
-        .filter(|b| x.path(&format!("crates/relay-core/benches/{b}.rs")).exists())
+        .filter(|b| {
+            x.path(&format!("crates/relay-core/benches/{b}.rs"))
+                .exists()
+        })
         .map(str::to_owned)
         .collect();
     if !benches.is_empty() {
@@ -34,8 +37,31 @@ pub fn bench(x: &Xtask) -> Result<()> {
 
     let wasm = x.path("extension/pkg/relay_wasm_bg.wasm");
     let bytes = fs::read(&wasm)?;
-    summary.insert("wasm size (optimised)".into(), json!({"value": bytes.len() / 1024, "unit": "KB"}));
-    summary.insert("wasm size (optimised, gzipped)".into(), json!({"value": crate::build::gzip_len(&bytes)? / 1024, "unit": "KB"}));
+    summary.insert(
+        "wasm size (optimised)".into(),
+        json!({"value": bytes.len() / 1024, "unit": "KB"}),
+    );
+    summary.insert(
+        "wasm size (optimised, gzipped)".into(),
+        json!({"value": crate::build::gzip_len(&bytes)? / 1024, "unit": "KB"}),
+    );
+
+    // The wasm benchmarks read the very inputs the native ones use.
+    let inputs = x.target().join("bench/inputs");
+    step("bench: writing the benchmark inputs (relay-core example bench_inputs)");
+    run(cmd("cargo")
+        .args([
+            "run",
+            "--quiet",
+            "--release",
+            "-p",
+            "relay-core",
+            "--example",
+            "bench_inputs",
+            "--",
+        ])
+        .arg(&inputs)
+        .current_dir(&x.root))?;
 
     let dir = x.path("tests/bench");
     let mut scripts: Vec<_> = fs::read_dir(&dir)
@@ -44,19 +70,29 @@ pub fn bench(x: &Xtask) -> Result<()> {
     scripts.retain(|p: &std::path::PathBuf| p.to_string_lossy().ends_with(".bench.mjs"));
     scripts.sort();
     for script in scripts {
-        step(&format!("bench: node {}", script.strip_prefix(&x.root).unwrap_or(&script).display()));
+        step(&format!(
+            "bench: node {}",
+            script.strip_prefix(&x.root).unwrap_or(&script).display()
+        ));
         let (ok, out) = run_capture(
             cmd("node")
                 .arg(&script)
                 .current_dir(&x.root)
                 .env("RELAY_ROOT", &x.root)
                 .env("RELAY_TARGET", x.target())
-                .env("RELAY_DEMO_SERVER", x.target().join("debug/relay-demo-server")),
+                .env(
+                    "RELAY_DEMO_SERVER",
+                    x.target().join("debug/relay-demo-server"),
+                ),
         )?;
         if !ok {
             return Err(format!("{} failed", script.display()).into());
         }
-        let last = out.lines().rev().find(|l| l.trim_start().starts_with('{')).ok_or("bench script printed no JSON")?;
+        let last = out
+            .lines()
+            .rev()
+            .find(|l| l.trim_start().starts_with('{'))
+            .ok_or("bench script printed no JSON")?;
         let figures: BTreeMap<String, Value> = serde_json::from_str(last)?;
         summary.extend(figures);
     }
@@ -76,14 +112,24 @@ fn collect_criterion(dir: &Path, summary: &mut BTreeMap<String, Value>) -> Resul
     let mut found = Vec::new();
     find_estimates(dir, &mut found)?;
     for est in found {
-        let bench_dir = est.parent().and_then(Path::parent).ok_or("bad criterion layout")?;
-        let meta: Value = serde_json::from_str(&fs::read_to_string(bench_dir.join("new/benchmark.json"))?)?;
+        let bench_dir = est
+            .parent()
+            .and_then(Path::parent)
+            .ok_or("bad criterion layout")?;
+        let meta: Value =
+            serde_json::from_str(&fs::read_to_string(bench_dir.join("new/benchmark.json"))?)?;
         let id = meta["full_id"].as_str().unwrap_or("?").to_owned();
         let e: Value = serde_json::from_str(&fs::read_to_string(&est)?)?;
         let ns = e["mean"]["point_estimate"].as_f64().unwrap_or(f64::NAN);
-        summary.insert(format!("{id} (native)"), json!({"value": round(ns / 1e6, 4), "unit": "ms"}));
+        summary.insert(
+            format!("{id} (native)"),
+            json!({"value": round(ns / 1e6, 4), "unit": "ms"}),
+        );
         if let Some(bytes) = meta["throughput"]["Bytes"].as_f64() {
-            summary.insert(format!("{id} throughput (native)"), json!({"value": round(bytes / (ns / 1e9) / 1e6, 1), "unit": "MB/s"}));
+            summary.insert(
+                format!("{id} throughput (native)"),
+                json!({"value": round(bytes / (ns / 1e9) / 1e6, 1), "unit": "MB/s"}),
+            );
         }
     }
     let ratio = |stream: &str, full: &str, s: &BTreeMap<String, Value>| -> Option<f64> {
@@ -92,7 +138,11 @@ fn collect_criterion(dir: &Path, summary: &mut BTreeMap<String, Value>) -> Resul
         Some(round(a / b, 2))
     };
     for (name, stream, full) in [
-        ("stream/full ratio, 100KB in 1000 appends (native)", "parse_stream_1000_appends/100KB", "parse_full/100KB"),
+        (
+            "stream/full ratio, 100KB in 1000 appends (native)",
+            "parse_stream_1000_appends/100KB",
+            "parse_full/100KB",
+        ),
         (
             "stream/full ratio, 100KB one large call in 1000 appends (native)",
             "parse_stream_1000_appends/100KB_one_large_call",
@@ -115,7 +165,10 @@ fn find_estimates(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> Result<()> {
         if p.is_dir() {
             if p.file_name().is_some_and(|n| n == "new") && p.join("estimates.json").exists() {
                 out.push(p.join("estimates.json"));
-            } else if p.file_name().is_some_and(|n| n != "base" && n != "report" && n != "change") {
+            } else if p
+                .file_name()
+                .is_some_and(|n| n != "base" && n != "report" && n != "change")
+            {
                 find_estimates(&p, out)?;
             }
         }

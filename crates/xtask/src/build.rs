@@ -25,14 +25,27 @@ pub fn build(x: &Xtask) -> Result<()> {
     check_tools(x)?;
     step("build: relay-wasm for wasm32-unknown-unknown (profile wasm-release)");
     run(cmd("cargo")
-        .args(["build", "-p", "relay-wasm", "--target", "wasm32-unknown-unknown", "--profile", "wasm-release"])
+        .args([
+            "build",
+            "-p",
+            "relay-wasm",
+            "--target",
+            "wasm32-unknown-unknown",
+            "--profile",
+            "wasm-release",
+        ])
         .current_dir(&x.root))?;
-    let wasm = x.target().join("wasm32-unknown-unknown/wasm-release/relay_wasm.wasm");
+    let wasm = x
+        .target()
+        .join("wasm32-unknown-unknown/wasm-release/relay_wasm.wasm");
 
     let web_out = x.path("extension/pkg");
     let node_out = x.target().join("relay-node");
     for (target, out) in [("web", &web_out), ("nodejs", &node_out)] {
-        step(&format!("build: wasm-bindgen --target {target} → {}", rel(x, out)));
+        step(&format!(
+            "build: wasm-bindgen --target {target} → {}",
+            rel(x, out)
+        ));
         fs::create_dir_all(out)?;
         run(cmd(crate::util::Xtask::cargo_bin("wasm-bindgen"))
             .args(["--target", target, "--no-typescript", "--out-dir"])
@@ -40,13 +53,22 @@ pub fn build(x: &Xtask) -> Result<()> {
             .arg(&wasm))?;
         let bg = out.join("relay_wasm_bg.wasm");
         step(&format!("build: wasm-opt -Oz {}", rel(x, &bg)));
-        run(cmd(x.npm_bin("wasm-opt")).arg("-Oz").args(WASM_FEATURES).arg(&bg).arg("-o").arg(&bg))?;
+        run(cmd(x.npm_bin("wasm-opt"))
+            .arg("-Oz")
+            .args(WASM_FEATURES)
+            .arg(&bg)
+            .arg("-o")
+            .arg(&bg))?;
     }
     // The repository's package.json says "type": "module"; the Node build is CommonJS.
     fs::write(node_out.join("package.json"), "{\"type\": \"commonjs\"}\n")?;
     let raw = fs::metadata(web_out.join("relay_wasm_bg.wasm"))?.len();
     let gz = gzip_len(&fs::read(web_out.join("relay_wasm_bg.wasm"))?)?;
-    eprintln!("    wasm size: {} KB raw, {} KB gzipped", raw / 1024, gz / 1024);
+    eprintln!(
+        "    wasm size: {} KB raw, {} KB gzipped",
+        raw / 1024,
+        gz / 1024
+    );
     Ok(())
 }
 
@@ -81,7 +103,9 @@ fn check_tools(x: &Xtask) -> Result<()> {
         None => return Err("wasm-bindgen CLI not found; run `cargo xtask setup`".into()),
     }
     if !x.npm_bin("wasm-opt").exists() {
-        return Err("wasm-opt (npm package binaryen) not found; run `cargo xtask setup` (npm ci)".into());
+        return Err(
+            "wasm-opt (npm package binaryen) not found; run `cargo xtask setup` (npm ci)".into(),
+        );
     }
     Ok(())
 }
@@ -89,7 +113,10 @@ fn check_tools(x: &Xtask) -> Result<()> {
 fn locked_version(x: &Xtask, krate: &str) -> Result<String> {
     let lock = fs::read_to_string(x.path("Cargo.lock"))?;
     let needle = format!("name = \"{krate}\"\nversion = \"");
-    let start = lock.find(&needle).ok_or_else(|| format!("{krate} not in Cargo.lock"))? + needle.len();
+    let start = lock
+        .find(&needle)
+        .ok_or_else(|| format!("{krate} not in Cargo.lock"))?
+        + needle.len();
     let end = lock[start..].find('"').ok_or("malformed Cargo.lock")? + start;
     Ok(lock[start..end].to_owned())
 }
@@ -98,7 +125,8 @@ fn locked_version(x: &Xtask, krate: &str) -> Result<String> {
 const DIST_ENTRIES: &[&str] = &["manifest.json", "_locales", "extension", "www", "icons"];
 
 pub fn dist(x: &Xtask) -> Result<()> {
-    let manifest: serde_json::Value = serde_json::from_str(&fs::read_to_string(x.path("manifest.json"))?)?;
+    let manifest: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(x.path("manifest.json"))?)?;
     let version = manifest["version"].as_str().unwrap_or("0");
     let out_dir = x.target().join("dist");
     fs::create_dir_all(&out_dir)?;
@@ -106,14 +134,18 @@ pub fn dist(x: &Xtask) -> Result<()> {
     step(&format!("dist: {}", rel(x, &zip_path)));
     let file = fs::File::create(&zip_path)?;
     let mut zip = zip::ZipWriter::new(file);
-    let opts = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    let opts = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
     let mut files = Vec::new();
     for entry in DIST_ENTRIES {
         collect(&x.path(entry), &mut files)?;
     }
     files.sort();
     for path in &files {
-        let name = path.strip_prefix(&x.root)?.to_string_lossy().replace('\\', "/");
+        let name = path
+            .strip_prefix(&x.root)?
+            .to_string_lossy()
+            .replace('\\', "/");
         // Sources of the build and tests never ship; only what Chrome loads.
         if name.ends_with(".gitignore") || name.contains("/test") {
             continue;

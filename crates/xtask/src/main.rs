@@ -48,7 +48,9 @@ fn main() -> ExitCode {
         "test" => test::test(&x, rest),
         "demo" => test::demo(&x),
         "bench" => bench::bench(&x),
-        "dist" => setup::setup(&x).and_then(|()| build::build(&x)).and_then(|()| build::dist(&x)),
+        "dist" => setup::setup(&x)
+            .and_then(|()| build::build(&x))
+            .and_then(|()| build::dist(&x)),
         "fuzz" => test::fuzz(&x),
         "conformance" => test::conformance(&x).map(|_| ()),
         "-h" | "--help" | "help" => {

@@ -20,7 +20,10 @@ pub fn setup(x: &Xtask) -> Result<()> {
 fn wasm_target() -> Result<()> {
     let installed = output(cmd("rustup").args(["target", "list", "--installed"]))
         .map_err(|e| format!("rustup is needed to add the wasm32 target: {e}"))?;
-    if installed.lines().any(|l| l.trim() == "wasm32-unknown-unknown") {
+    if installed
+        .lines()
+        .any(|l| l.trim() == "wasm32-unknown-unknown")
+    {
         return Ok(());
     }
     step("setup: adding the wasm32-unknown-unknown target");
@@ -29,7 +32,10 @@ fn wasm_target() -> Result<()> {
 
 /// The version `wasm-bindgen --version` reports, if the CLI is there.
 pub fn wasm_bindgen_version() -> Option<String> {
-    let out = std::process::Command::new(Xtask::cargo_bin("wasm-bindgen")).arg("--version").output().ok()?;
+    let out = std::process::Command::new(Xtask::cargo_bin("wasm-bindgen"))
+        .arg("--version")
+        .output()
+        .ok()?;
     let text = String::from_utf8_lossy(&out.stdout);
     text.split_whitespace().nth(1).map(str::to_owned)
 }
@@ -38,20 +44,35 @@ fn wasm_bindgen_cli() -> Result<()> {
     if wasm_bindgen_version().as_deref() == Some(WASM_BINDGEN_VERSION) {
         return Ok(());
     }
-    step(&format!("setup: installing wasm-bindgen-cli {WASM_BINDGEN_VERSION} (takes a few minutes)"));
-    run(cmd("cargo").args(["install", "wasm-bindgen-cli", "--version", &format!("={WASM_BINDGEN_VERSION}"), "--locked"]))
+    step(&format!(
+        "setup: installing wasm-bindgen-cli {WASM_BINDGEN_VERSION} (takes a few minutes)"
+    ));
+    run(cmd("cargo").args([
+        "install",
+        "wasm-bindgen-cli",
+        "--version",
+        &format!("={WASM_BINDGEN_VERSION}"),
+        "--locked",
+    ]))
 }
 
 fn chromium() -> Result<()> {
     // A CJK font, so the Chinese UI renders (and its screenshots show text, not boxes).
     const CJK_FONT: &str = "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc";
-    if Path::new("/usr/bin/chromium").exists() && Path::new("/usr/bin/chromedriver").exists() && Path::new(CJK_FONT).exists() {
+    if Path::new("/usr/bin/chromium").exists()
+        && Path::new("/usr/bin/chromedriver").exists()
+        && Path::new(CJK_FONT).exists()
+    {
         return Ok(());
     }
     step("setup: installing Debian's chromium, chromium-driver and fonts-wqy-microhei");
     let sudo: &[&str] = if is_root() { &[] } else { &["sudo"] };
     let apt = |args: &[&str]| {
-        let mut c = if sudo.is_empty() { cmd("apt-get") } else { cmd("sudo") };
+        let mut c = if sudo.is_empty() {
+            cmd("apt-get")
+        } else {
+            cmd("sudo")
+        };
         if !sudo.is_empty() {
             c.arg("apt-get");
         }
@@ -59,12 +80,21 @@ fn chromium() -> Result<()> {
         c
     };
     run(&mut apt(&["update", "-q"]))?;
-    run(&mut apt(&["install", "-y", "-q", "chromium", "chromium-driver", "fonts-wqy-microhei"]))
-        .map_err(|e| format!("{e}\nChromium is needed for the browser tests and the demo.").into())
+    run(&mut apt(&[
+        "install",
+        "-y",
+        "-q",
+        "chromium",
+        "chromium-driver",
+        "fonts-wqy-microhei",
+    ]))
+    .map_err(|e| format!("{e}\nChromium is needed for the browser tests and the demo.").into())
 }
 
 fn is_root() -> bool {
-    output(&mut cmd("id").arg("-u")).map(|s| s.trim() == "0").unwrap_or(false)
+    output(cmd("id").arg("-u"))
+        .map(|s| s.trim() == "0")
+        .unwrap_or(false)
 }
 
 /// A stable hash of a file's bytes (FNV-1a), for "is this install still current" stamps.
@@ -79,7 +109,9 @@ fn file_hash(path: &Path) -> Result<String> {
 }
 
 fn stamped(stamp: &Path, hash: &str) -> bool {
-    fs::read_to_string(stamp).map(|s| s.trim() == hash).unwrap_or(false)
+    fs::read_to_string(stamp)
+        .map(|s| s.trim() == hash)
+        .unwrap_or(false)
 }
 
 fn npm(x: &Xtask) -> Result<()> {
@@ -90,7 +122,9 @@ fn npm(x: &Xtask) -> Result<()> {
         return Ok(());
     }
     step("setup: npm ci (playwright-core, binaryen, MCP test servers, conformance suite)");
-    run(cmd("npm").args(["ci", "--no-audit", "--no-fund"]).current_dir(&x.root))?;
+    run(cmd("npm")
+        .args(["ci", "--no-audit", "--no-fund"])
+        .current_dir(&x.root))?;
     fs::write(stamp, hash)?;
     Ok(())
 }
@@ -107,7 +141,9 @@ fn python(x: &Xtask) -> Result<()> {
     if !venv.join("bin/python").exists() {
         run(cmd("python3").arg("-m").arg("venv").arg(&venv))?;
     }
-    run(cmd(venv.join("bin/pip")).args(["install", "-q", "--disable-pip-version-check", "-r"]).arg(&reqs))?;
+    run(cmd(venv.join("bin/pip"))
+        .args(["install", "-q", "--disable-pip-version-check", "-r"])
+        .arg(&reqs))?;
     fs::write(stamp, hash)?;
     Ok(())
 }

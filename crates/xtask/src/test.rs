@@ -39,7 +39,12 @@ fn count(out: &str) -> (u64, u64) {
             // test result: ok. 12 passed; 0 failed; 0 ignored; ...
             for part in rest.split(';') {
                 let words: Vec<&str> = part.split_whitespace().collect();
-                let n = |i: usize| words.get(i).and_then(|w| w.parse::<u64>().ok()).unwrap_or(0);
+                let n = |i: usize| {
+                    words
+                        .get(i)
+                        .and_then(|w| w.parse::<u64>().ok())
+                        .unwrap_or(0)
+                };
                 if let Some(i) = words.iter().position(|w| *w == "passed") {
                     passed += n(i.wrapping_sub(1));
                 }
@@ -65,7 +70,11 @@ pub fn test(x: &Xtask, args: &[String]) -> Result<()> {
 
     if only.is_none() || only == Some("native") {
         step("test: cargo test --workspace (native)");
-        let (ok, out) = run_capture(cmd("cargo").args(["test", "--workspace", "--color", "never"]).current_dir(&x.root))?;
+        let (ok, out) = run_capture(
+            cmd("cargo")
+                .args(["test", "--workspace", "--color", "never"])
+                .current_dir(&x.root),
+        )?;
         tally.add_output("native", ok, &out);
     }
 
@@ -77,7 +86,10 @@ pub fn test(x: &Xtask, args: &[String]) -> Result<()> {
 
     if only.is_none() || only == Some("node") {
         let files = node_test_files(x)?;
-        step(&format!("test: {} browser, interop and conformance test files (node --test)", files.len()));
+        step(&format!(
+            "test: {} browser, interop and conformance test files (node --test)",
+            files.len()
+        ));
         let mut c = node_test_command(x, &files);
         let (ok, out) = run_capture(&mut c)?;
         tally.add_output("node", ok, &out);
@@ -95,11 +107,22 @@ pub fn test(x: &Xtask, args: &[String]) -> Result<()> {
 
 fn wasm_test_command(x: &Xtask) -> Command {
     let mut c = cmd("cargo");
-    c.args(["test", "-p", "relay-wasm", "--target", "wasm32-unknown-unknown", "--color", "never"])
-        .current_dir(&x.root)
-        .env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER", Xtask::cargo_bin("wasm-bindgen-test-runner"))
-        .env("CHROMEDRIVER", "/usr/bin/chromedriver")
-        .env("WASM_BINDGEN_TEST_TIMEOUT", "120");
+    c.args([
+        "test",
+        "-p",
+        "relay-wasm",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--color",
+        "never",
+    ])
+    .current_dir(&x.root)
+    .env(
+        "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER",
+        Xtask::cargo_bin("wasm-bindgen-test-runner"),
+    )
+    .env("CHROMEDRIVER", "/usr/bin/chromedriver")
+    .env("WASM_BINDGEN_TEST_TIMEOUT", "120");
     c
 }
 
@@ -117,7 +140,9 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
     }
     for e in std::fs::read_dir(dir)? {
         let p = e?.path();
-        if p.file_name().is_some_and(|n| n == "node_modules" || n == "fixtures") {
+        if p.file_name()
+            .is_some_and(|n| n == "node_modules" || n == "fixtures")
+        {
             continue;
         }
         if p.is_dir() {
@@ -147,7 +172,9 @@ fn demo_server_path(x: &Xtask) -> PathBuf {
 
 fn build_demo_server(x: &Xtask) -> Result<()> {
     step("build: relay-demo-server (native, rmcp)");
-    run(cmd("cargo").args(["build", "-p", "relay-demo-server"]).current_dir(&x.root))
+    run(cmd("cargo")
+        .args(["build", "-p", "relay-demo-server"])
+        .current_dir(&x.root))
 }
 
 pub fn demo(x: &Xtask) -> Result<()> {
@@ -155,7 +182,11 @@ pub fn demo(x: &Xtask) -> Result<()> {
     crate::build::build(x)?;
     build_demo_server(x)?;
     let headed = has_display() && !is_ci();
-    step(if headed { "demo: opening a browser window" } else { "demo: headless run (steps below, screenshots under target/demo/)" });
+    step(if headed {
+        "demo: opening a browser window"
+    } else {
+        "demo: headless run (steps below, screenshots under target/demo/)"
+    });
     run(cmd("node")
         .arg(x.path("tests/demo/demo.mjs"))
         .current_dir(&x.root)
@@ -195,7 +226,13 @@ pub fn fuzz(x: &Xtask) -> Result<()> {
     step(&format!("fuzz: parse target for {secs}s"));
     // cargo-fuzz needs nightly flags; the machine has one stable toolchain, so opt in explicitly.
     run(cmd("cargo")
-        .args(["fuzz", "run", "parse", "--", &format!("-max_total_time={secs}")])
+        .args([
+            "fuzz",
+            "run",
+            "parse",
+            "--",
+            &format!("-max_total_time={secs}"),
+        ])
         .current_dir(&dir)
         .env("RUSTC_BOOTSTRAP", "1"))
 }

