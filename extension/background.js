@@ -67,3 +67,4 @@ chrome.storage.onChanged.addListener((changes, area) => {
   if (area === 'local' && changes.sites) scheduleSync();
 });
 scheduleSync();
+

@@ -269,6 +269,7 @@ impl Service {
         if self.loaded.get() {
             return Ok(()); // another handler finished loading while we awaited
         }
+        let _ = sync_origin_rules(&config.servers).await;
         self.client.set_servers(config.servers.clone());
         *self.config.borrow_mut() = config;
         *self.tools.borrow_mut() = tools;
@@ -289,7 +290,10 @@ impl Service {
 
     async fn save_config(&self) -> Result<(), ErrorBody> {
         let value = serde_json::to_value(&*self.config.borrow()).unwrap_or(Value::Null);
-        self.local.set("config", &value).await.map_err(Into::into)
+        self.local.set("config", &value).await?;
+        // Servers may have changed: their Origin rules must be in place before we connect.
+        let servers = self.config.borrow().servers.clone();
+        sync_origin_rules(&servers).await
     }
 
     async fn save_tools(&self) -> Result<(), ErrorBody> {
@@ -1491,4 +1495,101 @@ fn web_origin(v: Option<&Value>) -> Result<String, ErrorBody> {
         ));
     }
     Ok(s.to_ascii_lowercase())
+}
+
+/// Loopback MCP servers built on the Python SDK refuse any foreign `Origin` (DNS-rebinding
+/// protection), and a service worker's POST carries `Origin: chrome-extension://<id>`. For each
+/// enabled loopback server, a `declarativeNetRequest` session rule removes the Origin header from
+/// this extension's own requests to that server (`tabIds: [-1]`: never a page's), so they look
+/// like a local client's. Rebuilt whole from the configuration before any connection is made.
+async fn sync_origin_rules(servers: &[ServerConfig]) -> Result<(), ErrorBody> {
+    use js_sys::{Function, Promise, Reflect};
+    use wasm_bindgen::JsCast;
+    let global = js_sys::global();
+    let Some(dnr) = Reflect::get(&global, &"chrome".into())
+        .and_then(|c| Reflect::get(&c, &"declarativeNetRequest".into()))
+        .ok()
+        .filter(|d| d.is_object())
+    else {
+        return Ok(()); // not in an extension (Node, tests): nothing to rewrite
+    };
+    let mut origins: Vec<String> = servers
+        .iter()
+        .filter(|s| s.enabled)
+        .filter_map(|s| loopback_origin(&s.url))
+        .collect();
+    origins.sort();
+    origins.dedup();
+    let rules: Vec<Value> = origins
+        .iter()
+        .enumerate()
+        .map(|(i, origin)| {
+            json!({
+                "id": i + 1,
+                "priority": 1,
+                "action": {"type": "modifyHeaders", "requestHeaders": [{"header": "origin", "operation": "remove"}]},
+                "condition": {"urlFilter": format!("|{origin}/"), "tabIds": [-1], "resourceTypes": ["xmlhttprequest", "other"]},
+            })
+        })
+        .collect();
+    let call = |name: &str, arg: &JsValue| -> Result<Promise, ErrorBody> {
+        let f: Function = Reflect::get(&dnr, &name.into())
+            .ok()
+            .and_then(|f| f.dyn_into().ok())
+            .ok_or_else(|| {
+                ErrorBody::new(
+                    "unavailable",
+                    format!("chrome.declarativeNetRequest.{name} is missing"),
+                )
+            })?;
+        f.call1(&dnr, arg)
+            .ok()
+            .and_then(|p| p.dyn_into().ok())
+            .ok_or_else(|| {
+                ErrorBody::new(
+                    "internal",
+                    format!("chrome.declarativeNetRequest.{name} failed"),
+                )
+            })
+    };
+    let existing =
+        wasm_bindgen_futures::JsFuture::from(call("getSessionRules", &JsValue::UNDEFINED)?)
+            .await
+            .map_err(|_| ErrorBody::new("internal", "cannot read the session rules"))?;
+    let existing: Vec<Value> = from_js(existing, "session rules").unwrap_or_default();
+    let remove: Vec<Value> = existing
+        .iter()
+        .filter_map(|r| r.get("id").cloned())
+        .collect();
+    let update = to_js(&json!({"removeRuleIds": remove, "addRules": rules}))
+        .map_err(|_| ErrorBody::new("internal", "cannot build the session rules"))?;
+    wasm_bindgen_futures::JsFuture::from(call("updateSessionRules", &update)?)
+        .await
+        .map_err(|e| {
+            ErrorBody::new(
+                "internal",
+                format!("cannot update the session rules: {e:?}"),
+            )
+        })?;
+    Ok(())
+}
+
+/// `http://127.0.0.1:PORT` for a loopback server URL, `None` for anything else.
+fn loopback_origin(url: &str) -> Option<String> {
+    let rest = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"))?;
+    let scheme = &url[..url.len() - rest.len()];
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host = authority
+        .rsplit_once(':')
+        .map(|(h, p)| {
+            if p.chars().all(|c| c.is_ascii_digit()) {
+                h
+            } else {
+                authority
+            }
+        })
+        .unwrap_or(authority);
+    matches!(host, "127.0.0.1" | "localhost" | "[::1]").then(|| format!("{scheme}{authority}"))
 }
