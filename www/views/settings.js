@@ -5,6 +5,7 @@ import { h, field, select } from '../dom.js';
 import { t, LANGUAGES } from '../i18n.js';
 import { call, errorView, touches } from '../core.js';
 import { STRATEGIES } from './chat.js';
+import { mountSites } from './sites.js';
 
 /**
  * The settings the panel edits (the core's `Settings`), with the defaults it shows until the
@@ -31,6 +32,7 @@ export function mountSettings(section, app) {
   let dirty = false;
   const status = h('div', { class: 'view-status', attrs: { 'aria-live': 'polite' } });
   let controls = {};
+  let sitesView = null;
   const about = h('p', { class: 'muted about', id: 'about' });
 
   function build() {
@@ -54,8 +56,10 @@ export function mountSettings(section, app) {
       ev.preventDefault();
       if (form.reportValidity()) save();
     });
-    section.replaceChildren(h('h2', { text: t('settingsTitle') }), form,
+    const sites = h('section', { class: 'sites', attrs: { 'aria-labelledby': 'sites-title' } });
+    section.replaceChildren(h('h2', { text: t('settingsTitle') }), form, sites,
       about);
+    sitesView = mountSites(sites);
     fill();
   }
 
@@ -69,6 +73,7 @@ export function mountSettings(section, app) {
   }
 
   async function refresh() {
+    if (sitesView) sitesView.refresh();
     about.textContent = app.coreVersion ? t('aboutCore', app.coreVersion) : '';
     try {
       stored = (await call('settings/get')) || {};
