@@ -17,6 +17,7 @@ export const DEFAULTS = Object.freeze({
   maxConsecutive: 5,
   maxTotal: 20,
   resultMaxChars: 20_000,
+  defaultTimeoutMs: 30_000,
   language: '',
 });
 
@@ -25,6 +26,7 @@ const NUMBERS = [
   ['maxConsecutive', 'settingsMaxConsecutive', 1, 100],
   ['maxTotal', 'settingsMaxTotal', 1, 500],
   ['resultMaxChars', 'settingsMaxResult', 100, 1_000_000],
+  ['defaultTimeoutMs', 'settingsDefaultTimeout', 1_000, 600_000],
 ];
 
 export function mountSettings(section, app) {

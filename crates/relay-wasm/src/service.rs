@@ -81,6 +81,8 @@ struct Settings {
     max_consecutive: u32,
     max_total: u32,
     result_max_chars: usize,
+    /// The request timeout of servers added without one of their own.
+    default_timeout_ms: u64,
     language: String,
 }
 
@@ -93,6 +95,7 @@ impl Default for Settings {
             max_consecutive: limits.max_consecutive,
             max_total: limits.max_total,
             result_max_chars: ResultOptions::default().max_chars,
+            default_timeout_ms: relay_core::client::config::DEFAULT_TIMEOUT_MS,
             language: String::new(),
         }
     }
@@ -677,6 +680,13 @@ impl Service {
             .unwrap_or("server")
             .to_owned();
         let id = self.unique_id(&name);
+        let mut value = value;
+        if let Some(obj) = value.as_object_mut() {
+            if !obj.contains_key("timeoutMs") {
+                let timeout = self.config.borrow().settings.default_timeout_ms;
+                obj.insert("timeoutMs".into(), json!(timeout));
+            }
+        }
         let mut server = self.server_from(value, Some(id.clone()))?;
         if server.name.trim().is_empty() {
             server.name = id.clone();
