@@ -293,10 +293,20 @@ impl Service {
 
     async fn save_config(&self) -> Result<(), ErrorBody> {
         let value = serde_json::to_value(&*self.config.borrow()).unwrap_or(Value::Null);
-        self.local.set("config", &value).await?;
-        // Servers may have changed: their Origin rules must be in place before we connect.
-        let servers = self.config.borrow().servers.clone();
-        sync_origin_rules(&servers).await
+        self.local.set("config", &value).await.map_err(Into::into)
+    }
+
+    /// Makes the Origin rules for `servers` (the server list as it is about to be) before the
+    /// list changes: configuration and client then change together with no await between them,
+    /// so no concurrent handler sees a server the client does not know, and no connection to a
+    /// new loopback server goes out before its rule exists.
+    async fn prepare_servers(
+        &self,
+        change: impl FnOnce(&mut Vec<ServerConfig>),
+    ) -> Result<(), ErrorBody> {
+        let mut next = self.config.borrow().servers.clone();
+        change(&mut next);
+        sync_origin_rules(&next).await
     }
 
     async fn save_tools(&self) -> Result<(), ErrorBody> {
@@ -356,6 +366,8 @@ impl Service {
                 self.tools.borrow_mut().remove(&id);
                 self.save_config().await?;
                 self.save_tools().await?;
+                let servers = self.config.borrow().servers.clone();
+                sync_origin_rules(&servers).await?;
                 Ok(Value::Null)
             }
             "servers/import" => self.import_servers(msg).await,
@@ -691,9 +703,16 @@ impl Service {
         if server.name.trim().is_empty() {
             server.name = id.clone();
         }
+        let added = server.clone();
+        self.prepare_servers(|list| list.push(added)).await?;
+        if self.config.borrow().servers.iter().any(|s| s.id == id) {
+            return Err(invalid(format!(
+                "a server with id '{id}' was added meanwhile; try again"
+            )));
+        }
         self.config.borrow_mut().servers.push(server.clone());
-        self.save_config().await?;
         self.client.add_server(server);
+        self.save_config().await?;
         let _ = self.refresh_tools(&id, false).await;
         self.server_view(&id)
             .ok_or_else(|| invalid("server vanished"))
@@ -726,16 +745,23 @@ impl Service {
                 }
             }
         }
+        let updated = server.clone();
+        self.prepare_servers(|list| {
+            if let Some(slot) = list.iter_mut().find(|s| s.id == updated.id) {
+                *slot = updated;
+            }
+        })
+        .await?;
         {
             let mut c = self.config.borrow_mut();
             if let Some(slot) = c.servers.iter_mut().find(|s| s.id == id) {
                 *slot = server.clone();
             }
         }
-        self.save_config().await?;
         self.health.borrow_mut().remove(&id);
         self.client.remove_server(&id);
         self.client.add_server(server.clone());
+        self.save_config().await?;
         if server.enabled {
             let _ = self.refresh_tools(&id, true).await;
         }
