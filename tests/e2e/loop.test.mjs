@@ -115,3 +115,18 @@ test('call text in a user message or posted by the page runs nothing', async () 
   assert.equal((await calls(chatRef)).length, 0);
   await page.close();
 });
+
+test('tool forced: a reply without a call gets one reminder to call a tool, never a loop of them', async () => {
+  const { page, chatRef } = await openChat({ autoExecute: true, autoSubmit: true, strategy: 'toolForced' });
+  await page.fill('#input', 'hi');
+  await page.click('#send');
+  const reminder = page.locator('.turn[data-role="user"]', { hasText: 'please use one of the tools' });
+  await reminder.waitFor({ timeout: 20_000 });
+  // The assistant answers the reminder without a call again: no second reminder follows.
+  await page.locator('.turn[data-role="assistant"]').nth(1).waitFor({ timeout: 20_000 });
+  await page.locator('#stop').waitFor({ state: 'hidden', timeout: 20_000 });
+  await page.waitForTimeout(1500);
+  assert.equal(await reminder.count(), 1);
+  assert.equal((await calls(chatRef)).length, 0);
+  await page.close();
+});

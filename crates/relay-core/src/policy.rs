@@ -181,12 +181,19 @@ pub enum Admission {
     Duplicate(CallRecord),
 }
 
+/// What the user says (through us) when a ToolForced chat's reply ended without a call.
+pub const TOOL_FORCED_REMINDER: &str =
+    "Before you answer, please use one of the tools I listed: write the call block now, \
+then stop and wait for its result.";
+
 /// Per-chat loop counters.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", default)]
 pub struct ChatCounters {
     pub consecutive: u32,
     pub total: u32,
+    /// Whether this turn's "call a tool first" reminder was sent (ToolForced, once a turn).
+    pub nudged: bool,
 }
 
 /// The exactly-once ledger: every call ever admitted, by key. Serialised whole into
@@ -266,6 +273,18 @@ impl Ledger {
         if let Some(c) = self.counters.get_mut(chat) {
             c.consecutive = 0;
         }
+    }
+
+    /// Under the ToolForced strategy, a reply that ends without any call in a turn that has had
+    /// none gets one reminder to call a tool; returns whether to send it (once a turn, so a
+    /// model that will not call a tool is not nagged in a loop).
+    pub fn nudge_for_missing_call(&mut self, chat: &str) -> bool {
+        let c = self.counters.entry(chat.to_owned()).or_default();
+        if c.total > 0 || c.nudged {
+            return false;
+        }
+        c.nudged = true;
+        true
     }
 
     /// The user wrote their own message: a new turn starts.
@@ -574,6 +593,32 @@ mod tests {
         assert_eq!(
             state(ledger.admit(&call("c", "m6", "1", &args), &Decision::Run, limits)),
             CallState::Running
+        );
+    }
+
+    #[test]
+    fn tool_forced_reminds_once_a_turn_and_only_before_any_call() {
+        let mut ledger = Ledger::default();
+        assert!(
+            ledger.nudge_for_missing_call("c"),
+            "first reply without a call"
+        );
+        assert!(!ledger.nudge_for_missing_call("c"), "never twice in a turn");
+        ledger.new_turn("c");
+        let args = json!({});
+        ledger.admit(
+            &call("c", "m", "1", &args),
+            &Decision::Run,
+            LoopLimits::default(),
+        );
+        assert!(
+            !ledger.nudge_for_missing_call("c"),
+            "the turn already had a call"
+        );
+        ledger.new_turn("c");
+        assert!(
+            ledger.nudge_for_missing_call("c"),
+            "a new turn may be reminded again"
         );
     }
 

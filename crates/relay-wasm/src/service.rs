@@ -1145,9 +1145,26 @@ impl Service {
             .for_chat(&chat)
             .iter()
             .all(|c| c.message_id != message_id);
+        let mut remind = false;
         if done && !history && !has_calls {
-            self.ledger.borrow_mut().reply_without_calls(&chat);
+            let mut ledger = self.ledger.borrow_mut();
+            ledger.reply_without_calls(&chat);
+            let strategy = settings
+                .strategy
+                .unwrap_or(self.config.borrow().settings.default_strategy);
+            remind = strategy == Strategy::ToolForced && ledger.nudge_for_missing_call(&chat);
             changed = true;
+        }
+        if remind {
+            // The model answered without the tool call this chat requires: remind it once.
+            if let Some(tab) = tab_of(&chat) {
+                let text = relay_core::policy::TOOL_FORCED_REMINDER;
+                let reminder =
+                    json!({"type": "relay/insert", "text": text, "submit": settings.auto_submit});
+                wasm_bindgen_futures::spawn_local(async move {
+                    let _ = send_to_tab(tab, &reminder).await;
+                });
+            }
         }
         if changed {
             self.save_ledger().await?;
