@@ -14,7 +14,10 @@ fn full(c: &mut Criterion) {
         ("10KB", bench_inputs::reply_with_calls(10_000)),
         ("100KB", bench_inputs::reply_with_calls(100_000)),
         ("1MB", bench_inputs::reply_with_calls(1_000_000)),
-        ("100KB_one_large_call", bench_inputs::reply_with_one_large_call(100_000)),
+        (
+            "100KB_one_large_call",
+            bench_inputs::reply_with_one_large_call(100_000),
+        ),
     ];
     for (id, text) in &cases {
         group.throughput(Throughput::Bytes(text.len() as u64));
@@ -30,7 +33,10 @@ fn stream(c: &mut Criterion) {
     let mut group = c.benchmark_group("parse_stream_1000_appends");
     let cases = [
         ("100KB", bench_inputs::reply_with_calls(100_000)),
-        ("100KB_one_large_call", bench_inputs::reply_with_one_large_call(100_000)),
+        (
+            "100KB_one_large_call",
+            bench_inputs::reply_with_one_large_call(100_000),
+        ),
     ];
     for (id, text) in &cases {
         let ends = bench_inputs::chunk_ends(text, 1_000);

@@ -102,6 +102,27 @@ fn streaming_in_1000_steps_costs_at_most_three_full_parses() {
     println!("{}", report.join("\n"));
 }
 
+/// A site that re-renders the end of the message at every step (a label appears, then the text
+/// goes on): each rewrite restarts from where the previous step stopped, not from far back.
+#[test]
+fn a_rerender_at_every_step_costs_little() {
+    for (name, text) in inputs() {
+        let full = full_parse_work(&text, &bench_inputs::servers());
+        let mut parser = StreamParser::new(bench_inputs::servers());
+        for end in bench_inputs::chunk_ends(&text, 1_000) {
+            parser.push(&format!("{}\nCopy code\n", &text[..end]));
+            parser.push(&text[..end]);
+        }
+        parser.finish();
+        let ratio = parser.work() as f64 / full as f64;
+        println!("{name} (push, re-render at every step): {ratio:.2}×");
+        assert!(
+            ratio <= 3.0,
+            "{name}: 1,000 steps each with a re-render cost {ratio:.2}× a full parse"
+        );
+    }
+}
+
 #[test]
 fn work_stays_linear_with_ten_times_more_steps() {
     let text = bench_inputs::reply_with_calls(100_000);

@@ -13,7 +13,8 @@
 //! beyond the point) the streaming parser records checkpoints; a rewrite of the text restarts from
 //! the last checkpoint before the first changed byte.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::rc::Rc;
 
 use memchr::{memchr, memchr2, memchr3, memmem};
 use serde_json::{Map, Value};
@@ -81,7 +82,7 @@ struct Cfg {
     ctx: Ctx,
     /// The end of this scan's text is the end of the finished message.
     at_message_end: bool,
-    /// Repairs implied by the container (a block or element that never closed).
+    /// Repairs implied by the container (a fenced block that never closed).
     extra: Repairs,
     /// Start of this scan's text: look-backs stop here.
     floor: usize,
@@ -131,10 +132,76 @@ enum Mode {
     },
 }
 
+/// The open braces, innermost on top, as a persistent stack: copying it for a checkpoint costs
+/// the same whatever its depth, and a shared node is copied only when it changes.
+#[derive(Debug, Clone, Default)]
+struct Frames {
+    top: Option<Rc<FrameNode>>,
+}
+
 #[derive(Debug, Clone)]
-struct Frame {
+struct FrameNode {
     start: usize,
+    depth: usize,
+    /// The complete objects nested directly in this brace, for when it never closes.
     children: Vec<Span>,
+    parent: Option<Rc<FrameNode>>,
+}
+
+impl Frames {
+    fn len(&self) -> usize {
+        self.top.as_ref().map_or(0, |n| n.depth)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.top.is_none()
+    }
+
+    fn push(&mut self, start: usize) {
+        let parent = self.top.take();
+        let depth = parent.as_ref().map_or(0, |p| p.depth) + 1;
+        self.top = Some(Rc::new(FrameNode {
+            start,
+            depth,
+            children: Vec::new(),
+            parent,
+        }));
+    }
+
+    /// Closes the innermost brace; returns where it opened.
+    fn pop(&mut self) -> Option<usize> {
+        let node = self.top.take()?;
+        self.top = node.parent.clone();
+        Some(node.start)
+    }
+
+    fn add_child(&mut self, span: Span) {
+        if let Some(top) = self.top.as_mut() {
+            if top.children.len() < MAX_CHILDREN {
+                Rc::make_mut(top).children.push(span);
+            }
+        }
+    }
+
+    fn outermost(&self) -> Option<usize> {
+        let mut node = self.top.as_ref()?;
+        while let Some(parent) = node.parent.as_ref() {
+            node = parent;
+        }
+        Some(node.start)
+    }
+
+    /// Removes all braces; returns them outermost first, with their children.
+    fn take(&mut self) -> Vec<(usize, Vec<Span>)> {
+        let mut out = Vec::with_capacity(self.len());
+        let mut node = self.top.take();
+        while let Some(n) = node {
+            out.push((n.start, n.children.clone()));
+            node = n.parent.clone();
+        }
+        out.reverse();
+        out
+    }
 }
 
 /// A JSON-lines call being assembled.
@@ -154,7 +221,7 @@ struct ScanState {
     /// Everything before this index has been looked at; checkpoints must not precede it.
     horizon: usize,
     mode: Mode,
-    frames: Vec<Frame>,
+    frames: Frames,
     /// Open braces beyond `MAX_FRAMES`.
     deep: usize,
     in_string: bool,
@@ -167,7 +234,7 @@ impl ScanState {
             pos,
             horizon: pos,
             mode: Mode::Prose,
-            frames: Vec::new(),
+            frames: Frames::default(),
             deep: 0,
             in_string: false,
             group: None,
@@ -323,13 +390,115 @@ impl Sink {
     }
 }
 
-/// A clean point of the top-level scan.
-#[derive(Debug, Clone, Copy)]
+/// A state of the top-level scan that depends only on the text before `pos`.
+#[derive(Debug, Clone)]
 struct Checkpoint {
     pos: usize,
+    state: ScanState,
     calls: usize,
     diags: usize,
     suggested: u32,
+}
+
+/// How many of the states where recent runs stopped are kept.
+const RECENT_CHECKPOINTS: usize = 16;
+
+/// Where a rewrite may restart from: sparse checkpoints (about one per `CHECKPOINT_INTERVAL`
+/// bytes, in prose, fenced blocks, tagged elements and open braces alike) and the states where the
+/// last few runs stopped (a re-render usually changes the text just before its end).
+#[derive(Debug, Clone)]
+struct Checkpoints {
+    sparse: Vec<Checkpoint>,
+    recent: VecDeque<Checkpoint>,
+}
+
+impl Checkpoints {
+    fn new() -> Self {
+        let start = Checkpoint {
+            pos: 0,
+            state: ScanState::at(0),
+            calls: 0,
+            diags: 0,
+            suggested: 0,
+        };
+        Checkpoints {
+            sparse: vec![start],
+            recent: VecDeque::new(),
+        }
+    }
+
+    fn last_sparse(&self) -> usize {
+        self.sparse.last().map_or(0, |c| c.pos)
+    }
+
+    /// Whether a sparse checkpoint is due by `at` and `st` is cheap to keep.
+    fn due(&self, st: &ScanState, at: usize) -> bool {
+        at >= self.last_sparse() + CHECKPOINT_INTERVAL && Self::cheap(st)
+    }
+
+    /// Copying the state must stay cheap: braces are shared, but a JSON-lines call in progress
+    /// may hold a lot.
+    fn cheap(st: &ScanState) -> bool {
+        st.group.is_none()
+    }
+
+    fn snapshot(st: &ScanState, sink: &Sink) -> Checkpoint {
+        Checkpoint {
+            pos: st.frontier(),
+            state: st.clone(),
+            calls: sink.calls.len(),
+            diags: sink.diags.len(),
+            suggested: sink.suggested,
+        }
+    }
+
+    /// Sparse checkpoints inside a stretch `[lo, to]` the scanner crossed in one jump, where the
+    /// state at every position is `state_at` that position.
+    fn span(&mut self, lo: usize, to: usize, sink: &Sink, state_at: impl Fn(usize) -> ScanState) {
+        let mut at = self.last_sparse() + CHECKPOINT_INTERVAL;
+        while at <= to {
+            let p = at.max(lo);
+            if p > to {
+                break;
+            }
+            let state = state_at(p);
+            if !Self::cheap(&state) {
+                return;
+            }
+            self.sparse.push(Checkpoint {
+                pos: state.frontier(),
+                state,
+                calls: sink.calls.len(),
+                diags: sink.diags.len(),
+                suggested: sink.suggested,
+            });
+            at = p + CHECKPOINT_INTERVAL;
+        }
+    }
+
+    /// The state where a run stopped.
+    fn stopped(&mut self, st: &ScanState, sink: &Sink) {
+        if !Self::cheap(st) || self.recent.back().is_some_and(|c| c.pos == st.frontier()) {
+            return;
+        }
+        if self.recent.len() == RECENT_CHECKPOINTS {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(Self::snapshot(st, sink));
+    }
+
+    /// Forgets the checkpoints after `changed_from` and returns the latest one left.
+    fn before(&mut self, changed_from: usize) -> Option<Checkpoint> {
+        while self.sparse.len() > 1 && self.sparse.last().is_some_and(|c| c.pos > changed_from) {
+            self.sparse.pop();
+        }
+        self.recent.retain(|c| c.pos <= changed_from);
+        let sparse = self.sparse.last()?;
+        Some(match self.recent.back() {
+            Some(r) if r.pos > sparse.pos => r.clone(),
+            _ => sparse.clone(),
+        })
+    }
 }
 
 /// The whole parser state for one message.
@@ -338,7 +507,7 @@ pub(crate) struct Engine {
     st: ScanState,
     sink: Sink,
     /// `None` for one-shot parses, which never rewind.
-    checkpoints: Option<Vec<Checkpoint>>,
+    checkpoints: Option<Checkpoints>,
 }
 
 impl Engine {
@@ -356,18 +525,17 @@ impl Engine {
         Engine {
             st: ScanState::at(0),
             sink: Sink::default(),
-            checkpoints: Some(vec![Checkpoint {
-                pos: 0,
-                calls: 0,
-                diags: 0,
-                suggested: 0,
-            }]),
+            checkpoints: Some(Checkpoints::new()),
         }
     }
 
     /// Scans `text` from where the last run stopped. `finished`: the message is complete, so
     /// nothing is waited for and open constructs are closed at its end.
     pub(crate) fn run(&mut self, text: &str, finished: bool, servers: &[ServerTools]) {
+        if self.st.frontier() > text.len() {
+            // The caller shortened the text without rewinding; never index past its end.
+            self.rewind(text.len());
+        }
         let scan = Scan {
             text,
             b: text.as_bytes(),
@@ -377,6 +545,18 @@ impl Engine {
             servers,
         };
         scan.run(&mut self.st, &mut self.sink, self.checkpoints.as_mut());
+        if let (Some(cps), false) = (self.checkpoints.as_mut(), finished) {
+            cps.stopped(&self.st, &self.sink);
+        }
+    }
+
+    /// A copy to finish the message with: same state, no checkpoints (it never rewinds).
+    pub(crate) fn copy_for_finish(&self) -> Engine {
+        Engine {
+            st: self.st.clone(),
+            sink: self.sink.clone(),
+            checkpoints: None,
+        }
     }
 
     /// Forgets everything derived from text at or after byte `changed_from`, going back to the
@@ -389,11 +569,10 @@ impl Engine {
             // Nothing decided so far looked at the changed text.
             return;
         }
-        while cps.len() > 1 && cps.last().is_some_and(|c| c.pos > changed_from) {
-            cps.pop();
-        }
-        let Some(&cp) = cps.last() else { return };
-        self.st = ScanState::at(cp.pos);
+        let Some(cp) = cps.before(changed_from) else {
+            return;
+        };
+        self.st = cp.state;
         let sink = &mut self.sink;
         sink.calls.truncate(cp.calls);
         sink.keys.truncate(cp.calls);
@@ -427,8 +606,8 @@ impl Engine {
             Mode::Comment { .. } | Mode::Code { .. } => false,
             Mode::Prose => {
                 self.st.group.is_some()
-                    || self.st.frames.first().is_some_and(|f| {
-                        let mut j = f.start + 1;
+                    || self.st.frames.outermost().is_some_and(|start| {
+                        let mut j = start + 1;
                         while j < b.len() && matches!(b[j], b' ' | b'\t' | b'\r' | b'\n') {
                             j += 1;
                         }
@@ -483,15 +662,15 @@ static FRAME_SPECIAL: [bool; 256] = {
 };
 
 impl<'a> Scan<'a> {
-    fn run(&self, st: &mut ScanState, sink: &mut Sink, mut cps: Option<&mut Vec<Checkpoint>>) {
+    fn run(&self, st: &mut ScanState, sink: &mut Sink, mut cps: Option<&mut Checkpoints>) {
         loop {
             let flow = match st.mode {
                 Mode::Prose if st.frames.is_empty() && st.deep == 0 => {
                     self.prose(st, sink, cps.as_deref_mut())
                 }
-                Mode::Prose => self.frames(st, sink),
-                Mode::Fence { .. } => self.fence(st, sink),
-                Mode::Tag { .. } => self.tag(st, sink),
+                Mode::Prose => self.frames(st, sink, cps.as_deref_mut()),
+                Mode::Fence { .. } => self.fence(st, sink, cps.as_deref_mut()),
+                Mode::Tag { .. } => self.tag(st, sink, cps.as_deref_mut()),
                 Mode::Comment { .. } => self.comment(st, sink),
                 Mode::Code { .. } => self.code(st, sink),
             };
@@ -501,19 +680,14 @@ impl<'a> Scan<'a> {
         }
     }
 
-    fn prose(
-        &self,
-        st: &mut ScanState,
-        sink: &mut Sink,
-        cps: Option<&mut Vec<Checkpoint>>,
-    ) -> Flow {
+    fn prose(&self, st: &mut ScanState, sink: &mut Sink, cps: Option<&mut Checkpoints>) -> Flow {
         let from = st.pos;
         let hit = memchr3(b'{', b'`', b'<', &self.b[from..self.end]).map(|o| from + o);
         let to = hit.unwrap_or(self.end);
         sink.work += (to - from) as u64;
         if let Some(cps) = cps {
             if st.group.is_none() {
-                record_checkpoints(cps, from.max(st.horizon), to, sink);
+                cps.span(from.max(st.horizon), to, sink, ScanState::at);
             }
         }
         let Some(i) = hit else {
@@ -527,10 +701,7 @@ impl<'a> Scan<'a> {
         match self.b[i] {
             b'{' => {
                 sink.work += 1;
-                st.frames.push(Frame {
-                    start: i,
-                    children: Vec::new(),
-                });
+                st.frames.push(i);
                 st.in_string = false;
                 st.pos = i + 1;
                 Flow::Continue
@@ -542,6 +713,8 @@ impl<'a> Scan<'a> {
 
     fn backtick(&self, st: &mut ScanState, sink: &mut Sink, i: usize) -> Flow {
         let run = run_len(self.b, i, self.end, b'`');
+        // The byte after the run decided its length.
+        st.see((i + run + 1).min(self.end));
         sink.work += run as u64;
         if i + run == self.end && !self.finished {
             return Flow::Stop;
@@ -588,7 +761,7 @@ impl<'a> Scan<'a> {
             }
         };
         sink.work += (line_end - info_start) as u64;
-        st.see(line_end);
+        st.see((line_end + 1).min(self.end));
         let Some(info) = self.text.get(info_start..line_end) else {
             return FenceOpen::No;
         };
@@ -689,7 +862,12 @@ impl<'a> Scan<'a> {
     }
 
     /// Inside open braces: track strings and nesting until the outermost closes.
-    fn frames(&self, st: &mut ScanState, sink: &mut Sink) -> Flow {
+    fn frames(
+        &self,
+        st: &mut ScanState,
+        sink: &mut Sink,
+        mut cps: Option<&mut Checkpoints>,
+    ) -> Flow {
         let b = self.b;
         let end = self.end;
         loop {
@@ -700,6 +878,15 @@ impl<'a> Scan<'a> {
                 } else {
                     memchr2(b'"', b'\\', hay)
                 };
+                if let Some(c) = cps.as_mut() {
+                    let to = hit.map_or(end, |o| st.pos + o);
+                    if c.due(st, to) {
+                        c.span(st.pos.max(st.horizon), to, sink, |p| ScanState {
+                            pos: p,
+                            ..st.clone()
+                        });
+                    }
+                }
                 let Some(o) = hit else {
                     sink.work += hay.len() as u64;
                     st.pos = end;
@@ -729,6 +916,7 @@ impl<'a> Scan<'a> {
                             k += 1;
                         }
                         let run = run_len(b, k, end, b'`');
+                        st.see((k + run + 1).min(end));
                         if k + run >= end && !self.finished {
                             st.pos = j;
                             return Flow::Stop;
@@ -761,6 +949,14 @@ impl<'a> Scan<'a> {
                 j += 1;
             }
             sink.work += (j - start) as u64;
+            if let Some(c) = cps.as_mut() {
+                if c.due(st, j) {
+                    c.span(start.max(st.horizon), j, sink, |p| ScanState {
+                        pos: p,
+                        ..st.clone()
+                    });
+                }
+            }
             st.pos = j;
             if j >= end {
                 return self.frames_at_end(st, sink);
@@ -769,10 +965,7 @@ impl<'a> Scan<'a> {
                 b'{' => {
                     sink.work += 1;
                     if st.frames.len() < MAX_FRAMES {
-                        st.frames.push(Frame {
-                            start: j,
-                            children: Vec::new(),
-                        });
+                        st.frames.push(j);
                     } else {
                         st.deep += 1;
                     }
@@ -785,21 +978,15 @@ impl<'a> Scan<'a> {
                         st.deep -= 1;
                         continue;
                     }
-                    let Some(frame) = st.frames.pop() else {
+                    let Some(start) = st.frames.pop() else {
                         return Flow::Continue;
                     };
-                    let span = Span::new(frame.start, j + 1);
-                    match st.frames.last_mut() {
-                        Some(parent) => {
-                            if parent.children.len() < MAX_CHILDREN {
-                                parent.children.push(span);
-                            }
-                        }
-                        None => {
-                            self.candidate(st, sink, span, false);
-                            return Flow::Continue;
-                        }
+                    let span = Span::new(start, j + 1);
+                    if st.frames.is_empty() {
+                        self.candidate(st, sink, span, false);
+                        return Flow::Continue;
                     }
+                    st.frames.add_child(span);
                 }
                 b'"' => {
                     sink.work += 1;
@@ -816,6 +1003,7 @@ impl<'a> Scan<'a> {
                 b'`' => {
                     let run = run_len(b, j, end, b'`');
                     sink.work += run as u64;
+                    st.see((j + run + 1).min(end));
                     if self.cfg.fences && j + run == end && !self.finished {
                         // The run may still grow into a fence.
                         return Flow::Stop;
@@ -864,10 +1052,11 @@ impl<'a> Scan<'a> {
             return Flow::Stop;
         }
         if st.frames.len() == 1 && st.deep == 0 && !st.in_string && self.cfg.at_message_end {
-            let span = Span::new(st.frames[0].start, self.end);
-            if self.candidate(st, sink, span, true) {
-                st.frames.clear();
-                return Flow::Continue;
+            if let Some(start) = st.frames.outermost() {
+                if self.candidate(st, sink, Span::new(start, self.end), true) {
+                    st.frames = Frames::default();
+                    return Flow::Continue;
+                }
             }
         }
         self.abandon(st, sink, self.end);
@@ -877,17 +1066,17 @@ impl<'a> Scan<'a> {
     /// Open braces turned out to be prose (they never close, or a fence or tag interrupted them):
     /// the complete objects nested directly in them are the candidates.
     fn abandon(&self, st: &mut ScanState, sink: &mut Sink, at: usize) {
-        let frames = std::mem::take(&mut st.frames);
+        let frames = st.frames.take();
         st.deep = 0;
         st.in_string = false;
         let before = sink.produced();
-        for frame in &frames {
-            for &child in &frame.children {
+        for (_, children) in &frames {
+            for &child in children {
                 self.candidate(st, sink, child, false);
             }
         }
         // The first open brace that starts like a JSON object is the call that never closed.
-        let json_like = frames.iter().map(|f| f.start).find(|&start| {
+        let json_like = frames.iter().map(|f| f.0).find(|&start| {
             self.b[start + 1..at]
                 .iter()
                 .find(|c| !c.is_ascii_whitespace())
@@ -1067,7 +1256,12 @@ impl<'a> Scan<'a> {
         }
     }
 
-    fn fence(&self, st: &mut ScanState, sink: &mut Sink) -> Flow {
+    fn fence(
+        &self,
+        st: &mut ScanState,
+        sink: &mut Sink,
+        mut cps: Option<&mut Checkpoints>,
+    ) -> Flow {
         let Mode::Fence {
             open,
             content,
@@ -1083,7 +1277,25 @@ impl<'a> Scan<'a> {
         let end = self.end;
         loop {
             if mid_line {
-                match memchr(b'\n', &b[next..end]) {
+                let newline = memchr(b'\n', &b[next..end]);
+                if let Some(c) = cps.as_mut() {
+                    let to = newline.map_or(end, |o| next + o);
+                    if c.due(st, to) {
+                        let at = |p: usize| ScanState {
+                            mode: Mode::Fence {
+                                open,
+                                content,
+                                len,
+                                lang,
+                                next: p,
+                                mid_line: true,
+                            },
+                            ..st.clone()
+                        };
+                        c.span(next.max(st.horizon), to, sink, at);
+                    }
+                }
+                match newline {
                     Some(o) => {
                         sink.work += o as u64 + 1;
                         next += o + 1;
@@ -1139,8 +1351,9 @@ impl<'a> Scan<'a> {
                 st.see(m + 1);
                 return Flow::Continue;
             }
-            next = m;
-            mid_line = true;
+            // Not a closing fence; `b[m]` was looked at, so the search resumes after it.
+            mid_line = b[m] != b'\n';
+            next = m + 1;
         }
         if !self.finished {
             st.mode = Mode::Fence {
@@ -1205,7 +1418,7 @@ impl<'a> Scan<'a> {
         scan.run(&mut st, sink, None);
     }
 
-    fn tag(&self, st: &mut ScanState, sink: &mut Sink) -> Flow {
+    fn tag(&self, st: &mut ScanState, sink: &mut Sink, mut cps: Option<&mut Checkpoints>) -> Flow {
         let Mode::Tag {
             open,
             content,
@@ -1219,7 +1432,24 @@ impl<'a> Scan<'a> {
         let local = xml::TAGS[name].0.as_bytes();
         let b = self.b;
         loop {
-            match memchr(b'<', &b[next..self.end]) {
+            let lt = memchr(b'<', &b[next..self.end]);
+            if let Some(c) = cps.as_mut() {
+                let to = lt.map_or(self.end, |o| next + o);
+                if c.due(st, to) {
+                    let at = |p: usize| ScanState {
+                        mode: Mode::Tag {
+                            open,
+                            content,
+                            kind,
+                            name,
+                            next: p,
+                        },
+                        ..st.clone()
+                    };
+                    c.span(next.max(st.horizon), to, sink, at);
+                }
+            }
+            match lt {
                 None => {
                     sink.work += (self.end - next) as u64;
                     next = self.end;
@@ -1241,7 +1471,11 @@ impl<'a> Scan<'a> {
                             next = k;
                             break;
                         }
-                        Lex::Incomplete | Lex::No => next = k + 1,
+                        Lex::Incomplete | Lex::No => {
+                            // The lexer may have looked this far before saying no.
+                            st.see((k + xml::MAX_CLOSING_TAG).min(self.end));
+                            next = k + 1;
+                        }
                     }
                 }
             }
@@ -1402,6 +1636,7 @@ impl<'a> Scan<'a> {
                         break;
                     }
                     let r = run_len(b, k, self.end, b'`');
+                    st.see((k + r + 1).min(self.end));
                     if k + r == self.end && !self.finished {
                         st.mode = Mode::Code { open, run, next: k };
                         return Flow::Stop;
@@ -1456,21 +1691,4 @@ fn has_call_key(b: &[u8]) -> bool {
         || (memmem::find(b, b"\"name\"").is_some() && memmem::find(b, b"\"arguments\"").is_some())
         || memmem::find(b, "“tool”".as_bytes()).is_some()
         || memmem::find(b, b"'tool'").is_some()
-}
-
-fn record_checkpoints(cps: &mut Vec<Checkpoint>, lo: usize, to: usize, sink: &Sink) {
-    let mut next_at = cps.last().map_or(0, |c| c.pos) + CHECKPOINT_INTERVAL;
-    while next_at <= to {
-        let p = next_at.max(lo);
-        if p > to {
-            break;
-        }
-        cps.push(Checkpoint {
-            pos: p,
-            calls: sink.calls.len(),
-            diags: sink.diags.len(),
-            suggested: sink.suggested,
-        });
-        next_at = p + CHECKPOINT_INTERVAL;
-    }
 }

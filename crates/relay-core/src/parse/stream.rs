@@ -3,7 +3,8 @@
 //! A content script sees a message grow (and sometimes re-rendered); it hands the parser the whole
 //! text each time ([`StreamParser::push`]) or only what was added ([`StreamParser::append`]). The
 //! parser reports each call once, as soon as it is complete, and never again, even when a
-//! re-render makes it rescan that part of the text.
+//! re-render makes it rescan that part of the text. A reported call is final: if a re-render
+//! later removes it from the text, it is not taken back (it may already be running).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -203,6 +204,12 @@ impl StreamParser {
         self.engine.run(&self.text, false, &self.servers);
         let mut update = StreamUpdate::default();
         let (calls, diags) = (self.engine.calls().len(), self.engine.diagnostics().len());
+        // `push` rewinds before running; this only guards the slices below.
+        self.seen_calls = self.seen_calls.min(calls);
+        if self.seen_diags > diags {
+            self.seen_diags = diags;
+            self.seen_counts = occurrences(self.engine.diagnostics());
+        }
         self.reported.take(
             &self.engine,
             self.seen_calls,
@@ -213,7 +220,7 @@ impl StreamParser {
         self.seen_calls = calls;
         self.seen_diags = diags;
         if self.finished {
-            let mut at_end = self.engine.clone();
+            let mut at_end = self.engine.copy_for_finish();
             let before = at_end.work();
             at_end.run(&self.text, true, &self.servers);
             self.finish_work += at_end.work() - before;

@@ -36,6 +36,10 @@ pub(crate) enum TagKind {
 /// `<` does not open a tag: bounds the look-ahead the streaming parser may have to repeat.
 const MAX_NAME: usize = 64;
 const MAX_OPEN_TAG: usize = 512;
+/// Blanks allowed before a closing tag's `>`.
+const MAX_BLANKS: usize = 16;
+/// How far past its `<` [`closing_tag`] may look.
+pub(crate) const MAX_CLOSING_TAG: usize = 2 + 2 * MAX_NAME + 1 + MAX_BLANKS + 1;
 
 /// An opening tag `<prefix:local attrs>`.
 #[derive(Debug, Clone, Copy)]
@@ -190,7 +194,8 @@ pub(crate) fn closing_tag(b: &[u8], k: usize, end: usize, local: &[u8]) -> Lex<u
     if &b[name.0..name.1] != local {
         return Lex::No;
     }
-    while n < end && matches!(b[n], b' ' | b'\t' | b'\n' | b'\r') {
+    let blanks_end = n + MAX_BLANKS;
+    while n < end && n < blanks_end && matches!(b[n], b' ' | b'\t' | b'\n' | b'\r') {
         n += 1;
     }
     match b.get(n) {
