@@ -4,6 +4,9 @@
 //! Inputs come from `relay_core::parse::bench_inputs`, the same the wasm benchmark uses.
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use std::rc::Rc;
+
+use relay_core::model::ServerTools;
 use relay_core::parse::{bench_inputs, parse_tool_calls, StreamParser};
 
 fn full(c: &mut Criterion) {
@@ -29,7 +32,8 @@ fn full(c: &mut Criterion) {
 }
 
 fn stream(c: &mut Criterion) {
-    let servers = bench_inputs::servers();
+    // Shared, as the parsers of a chat's messages share their tool set.
+    let servers: Rc<[ServerTools]> = bench_inputs::servers().into();
     let mut group = c.benchmark_group("parse_stream_1000_appends");
     let cases = [
         ("100KB", bench_inputs::reply_with_calls(100_000)),
@@ -43,7 +47,7 @@ fn stream(c: &mut Criterion) {
         group.throughput(Throughput::Bytes(text.len() as u64));
         group.bench_with_input(BenchmarkId::from_parameter(id), text, |b, text| {
             b.iter(|| {
-                let mut parser = StreamParser::new(servers.clone());
+                let mut parser = StreamParser::new(Rc::clone(&servers));
                 let mut start = 0;
                 for &end in &ends {
                     black_box(parser.append(&text[start..end]));

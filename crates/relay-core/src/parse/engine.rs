@@ -225,7 +225,8 @@ struct ScanState {
     /// Open braces beyond `MAX_FRAMES`.
     deep: usize,
     in_string: bool,
-    group: Option<Group>,
+    /// Boxed: it is rare, and the state is copied for every checkpoint.
+    group: Option<Box<Group>>,
 }
 
 impl ScanState {
@@ -400,8 +401,9 @@ struct Checkpoint {
     suggested: u32,
 }
 
-/// How many of the states where recent runs stopped are kept.
+/// How many of the states where recent runs stopped are kept, and how far apart at least.
 const RECENT_CHECKPOINTS: usize = 16;
+const RECENT_SPACING: usize = 128;
 
 /// Where a rewrite may restart from: sparse checkpoints (about one per `CHECKPOINT_INTERVAL`
 /// bytes, in prose, fenced blocks, tagged elements and open braces alike) and the states where the
@@ -476,9 +478,14 @@ impl Checkpoints {
         }
     }
 
-    /// The state where a run stopped.
+    /// The state where a run stopped (unless one was kept less than `RECENT_SPACING` before).
     fn stopped(&mut self, st: &ScanState, sink: &Sink) {
-        if !Self::cheap(st) || self.recent.back().is_some_and(|c| c.pos == st.frontier()) {
+        let last = self
+            .recent
+            .back()
+            .map_or(0, |c| c.pos)
+            .max(self.last_sparse());
+        if st.frontier() < last + RECENT_SPACING || !Self::cheap(st) {
             return;
         }
         if self.recent.len() == RECENT_CHECKPOINTS {
@@ -1167,14 +1174,14 @@ impl<'a> Scan<'a> {
         match event {
             LineEvent::Start { name, call_id } => {
                 self.end_group(st, sink);
-                st.group = Some(Group {
+                st.group = Some(Box::new(Group {
                     start: span.start,
                     last_end: span.end,
                     name,
                     call_id,
                     params: Map::new(),
                     repairs,
-                });
+                }));
             }
             LineEvent::Description => {
                 if let Some(g) = st.group.as_mut() {

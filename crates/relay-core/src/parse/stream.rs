@@ -7,6 +7,7 @@
 //! later removes it from the text, it is not taken back (it may already be running).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
@@ -35,7 +36,7 @@ pub struct StreamUpdate {
 /// byte; comparing the old and new text for that is a `memcmp` of their common length per call.
 #[derive(Debug, Clone)]
 pub struct StreamParser {
-    servers: Vec<ServerTools>,
+    servers: Rc<[ServerTools]>,
     text: String,
     engine: Engine,
     /// How many of the engine's calls and diagnostics have been looked at for reporting, and how
@@ -108,10 +109,11 @@ impl Reported {
 }
 
 impl StreamParser {
-    /// A parser for one message, resolving calls against the selected servers' tools.
-    pub fn new(servers: Vec<ServerTools>) -> Self {
+    /// A parser for one message, resolving calls against the selected servers' tools (a
+    /// `Vec<ServerTools>`, or an `Rc<[ServerTools]>` shared by the parsers of several messages).
+    pub fn new(servers: impl Into<Rc<[ServerTools]>>) -> Self {
         StreamParser {
-            servers,
+            servers: servers.into(),
             text: String::new(),
             engine: Engine::rewindable(),
             seen_calls: 0,
