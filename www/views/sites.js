@@ -2,6 +2,9 @@
 // LibreChat, say) with the adapter each uses, adding one (asking Chrome for that origin's
 // permission first), and the site check of the current tab: which of its adapter's selectors
 // match, so a site that changed its page is diagnosed in seconds.
+// The adapters are data shared with the content script (a classic script there); imported here
+// for its side effect, it defines globalThis.McpRelaySites.
+import '../../extension/content/sites.js';
 import { h, field, select } from '../dom.js';
 import { t } from '../i18n.js';
 import { call, currentChat, errorView, requestHostPermission } from '../core.js';
