@@ -21,9 +21,18 @@
 //! (plus a bounded look-ahead the scanner waits for), which is what makes [`StreamParser`] report
 //! exactly what [`parse_tool_calls`] reports on the final text while doing linear total work.
 //!
+//! What is deliberately not a call: an object in inline code (`` `{"tool": ...}` ``), in an HTML
+//! comment (hidden from the reader), or in a code block of another language (```python); each
+//! gives an `ignored_call` diagnostic. A tag or comment still open when the message ends was
+//! prose (a model naming `<tool_call>`), and the text after it is read normally.
+//!
 //! Resolution against the selected servers' tools happens here too (unknown and ambiguous names
 //! become diagnostics, not calls); validating arguments against the input schema does not (that is
 //! the `schema` module's job).
+//!
+//! Layout: `engine` (the scanner and its checkpoints), `json` (the repairing JSON reader),
+//! `interpret` (object shapes), `xml` (tags and `<invoke>`), `resolve` (tool names),
+//! `ident` (canonical JSON and call ids), `stream` (the streaming API), `text` (byte helpers).
 
 mod engine;
 mod ident;
@@ -95,7 +104,8 @@ pub struct ToolCall {
     /// The model's own id when it gave one, else `c_` + 16 hex digits derived from the server,
     /// the tool, the canonical arguments and the ordinal among identical calls of the message.
     pub call_id: String,
-    /// Where the call is written in the message.
+    /// Where the call is written in the message: its object, its `<invoke>` element, or its
+    /// JSON lines from start to end. The calls of one `tool_calls` object share that object's span.
     pub span: Span,
     pub format: CallFormat,
 }
