@@ -6,6 +6,17 @@
 import init, { handle } from './pkg/relay_wasm.js';
 
 const ready = init({ module_or_path: new URL('./pkg/relay_wasm_bg.wasm', import.meta.url) });
+
+// Server headers (credentials) live in chrome.storage.local, which content scripts could read
+// by default: restrict it to the extension's own pages and this worker, first thing on every
+// start (the level does not outlive the browser session, hence onStartup below, which also
+// wakes the worker when the browser starts).
+function restrictStorage() {
+  chrome.storage.local.setAccessLevel({ accessLevel: 'TRUSTED_CONTEXTS' })
+    .catch((e) => console.error('MCP Relay: cannot restrict storage access', e));
+}
+restrictStorage();
+chrome.runtime.onStartup.addListener(restrictStorage);
 const EXTENSION_ORIGIN = new URL(chrome.runtime.getURL('')).origin;
 
 /**

@@ -16,6 +16,7 @@
 
 pub mod client;
 pub mod contract;
+pub mod json_text;
 pub mod model;
 pub mod parse;
 pub mod policy;

@@ -38,7 +38,9 @@ pub fn from_js<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsV
                 ))
             })?
     };
-    serde_json::from_str(&text)
+    // A lone surrogate (a page's trick, or a reply cut mid-emoji) must not make the whole
+    // message unreadable: it becomes U+FFFD, as a browser's own decoders do.
+    serde_json::from_str(&relay_core::json_text::replace_lone_surrogates(&text))
         .map_err(|e| error_value(&ErrorBody::new("invalid_argument", format!("{what}: {e}"))))
 }
 

@@ -15,13 +15,15 @@ use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
+use relay_core::client::config::MASK;
 use relay_core::client::{import_mcp_servers, ClientError, ServerConfig, TransportKind};
 use relay_core::contract::{self, ErrorBody, Role};
 use relay_core::model::{CallToolResult, ServerTools, Tool};
 use relay_core::parse::{parse_tool_calls, StreamParser};
 use relay_core::policy::{
-    decide, Admission, CallRecord, CallState, Decision, DecisionInput, Ledger, LoopLimits, NewCall,
-    ToolPolicy,
+    allows_read_only, check_decision, content_server_ids, decide, is_destructive, policy_change,
+    quoted_fingerprints, Admission, CallRecord, CallState, Decision, DecisionInput, Ledger,
+    LoopLimits, NewCall, ToolPolicy, UserDecision,
 };
 use relay_core::prompt::{system_prompt, DisabledTools, PromptOptions, Strategy};
 use relay_core::result::{format_results, Nudge, Outcome, ResultInput, ResultOptions};
@@ -238,22 +240,6 @@ fn chat_key(tab_id: i64, url: &str) -> String {
 
 fn tab_of(chat: &str) -> Option<i64> {
     chat.split('|').next().and_then(|t| t.parse().ok())
-}
-
-const MASK: &str = "••••";
-
-fn is_secret_header(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    [
-        "authorization",
-        "cookie",
-        "token",
-        "key",
-        "secret",
-        "password",
-    ]
-    .iter()
-    .any(|s| n.contains(s))
 }
 
 impl Service {
@@ -511,6 +497,14 @@ impl Service {
                 let mut sites = self.sites().await?;
                 sites.retain(|s| s.get("origin").and_then(Value::as_str) != Some(origin.as_str()));
                 self.local.set("sites", &Value::from(sites.clone())).await?;
+                // Give the host permission back, unless a configured server still needs it.
+                let needed = self.config.borrow().servers.iter().any(|s| {
+                    relay_core::client::HttpUrl::parse(&s.url)
+                        .is_ok_and(|u| u.origin().eq_ignore_ascii_case(&origin))
+                });
+                if !needed {
+                    release_origin(&origin).await;
+                }
                 Ok(Value::from(sites))
             }
             "sites/check" => {
@@ -606,9 +600,9 @@ impl Service {
             "idle"
         };
         let headers: Vec<Value> = s
-            .headers
-            .iter()
-            .map(|(k, v)| json!({"name": k, "value": if is_secret_header(k) { MASK } else { v.as_str() }}))
+            .masked_headers()
+            .into_iter()
+            .map(|(name, value, secret)| json!({"name": name, "value": value, "secret": secret}))
             .collect();
         let protocol = status
             .as_ref()
@@ -667,16 +661,24 @@ impl Service {
             if let Some(id) = id {
                 obj.insert("id".into(), Value::String(id));
             }
-            // The panel sends headers as [{name, value}].
+            // The panel sends headers as [{name, value, secret?}]; `secret` marks a header
+            // whose name does not say it is a credential.
             if let Some(Value::Array(items)) = obj.get("headers").cloned() {
-                let pairs: Vec<Value> = items
+                let named = |h: &Value| -> Option<(String, String, bool)> {
+                    let name = h.get("name")?.as_str()?.trim();
+                    let value = h.get("value")?.as_str()?;
+                    let secret = h.get("secret").and_then(Value::as_bool).unwrap_or(false);
+                    (!name.is_empty()).then(|| (name.to_owned(), value.to_owned(), secret))
+                };
+                let rows: Vec<(String, String, bool)> = items.iter().filter_map(named).collect();
+                let pairs: Vec<Value> = rows.iter().map(|(k, v, _)| json!([k, v])).collect();
+                let secret: Vec<Value> = rows
                     .iter()
-                    .filter_map(|h| {
-                        Some(json!([h.get("name")?.as_str()?, h.get("value")?.as_str()?]))
-                    })
-                    .filter(|p| p[0].as_str().is_some_and(|n| !n.trim().is_empty()))
+                    .filter(|(_, _, secret)| *secret)
+                    .map(|(k, _, _)| json!(k))
                     .collect();
                 obj.insert("headers".into(), Value::Array(pairs));
+                obj.insert("secretHeaders".into(), Value::Array(secret));
             }
         }
         let server: ServerConfig =
@@ -827,9 +829,7 @@ impl Service {
     fn tool_setting(&self, server: &str, tool: &Tool) -> (ToolPolicy, bool) {
         let config = self.config.borrow();
         let s = config.tools.get(server).and_then(|m| m.get(&tool.name));
-        let policy = s
-            .and_then(|s| s.policy)
-            .unwrap_or_else(|| ToolPolicy::default_for(tool.annotations.as_ref()));
+        let policy = s.and_then(|s| s.policy).unwrap_or(ToolPolicy::DEFAULT);
         (policy, s.and_then(|s| s.enabled).unwrap_or(true))
     }
 
@@ -881,15 +881,32 @@ impl Service {
             ),
         };
         let enabled = msg.get("enabled").and_then(Value::as_bool);
-        let names: Vec<String> = match msg.get("tool").and_then(Value::as_str) {
-            Some(t) => vec![t.to_owned()],
-            None => self
-                .tools
-                .borrow()
-                .get(&server)
-                .map(|ts| ts.iter().map(|t| t.name.clone()).collect())
-                .unwrap_or_default(),
+        let confirm = msg.get("confirm").and_then(Value::as_bool).unwrap_or(false);
+        // `readOnly: true`: the user's one-click "allow this server's read-only tools".
+        let read_only = msg
+            .get("readOnly")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let known = self
+            .tools
+            .borrow()
+            .get(&server)
+            .cloned()
+            .unwrap_or_default();
+        let chosen: Vec<&Tool> = match msg.get("tool").and_then(Value::as_str) {
+            Some(t) => known.iter().filter(|k| k.name == t).collect(),
+            None if read_only => known.iter().filter(|t| allows_read_only(t)).collect(),
+            None => known.iter().collect(),
         };
+        for tool in &chosen {
+            policy_change(tool, policy, confirm)?;
+        }
+        let mut names: Vec<String> = chosen.iter().map(|t| t.name.clone()).collect();
+        if let Some(t) = msg.get("tool").and_then(Value::as_str) {
+            if names.is_empty() {
+                names.push(t.to_owned()); // a tool not listed (yet): its setting waits for it
+            }
+        }
         {
             let mut c = self.config.borrow_mut();
             let entry = c.tools.entry(server.clone()).or_default();
@@ -1010,13 +1027,22 @@ impl Service {
             .chat_for(role, sender, msg)
             .ok()
             .map(|c| self.chat_settings(&c));
-        let ids: Vec<String> = match msg.get("serverIds") {
-            Some(v) => serde_json::from_value(v.clone())
-                .map_err(|_| invalid("serverIds must be a list of ids"))?,
-            None => chat
-                .as_ref()
-                .map(|c| c.server_ids.clone())
-                .unwrap_or_default(),
+        let requested: Option<Vec<String>> = match msg.get("serverIds") {
+            Some(v) => Some(
+                serde_json::from_value(v.clone())
+                    .map_err(|_| invalid("serverIds must be a list of ids"))?,
+            ),
+            None => None,
+        };
+        let picked = chat
+            .as_ref()
+            .map(|c| c.server_ids.clone())
+            .unwrap_or_default();
+        let ids: Vec<String> = match role {
+            // A chat page may only describe its own chat's servers (and so never makes the
+            // worker connect to any other).
+            Role::Content => content_server_ids(requested, &picked)?,
+            Role::Page => requested.unwrap_or(picked),
         };
         // Tools come from the stored lists; a server never listed yet is asked now.
         for id in &ids {
@@ -1099,7 +1125,9 @@ impl Service {
             if history {
                 continue; // replies that were on the page before we looked are never run
             }
-            let decision = match self.find_tool(&call.server, &call.tool) {
+            let tool = self.find_tool(&call.server, &call.tool);
+            let destructive = tool.as_ref().is_some_and(is_destructive);
+            let decision = match tool {
                 Some(tool) => {
                     let (policy, enabled) = self.tool_setting(&call.server, &tool);
                     let server_enabled = self
@@ -1128,6 +1156,7 @@ impl Service {
                     server_id: &call.server,
                     tool: &call.tool,
                     arguments: &call.arguments,
+                    destructive,
                 },
                 &decision,
                 limits,
@@ -1194,6 +1223,9 @@ impl Service {
     ) -> HandlerResult {
         let key = str_field(msg, "key")?.to_owned();
         let decision = str_field(msg, "decision")?;
+        let decision = UserDecision::parse(decision)
+            .ok_or_else(|| invalid(format!("unknown decision '{decision}'")))?;
+        let confirm = msg.get("confirm").and_then(Value::as_bool).unwrap_or(false);
         let rec = self
             .ledger
             .borrow()
@@ -1201,33 +1233,31 @@ impl Service {
             .get(&key)
             .cloned()
             .ok_or_else(|| invalid("no such call"))?;
-        if role == Role::Content {
-            // A content script decides only for calls of its own tab.
-            let own = self.chat_for(role, sender, msg)?;
-            if rec.chat != own {
-                return Err(ErrorBody::new(
-                    "forbidden",
-                    "this call belongs to another chat",
-                ));
-            }
-        }
+        let sender_chat = match role {
+            Role::Content => Some(self.chat_for(role, sender, msg)?),
+            Role::Page => None,
+        };
+        check_decision(role, &rec, sender_chat.as_deref(), decision)?;
         match decision {
-            "run" | "always" => {
-                if decision == "always" {
-                    let mut c = self.config.borrow_mut();
-                    c.tools
+            UserDecision::Run | UserDecision::Always => {
+                let tool = self.find_tool(&rec.server_id, &rec.tool);
+                if decision == UserDecision::Always {
+                    if let Some(tool) = &tool {
+                        policy_change(tool, Some(ToolPolicy::Allow), confirm)?;
+                    }
+                    self.config
+                        .borrow_mut()
+                        .tools
                         .entry(rec.server_id.clone())
                         .or_default()
                         .entry(rec.tool.clone())
                         .or_default()
                         .policy = Some(ToolPolicy::Allow);
-                }
-                if decision == "always" {
                     self.save_config().await?;
                 }
                 // Policy still applies to the click: a denied or disabled tool never runs.
-                if let Some(tool) = self.find_tool(&rec.server_id, &rec.tool) {
-                    let (policy, enabled) = self.tool_setting(&rec.server_id, &tool);
+                if let Some(tool) = &tool {
+                    let (policy, enabled) = self.tool_setting(&rec.server_id, tool);
                     if policy == ToolPolicy::Deny || !enabled {
                         return Err(ErrorBody::new(
                             "denied",
@@ -1235,17 +1265,16 @@ impl Service {
                         ));
                     }
                 }
-                let started = self.ledger.borrow_mut().rerun(&key).is_some();
-                if !started {
-                    return Err(invalid(format!(
-                        "the call is {:?} and cannot run again",
-                        rec.state
-                    )));
+                if self.ledger.borrow_mut().run_by_user(&key).is_none() {
+                    return Err(ErrorBody::new(
+                        "invalid_state",
+                        format!("The call is {:?} and cannot run again.", rec.state),
+                    ));
                 }
                 self.save_ledger().await?;
                 self.spawn_call(key.clone());
             }
-            "deny" => {
+            UserDecision::Deny => {
                 if let Some(r) = self.ledger.borrow_mut().transition(&key, CallState::Denied) {
                     r.error = Some(json!({"kind": "denied", "message": "You denied this call."}));
                 }
@@ -1253,7 +1282,6 @@ impl Service {
                 self.clone()
                     .deliver_later(rec.chat.clone(), rec.message_id.clone());
             }
-            other => return Err(invalid(format!("unknown decision '{other}'"))),
         }
         let rec = self.ledger.borrow().calls.get(&key).cloned();
         Ok(serde_json::to_value(rec).unwrap_or(Value::Null))
@@ -1334,8 +1362,18 @@ impl Service {
             .entry(rec.server_id.clone())
             .or_insert((None, None))
             .1 = Some(duration);
+        // Calls written inside the result are the server's words, not the model's decision:
+        // remember them so a reply that repeats one does not run it.
+        let quoted = match &result {
+            Some(r) => {
+                let picked = self.chat_settings(&rec.chat).server_ids;
+                quoted_fingerprints(r, &self.selected_tools(&picked))
+            }
+            None => Vec::new(),
+        };
         {
             let mut ledger = self.ledger.borrow_mut();
+            ledger.remember_quoted(&rec.chat, quoted);
             if let Some(r) = ledger.transition(key, state) {
                 r.duration_ms = Some(duration);
                 r.result = result.map(|r| serde_json::to_value(r).unwrap_or(Value::Null));
@@ -1488,7 +1526,7 @@ fn outcome_of(r: &CallRecord) -> Outcome {
         CallState::Denied => Outcome::Denied {
             reason: Some(message),
         },
-        CallState::Limited => Outcome::Skipped { reason: message },
+        CallState::Limited | CallState::Quoted => Outcome::Skipped { reason: message },
         CallState::Pending | CallState::Running => Outcome::Unknown {
             message: "still running".into(),
         },
@@ -1527,6 +1565,38 @@ async fn send_to_tab(tab: i64, message: &Value) -> HandlerResult {
     Ok(from_js(answer, "tab answer").unwrap_or(Value::Null))
 }
 
+/// Gives back the optional host permission of a removed chat site. Chrome refuses to remove a
+/// permission the manifest requires (loopback, the built-in sites): those are not ours to give
+/// back, so that refusal is expected and ignored.
+async fn release_origin(origin: &str) {
+    use js_sys::{Function, Promise, Reflect};
+    use wasm_bindgen::JsCast;
+    let global = js_sys::global();
+    let Some(permissions) = Reflect::get(&global, &"chrome".into())
+        .and_then(|c| Reflect::get(&c, &"permissions".into()))
+        .ok()
+        .filter(|p| p.is_object())
+    else {
+        return;
+    };
+    let Some(remove) = Reflect::get(&permissions, &"remove".into())
+        .ok()
+        .and_then(|f| f.dyn_into::<Function>().ok())
+    else {
+        return;
+    };
+    let Ok(arg) = to_js(&json!({"origins": [format!("{origin}/*")]})) else {
+        return;
+    };
+    if let Some(promise) = remove
+        .call1(&permissions, &arg)
+        .ok()
+        .and_then(|p| p.dyn_into::<Promise>().ok())
+    {
+        let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+    }
+}
+
 /// Accepts `http(s)://host[:port]` only: a content script is registered for exactly this origin.
 fn web_origin(v: Option<&Value>) -> Result<String, ErrorBody> {
     let s = v
@@ -1554,7 +1624,7 @@ fn web_origin(v: Option<&Value>) -> Result<String, ErrorBody> {
 /// protection), and a service worker's POST carries `Origin: chrome-extension://<id>`. For each
 /// enabled loopback server, a `declarativeNetRequest` session rule removes the Origin header from
 /// this extension's own requests to that server (`tabIds: [-1]`: never a page's), so they look
-/// like a local client's. Rebuilt whole from the configuration before any connection is made.
+/// like a local client's; `initiatorDomains` keeps web pages' workers (also tab -1) out. Rebuilt whole from the configuration before any connection is made.
 async fn sync_origin_rules(servers: &[ServerConfig]) -> Result<(), ErrorBody> {
     use js_sys::{Function, Promise, Reflect};
     use wasm_bindgen::JsCast;
@@ -1569,10 +1639,20 @@ async fn sync_origin_rules(servers: &[ServerConfig]) -> Result<(), ErrorBody> {
     let mut origins: Vec<String> = servers
         .iter()
         .filter(|s| s.enabled)
-        .filter_map(|s| loopback_origin(&s.url))
+        .filter_map(|s| relay_core::client::HttpUrl::parse(&s.url).ok())
+        .filter(relay_core::client::HttpUrl::is_loopback)
+        .map(|u| u.origin())
         .collect();
     origins.sort();
     origins.dedup();
+    // Only this extension's own requests: `tabIds: [-1]` alone also matches a web page's
+    // shared or service worker, which would then reach the server without its Origin.
+    let extension_id = Reflect::get(&global, &"chrome".into())
+        .and_then(|c| Reflect::get(&c, &"runtime".into()))
+        .and_then(|r| Reflect::get(&r, &"id".into()))
+        .ok()
+        .and_then(|id| id.as_string())
+        .ok_or_else(|| ErrorBody::new("unavailable", "chrome.runtime.id is not available"))?;
     let rules: Vec<Value> = origins
         .iter()
         .enumerate()
@@ -1581,7 +1661,9 @@ async fn sync_origin_rules(servers: &[ServerConfig]) -> Result<(), ErrorBody> {
                 "id": i + 1,
                 "priority": 1,
                 "action": {"type": "modifyHeaders", "requestHeaders": [{"header": "origin", "operation": "remove"}]},
-                "condition": {"urlFilter": format!("|{origin}/"), "tabIds": [-1], "resourceTypes": ["xmlhttprequest", "other"]},
+                "condition": {"urlFilter": format!("|{origin}/"), "tabIds": [-1],
+                              "initiatorDomains": [extension_id],
+                              "resourceTypes": ["xmlhttprequest", "other"]},
             })
         })
         .collect();
@@ -1625,24 +1707,4 @@ async fn sync_origin_rules(servers: &[ServerConfig]) -> Result<(), ErrorBody> {
             )
         })?;
     Ok(())
-}
-
-/// `http://127.0.0.1:PORT` for a loopback server URL, `None` for anything else.
-fn loopback_origin(url: &str) -> Option<String> {
-    let rest = url
-        .strip_prefix("http://")
-        .or_else(|| url.strip_prefix("https://"))?;
-    let scheme = &url[..url.len() - rest.len()];
-    let authority = rest.split(['/', '?', '#']).next()?;
-    let host = authority
-        .rsplit_once(':')
-        .map(|(h, p)| {
-            if p.chars().all(|c| c.is_ascii_digit()) {
-                h
-            } else {
-                authority
-            }
-        })
-        .unwrap_or(authority);
-    matches!(host, "127.0.0.1" | "localhost" | "[::1]").then(|| format!("{scheme}{authority}"))
 }

@@ -45,7 +45,38 @@ pub struct ServerConfig {
     pub timeout_ms: u64,
     #[serde(default = "default_true")]
     pub enabled: bool,
+    /// Names of headers the user marked secret, beside those whose name says so
+    /// ([`looks_secret`]): their values are shown masked and never leave the worker.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub secret_headers: Vec<String>,
 }
+
+/// Parts of header names that say the value is a credential. Matched case-insensitively
+/// anywhere in the name, so `X-Custom-Auth`, `X-Api-Key` and `Proxy-Authorization` are all
+/// covered; a false positive only masks a value in the side panel.
+pub const SECRET_HEADER_PARTS: &[&str] = &[
+    "auth",
+    "cookie",
+    "token",
+    "key",
+    "secret",
+    "password",
+    "passwd",
+    "session",
+    "credential",
+    "signature",
+    "bearer",
+];
+
+/// Whether a header's name says its value is a credential.
+pub fn looks_secret(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    SECRET_HEADER_PARTS.iter().any(|part| n.contains(part))
+}
+
+/// What the side panel shows instead of a secret header's value; sent back unchanged, it means
+/// "keep the stored value".
+pub const MASK: &str = "••••";
 
 fn default_timeout() -> u64 {
     DEFAULT_TIMEOUT_MS
@@ -97,7 +128,29 @@ impl ServerConfig {
             headers: Vec::new(),
             timeout_ms: DEFAULT_TIMEOUT_MS,
             enabled: true,
+            secret_headers: Vec::new(),
         }
+    }
+
+    /// Whether a header's value is a secret: its name says so, or the user marked it.
+    pub fn is_secret_header(&self, name: &str) -> bool {
+        looks_secret(name)
+            || self
+                .secret_headers
+                .iter()
+                .any(|s| s.eq_ignore_ascii_case(name))
+    }
+
+    /// The headers as the side panel may show them: secret values masked.
+    pub fn masked_headers(&self) -> Vec<(String, String, bool)> {
+        self.headers
+            .iter()
+            .map(|(k, v)| {
+                let secret = self.is_secret_header(k);
+                let shown = if secret { MASK.to_owned() } else { v.clone() };
+                (k.clone(), shown, secret)
+            })
+            .collect()
     }
 
     /// Checks what can be checked without talking to the server.
@@ -241,6 +294,7 @@ fn import_entry(name: &str, entry: &Value) -> Result<ServerConfig, String> {
         headers,
         timeout_ms,
         enabled,
+        secret_headers: Vec::new(),
     };
     HttpUrl::parse(url).map_err(|e| e.to_string())?;
     Ok(server)
@@ -271,4 +325,46 @@ fn unique_id(base: &str, taken: &[String]) -> String {
         .map(|n| format!("{base}-{n}"))
         .find(|c| !taken.iter().any(|t| t == c))
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secret_headers_by_name_or_by_the_users_mark_are_masked() {
+        let mut s = ServerConfig::new("s", "S", "http://127.0.0.1:1/mcp");
+        s.headers = [
+            ("Authorization", "Bearer a"),
+            ("X-Custom-Auth", "b"),
+            ("x-api-key", "c"),
+            ("Cookie", "d"),
+            ("X-Other", "e"),
+            ("Accept-Language", "fr"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        s.secret_headers = vec!["x-other".into()];
+        let shown: Vec<(String, String, bool)> = s.masked_headers();
+        let masked: Vec<&str> = shown
+            .iter()
+            .filter(|(_, v, secret)| *secret && v == MASK)
+            .map(|(k, _, _)| k.as_str())
+            .collect();
+        assert_eq!(
+            masked,
+            [
+                "Authorization",
+                "X-Custom-Auth",
+                "x-api-key",
+                "Cookie",
+                "X-Other"
+            ]
+        );
+        assert_eq!(
+            shown.last(),
+            Some(&("Accept-Language".into(), "fr".into(), false))
+        );
+    }
 }

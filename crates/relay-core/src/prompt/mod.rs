@@ -11,6 +11,7 @@
 //! estimate without a tokenizer).
 
 mod bench;
+mod limits;
 pub mod sections;
 pub mod select;
 pub mod template;
@@ -26,6 +27,7 @@ use crate::schema::{render_catalog, CatalogOptions};
 
 #[doc(hidden)]
 pub use bench::bench_tools;
+pub use limits::{MAX_NAME, MAX_SCHEMA_TEXT, MAX_TOOLS, MAX_TOOL_DESCRIPTION};
 pub use select::{select_tools, Selection, SelectionOptions};
 pub use template::{
     render_template, template_requirements, HistoryStep, Rendered, Requirement, Template,
@@ -182,6 +184,12 @@ pub enum DiagnosticCode {
     SelectionNoMatch,
     /// A template lists tools but never says how to call them.
     TemplateWithoutCallFormat,
+    /// More tools than one prompt may list ([`MAX_TOOLS`]); the rest were left out.
+    ToolsCapped,
+    /// A tool's description or a parameter's text was too long and was cut.
+    TextCut,
+    /// A tool's name is longer than MCP allows; the tool was left out.
+    ToolNameTooLong,
 }
 
 /// A generated prompt, ready to insert into a chat.
@@ -316,7 +324,25 @@ pub(crate) fn build(
             diagnostics,
         };
     }
-    let groups: Vec<&Group<'_>> = groups.iter().filter(|g| !g.tools.is_empty()).collect();
+    let (owned, picks) = bound_tools(groups, &mut diagnostics);
+    let bounded: Vec<Group<'_>> = groups
+        .iter()
+        .zip(picks)
+        .map(|(g, picks)| Group {
+            server: g.server,
+            tools: g
+                .tools
+                .iter()
+                .zip(picks)
+                .filter_map(|(t, pick)| match pick {
+                    Pick::Keep => Some(*t),
+                    Pick::Own(i) => owned.get(i),
+                    Pick::Skip => None,
+                })
+                .collect(),
+        })
+        .collect();
+    let groups: Vec<&Group<'_>> = bounded.iter().filter(|g| !g.tools.is_empty()).collect();
     let tool_count: usize = groups.iter().map(|g| g.tools.len()).sum();
     if tool_count == 0 {
         diagnostics.push(Diagnostic::new(
@@ -348,6 +374,84 @@ pub(crate) fn build(
         prompt: Some(prompt),
         diagnostics,
     }
+}
+
+/// What the prompt does with one selected tool.
+enum Pick {
+    /// Listed as the server sent it.
+    Keep,
+    /// Listed as the trimmed copy at this index.
+    Own(usize),
+    /// Not listed.
+    Skip,
+}
+
+/// Applies the bounds of [`limits`] to every selected tool: trimmed copies for tools with
+/// overlong texts, nothing for tools past the cap or with impossible names; one diagnostic per
+/// kind of cut.
+fn bound_tools(
+    groups: &[Group<'_>],
+    diagnostics: &mut Vec<Diagnostic>,
+) -> (Vec<Tool>, Vec<Vec<Pick>>) {
+    let mut owned = Vec::new();
+    let (mut listed, mut over_cap, mut cut) = (0usize, 0usize, Vec::new());
+    let mut long_names = 0usize;
+    let picks = groups
+        .iter()
+        .map(|g| {
+            g.tools
+                .iter()
+                .map(|t| {
+                    if listed == MAX_TOOLS {
+                        over_cap += 1;
+                        return Pick::Skip;
+                    }
+                    match limits::bounded(t) {
+                        None => {
+                            long_names += 1;
+                            Pick::Skip
+                        }
+                        Some(std::borrow::Cow::Borrowed(_)) => {
+                            listed += 1;
+                            Pick::Keep
+                        }
+                        Some(std::borrow::Cow::Owned(copy)) => {
+                            listed += 1;
+                            if cut.len() < 5 {
+                                cut.push(copy.name.clone());
+                            }
+                            owned.push(copy);
+                            Pick::Own(owned.len() - 1)
+                        }
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    if over_cap > 0 {
+        diagnostics.push(Diagnostic::new(
+            DiagnosticCode::ToolsCapped,
+            format!(
+                "{over_cap} tools were left out: a prompt lists at most {MAX_TOOLS} tools. Pick fewer servers, or switch tools off."
+            ),
+        ));
+    }
+    if long_names > 0 {
+        diagnostics.push(Diagnostic::new(
+            DiagnosticCode::ToolNameTooLong,
+            format!("{long_names} tools were left out: their names are longer than {MAX_NAME} characters."),
+        ));
+    }
+    if !cut.is_empty() {
+        diagnostics.push(Diagnostic::new(
+            DiagnosticCode::TextCut,
+            format!(
+                "Overlong descriptions were cut (at {MAX_TOOL_DESCRIPTION} characters for a tool, {MAX_SCHEMA_TEXT} for a parameter) in: {}.",
+                cut.join(", ")
+            ),
+        ));
+    }
+    (owned, picks)
 }
 
 /// Renders the tool list of `groups` (shared types, shared descriptions, then each server's

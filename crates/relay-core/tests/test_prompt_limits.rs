@@ -1,0 +1,53 @@
+//! A server cannot make the prompt unbounded: overlong descriptions are cut, tools past the cap
+//! and tools with impossible names are left out, each with a diagnostic for the user.
+
+use relay_core::model::{ServerTools, Tool};
+use relay_core::prompt::{
+    system_prompt, DiagnosticCode, DisabledTools, PromptOptions, MAX_TOOLS, MAX_TOOL_DESCRIPTION,
+};
+use serde_json::json;
+
+fn prompt_for(tools: Vec<Tool>) -> (usize, usize, Vec<DiagnosticCode>) {
+    let servers = vec![ServerTools::new("s", "S", tools)];
+    let out = system_prompt(
+        &servers,
+        &["s".to_owned()],
+        &DisabledTools::default(),
+        &PromptOptions::default(),
+    );
+    let codes = out.diagnostics.iter().map(|d| d.code).collect();
+    let p = out.prompt.expect("a prompt");
+    (p.text.len(), p.tools, codes)
+}
+
+#[test]
+fn a_fifty_megabyte_description_makes_a_small_prompt() {
+    let mut hostile = Tool::new(
+        "lookup",
+        json!({"type": "object", "properties": {"q": {"type": "string", "description": "p".repeat(1 << 20)}}}),
+    );
+    hostile.description = Some("x".repeat(50 << 20));
+    let (len, tools, codes) = prompt_for(vec![hostile, Tool::new("ok", json!({"type": "object"}))]);
+    assert_eq!(tools, 2);
+    assert!(len < 16 * 1024, "prompt of {len} bytes");
+    assert!(
+        len > MAX_TOOL_DESCRIPTION,
+        "the cut description is still there"
+    );
+    assert!(codes.contains(&DiagnosticCode::TextCut), "{codes:?}");
+}
+
+#[test]
+fn tools_past_the_cap_and_impossible_names_are_left_out_with_a_note() {
+    let mut tools: Vec<Tool> = (0..MAX_TOOLS + 7)
+        .map(|i| Tool::new(format!("tool_{i}"), json!({"type": "object"})))
+        .collect();
+    tools.insert(0, Tool::new("n".repeat(200), json!({"type": "object"})));
+    let (_, listed, codes) = prompt_for(tools);
+    assert_eq!(listed, MAX_TOOLS);
+    assert!(codes.contains(&DiagnosticCode::ToolsCapped), "{codes:?}");
+    assert!(
+        codes.contains(&DiagnosticCode::ToolNameTooLong),
+        "{codes:?}"
+    );
+}
