@@ -34,11 +34,16 @@
 //! `interpret` (object shapes), `xml` (tags and `<invoke>`), `resolve` (tool names),
 //! `ident` (canonical JSON and call ids), `stream` (the streaming API), `text` (byte helpers).
 
+mod checkpoints;
 mod engine;
+mod frames;
 mod ident;
 mod interpret;
 mod json;
 mod resolve;
+mod scan;
+mod sink;
+mod state;
 mod stream;
 mod text;
 mod xml;

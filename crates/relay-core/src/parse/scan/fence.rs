@@ -1,0 +1,256 @@
+//! Fenced code blocks: the opening line, the search for the closing fence, and the block's content.
+
+use memchr::{memchr, memchr2};
+
+use super::super::checkpoints::Checkpoints;
+use super::super::json::Repairs;
+use super::super::sink::Sink;
+use super::super::state::{Cfg, Ctx, Mode, ScanState};
+use super::super::text::{at_line_start, looks_like_call, run_len};
+use super::super::{DiagnosticKind, Span};
+use super::{has_call_key, Flow, Scan};
+
+/// A fence's info line longer than this is not a fence.
+const MAX_INFO_LINE: usize = 256;
+
+/// Fence info words whose blocks are read for calls. Any other language is a code example.
+pub(crate) const CALL_LANGS: &[&str] = &[
+    "",
+    "json",
+    "json5",
+    "jsonc",
+    "jsonl",
+    "jsonlines",
+    "ndjson",
+    "xml",
+    "tool_call",
+    "tool_calls",
+    "function_call",
+    "text",
+    "txt",
+    "plaintext",
+    "plain",
+];
+
+pub(crate) fn lang_is_read(lang: &str) -> bool {
+    CALL_LANGS.iter().any(|l| l.eq_ignore_ascii_case(lang))
+}
+
+/// Result of looking at a possible fence opening.
+pub(crate) enum FenceOpen {
+    Wait,
+    No,
+    Yes(Mode),
+}
+
+impl Scan<'_> {
+    pub(crate) fn fence_open(
+        &self,
+        st: &mut ScanState,
+        sink: &mut Sink,
+        i: usize,
+        run: usize,
+    ) -> FenceOpen {
+        let info_start = i + run;
+        let window = self.end.min(info_start + MAX_INFO_LINE);
+        let line_end = match memchr(b'\n', &self.b[info_start..window]) {
+            Some(o) => info_start + o,
+            None if window == self.end && !self.finished => {
+                sink.work += (self.end - info_start) as u64;
+                return FenceOpen::Wait;
+            }
+            None if window == self.end => self.end,
+            None => {
+                st.see(window);
+                return FenceOpen::No;
+            }
+        };
+        sink.work += (line_end - info_start) as u64;
+        st.see((line_end + 1).min(self.end));
+        let Some(info) = self.text.get(info_start..line_end) else {
+            return FenceOpen::No;
+        };
+        if info.contains('`') {
+            return FenceOpen::No;
+        }
+        let trimmed = info.trim();
+        let word = trimmed.split_whitespace().next().unwrap_or("");
+        if !at_line_start(self.b, i, self.cfg.floor)
+            && (word.is_empty() || word.len() != trimmed.len() || !lang_is_read(word))
+        {
+            // Mid-line backticks open a block only as "```json" alone on the rest of the line.
+            return FenceOpen::No;
+        }
+        let lang_start = info_start + (info.len() - info.trim_start().len());
+        let content = if line_end < self.end {
+            line_end + 1
+        } else {
+            self.end
+        };
+        FenceOpen::Yes(Mode::Fence {
+            open: i,
+            content,
+            len: run,
+            lang: (lang_start, lang_start + word.len()),
+            next: content,
+            mid_line: false,
+        })
+    }
+
+    pub(crate) fn fence(
+        &self,
+        st: &mut ScanState,
+        sink: &mut Sink,
+        mut cps: Option<&mut Checkpoints>,
+    ) -> Flow {
+        let Mode::Fence {
+            open,
+            content,
+            len,
+            lang,
+            mut next,
+            mut mid_line,
+        } = st.mode
+        else {
+            return Flow::Continue;
+        };
+        let b = self.b;
+        let end = self.end;
+        loop {
+            if mid_line {
+                let newline = memchr(b'\n', &b[next..end]);
+                if let Some(c) = cps.as_mut() {
+                    let to = newline.map_or(end, |o| next + o);
+                    if c.due(st, to) {
+                        let at = |p: usize| ScanState {
+                            mode: Mode::Fence {
+                                open,
+                                content,
+                                len,
+                                lang,
+                                next: p,
+                                mid_line: true,
+                            },
+                            ..st.clone()
+                        };
+                        c.span(next.max(st.horizon), to, sink, at);
+                    }
+                }
+                match newline {
+                    Some(o) => {
+                        sink.work += o as u64 + 1;
+                        next += o + 1;
+                        mid_line = false;
+                    }
+                    None => {
+                        sink.work += (end - next) as u64;
+                        next = end;
+                        break;
+                    }
+                }
+            }
+            if next >= end {
+                break;
+            }
+            // A closing fence: blanks, at least `len` backticks, blanks, end of line.
+            let mut k = next;
+            while k < end && k - next < 64 && matches!(b[k], b' ' | b'\t') {
+                k += 1;
+            }
+            let run = run_len(b, k, end.min(k + 64), b'`');
+            let mut m = k + run;
+            while m < end && matches!(b[m], b' ' | b'\t' | b'\r') && m - k < 128 {
+                m += 1;
+            }
+            sink.work += (m - next) as u64;
+            if m >= end {
+                if !self.finished {
+                    // The line may still become a closing fence.
+                    st.mode = Mode::Fence {
+                        open,
+                        content,
+                        len,
+                        lang,
+                        next,
+                        mid_line: false,
+                    };
+                    return Flow::Stop;
+                }
+                if run >= len {
+                    self.block(sink, content, next, lang, true);
+                    st.mode = Mode::Prose;
+                    st.pos = end;
+                    return Flow::Continue;
+                }
+                next = end;
+                break;
+            }
+            if run >= len && b[m] == b'\n' {
+                self.block(sink, content, next, lang, true);
+                st.mode = Mode::Prose;
+                st.pos = m + 1;
+                st.see(m + 1);
+                return Flow::Continue;
+            }
+            // Not a closing fence; `b[m]` was looked at, so the search resumes after it.
+            mid_line = b[m] != b'\n';
+            next = m + 1;
+        }
+        if !self.finished {
+            st.mode = Mode::Fence {
+                open,
+                content,
+                len,
+                lang,
+                next,
+                mid_line,
+            };
+            return Flow::Stop;
+        }
+        self.block(sink, content, end, lang, false);
+        st.mode = Mode::Prose;
+        st.pos = end;
+        Flow::Continue
+    }
+
+    /// The content of a fenced block: read for calls unless it is a code example.
+    pub(crate) fn block(
+        &self,
+        sink: &mut Sink,
+        start: usize,
+        end: usize,
+        lang: (usize, usize),
+        closed: bool,
+    ) {
+        let lang_text = self.text.get(lang.0..lang.1).unwrap_or("");
+        if !lang_is_read(lang_text) {
+            let region = &self.b[start..end];
+            sink.work += region.len() as u64;
+            if looks_like_call(region)
+                && (memchr2(b'{', b'<', region).is_some())
+                && has_call_key(region)
+            {
+                sink.note(
+                    DiagnosticKind::IgnoredCall,
+                    format!("A ```{lang_text} code block is an example, not a tool call; it was not run."),
+                    Span::new(start, end),
+                );
+            }
+            return;
+        }
+        let cfg = Cfg {
+            fences: false,
+            tags: true,
+            inline_code: false,
+            ctx: Ctx::Block,
+            at_message_end: !closed && self.cfg.at_message_end,
+            extra: if closed {
+                self.cfg.extra
+            } else {
+                self.cfg.extra.union(Repairs::MISSING_CLOSING_FENCE)
+            },
+            floor: start,
+        };
+        self.sub_scan(sink, start, end, cfg);
+    }
+}
