@@ -50,15 +50,10 @@ impl Checkpoints {
         self.sparse.last().map_or(0, |c| c.pos)
     }
 
-    /// Whether a sparse checkpoint is due by `at` and `st` is cheap to keep.
-    pub(crate) fn due(&self, st: &ScanState, at: usize) -> bool {
-        at >= self.last_sparse() + CHECKPOINT_INTERVAL && Self::cheap(st)
-    }
-
-    /// Copying the state must stay cheap: braces are shared, but a JSON-lines call in progress
-    /// may hold a lot.
-    pub(crate) fn cheap(st: &ScanState) -> bool {
-        st.group.is_none()
+    /// Whether a sparse checkpoint is due by `at`. (Every state is cheap to copy: braces and
+    /// JSON-lines parameters are shared, memos are small.)
+    pub(crate) fn due(&self, at: usize) -> bool {
+        at >= self.last_sparse() + CHECKPOINT_INTERVAL
     }
 
     pub(crate) fn snapshot(st: &ScanState, sink: &Sink) -> Checkpoint {
@@ -87,9 +82,6 @@ impl Checkpoints {
                 break;
             }
             let state = state_at(p);
-            if !Self::cheap(&state) {
-                return;
-            }
             self.sparse.push(Checkpoint {
                 pos: state.frontier(),
                 state,
@@ -108,7 +100,7 @@ impl Checkpoints {
             .back()
             .map_or(0, |c| c.pos)
             .max(self.last_sparse());
-        if st.frontier() < last + RECENT_SPACING || !Self::cheap(st) {
+        if st.frontier() < last + RECENT_SPACING {
             return;
         }
         if self.recent.len() == RECENT_CHECKPOINTS {

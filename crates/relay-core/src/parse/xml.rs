@@ -248,8 +248,19 @@ fn next_open(b: &[u8], from: usize, end: usize, local: &[u8]) -> Option<(usize, 
 
 /// Finds the closing tag for `local` in `[from, end)`: (its start, just past its end).
 fn next_close(b: &[u8], from: usize, end: usize, local: &[u8]) -> Option<(usize, usize)> {
+    next_close_before(b, from, end, end, local)
+}
+
+/// [`next_close`] for a closing tag that starts before `limit` (≤ `end`).
+fn next_close_before(
+    b: &[u8],
+    from: usize,
+    limit: usize,
+    end: usize,
+    local: &[u8],
+) -> Option<(usize, usize)> {
     let mut k = from;
-    while let Some(o) = memchr::memchr(b'<', &b[k..end]) {
+    while let Some(o) = memchr::memchr(b'<', &b[k.min(limit)..limit]) {
         let i = k + o;
         if let Lex::Yes(after) = closing_tag(b, i, end, local) {
             return Some((i, after));
@@ -269,12 +280,22 @@ pub(crate) fn invokes(text: &str, start: usize, end: usize, repairs: Repairs) ->
     let b = text.as_bytes();
     let mut out = Vec::new();
     let mut pos = start;
+    // No `</invoke>` starts at or after this: a failed search is not repeated by the next
+    // nameless `<invoke>` (text full of them would cost quadratic time).
+    let mut no_close_from = end;
     while let Some((i, tag)) = next_open(b, pos, end, b"invoke") {
         let Some(name) = attribute(text, tag.attrs, "name")
             .map(str::trim)
             .filter(|n| !n.is_empty())
         else {
-            let close = next_close(b, tag.gt + 1, end, b"invoke").map_or(tag.gt + 1, |c| c.1);
+            let from = tag.gt + 1;
+            let close = match next_close_before(b, from, no_close_from.max(from), end, b"invoke") {
+                Some(c) => c.1,
+                None => {
+                    no_close_from = no_close_from.min(from);
+                    from
+                }
+            };
             out.push(XmlItem::Invalid {
                 span: Span::new(i, close),
                 message: "An <invoke> element has no name attribute.".to_owned(),

@@ -47,7 +47,7 @@ impl Scan<'_> {
                 };
                 if let Some(c) = cps.as_mut() {
                     let to = hit.map_or(end, |o| st.pos + o);
-                    if c.due(st, to) {
+                    if c.due(to) {
                         c.span(st.pos.max(st.horizon), to, sink, |p| ScanState {
                             pos: p,
                             ..st.clone()
@@ -117,7 +117,7 @@ impl Scan<'_> {
             }
             sink.work += (j - start) as u64;
             if let Some(c) = cps.as_mut() {
-                if c.due(st, j) {
+                if c.due(j) {
                     c.span(start.max(st.horizon), j, sink, |p| ScanState {
                         pos: p,
                         ..st.clone()

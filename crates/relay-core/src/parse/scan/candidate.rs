@@ -1,12 +1,12 @@
 //! Candidates: a complete (or repaired) JSON object read, interpreted as calls, and JSON-lines
 //! events assembled into calls.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::super::interpret::{self, LineEvent, RawCall, Shape};
 use super::super::json::{self, Repairs};
 use super::super::sink::Sink;
-use super::super::state::{Ctx, Group, ScanState};
+use super::super::state::{Ctx, Group, Params, ScanState};
 use super::super::text::looks_like_call;
 use super::super::{DiagnosticKind, Span};
 use super::Scan;
@@ -88,7 +88,7 @@ impl Scan<'_> {
                     last_end: span.end,
                     name,
                     call_id,
-                    params: Map::new(),
+                    params: Params::default(),
                     repairs,
                 }));
             }
@@ -99,7 +99,7 @@ impl Scan<'_> {
             }
             LineEvent::Parameter { key, value } => match (st.group.as_mut(), key) {
                 (Some(g), Some(key)) => {
-                    g.params.insert(key, value);
+                    g.params.push(key, value);
                     g.last_end = span.end;
                     g.repairs.insert(repairs);
                 }
@@ -146,7 +146,7 @@ impl Scan<'_> {
                     RawCall {
                         name: name.trim().to_owned(),
                         server: None,
-                        arguments: Value::Object(g.params),
+                        arguments: Value::Object(g.params.to_map()),
                         id: g.call_id.or(call_id),
                         format: super::super::CallFormat::JsonLines,
                         span: whole,

@@ -12,13 +12,19 @@ impl Scan<'_> {
         let Mode::Comment { open, next } = st.mode else {
             return Flow::Continue;
         };
-        let (body_end, after) = match memmem::find(&self.b[next..self.end], b"-->") {
+        // In a finished text, no `-->` starts where an earlier failed search began.
+        let limit = if self.finished {
+            st.absent.comment_limit(self.end).max(next)
+        } else {
+            self.end
+        };
+        let (body_end, after) = match memmem::find(&self.b[next..limit], b"-->") {
             Some(o) => {
                 sink.work += o as u64 + 3;
                 (next + o, next + o + 3)
             }
             None => {
-                sink.work += (self.end - next) as u64;
+                sink.work += (limit - next) as u64;
                 if !self.finished {
                     // Keep the last two bytes: they may begin the "-->".
                     st.mode = Mode::Comment {
@@ -28,7 +34,8 @@ impl Scan<'_> {
                     return Flow::Stop;
                 }
                 // Never closed: not a comment (a renderer would have shown it), so its text is
-                // scanned like any other.
+                // scanned like any other; later openers need not search it for `-->` again.
+                st.absent.no_comment_close(open + 4, self.end);
                 st.mode = Mode::Prose;
                 st.pos = open + 4;
                 return Flow::Continue;

@@ -12,6 +12,8 @@ use super::{has_call_key, Flow, Scan};
 
 /// A fence's info line longer than this is not a fence.
 const MAX_INFO_LINE: usize = 256;
+/// The longest word of `CALL_LANGS`, with room to spare.
+const MAX_LANG: usize = 16;
 
 /// Fence info words whose blocks are read for calls. Any other language is a code example.
 pub(crate) const CALL_LANGS: &[&str] = &[
@@ -53,6 +55,14 @@ impl Scan<'_> {
     ) -> FenceOpen {
         let info_start = i + run;
         let window = self.end.min(info_start + MAX_INFO_LINE);
+        let line_start = at_line_start(self.b, i, self.cfg.floor);
+        if !line_start {
+            if let Some(upto) = self.mid_line_info_breaks(info_start, window) {
+                sink.work += (upto - info_start) as u64;
+                st.see(upto);
+                return FenceOpen::No;
+            }
+        }
         let line_end = match memchr(b'\n', &self.b[info_start..window]) {
             Some(o) => info_start + o,
             None if window == self.end && !self.finished => {
@@ -75,9 +85,7 @@ impl Scan<'_> {
         }
         let trimmed = info.trim();
         let word = trimmed.split_whitespace().next().unwrap_or("");
-        if !at_line_start(self.b, i, self.cfg.floor)
-            && (word.is_empty() || word.len() != trimmed.len() || !lang_is_read(word))
-        {
+        if !line_start && (word.is_empty() || word.len() != trimmed.len() || !lang_is_read(word)) {
             // Mid-line backticks open a block only as "```json" alone on the rest of the line.
             return FenceOpen::No;
         }
@@ -121,7 +129,7 @@ impl Scan<'_> {
                 let newline = memchr(b'\n', &b[next..end]);
                 if let Some(c) = cps.as_mut() {
                     let to = newline.map_or(end, |o| next + o);
-                    if c.due(st, to) {
+                    if c.due(to) {
                         let at = |p: usize| ScanState {
                             mode: Mode::Fence {
                                 open,
@@ -252,5 +260,65 @@ impl Scan<'_> {
             floor: start,
         };
         self.sub_scan(sink, start, end, cfg);
+    }
+    /// Backticks mid-line open a block only when the rest of the line is one language word that
+    /// is read for calls, between blanks. Returns the end of the first character that rules this
+    /// out, when one comes before the line ends (else the whole line decides): no more than that
+    /// is looked at, so a line of many backtick runs costs linear time, not one line per run.
+    fn mid_line_info_breaks(&self, info_start: usize, window: usize) -> Option<usize> {
+        #[derive(PartialEq)]
+        enum Part {
+            Before,
+            Word,
+            After,
+        }
+        let mut part = Part::Before;
+        let mut word = 0;
+        let mut p = info_start;
+        while p < window {
+            let c = self.b[p];
+            if c == b'\n' {
+                return None;
+            }
+            let (blank, len) = if c.is_ascii() {
+                (char::from(c).is_whitespace(), 1)
+            } else {
+                let ch = self.text.get(p..)?.chars().next()?;
+                (ch.is_whitespace(), ch.len_utf8())
+            };
+            let after = p + len;
+            if blank {
+                if part == Part::Word {
+                    part = Part::After;
+                }
+            } else if part == Part::After
+                || !(c.is_ascii_alphanumeric() || c == b'_')
+                || word >= MAX_LANG
+            {
+                // A second word, a backtick, or a character no language word has.
+                return Some(after);
+            } else {
+                part = Part::Word;
+                word += 1;
+            }
+            p = after;
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CALL_LANGS, MAX_LANG};
+
+    #[test]
+    fn mid_line_check_knows_every_language_word() {
+        for lang in CALL_LANGS {
+            assert!(lang.len() <= MAX_LANG, "{lang}");
+            assert!(
+                lang.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_'),
+                "{lang}"
+            );
+        }
     }
 }

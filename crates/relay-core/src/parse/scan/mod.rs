@@ -19,6 +19,7 @@ use super::state::{Cfg, Mode, ScanState};
 pub(crate) use super::state::PROSE;
 use crate::model::ServerTools;
 
+pub(crate) use code::CodeMemo;
 pub(crate) use fence::lang_is_read;
 
 /// What a step of the scanner says next.

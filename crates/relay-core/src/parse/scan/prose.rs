@@ -23,9 +23,11 @@ impl Scan<'_> {
         let to = hit.unwrap_or(self.end);
         sink.work += (to - from) as u64;
         if let Some(cps) = cps {
-            if st.group.is_none() {
-                cps.span(from.max(st.horizon), to, sink, ScanState::at);
-            }
+            cps.span(from.max(st.horizon), to, sink, |p| ScanState {
+                pos: p,
+                horizon: p,
+                ..st.clone()
+            });
         }
         let Some(i) = hit else {
             st.pos = self.end;

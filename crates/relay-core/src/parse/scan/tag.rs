@@ -29,11 +29,17 @@ impl Scan<'_> {
         };
         let local = xml::TAGS[name].0.as_bytes();
         let b = self.b;
+        // In a finished text, no closer starts where an earlier failed search of this tag began.
+        let limit = if self.finished {
+            st.absent.tag_limit(name, self.end).max(next)
+        } else {
+            self.end
+        };
         loop {
-            let lt = memchr(b'<', &b[next..self.end]);
+            let lt = memchr(b'<', &b[next..limit]);
             if let Some(c) = cps.as_mut() {
-                let to = lt.map_or(self.end, |o| next + o);
-                if c.due(st, to) {
+                let to = lt.map_or(limit, |o| next + o);
+                if c.due(to) {
                     let at = |p: usize| ScanState {
                         mode: Mode::Tag {
                             open,
@@ -49,8 +55,8 @@ impl Scan<'_> {
             }
             match lt {
                 None => {
-                    sink.work += (self.end - next) as u64;
-                    next = self.end;
+                    sink.work += (limit - next) as u64;
+                    next = limit;
                     break;
                 }
                 Some(o) => {
@@ -90,7 +96,9 @@ impl Scan<'_> {
         }
         // The message ended with the element open: the opening tag was prose after all (a model
         // naming the tag, or one that stopped early). What follows it is scanned like any text,
-        // so a complete call inside is still found by the other layers.
+        // so a complete call inside is still found by the other layers. No closer of this tag
+        // starts anywhere after its opening tag: later openers of it need not search again.
+        st.absent.no_tag_close(name, content, self.end);
         if kind == TagKind::Invoke && memmem::find(&self.b[open..content], b"name=").is_some() {
             sink.note(
                 DiagnosticKind::IncompleteCall,
