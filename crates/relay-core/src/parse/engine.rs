@@ -1,17 +1,19 @@
-//! The scanner: one left-to-right pass that finds call candidates, resumable at any point.
+//! The parser of one message: a resumable left-to-right scan (`scan`) over its state (`state`),
+//! its output (`sink`) and, when streaming, its checkpoints (`checkpoints`).
 //!
 //! State is explicit (`ScanState`): the position, what construct the scanner is inside (prose, a
 //! fenced block, a tagged element, an HTML comment, a possible inline code span), the stack of open
 //! braces with the complete objects nested in each, and the JSON-lines call being assembled. When
 //! a decision needs text that has not arrived yet (the rest of a fence's info line, the end of a
 //! tag's name, the byte after a backslash), the scanner stops *before* it and resumes there later;
-//! searches that may run long (for a closing fence, tag or backtick) remember how far they got.
-//! So feeding a text in pieces does the same work as feeding it at once, plus the bounded
-//! look-aheads it had to repeat, and takes the same decisions.
+//! searches that may run long (for a closing fence, tag or backtick) remember how far they got,
+//! and failed ones what they proved absent, so no byte is searched again by the next opener of
+//! the same kind. So feeding a text in pieces does the same work as feeding it at once, plus the
+//! bounded look-aheads it had to repeat, and takes the same decisions; and either is linear in
+//! the text, whatever it holds.
 //!
-//! At clean points (prose, no open brace, no JSON-lines call in progress, nothing decided on text
-//! beyond the point) the streaming parser records checkpoints; a rewrite of the text restarts from
-//! the last checkpoint before the first changed byte.
+//! The streaming parser records checkpoints (about one per 4 KB, and where recent runs stopped);
+//! a rewrite of the text restarts from the last checkpoint before the first changed byte.
 
 use super::checkpoints::Checkpoints;
 use super::scan::{lang_is_read, Scan, PROSE};
