@@ -271,6 +271,7 @@ pub const ADVERSARIAL: &[&str] = &[
     "unclosed_function_calls",
     "unclosed_prefixed_tag",
     "nested_xml_openers",
+    "unclosed_tags_of_every_kind",
     "unclosed_comments",
     "unclosed_fences",
     "unclosed_fence_in_tag",
@@ -302,6 +303,10 @@ pub fn adversarial(name: &str, size: usize) -> Option<String> {
         "nested_xml_openers" => {
             repeat("<function_calls><invoke name=\"add\"><parameter name=\"a\">")
         }
+        "unclosed_tags_of_every_kind" => repeat(
+            "<tool_call><tool_calls><function_call><tool_use><function_calls>\
+             <invoke name=\"add\"><!-- \n```json\n{\"tool\": ",
+        ),
         "unclosed_comments" => repeat("<!-- {\"tool\": 1} "),
         "unclosed_fences" => repeat("```json\n{\"tool\": \"add\"\n"),
         "unclosed_fence_in_tag" => repeat("<tool_call>\n```json\n{\"tool\": \n"),

@@ -154,8 +154,23 @@ pub(crate) struct ScanState {
     pub(crate) group: Option<Box<Group>>,
     /// Closers a finished scan proved absent from the rest of its text.
     pub(crate) absent: Absent,
+    /// The closing tags of other kinds the current search for a closing tag passed.
+    pub(crate) tag_closers: TagClosers,
     /// What the searches for inline code spans saw last (shared with checkpoints until changed).
     pub(crate) code: Option<Rc<CodeMemo>>,
+}
+
+/// Where the last closing tag of each kind of [`xml::TAGS`] starts among those a search for
+/// another kind's closing tag passed (`usize::MAX`: none).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TagClosers {
+    pub(crate) last: [usize; xml::TAGS.len()],
+}
+
+impl TagClosers {
+    pub(crate) const NONE: TagClosers = TagClosers {
+        last: [usize::MAX; xml::TAGS.len()],
+    };
 }
 
 /// Closers that failed searches proved absent from the rest of a finished scan's text.
@@ -209,6 +224,32 @@ impl Absent {
         }
     }
 
+    /// A search for the closing tag of `TAGS[name]` from `content` failed, having looked at every
+    /// `<` up to `searched` (and this record says none closes it after that), passing the
+    /// closing tags of other kinds in `passed`. So what each kind lacks is known too: one failed
+    /// search, not one per kind of tag, reads the rest of the text.
+    pub(crate) fn failed_tag_search(
+        &mut self,
+        name: usize,
+        content: usize,
+        searched: usize,
+        passed: &TagClosers,
+        end: usize,
+    ) {
+        self.no_tag_close(name, content, end);
+        for (other, &last) in passed.last.iter().enumerate() {
+            // Beyond `searched` only what was recorded before is known.
+            if other != name && self.tag_limit(other, end) <= searched {
+                let from = if last == usize::MAX {
+                    content
+                } else {
+                    last + 1
+                };
+                self.no_tag_close(other, from, end);
+            }
+        }
+    }
+
     /// Where the search for `-->` may stop in a text ending at `end` (a `-->` ending there
     /// starts before the recorded index).
     pub(crate) fn comment_limit(&self, end: usize) -> usize {
@@ -237,6 +278,7 @@ impl ScanState {
             in_string: false,
             group: None,
             absent: Absent::NONE,
+            tag_closers: TagClosers::NONE,
             code: None,
         }
     }

@@ -205,6 +205,27 @@ pub(crate) fn closing_tag(b: &[u8], k: usize, end: usize, local: &[u8]) -> Lex<u
     }
 }
 
+/// Which tag of [`TAGS`] a closing tag at `k` closes: `Incomplete` when the text ends before
+/// that is known for some tag.
+pub(crate) fn closing_call_tag(b: &[u8], k: usize, end: usize) -> Lex<usize> {
+    if k + 1 < end && b[k + 1] != b'/' {
+        return Lex::No;
+    }
+    let mut incomplete = false;
+    for (idx, (local, _)) in TAGS.iter().enumerate() {
+        match closing_tag(b, k, end, local.as_bytes()) {
+            Lex::Yes(_) => return Lex::Yes(idx),
+            Lex::Incomplete => incomplete = true,
+            Lex::No => {}
+        }
+    }
+    if incomplete {
+        Lex::Incomplete
+    } else {
+        Lex::No
+    }
+}
+
 /// The value of attribute `name` in `attrs` (`name="v"` or `name='v'`).
 fn attribute<'t>(text: &'t str, attrs: (usize, usize), name: &str) -> Option<&'t str> {
     let s = text.get(attrs.0..attrs.1)?;

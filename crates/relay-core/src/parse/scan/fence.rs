@@ -5,7 +5,7 @@ use memchr::{memchr, memchr2};
 use super::super::checkpoints::Checkpoints;
 use super::super::json::Repairs;
 use super::super::sink::Sink;
-use super::super::state::{Cfg, Ctx, Mode, ScanState};
+use super::super::state::{Absent, Cfg, Ctx, Mode, ScanState};
 use super::super::text::{at_line_start, looks_like_call, run_len};
 use super::super::{DiagnosticKind, Span};
 use super::{has_call_key, Flow, Scan};
@@ -185,7 +185,7 @@ impl Scan<'_> {
                     return Flow::Stop;
                 }
                 if run >= len {
-                    self.block(sink, content, next, lang, true);
+                    self.block(sink, content, next, lang, true, Absent::NONE);
                     st.mode = Mode::Prose;
                     st.pos = end;
                     return Flow::Continue;
@@ -194,7 +194,7 @@ impl Scan<'_> {
                 break;
             }
             if run >= len && b[m] == b'\n' {
-                self.block(sink, content, next, lang, true);
+                self.block(sink, content, next, lang, true, Absent::NONE);
                 st.mode = Mode::Prose;
                 st.pos = m + 1;
                 st.see(m + 1);
@@ -215,7 +215,7 @@ impl Scan<'_> {
             };
             return Flow::Stop;
         }
-        self.block(sink, content, end, lang, false);
+        self.block(sink, content, end, lang, false, st.absent);
         st.mode = Mode::Prose;
         st.pos = end;
         Flow::Continue
@@ -229,6 +229,7 @@ impl Scan<'_> {
         end: usize,
         lang: (usize, usize),
         closed: bool,
+        absent: Absent,
     ) {
         let lang_text = self.text.get(lang.0..lang.1).unwrap_or("");
         if !lang_is_read(lang_text) {
@@ -259,7 +260,7 @@ impl Scan<'_> {
             },
             floor: start,
         };
-        self.sub_scan(sink, start, end, cfg);
+        self.sub_scan(sink, start, end, cfg, absent);
     }
     /// Backticks mid-line open a block only when the rest of the line is one language word that
     /// is read for calls, between blanks. Returns the end of the first character that rules this

@@ -14,7 +14,7 @@ use memchr::memmem;
 
 use super::checkpoints::Checkpoints;
 use super::sink::Sink;
-use super::state::{Cfg, Mode, ScanState};
+use super::state::{Absent, Cfg, Mode, ScanState};
 
 pub(crate) use super::state::PROSE;
 use crate::model::ServerTools;
@@ -64,8 +64,17 @@ impl<'a> Scan<'a> {
         }
     }
 
-    /// Scans `[start, end)` to completion with its own braces and JSON-lines state.
-    pub(crate) fn sub_scan(&self, sink: &mut Sink, start: usize, end: usize, cfg: Cfg) {
+    /// Scans `[start, end)` to completion with its own braces and JSON-lines state. `absent`:
+    /// what the enclosing scan proved (used only if it is about the same end: an open block's
+    /// content is searched for closers that the text after its fence was already searched for).
+    pub(crate) fn sub_scan(
+        &self,
+        sink: &mut Sink,
+        start: usize,
+        end: usize,
+        cfg: Cfg,
+        absent: Absent,
+    ) {
         let scan = Scan {
             end,
             finished: true,
@@ -73,6 +82,7 @@ impl<'a> Scan<'a> {
             ..*self
         };
         let mut st = ScanState::at(start);
+        st.absent = absent;
         scan.run(&mut st, sink, None);
     }
 }

@@ -5,7 +5,7 @@ use memchr::memchr3;
 
 use super::super::checkpoints::Checkpoints;
 use super::super::sink::Sink;
-use super::super::state::{Mode, ScanState};
+use super::super::state::{Mode, ScanState, TagClosers};
 use super::super::text::run_len;
 use super::super::xml::{self, Lex, TagKind};
 use super::fence::FenceOpen;
@@ -117,6 +117,7 @@ impl Scan<'_> {
                         name,
                         next: tag.gt + 1,
                     };
+                    st.tag_closers = TagClosers::NONE;
                     st.pos = tag.gt + 1;
                 }
                 Flow::Continue

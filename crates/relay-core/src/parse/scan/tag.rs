@@ -5,7 +5,7 @@ use memchr::{memchr, memmem};
 
 use super::super::checkpoints::Checkpoints;
 use super::super::sink::Sink;
-use super::super::state::{Cfg, Ctx, Mode, ScanState};
+use super::super::state::{Absent, Cfg, Ctx, Mode, ScanState};
 use super::super::xml::{self, Lex, TagKind, XmlItem};
 use super::super::{DiagnosticKind, Span};
 use super::{Flow, Scan};
@@ -76,6 +76,16 @@ impl Scan<'_> {
                             break;
                         }
                         Lex::Incomplete | Lex::No => {
+                            // Closing tags of other kinds are noted (see `failed_tag_search`),
+                            // so this one must be known too before going on.
+                            match xml::closing_call_tag(b, k, self.end) {
+                                Lex::Incomplete if !self.finished => {
+                                    next = k;
+                                    break;
+                                }
+                                Lex::Yes(other) => st.tag_closers.last[other] = k,
+                                Lex::Incomplete | Lex::No => {}
+                            }
                             // The lexer may have looked this far before saying no.
                             st.see((k + xml::MAX_CLOSING_TAG).min(self.end));
                             next = k + 1;
@@ -98,7 +108,9 @@ impl Scan<'_> {
         // naming the tag, or one that stopped early). What follows it is scanned like any text,
         // so a complete call inside is still found by the other layers. No closer of this tag
         // starts anywhere after its opening tag: later openers of it need not search again.
-        st.absent.no_tag_close(name, content, self.end);
+        let passed = st.tag_closers;
+        st.absent
+            .failed_tag_search(name, content, limit, &passed, self.end);
         if kind == TagKind::Invoke && memmem::find(&self.b[open..content], b"name=").is_some() {
             sink.note(
                 DiagnosticKind::IncompleteCall,
@@ -153,7 +165,7 @@ impl Scan<'_> {
                     extra: self.cfg.extra,
                     floor: content.0,
                 };
-                self.sub_scan(sink, content.0, content.1, cfg);
+                self.sub_scan(sink, content.0, content.1, cfg, Absent::NONE);
             }
         }
         if sink.produced() == before {
