@@ -46,6 +46,7 @@ pub(crate) enum FenceOpen {
 }
 
 impl Scan<'_> {
+    /// A run of `run` ≥ 3 backticks at `i`: does it open a fenced block?
     pub(crate) fn fence_open(
         &self,
         st: &mut ScanState,

@@ -83,8 +83,6 @@ impl Scan<'_> {
         Flow::Continue
     }
 
-    /// A run of `run` ≥ 3 backticks at `i`: does it open a fenced block?
-
     pub(crate) fn angle(&self, st: &mut ScanState, sink: &mut Sink, i: usize) -> Flow {
         if !self.cfg.tags {
             st.pos = i + 1;
