@@ -1,5 +1,6 @@
-//! Tool-call parser benchmarks: one full parse of replies from 1 KB to 1 MB, and a 100 KB reply
-//! streamed in 1,000 appends (with and without one call carrying most of the reply).
+//! Tool-call parser benchmarks: one full parse of replies from 1 KB to 1 MB, a 100 KB reply
+//! streamed in 1,000 appends (with and without one call carrying most of the reply), and one
+//! full parse of each 1 MB adversarial reply (`parse_adversarial_1MB`; goal: < 50 ms each).
 //!
 //! Inputs come from `relay_core::parse::bench_inputs`, the same the wasm benchmark uses.
 
@@ -60,5 +61,22 @@ fn stream(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, full, stream);
+fn adversarial(c: &mut Criterion) {
+    let servers = bench_inputs::servers();
+    let mut group = c.benchmark_group("parse_adversarial_1MB");
+    // A quadratic case would take seconds per parse: keep the sample small.
+    group.sample_size(10);
+    for &name in bench_inputs::ADVERSARIAL {
+        let Some(text) = bench_inputs::adversarial(name, 1_000_000) else {
+            continue;
+        };
+        group.throughput(Throughput::Bytes(text.len() as u64));
+        group.bench_with_input(BenchmarkId::from_parameter(name), &text, |b, text| {
+            b.iter(|| parse_tool_calls(black_box(text), &servers))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, full, stream, adversarial);
 criterion_main!(benches);

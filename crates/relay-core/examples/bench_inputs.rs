@@ -32,6 +32,14 @@ fn main() -> std::io::Result<()> {
         dir.join("reply_100KB_one_large_call.txt"),
         bench_inputs::reply_with_one_large_call(100_000),
     )?;
+    // The adversarial replies, 1 MB each: `adversarial/<name>_1MB.txt`.
+    let adversarial = dir.join("adversarial");
+    std::fs::create_dir_all(&adversarial)?;
+    for &name in bench_inputs::ADVERSARIAL {
+        if let Some(text) = bench_inputs::adversarial(name, 1_000_000) {
+            std::fs::write(adversarial.join(format!("{name}_1MB.txt")), text)?;
+        }
+    }
     let tools = serde_json::to_string(&bench_tools(1_000)).map_err(std::io::Error::other)?;
     std::fs::write(dir.join("tools_1000.json"), tools)?;
     println!("{}", dir.display());

@@ -134,6 +134,98 @@ fn work_stays_linear_with_ten_times_more_steps() {
     );
 }
 
+/// Bytes a reply of `len` bytes may cost on adversarial input, in a full parse or streamed in
+/// appends (nested constructs are read once per level: a fence in a tag costs ~4.6×)...
+const ADVERSARIAL_FACTOR: u64 = 5;
+/// ...and streamed with a re-render at every step (each restarts from a recent checkpoint).
+const RERENDER_FACTOR: u64 = 7;
+
+/// Every adversarial shape at growing sizes (smallest first, so a quadratic scanner fails fast):
+/// a full parse and 1,000 appends (then finish) inspect at most `ADVERSARIAL_FACTOR` bytes per
+/// byte of the reply, pushes each after a re-render of the tail at most `RERENDER_FACTOR`; the
+/// appends report what the full parse reports, the pushes at least its calls.
+#[test]
+fn adversarial_replies_cost_linear_work() {
+    let servers = bench_inputs::servers();
+    let mut report = Vec::new();
+    let mut failures = Vec::new();
+    for size in [4_000, 32_000, 128_000] {
+        for &name in bench_inputs::ADVERSARIAL {
+            let text = bench_inputs::adversarial(name, size).expect("a known name");
+            let len = text.len() as u64;
+            let want = relay_core::parse::parse_tool_calls(&text, &servers);
+            let full = full_parse_work(&text, &servers);
+
+            let mut parser = StreamParser::new(servers.clone());
+            let mut start = 0;
+            for end in bench_inputs::chunk_ends(&text, 1_000) {
+                parser.append(&text[start..end]);
+                start = end;
+            }
+            parser.finish();
+            let appended = parser.work();
+            assert_eq!(
+                parser.output(),
+                want,
+                "{name}: appends disagree with a full parse"
+            );
+
+            // A re-render restarts from a recent checkpoint, a bounded distance back: a constant
+            // per step, so the steps here are of ~100 bytes (as 1,000 steps of a 100 KB reply).
+            let steps = text.len() / 100;
+            let mut parser = StreamParser::new(servers.clone());
+            for end in bench_inputs::chunk_ends(&text, steps) {
+                // Known limit: after a backtick run the label line closes an open block, and
+                // the re-rendered text really holds a closed block to read, as large as the
+                // reply so far (block contents are read when the block closes).
+                if !text[..end].ends_with('`') {
+                    parser.push(&format!("{}\nCopy code\n", &text[..end]));
+                }
+                parser.push(&text[..end]);
+            }
+            parser.finish();
+            let rerendered = parser.work();
+            for call in &want.calls {
+                assert!(
+                    parser.calls().iter().any(|c| c.call_id == call.call_id),
+                    "{name}: a call of the full parse was not reported after re-renders"
+                );
+            }
+
+            let line = format!(
+                "{name} {len} B: full {:.2}×, 1,000 appends {:.2}×, {steps} re-renders {:.2}×",
+                full as f64 / len as f64,
+                appended as f64 / len as f64,
+                rerendered as f64 / len as f64
+            );
+            if full.max(appended) > ADVERSARIAL_FACTOR * len || rerendered > RERENDER_FACTOR * len {
+                failures.push(line.clone());
+            }
+            report.push(line);
+        }
+        // A quadratic scanner would take minutes on the larger sizes: stop at the first failure.
+        assert!(
+            failures.is_empty(),
+            "more than {ADVERSARIAL_FACTOR}× ({RERENDER_FACTOR}× with re-renders) the reply's length inspected:\n{}",
+            failures.join("\n")
+        );
+    }
+    println!("{}", report.join("\n"));
+}
+
+#[test]
+fn every_adversarial_name_builds_a_reply_of_about_its_size() {
+    for &name in bench_inputs::ADVERSARIAL {
+        let text = bench_inputs::adversarial(name, 10_000).expect("a known name");
+        assert!(
+            (10_000..12_000).contains(&text.len()),
+            "{name}: {} bytes",
+            text.len()
+        );
+    }
+    assert!(bench_inputs::adversarial("no such shape", 10).is_none());
+}
+
 /// Not a test: the best time of many full parses, a figure robust to a busy machine.
 /// `cargo test --release -p relay-core --test test_parse_work -- --ignored --nocapture`
 #[test]
@@ -172,5 +264,46 @@ fn probe_best_full_parse_times() {
         }
         let ratio = best_stream.as_secs_f64() / best.as_secs_f64();
         println!("{name}: full parse best {best:?} ({mbps:.0} MB/s); 1,000 appends best {best_stream:?} ({ratio:.2}×)");
+    }
+}
+
+/// Not a test: the work ratio and best time of a full parse of every adversarial reply.
+/// `cargo test --release -p relay-core --test test_parse_work probe_adversarial -- --ignored --nocapture`
+/// (`PROBE_SIZES=100000,200000`, `PROBE_NAMES=a,b` to choose).
+#[test]
+#[ignore = "timing probe; run explicitly in release mode"]
+fn probe_adversarial() {
+    let servers = bench_inputs::servers();
+    let sizes: Vec<usize> = std::env::var("PROBE_SIZES")
+        .ok()
+        .map(|s| s.split(',').filter_map(|n| n.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![100_000, 200_000, 1_000_000]);
+    let names: Vec<String> = std::env::var("PROBE_NAMES")
+        .ok()
+        .map(|s| s.split(',').map(str::to_owned).collect())
+        .unwrap_or_else(|| {
+            bench_inputs::ADVERSARIAL
+                .iter()
+                .map(|n| (*n).to_owned())
+                .collect()
+        });
+    for &size in &sizes {
+        for name in &names {
+            let text = bench_inputs::adversarial(name, size).expect("a known name");
+            let work = full_parse_work(&text, &servers);
+            let mut best = std::time::Duration::MAX;
+            let started = std::time::Instant::now();
+            // Fewer repetitions when one parse is slow: the probe must end.
+            while started.elapsed() < std::time::Duration::from_millis(300) {
+                let t = std::time::Instant::now();
+                std::hint::black_box(relay_core::parse::parse_tool_calls(&text, &servers));
+                best = best.min(t.elapsed());
+            }
+            println!(
+                "{name} {} B: work {:.2}×, full parse best {best:?}",
+                text.len(),
+                work as f64 / text.len() as f64
+            );
+        }
     }
 }

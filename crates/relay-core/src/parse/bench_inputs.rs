@@ -259,3 +259,85 @@ pub fn chunk_ends(text: &str, n: usize) -> Vec<usize> {
     ends.dedup();
     ends
 }
+
+/// The names of the adversarial replies [`adversarial`] builds: shapes that make a scanner which
+/// restarts after a failed construct, or re-searches from every opener, quadratic.
+pub const ADVERSARIAL: &[&str] = &[
+    "unclosed_tool_call",
+    "unclosed_tool_calls",
+    "unclosed_function_call",
+    "unclosed_tool_use",
+    "unclosed_invoke",
+    "unclosed_function_calls",
+    "unclosed_prefixed_tag",
+    "nested_xml_openers",
+    "unclosed_tags_of_every_kind",
+    "unclosed_comments",
+    "unclosed_fences",
+    "unclosed_fence_in_tag",
+    "open_braces",
+    "tool_key_prefixes",
+    "open_strings",
+    "partial_tag_names",
+    "partial_invoke_attrs",
+    "partial_closing_tags",
+    "nameless_invokes",
+    "unclosed_parameters",
+    "backtick_runs",
+    "json_lines_starts",
+];
+
+/// The adversarial reply `name` (one of [`ADVERSARIAL`]) of about `size` bytes, or `None` for
+/// an unknown name. Each repeats one hostile unit; a scanner that is linear in the text reads
+/// each byte a small, constant number of times whatever the unit.
+pub fn adversarial(name: &str, size: usize) -> Option<String> {
+    let repeat = |unit: &str| unit.repeat(size.div_ceil(unit.len().max(1)));
+    Some(match name {
+        "unclosed_tool_call" => repeat("<tool_call>{\"tool\": \"add\" "),
+        "unclosed_tool_calls" => repeat("<tool_calls>\n"),
+        "unclosed_function_call" => repeat("<function_call> text "),
+        "unclosed_tool_use" => repeat("<tool_use>"),
+        "unclosed_invoke" => repeat("<invoke name=\"add\">1 "),
+        "unclosed_function_calls" => repeat("<function_calls>\n"),
+        "unclosed_prefixed_tag" => repeat("<ns:tool_call>x "),
+        "nested_xml_openers" => {
+            repeat("<function_calls><invoke name=\"add\"><parameter name=\"a\">")
+        }
+        "unclosed_tags_of_every_kind" => repeat(
+            "<tool_call><tool_calls><function_call><tool_use><function_calls>\
+             <invoke name=\"add\"><!-- \n```json\n{\"tool\": ",
+        ),
+        "unclosed_comments" => repeat("<!-- {\"tool\": 1} "),
+        "unclosed_fences" => repeat("```json\n{\"tool\": \"add\"\n"),
+        "unclosed_fence_in_tag" => repeat("<tool_call>\n```json\n{\"tool\": \n"),
+        "open_braces" => repeat("{ "),
+        "tool_key_prefixes" => repeat("{\"tool\":"),
+        "open_strings" => repeat("{\"a\": \"b\\\" "),
+        "partial_tag_names" => repeat("<tool_c"),
+        "partial_invoke_attrs" => repeat("<invoke name=\""),
+        "partial_closing_tags" => format!("<tool_call>{}", repeat("</tool_call    ")),
+        "nameless_invokes" => format!(
+            "<function_calls>{}</function_calls>",
+            repeat("<invoke><parameter name=\"a\">1</parameter>")
+        ),
+        "unclosed_parameters" => format!(
+            "<function_calls><invoke name=\"add\">{}</invoke></function_calls>",
+            repeat("<parameter name=\"a\">")
+        ),
+        "backtick_runs" => {
+            // Runs of 1 to 24 backticks, each length once per line-free stretch: no run finds
+            // its partner within the inline-code look-ahead.
+            let mut unit = String::new();
+            for len in 1..=24 {
+                unit.push_str(&"`".repeat(len));
+                unit.push_str("ab ");
+            }
+            unit.push('\n');
+            repeat(&unit)
+        }
+        "json_lines_starts" => {
+            repeat("{\"type\":\"function_call_start\",\"name\":\"add\",\"call_id\":1}\n")
+        }
+        _ => return None,
+    })
+}

@@ -30,15 +30,23 @@
 //! become diagnostics, not calls); validating arguments against the input schema does not (that is
 //! the `schema` module's job).
 //!
-//! Layout: `engine` (the scanner and its checkpoints), `json` (the repairing JSON reader),
-//! `interpret` (object shapes), `xml` (tags and `<invoke>`), `resolve` (tool names),
-//! `ident` (canonical JSON and call ids), `stream` (the streaming API), `text` (byte helpers).
+//! Layout: `engine` (one message's parser), `scan/` (one scanner per construct: `prose`,
+//! `braces`, `fence`, `tag`, `comment`, `code`, and `candidate` for the objects they find),
+//! `state` (the scan state and what failed searches proved), `frames` (the brace stack),
+//! `checkpoints`, `sink` (calls and diagnostics), `json` (the repairing JSON reader),
+//! `interpret` (object shapes), `xml` (tags and `<invoke>`), `resolve` (tool names), `ident`
+//! (canonical JSON and call ids), `stream` (the streaming API), `text` (byte helpers).
 
+mod checkpoints;
 mod engine;
+mod frames;
 mod ident;
 mod interpret;
 mod json;
 mod resolve;
+mod scan;
+mod sink;
+mod state;
 mod stream;
 mod text;
 mod xml;

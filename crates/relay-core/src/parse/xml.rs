@@ -205,6 +205,27 @@ pub(crate) fn closing_tag(b: &[u8], k: usize, end: usize, local: &[u8]) -> Lex<u
     }
 }
 
+/// Which tag of [`TAGS`] a closing tag at `k` closes: `Incomplete` when the text ends before
+/// that is known for some tag.
+pub(crate) fn closing_call_tag(b: &[u8], k: usize, end: usize) -> Lex<usize> {
+    if k + 1 < end && b[k + 1] != b'/' {
+        return Lex::No;
+    }
+    let mut incomplete = false;
+    for (idx, (local, _)) in TAGS.iter().enumerate() {
+        match closing_tag(b, k, end, local.as_bytes()) {
+            Lex::Yes(_) => return Lex::Yes(idx),
+            Lex::Incomplete => incomplete = true,
+            Lex::No => {}
+        }
+    }
+    if incomplete {
+        Lex::Incomplete
+    } else {
+        Lex::No
+    }
+}
+
 /// The value of attribute `name` in `attrs` (`name="v"` or `name='v'`).
 fn attribute<'t>(text: &'t str, attrs: (usize, usize), name: &str) -> Option<&'t str> {
     let s = text.get(attrs.0..attrs.1)?;
@@ -248,8 +269,19 @@ fn next_open(b: &[u8], from: usize, end: usize, local: &[u8]) -> Option<(usize, 
 
 /// Finds the closing tag for `local` in `[from, end)`: (its start, just past its end).
 fn next_close(b: &[u8], from: usize, end: usize, local: &[u8]) -> Option<(usize, usize)> {
+    next_close_before(b, from, end, end, local)
+}
+
+/// [`next_close`] for a closing tag that starts before `limit` (≤ `end`).
+fn next_close_before(
+    b: &[u8],
+    from: usize,
+    limit: usize,
+    end: usize,
+    local: &[u8],
+) -> Option<(usize, usize)> {
     let mut k = from;
-    while let Some(o) = memchr::memchr(b'<', &b[k..end]) {
+    while let Some(o) = memchr::memchr(b'<', &b[k.min(limit)..limit]) {
         let i = k + o;
         if let Lex::Yes(after) = closing_tag(b, i, end, local) {
             return Some((i, after));
@@ -269,12 +301,22 @@ pub(crate) fn invokes(text: &str, start: usize, end: usize, repairs: Repairs) ->
     let b = text.as_bytes();
     let mut out = Vec::new();
     let mut pos = start;
+    // No `</invoke>` starts at or after this: a failed search is not repeated by the next
+    // nameless `<invoke>` (text full of them would cost quadratic time).
+    let mut no_close_from = end;
     while let Some((i, tag)) = next_open(b, pos, end, b"invoke") {
         let Some(name) = attribute(text, tag.attrs, "name")
             .map(str::trim)
             .filter(|n| !n.is_empty())
         else {
-            let close = next_close(b, tag.gt + 1, end, b"invoke").map_or(tag.gt + 1, |c| c.1);
+            let from = tag.gt + 1;
+            let close = match next_close_before(b, from, no_close_from.max(from), end, b"invoke") {
+                Some(c) => c.1,
+                None => {
+                    no_close_from = no_close_from.min(from);
+                    from
+                }
+            };
             out.push(XmlItem::Invalid {
                 span: Span::new(i, close),
                 message: "An <invoke> element has no name attribute.".to_owned(),

@@ -9,9 +9,9 @@
 
 use std::ops::Range;
 
+use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
 
-use super::fxhash::FxHashMap as HashMap;
 use super::ir::{Additional, Def, Lowerer, Node, Ty};
 use super::render::{self, collect_docs, DocLine, Docs};
 use crate::model::Tool;

@@ -8,7 +8,6 @@
 
 mod catalog;
 mod example;
-mod fxhash;
 mod ir;
 mod keywords;
 mod names;

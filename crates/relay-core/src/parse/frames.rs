@@ -1,0 +1,81 @@
+//! The brace stack: the open `{` of prose that may be a call, each with the complete objects
+//! nested directly in it (the fallback candidates when that brace never closes).
+
+use std::rc::Rc;
+
+use super::Span;
+
+/// Complete objects remembered per open brace, for the fallback when that brace never closes.
+const MAX_CHILDREN: usize = 1024;
+
+/// The open braces, innermost on top, as a persistent stack: copying it for a checkpoint costs
+/// the same whatever its depth, and a shared node is copied only when it changes.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Frames {
+    pub(crate) top: Option<Rc<FrameNode>>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct FrameNode {
+    pub(crate) start: usize,
+    pub(crate) depth: usize,
+    /// The complete objects nested directly in this brace, for when it never closes.
+    pub(crate) children: Vec<Span>,
+    pub(crate) parent: Option<Rc<FrameNode>>,
+}
+
+impl Frames {
+    pub(crate) fn len(&self) -> usize {
+        self.top.as_ref().map_or(0, |n| n.depth)
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.top.is_none()
+    }
+
+    pub(crate) fn push(&mut self, start: usize) {
+        let parent = self.top.take();
+        let depth = parent.as_ref().map_or(0, |p| p.depth) + 1;
+        self.top = Some(Rc::new(FrameNode {
+            start,
+            depth,
+            children: Vec::new(),
+            parent,
+        }));
+    }
+
+    /// Closes the innermost brace; returns where it opened.
+    pub(crate) fn pop(&mut self) -> Option<usize> {
+        let node = self.top.take()?;
+        self.top = node.parent.clone();
+        Some(node.start)
+    }
+
+    pub(crate) fn add_child(&mut self, span: Span) {
+        if let Some(top) = self.top.as_mut() {
+            if top.children.len() < MAX_CHILDREN {
+                Rc::make_mut(top).children.push(span);
+            }
+        }
+    }
+
+    pub(crate) fn outermost(&self) -> Option<usize> {
+        let mut node = self.top.as_ref()?;
+        while let Some(parent) = node.parent.as_ref() {
+            node = parent;
+        }
+        Some(node.start)
+    }
+
+    /// Removes all braces; returns them outermost first, with their children.
+    pub(crate) fn take(&mut self) -> Vec<(usize, Vec<Span>)> {
+        let mut out = Vec::with_capacity(self.len());
+        let mut node = self.top.take();
+        while let Some(n) = node {
+            out.push((n.start, n.children.clone()));
+            node = n.parent.clone();
+        }
+        out.reverse();
+        out
+    }
+}
