@@ -9,16 +9,17 @@ use serde_json::Value;
 use thiserror::Error;
 
 use super::jsonrpc::ErrorCode;
+use super::url::{redact_url, scrub_urls};
 
 /// Everything that can go wrong talking to an MCP server.
 #[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]
 pub enum ClientError {
     /// The server could not be reached, or the connection broke before an answer arrived.
-    #[error("cannot reach {url}: {message}")]
+    #[error("cannot reach {}: {}", redact_url(.url), scrub_urls(.message))]
     Connection { url: String, message: String },
     /// The server refused our credentials (401) or our request's origin/permissions (403).
-    #[error("{url} refused the request (HTTP {status})")]
+    #[error("{} refused the request (HTTP {status})", redact_url(.url))]
     Auth {
         url: String,
         status: u16,
@@ -26,7 +27,7 @@ pub enum ClientError {
         www_authenticate: Option<String>,
     },
     /// Any other HTTP status that is not an MCP answer.
-    #[error("{url} answered HTTP {status}{}", body_suffix(body))]
+    #[error("{} answered HTTP {status}{}", redact_url(.url), body_suffix(.body))]
     Http {
         url: String,
         status: u16,
@@ -34,10 +35,10 @@ pub enum ClientError {
         retry_after_ms: Option<u64>,
     },
     /// The server answered, but not with valid MCP.
-    #[error("invalid answer from {url}: {message}")]
+    #[error("invalid answer from {}: {}", redact_url(.url), scrub_urls(.message))]
     Protocol { url: String, message: String },
     /// The server answered a request other than `tools/call` with a JSON-RPC error.
-    #[error("{method} failed: {message} (error {code})")]
+    #[error("{method} failed: {} (error {code})", scrub_urls(.message))]
     Rpc {
         method: String,
         code: ErrorCode,
@@ -46,7 +47,7 @@ pub enum ClientError {
     },
     /// The server refused a `tools/call` with a JSON-RPC error (unknown tool, invalid
     /// arguments...): the tool did not run.
-    #[error("tool `{tool}` was refused: {message} (error {code})")]
+    #[error("tool `{tool}` was refused: {} (error {code})", scrub_urls(.message))]
     Tool {
         tool: String,
         code: ErrorCode,
@@ -58,7 +59,7 @@ pub enum ClientError {
     Timeout { method: String, after_ms: u64 },
     /// A `tools/call` was sent but its answer never came (timeout or broken connection): the
     /// tool may or may not have run. Never retried automatically.
-    #[error("the outcome of tool `{tool}` is unknown: {reason}")]
+    #[error("the outcome of tool `{tool}` is unknown: {}", scrub_urls(.reason))]
     OutcomeUnknown { tool: String, reason: String },
     /// Retries of a transient failure ran out.
     #[error("{method} failed after {attempts} attempts: {last}")]
@@ -68,20 +69,21 @@ pub enum ClientError {
         last: Box<ClientError>,
     },
     /// The request was cancelled (by the user, or because the server was removed).
-    #[error("{method} was cancelled: {reason}")]
+    #[error("{method} was cancelled: {}", scrub_urls(.reason))]
     Cancelled { method: String, reason: String },
     /// The server dropped our session, and dropped the new one again at once.
-    #[error("{url} keeps expiring the session")]
+    #[error("{} keeps expiring the session", redact_url(.url))]
     SessionExpired { url: String },
     /// The server speaks only protocol versions we do not.
-    #[error("{url} speaks MCP {received}, which this client does not support")]
+    #[error("{} speaks MCP {}, which this client does not support", redact_url(.url), scrub_urls(.received))]
     UnsupportedProtocolVersion { url: String, received: String },
     /// The server's configuration cannot work (bad URL, stdio server...).
-    #[error("invalid server configuration: {message}")]
+    #[error("invalid server configuration: {}", scrub_urls(.message))]
     Config { message: String },
 }
 
 fn body_suffix(body: &str) -> String {
+    let body = scrub_urls(body);
     let body = body.trim();
     if body.is_empty() {
         return String::new();

@@ -113,7 +113,7 @@ impl Session {
             });
         }
         if self.transport_in_use() == Some(Transport::Streamable) && self.session_id.is_some() {
-            let url = self.url_string();
+            let url = self.request_url();
             let headers = self.headers(HeaderKind::Delete);
             self.send(
                 Purpose::Delete,
@@ -271,7 +271,7 @@ impl Session {
         outcome: Result<Value, ErrorObject>,
         now_ms: u64,
     ) {
-        let url = self.url_string();
+        let url = self.error_url();
         let max_pages = self.cfg.max_pages;
         let Some(c) = self.calls.get_mut(&call) else {
             return;

@@ -31,7 +31,7 @@ impl Session {
         match transport {
             Transport::Streamable => self.send_initialize(now_ms),
             Transport::Legacy => {
-                let url = self.url_string();
+                let url = self.request_url();
                 let headers = self.headers(HeaderKind::Stream {
                     last_event_id: None,
                 });
@@ -81,7 +81,7 @@ impl Session {
     }
 
     pub(super) fn initialized(&mut self, outcome: Result<Value, ErrorObject>, now_ms: u64) {
-        let url = self.url_string();
+        let url = self.error_url();
         let result = match outcome {
             Ok(result) => result,
             Err(error) => {
@@ -114,7 +114,7 @@ impl Session {
                 self.send(
                     Purpose::Delete,
                     HttpMethod::Delete,
-                    url.clone(),
+                    self.request_url(),
                     headers,
                     None,
                     false,

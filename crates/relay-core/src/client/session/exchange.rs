@@ -10,6 +10,7 @@ use crate::client::http::{Action, ExchangeId, HttpMethod, HttpRequest, ResponseH
 use crate::client::jsonrpc::{
     ErrorObject, ErrorResponse, Message, Notification, Request, RequestId, Response,
 };
+use crate::client::url::scrub_urls;
 use crate::sse::SseDecoder;
 
 /// How much of an error response's body is kept for the error message.
@@ -105,7 +106,7 @@ impl Session {
                 }
             }
             Err(message) => {
-                let url = self.url_string();
+                let url = self.error_url();
                 self.exchange_failed(exchange, ClientError::Protocol { url, message }, now_ms);
             }
         }
@@ -116,7 +117,7 @@ impl Session {
         let Some(ex) = self.exchanges.remove(&exchange) else {
             return;
         };
-        let url = self.url_string();
+        let url = self.error_url();
         match (ex.purpose, ex.body) {
             (Purpose::Request(id), Body::Json(buf)) => {
                 match Message::parse_all(&buf) {
@@ -232,8 +233,9 @@ impl Session {
     /// An exchange failed at the network level (fetch rejected, or its body stream errored).
     pub fn handle_transport_error(&mut self, exchange: ExchangeId, message: &str, now_ms: u64) {
         let error = ClientError::Connection {
-            url: self.url_string(),
-            message: message.to_owned(),
+            url: self.error_url(),
+            // Some fetch implementations quote the URL in their message.
+            message: scrub_urls(message).into_owned(),
         };
         self.exchange_failed(exchange, error, now_ms);
     }
@@ -270,7 +272,7 @@ impl Session {
     pub(super) fn post(&mut self, purpose: Purpose, body: String) -> ExchangeId {
         let url = match (self.transport_in_use(), &self.legacy_post_url) {
             (Some(Transport::Legacy), Some(post_url)) => post_url.clone(),
-            _ => self.url_string(),
+            _ => self.request_url(),
         };
         let headers = self.headers(HeaderKind::Post);
         self.send(purpose, HttpMethod::Post, url, headers, Some(body), false)

@@ -221,7 +221,7 @@ impl Session {
     pub(super) fn session_expired(&mut self, owner: Owner, generation: u64, now_ms: u64) {
         let Owner::Call(call) = owner else {
             let error = ClientError::SessionExpired {
-                url: self.url_string(),
+                url: self.error_url(),
             };
             self.handshake_failed(error, None, now_ms);
             return;
@@ -237,7 +237,7 @@ impl Session {
         };
         if c.reinitialized {
             let error = ClientError::SessionExpired {
-                url: self.url_string(),
+                url: self.error_url(),
             };
             self.complete_call(call, Err(error), now_ms);
             return;
@@ -251,7 +251,7 @@ impl Session {
     }
 
     pub(super) fn http_error(&self, head: &ResponseHead, body: &[u8]) -> ClientError {
-        let url = self.url_string();
+        let url = self.error_url();
         let text = String::from_utf8_lossy(body);
         if head.status == 401 || head.status == 403 {
             let loopback = self.url.as_ref().is_ok_and(HttpUrl::is_loopback);

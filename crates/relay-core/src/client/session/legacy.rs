@@ -20,7 +20,7 @@ impl Session {
                 self.send_initialize(now_ms);
             }
             Err(message) => {
-                let url = self.url_string();
+                let url = self.error_url();
                 let error = ClientError::Protocol {
                     url,
                     message: format!("bad `endpoint` event: {message}"),

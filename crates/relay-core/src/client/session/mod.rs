@@ -22,10 +22,10 @@
 //!   tool-list cache.
 //!
 //! Layout: this file holds the public types and the session's state; the behaviour is split by
-//! responsibility into [`connect`] (handshake and version negotiation), [`exchange`] (HTTP
-//! requests, headers, response heads and bodies), [`stream`] (SSE messages, notifications,
-//! resumption and the listen GET stream), [`legacy`] (the HTTP+SSE transport), [`calls`] (the
-//! queue, deadlines, retries, paging and cache) and [`failures`] (what each failure means).
+//! responsibility into `connect` (handshake and version negotiation), `exchange` (HTTP
+//! requests, headers, response heads and bodies), `stream` (SSE messages, notifications,
+//! resumption and the listen GET stream), `legacy` (the HTTP+SSE transport), `calls` (the
+//! queue, deadlines, retries, paging and cache) and `failures` (what each failure means).
 
 mod calls;
 mod connect;
@@ -47,7 +47,7 @@ use super::http::{Action, ExchangeId};
 use super::jsonrpc::RequestId;
 use super::ops::Output;
 use super::retry::{Jitter, RetryPolicy};
-use super::url::HttpUrl;
+use super::url::{redact_url, HttpUrl};
 use crate::model::{Implementation, Tool};
 use crate::sse::DEFAULT_MAX_EVENT_BYTES;
 
@@ -321,10 +321,21 @@ impl Session {
         self.cfg.server.timeout_ms
     }
 
-    fn url_string(&self) -> String {
+    /// The full URL, userinfo and query included: for the requests themselves, never for a
+    /// text (see [`Session::error_url`]).
+    fn request_url(&self) -> String {
         self.url
             .as_ref()
             .map_or_else(|_| self.cfg.server.url.clone(), ToString::to_string)
+    }
+
+    /// The server's URL as every error names it: redacted ([`HttpUrl::redacted`]), so a token
+    /// in the URL never reaches a chat or the side panel.
+    fn error_url(&self) -> String {
+        match &self.url {
+            Ok(url) => url.redacted(),
+            Err(_) => redact_url(&self.cfg.server.url),
+        }
     }
 
     fn transport_in_use(&self) -> Option<Transport> {

@@ -41,7 +41,7 @@ impl Session {
                 // Only a stream dedicated to one request can blame it; on shared streams the
                 // request will time out instead.
                 if let Some(Purpose::Request(id) | Purpose::Resume(id)) = purpose {
-                    let url = self.url_string();
+                    let url = self.error_url();
                     let error = ClientError::Protocol {
                         url,
                         message: format!("malformed JSON-RPC message: {e}"),
@@ -161,7 +161,7 @@ impl Session {
             self.listen = Listen::Off;
             return;
         }
-        let url = self.url_string();
+        let url = self.request_url();
         let headers = self.headers(HeaderKind::Stream {
             last_event_id: self.listen_last_event_id.as_deref(),
         });
@@ -237,7 +237,7 @@ impl Session {
             return;
         }
         let error = ClientError::Connection {
-            url: self.url_string(),
+            url: self.error_url(),
             message: reason.to_owned(),
         };
         self.fail_pending(id, exchange, error, now_ms);
@@ -248,7 +248,7 @@ impl Session {
             return;
         };
         let last = rpc.last_event_id.clone();
-        let url = self.url_string();
+        let url = self.request_url();
         let headers = self.headers(HeaderKind::Stream {
             last_event_id: last.as_deref(),
         });
