@@ -301,7 +301,7 @@ fn every_session_failure_path_reports_no_secret() {
             "malformed answer",
             TransportKind::Streamable,
             call_tool("t"),
-            "protocol",
+            "outcome_unknown",
             Box::new(server("2025-11-25", |req, _| {
                 (req.rpc_method() == "tools/call").then(|| {
                     Reply::status(200, "{not json").header("content-type", "application/json")

@@ -3,6 +3,18 @@
 //!
 //! A tool result with `isError: true` is NOT here: the tool ran and reported a failure, which
 //! is a result for the model to read, not a failure of the client.
+//!
+//! **Did it run?** [`ClientError::may_have_run`] answers it for the exactly-once ledger, typed,
+//! with no matching of kind strings. For a `tools/call`, the session reports every failure
+//! after the request was handed over to be sent (timeout, connection lost, HTTP 5xx, an
+//! unreadable, malformed or truncated answer, cancellation in flight) as
+//! [`ClientError::OutcomeUnknown`], kind `outcome_unknown`; every other error of a `tools/call`
+//! means it did not run (it was never sent, or the server refused it: 4xx, JSON-RPC error).
+//! Other requests keep their own kinds (`timeout` for one that was sent and got no answer).
+//!
+//! **No secrets.** Every URL in a message is redacted ([`super::url::redact_url`]) and every
+//! free-text member scrubbed of URLs ([`super::url::scrub_urls`]) when the error is formatted,
+//! whatever the `url` fields hold; the session stores only the redacted form anyway.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -57,8 +69,10 @@ pub enum ClientError {
     /// A request that is safe to repeat took longer than its timeout.
     #[error("{method} got no answer within {after_ms} ms")]
     Timeout { method: String, after_ms: u64 },
-    /// A `tools/call` was sent but its answer never came (timeout or broken connection): the
-    /// tool may or may not have run. Never retried automatically.
+    /// A `tools/call` was sent but no usable answer came (timeout, broken connection, HTTP 5xx,
+    /// an unreadable answer, or cancelled in flight): the tool may or may not have run. Never
+    /// retried automatically. The only kind of a `tools/call` for which
+    /// [`ClientError::may_have_run`] is true.
     #[error("the outcome of tool `{tool}` is unknown: {}", scrub_urls(.reason))]
     OutcomeUnknown { tool: String, reason: String },
     /// Retries of a transient failure ran out.
@@ -134,6 +148,42 @@ impl ClientError {
         }
     }
 
+    /// Whether the request this error is about may have reached the server and taken effect,
+    /// so running it again could run it twice. True for [`ClientError::OutcomeUnknown`] (what a
+    /// `tools/call` becomes when it was sent and no usable answer came: timeout, connection lost,
+    /// HTTP 5xx, unreadable/malformed/truncated answer, cancelled in flight) and
+    /// [`ClientError::Timeout`] (another request sent and not answered). False for everything
+    /// that shows the request did not run: not sent (connection refused, DNS, no session,
+    /// configuration, cancelled while queued), refused by the server (HTTP 4xx, auth, JSON-RPC
+    /// errors: the server answered), and retries of requests that are safe to repeat.
+    pub fn may_have_run(&self) -> bool {
+        matches!(
+            self,
+            ClientError::OutcomeUnknown { .. } | ClientError::Timeout { .. }
+        )
+    }
+
+    /// What a failure of a `tools/call` of `tool` becomes once its request was handed over to
+    /// be sent: a failure that leaves open whether the tool ran is [`ClientError::OutcomeUnknown`]
+    /// (never retried: the exactly-once ledger upstream depends on it); a definite one (4xx,
+    /// JSON-RPC error, expired session) stays as it is.
+    pub(crate) fn after_sending_call(self, tool: &str) -> ClientError {
+        let reason = match &self {
+            ClientError::Connection { .. }
+            | ClientError::Timeout { .. }
+            | ClientError::Protocol { .. } => self.to_string(),
+            ClientError::Http { status, .. } if *status >= 500 => self.to_string(),
+            ClientError::Cancelled { reason, .. } => {
+                format!("cancelled after it was sent ({reason})")
+            }
+            _ => return self,
+        };
+        ClientError::OutcomeUnknown {
+            tool: tool.to_owned(),
+            reason,
+        }
+    }
+
     /// What the user can do about it.
     pub fn hint(&self) -> String {
         match self {
@@ -186,9 +236,9 @@ impl ClientError {
             ClientError::Timeout { .. } => "The server is slow or stuck. Try again, or raise this server's timeout \
                 in its settings."
                 .to_owned(),
-            ClientError::OutcomeUnknown { .. } => "The call was sent but no answer came back, so the tool may or may \
-                not have run. It is not repeated automatically, to avoid running it twice: check its effect before \
-                running it again."
+            ClientError::OutcomeUnknown { .. } => "The call was sent but no usable answer came back, so the tool may \
+                or may not have run. It is not repeated automatically, to avoid running it twice: check its effect \
+                before running it again."
                 .to_owned(),
             ClientError::RetriesExhausted { last, .. } => last.hint(),
             ClientError::Cancelled { .. } => "Nothing to do: the request was stopped on purpose.".to_owned(),

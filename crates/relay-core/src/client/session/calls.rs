@@ -75,19 +75,11 @@ impl Session {
                 }
             }
         }
-        let method = self
-            .calls
-            .get(&call)
-            .map_or("request", |c| c.op.method())
-            .to_owned();
-        self.complete_call(
-            call,
-            Err(ClientError::Cancelled {
-                method,
-                reason: reason.to_owned(),
-            }),
-            now_ms,
-        );
+        let Some(c) = self.calls.get(&call) else {
+            return;
+        };
+        let error = cancelled(&c.op, state, reason);
+        self.complete_call(call, Err(error), now_ms);
     }
 
     /// Ends the session (server removed or disabled): pending operations are cancelled, open
@@ -103,10 +95,7 @@ impl Session {
         self.rpcs.clear();
         self.progress_tokens.clear();
         for (call, c) in std::mem::take(&mut self.calls) {
-            let error = ClientError::Cancelled {
-                method: c.op.method().to_owned(),
-                reason: reason.to_owned(),
-            };
+            let error = cancelled(&c.op, c.state, reason);
             self.events.push_back(SessionEvent::Completed {
                 call,
                 result: Err(error),
@@ -298,8 +287,14 @@ impl Session {
             }
         };
         let Some(key) = c.op.list_key() else {
-            let output = read_output(&c.op, result)
-                .map_err(|message| ClientError::Protocol { url, message });
+            // A tools/call answered with a result we cannot read did reach the tool.
+            let output = read_output(&c.op, result).map_err(|message| {
+                let error = ClientError::Protocol { url, message };
+                match &c.op {
+                    Operation::CallTool { name, .. } => error.after_sending_call(name),
+                    _ => error,
+                }
+            });
             self.complete_call(call, output, now_ms);
             return;
         };
@@ -398,5 +393,20 @@ impl Session {
             Owner::Handshake => self.initialized(outcome, now_ms),
             Owner::Call(call) => self.call_answered(call, outcome, now_ms),
         }
+    }
+}
+
+/// The error of a cancelled operation: [`ClientError::Cancelled`], unless it is a `tools/call`
+/// already handed over to be sent, whose outcome is then unknown.
+fn cancelled(op: &Operation, state: CallState, reason: &str) -> ClientError {
+    let error = ClientError::Cancelled {
+        method: op.method().to_owned(),
+        reason: reason.to_owned(),
+    };
+    match (op, state) {
+        (Operation::CallTool { name, .. }, CallState::InFlight(_)) => {
+            error.after_sending_call(name)
+        }
+        _ => error,
     }
 }

@@ -104,16 +104,9 @@ impl Session {
         let Some(c) = self.calls.get_mut(&call) else {
             return;
         };
-        let error = match (&c.op, &error) {
-            // Sent, and no answer: the tool may have run. Never retried (seed 003, and the
-            // exactly-once ledger upstream depends on it).
-            (
-                Operation::CallTool { name, .. },
-                ClientError::Connection { .. } | ClientError::Timeout { .. },
-            ) => ClientError::OutcomeUnknown {
-                tool: name.clone(),
-                reason: error.to_string(),
-            },
+        let error = match &c.op {
+            // Sent, and no usable answer: the tool may have run. Never retried (seed 003).
+            Operation::CallTool { name, .. } => error.after_sending_call(name),
             _ => error,
         };
         if c.op.is_idempotent() && error.is_transient() {
@@ -206,6 +199,16 @@ impl Session {
                 method: "initialize".to_owned(),
                 attempts,
                 last: Box::new(error),
+            }
+        } else {
+            error
+        };
+        // A handshake step that timed out may have run, but the calls waiting for it were never
+        // sent: for them it is a failure to connect.
+        let error = if error.may_have_run() {
+            ClientError::Connection {
+                url: self.error_url(),
+                message: format!("could not start a session: {error}"),
             }
         } else {
             error
