@@ -12,8 +12,10 @@
 use serde::Serialize;
 use serde_json::{Map, Number, Value};
 
-use super::ir::{self, resolve};
+use super::ir;
 use super::names::closest_names;
+use super::refs::resolve;
+use super::text::compact;
 use crate::model::Tool;
 
 /// Beyond this nesting (of schema or value) validation stops and accepts: the server still checks.
@@ -207,8 +209,8 @@ impl<'a> Checker<'a> {
     fn coerce(&mut self, path: &str, value: &mut Value, to: Value) {
         self.coercions.push(Coercion {
             path: path.to_owned(),
-            from: ir::compact(value),
-            to: ir::compact(&to),
+            from: compact(value),
+            to: compact(&to),
         });
         *value = to;
     }
@@ -318,8 +320,8 @@ impl<'a> Checker<'a> {
         }
         self.errors.push(ValidationError::NotAllowedValue {
             path: path.to_owned(),
-            allowed: allowed.iter().map(|v| ir::compact(v)).collect(),
-            found: ir::compact(value),
+            allowed: allowed.iter().map(|v| compact(v)).collect(),
+            found: compact(value),
         });
     }
 
@@ -764,7 +766,7 @@ fn loosely_equal(allowed: &Value, value: &Value) -> bool {
 }
 
 fn describe_value(value: &Value) -> String {
-    let text = ir::compact(value);
+    let text = compact(value);
     let kind = match value {
         Value::Null => return "null".to_owned(),
         Value::Bool(_) => "boolean",
