@@ -23,6 +23,11 @@ mod notes;
 /// deep, and the bound keeps hostile schemas from exhausting the stack.
 pub(crate) const MAX_DEPTH: usize = 48;
 
+/// Most nodes lowered for one root schema. Non-recursive `$ref`s are expanded where they are
+/// used, so a small hostile schema (each definition using the next one twice) would otherwise
+/// expand exponentially; real tool schemas have a few hundred nodes.
+pub(crate) const MAX_NODES: usize = 8_192;
+
 /// A JSON value borrowed from a schema, compared and hashed by content.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct J<'a>(pub &'a Value);
@@ -237,6 +242,8 @@ pub(crate) struct Lowerer<'a> {
 
 struct Scope<'a> {
     root: &'a Value,
+    /// Nodes lowered so far for this root ([`MAX_NODES`]).
+    nodes: usize,
     /// `$ref`s being expanded, with the def id they get if they turn out recursive.
     stack: Vec<(&'a str, Option<usize>)>,
 }
@@ -246,6 +253,7 @@ impl<'a> Lowerer<'a> {
     pub fn lower_root(&mut self, root: &'a Value) -> Node<'a> {
         let mut scope = Scope {
             root,
+            nodes: 0,
             stack: Vec::new(),
         };
         self.lower(&mut scope, root, 0)
@@ -256,6 +264,15 @@ impl<'a> Lowerer<'a> {
             self.problems.push(format!(
                 "schema deeper than {MAX_DEPTH} levels: the rest is shown as any"
             ));
+            return Node::default();
+        }
+        scope.nodes += 1;
+        if scope.nodes > MAX_NODES {
+            if scope.nodes == MAX_NODES + 1 {
+                self.problems.push(format!(
+                    "schema larger than {MAX_NODES} nodes once its $refs are expanded: the rest is shown as any"
+                ));
+            }
             return Node::default();
         }
         let kw = match schema {
