@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use thiserror::Error;
 
-use super::url::HttpUrl;
+use super::url::{scrub_urls, HttpUrl};
 
 /// Per-request timeout when a server's configuration gives none (seed 003: 30 s).
 pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
@@ -213,8 +213,8 @@ pub fn import_mcp_servers(
     json: &str,
     existing_ids: &[String],
 ) -> Result<ImportReport, ConfigError> {
-    let root: Value =
-        serde_json::from_str(json).map_err(|e| ConfigError::NotJson(e.to_string()))?;
+    let root: Value = serde_json::from_str(json)
+        .map_err(|e| ConfigError::NotJson(scrub_urls(&e.to_string()).into_owned()))?;
     let entries = ["mcpServers", "servers"]
         .iter()
         .find_map(|key| root.get(key).and_then(Value::as_object))

@@ -3,22 +3,35 @@
 //!
 //! A tool result with `isError: true` is NOT here: the tool ran and reported a failure, which
 //! is a result for the model to read, not a failure of the client.
+//!
+//! **Did it run?** [`ClientError::may_have_run`] answers it for the exactly-once ledger, typed,
+//! with no matching of kind strings. For a `tools/call`, the session reports every failure
+//! after the request was handed over to be sent (timeout, connection lost, HTTP 5xx, an
+//! unreadable, malformed or truncated answer, cancellation in flight) as
+//! [`ClientError::OutcomeUnknown`], kind `outcome_unknown`; every other error of a `tools/call`
+//! means it did not run (it was never sent, or the server refused it: 4xx, JSON-RPC error).
+//! Other requests keep their own kinds (`timeout` for one that was sent and got no answer).
+//!
+//! **No secrets.** Every URL in a message is redacted ([`super::url::redact_url`]) and every
+//! free-text member scrubbed of URLs ([`super::url::scrub_urls`]) when the error is formatted,
+//! whatever the `url` fields hold; the session stores only the redacted form anyway.
 
 use serde::Serialize;
 use serde_json::Value;
 use thiserror::Error;
 
 use super::jsonrpc::ErrorCode;
+use super::url::{redact_url, scrub_urls};
 
 /// Everything that can go wrong talking to an MCP server.
 #[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]
 pub enum ClientError {
     /// The server could not be reached, or the connection broke before an answer arrived.
-    #[error("cannot reach {url}: {message}")]
+    #[error("cannot reach {}: {}", redact_url(.url), scrub_urls(.message))]
     Connection { url: String, message: String },
     /// The server refused our credentials (401) or our request's origin/permissions (403).
-    #[error("{url} refused the request (HTTP {status})")]
+    #[error("{} refused the request (HTTP {status})", redact_url(.url))]
     Auth {
         url: String,
         status: u16,
@@ -26,7 +39,7 @@ pub enum ClientError {
         www_authenticate: Option<String>,
     },
     /// Any other HTTP status that is not an MCP answer.
-    #[error("{url} answered HTTP {status}{}", body_suffix(body))]
+    #[error("{} answered HTTP {status}{}", redact_url(.url), body_suffix(.body))]
     Http {
         url: String,
         status: u16,
@@ -34,10 +47,10 @@ pub enum ClientError {
         retry_after_ms: Option<u64>,
     },
     /// The server answered, but not with valid MCP.
-    #[error("invalid answer from {url}: {message}")]
+    #[error("invalid answer from {}: {}", redact_url(.url), scrub_urls(.message))]
     Protocol { url: String, message: String },
     /// The server answered a request other than `tools/call` with a JSON-RPC error.
-    #[error("{method} failed: {message} (error {code})")]
+    #[error("{method} failed: {} (error {code})", scrub_urls(.message))]
     Rpc {
         method: String,
         code: ErrorCode,
@@ -46,7 +59,7 @@ pub enum ClientError {
     },
     /// The server refused a `tools/call` with a JSON-RPC error (unknown tool, invalid
     /// arguments...): the tool did not run.
-    #[error("tool `{tool}` was refused: {message} (error {code})")]
+    #[error("tool `{tool}` was refused: {} (error {code})", scrub_urls(.message))]
     Tool {
         tool: String,
         code: ErrorCode,
@@ -56,9 +69,11 @@ pub enum ClientError {
     /// A request that is safe to repeat took longer than its timeout.
     #[error("{method} got no answer within {after_ms} ms")]
     Timeout { method: String, after_ms: u64 },
-    /// A `tools/call` was sent but its answer never came (timeout or broken connection): the
-    /// tool may or may not have run. Never retried automatically.
-    #[error("the outcome of tool `{tool}` is unknown: {reason}")]
+    /// A `tools/call` was sent but no usable answer came (timeout, broken connection, HTTP 5xx,
+    /// an unreadable answer, or cancelled in flight): the tool may or may not have run. Never
+    /// retried automatically. The only kind of a `tools/call` for which
+    /// [`ClientError::may_have_run`] is true.
+    #[error("the outcome of tool `{tool}` is unknown: {}", scrub_urls(.reason))]
     OutcomeUnknown { tool: String, reason: String },
     /// Retries of a transient failure ran out.
     #[error("{method} failed after {attempts} attempts: {last}")]
@@ -68,20 +83,21 @@ pub enum ClientError {
         last: Box<ClientError>,
     },
     /// The request was cancelled (by the user, or because the server was removed).
-    #[error("{method} was cancelled: {reason}")]
+    #[error("{method} was cancelled: {}", scrub_urls(.reason))]
     Cancelled { method: String, reason: String },
     /// The server dropped our session, and dropped the new one again at once.
-    #[error("{url} keeps expiring the session")]
+    #[error("{} keeps expiring the session", redact_url(.url))]
     SessionExpired { url: String },
     /// The server speaks only protocol versions we do not.
-    #[error("{url} speaks MCP {received}, which this client does not support")]
+    #[error("{} speaks MCP {}, which this client does not support", redact_url(.url), scrub_urls(.received))]
     UnsupportedProtocolVersion { url: String, received: String },
     /// The server's configuration cannot work (bad URL, stdio server...).
-    #[error("invalid server configuration: {message}")]
+    #[error("invalid server configuration: {}", scrub_urls(.message))]
     Config { message: String },
 }
 
 fn body_suffix(body: &str) -> String {
+    let body = scrub_urls(body);
     let body = body.trim();
     if body.is_empty() {
         return String::new();
@@ -129,6 +145,42 @@ impl ClientError {
             ClientError::Connection { .. } | ClientError::Timeout { .. } => true,
             ClientError::Http { status, .. } => *status >= 500 || *status == 429,
             _ => false,
+        }
+    }
+
+    /// Whether the request this error is about may have reached the server and taken effect,
+    /// so running it again could run it twice. True for [`ClientError::OutcomeUnknown`] (what a
+    /// `tools/call` becomes when it was sent and no usable answer came: timeout, connection lost,
+    /// HTTP 5xx, unreadable/malformed/truncated answer, cancelled in flight) and
+    /// [`ClientError::Timeout`] (another request sent and not answered). False for everything
+    /// that shows the request did not run: not sent (connection refused, DNS, no session,
+    /// configuration, cancelled while queued), refused by the server (HTTP 4xx, auth, JSON-RPC
+    /// errors: the server answered), and retries of requests that are safe to repeat.
+    pub fn may_have_run(&self) -> bool {
+        matches!(
+            self,
+            ClientError::OutcomeUnknown { .. } | ClientError::Timeout { .. }
+        )
+    }
+
+    /// What a failure of a `tools/call` of `tool` becomes once its request was handed over to
+    /// be sent: a failure that leaves open whether the tool ran is [`ClientError::OutcomeUnknown`]
+    /// (never retried: the exactly-once ledger upstream depends on it); a definite one (4xx,
+    /// JSON-RPC error, expired session) stays as it is.
+    pub(crate) fn after_sending_call(self, tool: &str) -> ClientError {
+        let reason = match &self {
+            ClientError::Connection { .. }
+            | ClientError::Timeout { .. }
+            | ClientError::Protocol { .. } => self.to_string(),
+            ClientError::Http { status, .. } if *status >= 500 => self.to_string(),
+            ClientError::Cancelled { reason, .. } => {
+                format!("cancelled after it was sent ({reason})")
+            }
+            _ => return self,
+        };
+        ClientError::OutcomeUnknown {
+            tool: tool.to_owned(),
+            reason,
         }
     }
 
@@ -184,9 +236,9 @@ impl ClientError {
             ClientError::Timeout { .. } => "The server is slow or stuck. Try again, or raise this server's timeout \
                 in its settings."
                 .to_owned(),
-            ClientError::OutcomeUnknown { .. } => "The call was sent but no answer came back, so the tool may or may \
-                not have run. It is not repeated automatically, to avoid running it twice: check its effect before \
-                running it again."
+            ClientError::OutcomeUnknown { .. } => "The call was sent but no usable answer came back, so the tool may \
+                or may not have run. It is not repeated automatically, to avoid running it twice: check its effect \
+                before running it again."
                 .to_owned(),
             ClientError::RetriesExhausted { last, .. } => last.hint(),
             ClientError::Cancelled { .. } => "Nothing to do: the request was stopped on purpose.".to_owned(),

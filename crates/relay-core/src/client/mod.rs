@@ -29,4 +29,4 @@ pub use retry::{Jitter, RetryPolicy};
 pub use session::{
     CallId, ListKind, ServerInfo, Session, SessionConfig, SessionEvent, SessionStats, Transport,
 };
-pub use url::HttpUrl;
+pub use url::{loopback_origin, redact_url, scrub_urls, HttpUrl};

@@ -1,15 +1,26 @@
 //! Just enough URL handling for MCP endpoints: parse an absolute `http(s)` URL, resolve a
-//! reference against it (RFC 3986 §5.2, for the legacy transport's `endpoint` event), and tell
-//! whether it points at this computer.
+//! reference against it (RFC 3986 §5.2, for the legacy transport's `endpoint` event), tell
+//! whether it points at this computer (the one definition of "loopback" in the project), and
+//! redact it for display.
+//!
+//! Redaction: server URLs often carry credentials (`https://user:pw@host/mcp?token=…`), and the
+//! client's texts end up in a chat the model and the site can read. Every text the client
+//! produces names a server by [`HttpUrl::redacted`] (or [`redact_url`] for a string that did not
+//! parse): `scheme://host[:port]/path`, userinfo removed, every query value replaced by `…` (the
+//! names stay: they say what kind of parameter was there), the fragment dropped.
+//! [`scrub_urls`] does the same to every URL quoted inside a free text (a fetch failure, a
+//! server's error body). The full form ([`fmt::Display`]) is only for the requests themselves.
 //!
 //! Written here rather than taken from the `url` crate, whose IDNA tables would add a few
 //! hundred kilobytes to the wasm module for host names we never need to normalise.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use thiserror::Error;
 
-/// Why a string is not a usable endpoint URL.
+/// Why a string is not a usable endpoint URL. The string it quotes is redacted
+/// ([`redact_url`]): these messages reach the side panel and import reports.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum UrlError {
@@ -36,20 +47,20 @@ impl HttpUrl {
     pub fn parse(input: &str) -> Result<HttpUrl, UrlError> {
         let input = input.trim();
         if input.chars().any(|c| c.is_whitespace() || c.is_control()) {
-            return Err(UrlError::BadCharacters(input.to_owned()));
+            return Err(UrlError::BadCharacters(redact_url(input)));
         }
         let (scheme, rest) = input
             .split_once("://")
-            .ok_or_else(|| UrlError::NotHttp(input.to_owned()))?;
+            .ok_or_else(|| UrlError::NotHttp(redact_url(input)))?;
         let scheme = scheme.to_ascii_lowercase();
         if scheme != "http" && scheme != "https" {
-            return Err(UrlError::NotHttp(input.to_owned()));
+            return Err(UrlError::NotHttp(redact_url(input)));
         }
         let rest = rest.split('#').next().unwrap_or_default();
         let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
         let authority = &rest[..authority_end];
         if host_of(authority).is_empty() {
-            return Err(UrlError::NoHost(input.to_owned()));
+            return Err(UrlError::NoHost(redact_url(input)));
         }
         let (path, query) = split_query(&rest[authority_end..]);
         let path = if path.is_empty() {
@@ -122,8 +133,16 @@ impl HttpUrl {
         host_of(&self.authority)
     }
 
-    /// Whether the host is this computer (`localhost`, `*.localhost`, 127.0.0.0/8, `[::1]`):
-    /// such servers commonly reject foreign `Origin` headers.
+    /// The port written in the URL, if any.
+    pub fn port(&self) -> Option<&str> {
+        let host_port = strip_userinfo(&self.authority);
+        let after_host = &host_port[self.host().len()..];
+        after_host.strip_prefix(':').filter(|p| !p.is_empty())
+    }
+
+    /// Whether the host is this computer (`localhost`, `*.localhost`, 127.0.0.0/8, `[::1]`,
+    /// case-insensitive): such servers commonly reject foreign `Origin` headers. The one
+    /// definition of loopback in the project ([`loopback_origin`] uses it).
     pub fn is_loopback(&self) -> bool {
         let host = self.host().to_ascii_lowercase();
         if host == "localhost" || host.ends_with(".localhost") || host == "[::1]" {
@@ -131,6 +150,123 @@ impl HttpUrl {
         }
         let octets: Vec<&str> = host.split('.').collect();
         octets.len() == 4 && octets[0] == "127" && octets.iter().all(|o| o.parse::<u8>().is_ok())
+    }
+
+    /// The origin, `scheme://host[:port]` (RFC 6454 serialization): host lower-cased, userinfo
+    /// dropped, and the port only when it is not the scheme's default.
+    pub fn origin(&self) -> String {
+        let host = self.host().to_ascii_lowercase();
+        let default_port = if self.scheme == "https" { "443" } else { "80" };
+        match self.port() {
+            Some(port) if port != default_port => format!("{}://{host}:{port}", self.scheme),
+            _ => format!("{}://{host}", self.scheme),
+        }
+    }
+
+    /// The URL as it may be shown: `scheme://host[:port]/path`, no userinfo, every query value
+    /// replaced by `…` (names kept), no fragment. Use it for every text a user or model sees.
+    pub fn redacted(&self) -> String {
+        let mut out = format!(
+            "{}://{}{}",
+            self.scheme,
+            strip_userinfo(&self.authority),
+            self.path
+        );
+        if let Some(query) = &self.query {
+            out.push('?');
+            push_redacted_query(&mut out, query);
+        }
+        out
+    }
+}
+
+/// The origin of `url` if it parses and points at this computer ([`HttpUrl::is_loopback`]),
+/// e.g. `http://127.0.0.1:3001` for `http://user:pw@127.0.0.1:3001/mcp?token=x`.
+pub fn loopback_origin(url: &str) -> Option<String> {
+    HttpUrl::parse(url)
+        .ok()
+        .filter(HttpUrl::is_loopback)
+        .map(|u| u.origin())
+}
+
+/// Redacts a string meant to be a URL even if it does not parse (a bad configuration, a
+/// reference from a server): userinfo before the host removed, query values replaced by `…`,
+/// fragment dropped. Idempotent.
+pub fn redact_url(text: &str) -> String {
+    let text = text.split('#').next().unwrap_or_default();
+    let (before_query, query) = split_query(text);
+    let (prefix, rest) = match before_query.find("://") {
+        Some(i) => before_query.split_at(i + 3),
+        None => ("", before_query),
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(authority_end);
+    let mut out = String::with_capacity(text.len());
+    out.push_str(prefix);
+    out.push_str(strip_userinfo(authority));
+    out.push_str(path);
+    if let Some(query) = query {
+        out.push('?');
+        push_redacted_query(&mut out, query);
+    }
+    out
+}
+
+/// Redacts every `http://` or `https://` URL quoted in a free text ([`redact_url`]): a URL runs
+/// to the next whitespace, quote, angle bracket or backtick. Text without one is borrowed as is.
+pub fn scrub_urls(text: &str) -> Cow<'_, str> {
+    let Some(first) = find_url_start(text, 0) else {
+        return Cow::Borrowed(text);
+    };
+    let mut out = String::with_capacity(text.len());
+    out.push_str(&text[..first]);
+    let mut at = first;
+    loop {
+        let end = text[at..]
+            .find(|c: char| c.is_whitespace() || "\"'<>`".contains(c))
+            .map_or(text.len(), |i| at + i);
+        out.push_str(&redact_url(&text[at..end]));
+        match find_url_start(text, end) {
+            Some(next) => {
+                out.push_str(&text[end..next]);
+                at = next;
+            }
+            None => {
+                out.push_str(&text[end..]);
+                return Cow::Owned(out);
+            }
+        }
+    }
+}
+
+fn find_url_start(text: &str, from: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    (from..bytes.len()).find(|&i| {
+        let rest = &bytes[i..];
+        [&b"http://"[..], &b"https://"[..]]
+            .iter()
+            .any(|p| rest.len() >= p.len() && rest[..p.len()].eq_ignore_ascii_case(p))
+    })
+}
+
+fn strip_userinfo(authority: &str) -> &str {
+    authority.rsplit_once('@').map_or(authority, |(_, h)| h)
+}
+
+/// `a=1&b&c=` becomes `a=…&…&c=…`: a bare item may itself be a secret.
+fn push_redacted_query(out: &mut String, query: &str) {
+    for (i, item) in query.split('&').enumerate() {
+        if i > 0 {
+            out.push('&');
+        }
+        match item.split_once('=') {
+            Some((name, _)) => {
+                out.push_str(name);
+                out.push_str("=…");
+            }
+            None if item.is_empty() => {}
+            None => out.push('…'),
+        }
     }
 }
 
@@ -145,7 +281,7 @@ impl fmt::Display for HttpUrl {
 }
 
 fn host_of(authority: &str) -> &str {
-    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host_port = strip_userinfo(authority);
     if host_port.starts_with('[') {
         return host_port
             .find(']')

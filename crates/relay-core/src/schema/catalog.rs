@@ -157,7 +157,7 @@ fn write_signature(out: &mut String, tool: &Tool, root: &Node<'_>, names: &[Stri
         .description
         .as_deref()
         .or(tool.title.as_deref())
-        .map(super::ir::normalize_ws);
+        .map(super::text::normalize_ws);
     if let Some(description) = description.filter(|d| !d.is_empty()) {
         out.push_str(" — ");
         out.push_str(&description);

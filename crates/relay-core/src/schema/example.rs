@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Number, Value};
 
-use super::ir::resolve;
+use super::refs::resolve;
 use crate::model::Tool;
 
 const MAX_DEPTH: usize = 8;

@@ -11,14 +11,16 @@ mod example;
 mod ir;
 mod keywords;
 mod names;
+mod refs;
 mod render;
+mod text;
 mod validate;
 
 pub use catalog::{render, render_catalog, CatalogOptions, RenderedCatalog, SchemaProblem};
 pub use example::example_arguments;
 pub(crate) use example::example_cost;
-pub(crate) use ir::normalize_ws;
 pub use names::closest_names;
+pub(crate) use text::normalize_ws;
 pub use validate::{display_path, validate, Coercion, Validated, ValidationError};
 
 use serde_json::Value;

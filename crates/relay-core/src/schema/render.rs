@@ -4,7 +4,8 @@
 //! allowed values, `1..10` inclusive range, `>0` exclusive bound, `len<=64` string length,
 //! `T[]` list, `{a: T}` object, `Record<string, T>` map, `string<date-time>` format.
 
-use super::ir::{write_json, Additional, Extra, Node, Note, Obj, Prop, Ty, J};
+use super::ir::{Additional, Extra, Node, Note, Obj, Prop, Ty, J};
+use super::text::write_json;
 
 /// The type of `node`, on one line. `names` holds the display names of the catalog's definitions.
 pub(crate) fn inline(node: &Node<'_>, names: &[String]) -> String {
@@ -181,7 +182,23 @@ fn write_note(out: &mut String, note: &Note<'_>) {
             out.push_str(unit);
         }
         Note::Unique => out.push_str("unique"),
-        Note::Text(text) => out.push_str(text),
+        // Nested schemas in a note are written inline, without the catalog's shared names (a
+        // note is one short line).
+        Note::Contains(node) => {
+            out.push_str("contains ");
+            write_ty(out, &node.ty, &[]);
+        }
+        Note::Requires { name, needs } => {
+            out.push_str(name);
+            out.push_str(" requires ");
+            out.push_str(&needs.join(", "));
+        }
+        Note::With { name, node } => {
+            out.push_str("with ");
+            out.push_str(name);
+            out.push_str(": ");
+            write_ty(out, &node.ty, &[]);
+        }
     }
 }
 

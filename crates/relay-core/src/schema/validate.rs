@@ -9,15 +9,25 @@
 //! are annotations by default; the server stays the authority, and a wrong local rejection
 //! would block a valid call.
 
+use std::cell::Cell;
+
 use serde::Serialize;
 use serde_json::{Map, Number, Value};
 
-use super::ir::{self, resolve};
+use super::ir;
 use super::names::closest_names;
+use super::refs::resolve;
+use super::text::compact;
 use crate::model::Tool;
 
 /// Beyond this nesting (of schema or value) validation stops and accepts: the server still checks.
 const MAX_DEPTH: usize = 64;
+
+/// Most schema checks one validation runs. `$ref`s, `allOf`/`anyOf` branches and `not`/`if`
+/// trials multiply: a small hostile schema whose branches refer back to the root would take
+/// exponential time (and freeze the service worker). Past the budget the remaining checks are
+/// skipped, so the server's own validation decides; real schemas use a few hundred.
+const MAX_CHECKS: u32 = 100_000;
 
 /// One reason the arguments do not fit the schema. `path` is a JSON pointer into the arguments
 /// (`/location/lat`, `/tags/0`; empty for the arguments object itself).
@@ -171,8 +181,10 @@ pub fn validate(tool: &Tool, args: &Value) -> Validated {
         Value::Null => Value::Object(Map::new()),
         other => other.clone(),
     };
+    let budget = Cell::new(MAX_CHECKS);
     let mut checker = Checker {
         root,
+        budget: &budget,
         errors: Vec::new(),
         coercions: Vec::new(),
     };
@@ -199,6 +211,8 @@ pub fn validate(tool: &Tool, args: &Value) -> Validated {
 
 struct Checker<'a> {
     root: &'a Value,
+    /// Checks left, shared with the trials this checker runs ([`MAX_CHECKS`]).
+    budget: &'a Cell<u32>,
     errors: Vec<ValidationError>,
     coercions: Vec<Coercion>,
 }
@@ -207,8 +221,8 @@ impl<'a> Checker<'a> {
     fn coerce(&mut self, path: &str, value: &mut Value, to: Value) {
         self.coercions.push(Coercion {
             path: path.to_owned(),
-            from: ir::compact(value),
-            to: ir::compact(&to),
+            from: compact(value),
+            to: compact(&to),
         });
         *value = to;
     }
@@ -223,6 +237,7 @@ impl<'a> Checker<'a> {
     ) -> (Checker<'a>, Value) {
         let mut sub = Checker {
             root: self.root,
+            budget: self.budget,
             errors: Vec::new(),
             coercions: Vec::new(),
         };
@@ -239,9 +254,11 @@ impl<'a> Checker<'a> {
     }
 
     fn check(&mut self, schema: &'a Value, value: &mut Value, path: &mut String, depth: usize) {
-        if depth > MAX_DEPTH {
+        let left = self.budget.get();
+        if depth > MAX_DEPTH || left == 0 {
             return;
         }
+        self.budget.set(left - 1);
         let map = match schema {
             Value::Object(map) => map,
             Value::Bool(false) => {
@@ -318,8 +335,8 @@ impl<'a> Checker<'a> {
         }
         self.errors.push(ValidationError::NotAllowedValue {
             path: path.to_owned(),
-            allowed: allowed.iter().map(|v| ir::compact(v)).collect(),
-            found: ir::compact(value),
+            allowed: allowed.iter().map(|v| compact(v)).collect(),
+            found: compact(value),
         });
     }
 
@@ -764,7 +781,7 @@ fn loosely_equal(allowed: &Value, value: &Value) -> bool {
 }
 
 fn describe_value(value: &Value) -> String {
-    let text = ir::compact(value);
+    let text = compact(value);
     let kind = match value {
         Value::Null => return "null".to_owned(),
         Value::Bool(_) => "boolean",

@@ -11,7 +11,7 @@ use relay_core::client::{
     Action, CallId, ClientError, ExchangeId, HttpMethod, HttpRequest, Operation, Output,
     ResponseHead, ServerConfig, Session, SessionConfig, SessionEvent,
 };
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 /// How a scripted response ends.
 #[derive(Debug, Clone)]
@@ -602,4 +602,24 @@ pub fn server(
             ),
         }
     }
+}
+
+/// A `tools/call` operation.
+pub fn call_tool(name: &str, args: Value) -> Operation {
+    let arguments: Map<String, Value> = args.as_object().cloned().unwrap_or_default();
+    Operation::CallTool {
+        name: name.to_owned(),
+        arguments,
+        progress: false,
+    }
+}
+
+/// A `tools/list` operation (cached).
+pub fn list() -> Operation {
+    Operation::ListTools { refresh: false }
+}
+
+/// A tool result with one text block.
+pub fn text_result(text: &str) -> Value {
+    json!({"content": [{"type": "text", "text": text}]})
 }

@@ -12,12 +12,21 @@ use std::hash::{Hash, Hasher};
 use serde_json::Value;
 
 use super::keywords::{Keywords, K};
+use super::refs::{ref_name, resolve};
+use combine::{intersect, union, with_null};
+use notes::{count_notes, describe, extras, format, implied_kind, number_notes, string_notes};
+
+mod combine;
+mod notes;
 
 /// Deeper than this a schema is rendered as `any`: real tool schemas are a handful of levels
 /// deep, and the bound keeps hostile schemas from exhausting the stack.
 pub(crate) const MAX_DEPTH: usize = 48;
 
-static NULL: Value = Value::Null;
+/// Most nodes lowered for one root schema. Non-recursive `$ref`s are expanded where they are
+/// used, so a small hostile schema (each definition using the next one twice) would otherwise
+/// expand exponentially; real tool schemas have a few hundred nodes.
+pub(crate) const MAX_NODES: usize = 8_192;
 
 /// A JSON value borrowed from a schema, compared and hashed by content.
 #[derive(Debug, Clone, Copy)]
@@ -136,8 +145,18 @@ pub(crate) enum Note<'a> {
         unit: &'static str,
     },
     Unique,
-    /// Rare constraints (`contains`, dependencies), already worded.
-    Text(String),
+    /// `contains`: some item must match.
+    Contains(Box<Node<'a>>),
+    /// `dependentRequired` (or `dependencies` with a list): `name` present needs `needs`.
+    Requires {
+        name: &'a str,
+        needs: Vec<&'a str>,
+    },
+    /// `dependentSchemas` (or `dependencies` with a schema): `name` present adds `node`.
+    With {
+        name: &'a str,
+        node: Box<Node<'a>>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
@@ -223,6 +242,8 @@ pub(crate) struct Lowerer<'a> {
 
 struct Scope<'a> {
     root: &'a Value,
+    /// Nodes lowered so far for this root ([`MAX_NODES`]).
+    nodes: usize,
     /// `$ref`s being expanded, with the def id they get if they turn out recursive.
     stack: Vec<(&'a str, Option<usize>)>,
 }
@@ -232,6 +253,7 @@ impl<'a> Lowerer<'a> {
     pub fn lower_root(&mut self, root: &'a Value) -> Node<'a> {
         let mut scope = Scope {
             root,
+            nodes: 0,
             stack: Vec::new(),
         };
         self.lower(&mut scope, root, 0)
@@ -242,6 +264,15 @@ impl<'a> Lowerer<'a> {
             self.problems.push(format!(
                 "schema deeper than {MAX_DEPTH} levels: the rest is shown as any"
             ));
+            return Node::default();
+        }
+        scope.nodes += 1;
+        if scope.nodes > MAX_NODES {
+            if scope.nodes == MAX_NODES + 1 {
+                self.problems.push(format!(
+                    "schema larger than {MAX_NODES} nodes once its $refs are expanded: the rest is shown as any"
+                ));
+            }
             return Node::default();
         }
         let kw = match schema {
@@ -455,10 +486,7 @@ impl<'a> Lowerer<'a> {
         }
         if let Some(contains) = kw.get(K::Contains) {
             let lowered = self.lower(scope, contains, depth + 1);
-            notes.push(Note::Text(format!(
-                "contains {}",
-                super::render::inline(&lowered, &[])
-            )));
+            notes.push(Note::Contains(Box::new(lowered)));
         }
         // Draft 2020-12 tuples use `prefixItems` + `items`; older drafts `items: [..]` + `additionalItems`.
         let (tuple, rest) = match (kw.get(K::PrefixItems), kw.get(K::Items)) {
@@ -542,25 +570,19 @@ impl<'a> Lowerer<'a> {
             if let Some(Value::Object(dependencies)) = kw.get(key) {
                 for (name, needs) in dependencies {
                     if let Value::Array(needs) = needs {
-                        let needs: Vec<&str> = needs.iter().filter_map(Value::as_str).collect();
-                        notes.push(Note::Text(format!("{name} requires {}", needs.join(", "))));
+                        let needs = needs.iter().filter_map(Value::as_str).collect();
+                        notes.push(Note::Requires { name, needs });
                     } else {
-                        let lowered = self.lower(scope, needs, depth + 1);
-                        notes.push(Note::Text(format!(
-                            "with {name}: {}",
-                            super::render::inline(&lowered, &[])
-                        )));
+                        let node = Box::new(self.lower(scope, needs, depth + 1));
+                        notes.push(Note::With { name, node });
                     }
                 }
             }
         }
         if let Some(Value::Object(schemas)) = kw.get(K::DependentSchemas) {
             for (name, schema) in schemas {
-                let lowered = self.lower(scope, schema, depth + 1);
-                notes.push(Note::Text(format!(
-                    "with {name}: {}",
-                    super::render::inline(&lowered, &[])
-                )));
+                let node = Box::new(self.lower(scope, schema, depth + 1));
+                notes.push(Note::With { name, node });
             }
         }
         Ty::Object(Box::new(Obj {
@@ -571,438 +593,4 @@ impl<'a> Lowerer<'a> {
             notes,
         }))
     }
-}
-
-/// Resolves a local JSON pointer reference (`#`, `#/$defs/X`, `#/definitions/X`, any `#/...`).
-pub(crate) fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
-    let pointer = reference.strip_prefix('#')?;
-    if pointer.is_empty() {
-        return Some(root);
-    }
-    root.pointer(&percent_decode(pointer))
-}
-
-/// `$ref` fragments are URI-encoded (`%24defs`); JSON pointers are not.
-fn percent_decode(text: &str) -> Cow<'_, str> {
-    if !text.contains('%') {
-        return Cow::Borrowed(text);
-    }
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            let hex = std::str::from_utf8(&bytes[i + 1..i + 3])
-                .ok()
-                .and_then(|h| u8::from_str_radix(h, 16).ok());
-            if let Some(byte) = hex {
-                out.push(byte);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8(out)
-        .map(Cow::Owned)
-        .unwrap_or(Cow::Borrowed(text))
-}
-
-/// The name a reference is shown under: its last path segment (`#/$defs/Node` → `Node`).
-pub(crate) fn ref_name(reference: &str) -> String {
-    // `#` is the whole schema: a tool whose arguments nest themselves.
-    let last = reference
-        .rsplit(['/', '#'])
-        .find(|s| !s.is_empty())
-        .unwrap_or("Root");
-    last.replace("~1", "/").replace("~0", "~")
-}
-
-fn implied_kind(kw: &Keywords<'_>) -> Option<&'static str> {
-    let has = |keys: &[K]| keys.iter().any(|k| kw.has(*k));
-    if has(&[
-        K::Properties,
-        K::AdditionalProperties,
-        K::PatternProperties,
-        K::Required,
-        K::PropertyNames,
-    ]) {
-        Some("object")
-    } else if has(&[
-        K::Items,
-        K::PrefixItems,
-        K::MinItems,
-        K::MaxItems,
-        K::UniqueItems,
-        K::Contains,
-    ]) {
-        Some("array")
-    } else if has(&[K::MinLength, K::MaxLength, K::Pattern]) {
-        Some("string")
-    } else if has(&[
-        K::Minimum,
-        K::Maximum,
-        K::ExclusiveMinimum,
-        K::ExclusiveMaximum,
-        K::MultipleOf,
-    ]) {
-        Some("number")
-    } else {
-        None
-    }
-}
-
-/// Collapses whitespace so multi-line descriptions take one line and no blank-line tokens.
-/// Borrows when there is nothing to collapse (nearly always). Only ASCII whitespace counts.
-pub(crate) fn normalize_ws(text: &str) -> Cow<'_, str> {
-    if is_single_spaced(text.as_bytes()) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len());
-    for word in text.split_ascii_whitespace() {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(word);
-    }
-    Cow::Owned(out)
-}
-
-/// No leading, trailing or doubled space and no other ASCII control character: checked eight
-/// bytes at a time (descriptions are most of a prompt's bytes).
-fn is_single_spaced(bytes: &[u8]) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // Bit 7 of each byte that equals `value`, exactly (no carries between bytes).
-    let equal = |word: u64, value: u8| {
-        let y = word ^ (ONES * u64::from(value));
-        !(((y & LOW7).wrapping_add(LOW7)) | y | LOW7)
-    };
-    match (bytes.first(), bytes.last()) {
-        (Some(b' '), _) | (_, Some(b' ')) | (None, _) => return false,
-        _ => {}
-    }
-    let mut chunks = bytes.chunks_exact(8);
-    let mut previous_space = false;
-    for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let word = u64::from_le_bytes(word);
-        // A byte below 0x20 (control, tab, newline) or DEL.
-        let control = (word.wrapping_sub(ONES * 0x20) & !word & HIGH) | equal(word, 0x7f);
-        let spaces = equal(word, b' ');
-        let doubled = spaces & (spaces >> 8);
-        if control != 0 || doubled != 0 || (previous_space && spaces & 0x80 != 0) {
-            return false;
-        }
-        previous_space = spaces >> 63 != 0;
-    }
-    for &byte in chunks.remainder() {
-        let space = byte == b' ';
-        if (byte < 0x20 || byte == 0x7f) || (space && previous_space) {
-            return false;
-        }
-        previous_space = space;
-    }
-    true
-}
-
-fn describe<'a>(kw: &Keywords<'a>) -> Option<Cow<'a, str>> {
-    let description = kw
-        .get(K::Description)
-        .and_then(Value::as_str)
-        .map(normalize_ws)
-        .filter(|d| !d.is_empty());
-    let title = kw
-        .get(K::Title)
-        .and_then(Value::as_str)
-        .map(normalize_ws)
-        .filter(|t| !t.is_empty());
-    match (title, description) {
-        (Some(title), Some(description)) if !description.starts_with(title.as_ref()) => {
-            Some(Cow::Owned(format!("{title}: {description}")))
-        }
-        (_, Some(description)) => Some(description),
-        (title, None) => title,
-    }
-}
-
-fn extras<'a>(kw: &Keywords<'a>) -> Vec<Extra<'a>> {
-    let mut extras = Vec::new();
-    if kw.get(K::Deprecated) == Some(&Value::Bool(true)) {
-        extras.push(Extra::Deprecated);
-    }
-    if kw.get(K::ReadOnly) == Some(&Value::Bool(true)) {
-        extras.push(Extra::ReadOnly);
-    }
-    if kw.get(K::WriteOnly) == Some(&Value::Bool(true)) {
-        extras.push(Extra::WriteOnly);
-    }
-    let examples: Vec<J<'a>> = match (kw.get(K::Examples), kw.get(K::Example)) {
-        (Some(Value::Array(examples)), _) => examples.iter().map(J).collect(),
-        (_, Some(example)) => vec![J(example)],
-        _ => Vec::new(),
-    };
-    if !examples.is_empty() {
-        extras.push(Extra::Examples(examples));
-    }
-    extras
-}
-
-fn format<'a>(kw: &Keywords<'a>) -> Option<&'a str> {
-    kw.get(K::Format)
-        .or_else(|| kw.get(K::ContentEncoding))
-        .or_else(|| kw.get(K::ContentMediaType))
-        .and_then(Value::as_str)
-}
-
-fn number<'a>(kw: &Keywords<'a>, key: K) -> Option<&'a Value> {
-    kw.get(key).filter(|v| v.is_number())
-}
-
-fn string_notes<'a>(kw: &Keywords<'a>) -> Vec<Note<'a>> {
-    let mut notes = Vec::new();
-    let (min, max) = (number(kw, K::MinLength), number(kw, K::MaxLength));
-    if min.is_some() || max.is_some() {
-        notes.push(Note::Len(min.map(J), max.map(J)));
-    }
-    if let Some(Value::String(pattern)) = kw.get(K::Pattern) {
-        notes.push(Note::Pattern(pattern));
-    }
-    notes
-}
-
-fn number_notes<'a>(kw: &Keywords<'a>) -> Vec<Note<'a>> {
-    let mut notes = Vec::new();
-    // Draft 4 spells exclusivity as a boolean beside minimum/maximum; later drafts as a number.
-    let (mut low, mut low_excl) = (number(kw, K::Minimum), false);
-    match kw.get(K::ExclusiveMinimum) {
-        Some(Value::Bool(true)) => low_excl = low.is_some(),
-        Some(v @ Value::Number(_)) => (low, low_excl) = (Some(v), true),
-        _ => {}
-    }
-    let (mut high, mut high_excl) = (number(kw, K::Maximum), false);
-    match kw.get(K::ExclusiveMaximum) {
-        Some(Value::Bool(true)) => high_excl = high.is_some(),
-        Some(v @ Value::Number(_)) => (high, high_excl) = (Some(v), true),
-        _ => {}
-    }
-    match (low, high) {
-        (Some(l), Some(h)) if !low_excl && !high_excl => notes.push(Note::Range(J(l), J(h))),
-        _ => {
-            if let Some(l) = low {
-                notes.push(Note::Min {
-                    value: J(l),
-                    exclusive: low_excl,
-                });
-            }
-            if let Some(h) = high {
-                notes.push(Note::Max {
-                    value: J(h),
-                    exclusive: high_excl,
-                });
-            }
-        }
-    }
-    if let Some(step) = number(kw, K::MultipleOf) {
-        notes.push(Note::MultipleOf(J(step)));
-    }
-    notes
-}
-
-fn count_notes<'a>(kw: &Keywords<'a>, min: K, max: K, unit: &'static str) -> Vec<Note<'a>> {
-    match (number(kw, min), number(kw, max)) {
-        (None, None) => Vec::new(),
-        (min, max) => vec![Note::Count {
-            min: min.map(J),
-            max: max.map(J),
-            unit,
-        }],
-    }
-}
-
-/// Compact JSON, the way values appear in a prompt (`"en"`, `3`, `[1,2]`).
-pub(crate) fn compact(value: &Value) -> String {
-    let mut out = String::new();
-    write_json(&mut out, value);
-    out
-}
-
-/// Appends compact JSON; plain strings and numbers without going through a serializer.
-pub(crate) fn write_json(out: &mut String, value: &Value) {
-    use std::fmt::Write;
-    match value {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => {
-            let _ = write!(out, "{n}");
-        }
-        Value::String(s)
-            if s.bytes()
-                .all(|b| b >= 0x20 && b != b'"' && b != b'\\' && b != 0x7f) =>
-        {
-            out.push('"');
-            out.push_str(s);
-            out.push('"');
-        }
-        other => out.push_str(&serde_json::to_string(other).unwrap_or_default()),
-    }
-}
-
-/// Flattens nested unions and merges literal lists (`"a"|"b"` stays one literal union).
-fn union(nodes: Vec<Node<'_>>) -> Ty<'_> {
-    let mut flat: Vec<Node<'_>> = Vec::with_capacity(nodes.len());
-    for node in nodes {
-        match node {
-            Node {
-                ty: Ty::Union(inner),
-                doc: None,
-                default: None,
-                ref extras,
-            } if extras.is_empty() => flat.extend(inner),
-            node => flat.push(node),
-        }
-    }
-    if flat.iter().any(|n| n.ty == Ty::Any && n.doc.is_none()) {
-        return Ty::Any;
-    }
-    if flat.len() > 1
-        && flat
-            .iter()
-            .all(|n| matches!(n.ty, Ty::Lit(_)) && n.doc.is_none())
-    {
-        let mut values: Vec<J<'_>> = Vec::new();
-        for node in flat {
-            if let Ty::Lit(v) = node.ty {
-                for value in v {
-                    if !values.contains(&value) {
-                        values.push(value);
-                    }
-                }
-            }
-        }
-        return Ty::Lit(values);
-    }
-    match flat.len() {
-        0 => Ty::Never,
-        1 if flat[0].doc.is_none() && flat[0].extras.is_empty() => flat.swap_remove(0).ty,
-        _ => Ty::Union(flat),
-    }
-}
-
-fn with_null(ty: Ty<'_>) -> Ty<'_> {
-    match ty {
-        Ty::Lit(mut values) => {
-            if !values.iter().any(|v| v.0.is_null()) {
-                values.push(J(&NULL));
-            }
-            Ty::Lit(values)
-        }
-        Ty::Any => Ty::Any,
-        Ty::Union(mut nodes) => {
-            nodes.push(null_node());
-            Ty::Union(nodes)
-        }
-        ty => Ty::Union(vec![
-            Node {
-                ty,
-                ..Node::default()
-            },
-            null_node(),
-        ]),
-    }
-}
-
-fn null_node<'a>() -> Node<'a> {
-    Node {
-        ty: Ty::Prim {
-            prim: Prim::Null,
-            format: None,
-            notes: Vec::new(),
-        },
-        ..Node::default()
-    }
-}
-
-/// Combines the independent parts of one schema (`type`, `$ref`, `anyOf`, `allOf`, ...).
-/// Objects are merged into one (the usual `allOf: [{$ref: Base}, {properties..}]` pattern);
-/// anything else becomes an intersection.
-fn intersect(parts: Vec<Node<'_>>) -> Ty<'_> {
-    let mut parts: Vec<Node<'_>> = parts
-        .into_iter()
-        .filter(|p| {
-            !(p.ty == Ty::Any && p.doc.is_none() && p.default.is_none() && p.extras.is_empty())
-        })
-        .collect();
-    match parts.len() {
-        0 => return Ty::Any,
-        1 => return parts.swap_remove(0).ty,
-        _ => {}
-    }
-    if parts.iter().all(|p| matches!(p.ty, Ty::Object(_))) {
-        let mut merged = Obj::default();
-        for part in parts {
-            if let Ty::Object(obj) = part.ty {
-                merge_object(&mut merged, *obj);
-            }
-        }
-        return Ty::Object(Box::new(merged));
-    }
-    Ty::All(parts)
-}
-
-fn merge_object<'a>(into: &mut Obj<'a>, from: Obj<'a>) {
-    for prop in from.props {
-        match into.props.iter_mut().find(|p| p.name == prop.name) {
-            Some(existing) => {
-                existing.required |= prop.required;
-                let Node {
-                    ty,
-                    doc,
-                    default,
-                    extras,
-                } = prop.node;
-                if existing.node.ty == Ty::Any {
-                    existing.node.ty = ty;
-                } else if ty != Ty::Any && ty != existing.node.ty {
-                    let first = std::mem::take(&mut existing.node.ty);
-                    existing.node.ty = Ty::All(vec![
-                        Node {
-                            ty: first,
-                            ..Node::default()
-                        },
-                        Node {
-                            ty,
-                            ..Node::default()
-                        },
-                    ]);
-                }
-                if existing.node.doc.is_none() {
-                    existing.node.doc = doc;
-                }
-                if existing.node.default.is_none() {
-                    existing.node.default = default;
-                }
-                for extra in extras {
-                    if !existing.node.extras.contains(&extra) {
-                        existing.node.extras.push(extra);
-                    }
-                }
-            }
-            None => into.props.push(prop),
-        }
-    }
-    into.additional = match (std::mem::take(&mut into.additional), from.additional) {
-        (Additional::Closed, _) | (_, Additional::Closed) => Additional::Closed,
-        (Additional::Schema(s), _) | (_, Additional::Schema(s)) => Additional::Schema(s),
-        (Additional::Open, _) | (_, Additional::Open) => Additional::Open,
-        _ => Additional::Unspecified,
-    };
-    into.patterns.extend(from.patterns);
-    if into.key.is_none() {
-        into.key = from.key;
-    }
-    into.notes.extend(from.notes);
 }

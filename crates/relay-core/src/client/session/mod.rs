@@ -1,0 +1,365 @@
+//! The sans-IO MCP client session for one server.
+//!
+//! The session decides everything and performs nothing: it emits HTTP requests to perform
+//! ([`Session::poll_action`]), consumes what came back (`handle_*`), keeps every deadline
+//! ([`Session::poll_timeout`] / [`Session::handle_timeout`], with time passed in as
+//! milliseconds) and reports outcomes ([`Session::poll_event`]). The same code therefore runs
+//! against `fetch` in a service worker, in Node, and against scripted responses in tests.
+//!
+//! What it implements, per the MCP transports and lifecycle chapters:
+//! - one `initialize` (+ `notifications/initialized`) per session, established lazily when a
+//!   call needs it and re-established transparently when the server forgets the session (404,
+//!   or server-everything's 400 "No valid session ID"), retrying the request once;
+//! - version negotiation (offer the newest supported version, accept any supported answer);
+//! - Streamable HTTP: JSON or SSE answers to POSTs, `Mcp-Session-Id`, `MCP-Protocol-Version`,
+//!   resumption of a cut stream by GET with `Last-Event-ID` after the server's `retry:` delay,
+//!   the optional GET stream for server-initiated messages (405 means "none"), DELETE on close;
+//! - legacy HTTP+SSE: GET the SSE URL, wait for `endpoint`, POST there, answers on the stream;
+//! - `auto` transport detection: POST `initialize`; on 400/404/405 try the legacy GET;
+//! - seed 003's fault policy: retries with backoff for transient failures of idempotent
+//!   requests only, never for `tools/call` (a lost answer is [`ClientError::OutcomeUnknown`]),
+//!   per-request timeouts and a total budget, a FIFO queue behind a concurrency cap, and the
+//!   tool-list cache.
+//!
+//! Layout: this file holds the public types and the session's state; the behaviour is split by
+//! responsibility into `connect` (handshake and version negotiation), `exchange` (HTTP
+//! requests, headers, response heads and bodies), `stream` (SSE messages, notifications,
+//! resumption and the listen GET stream), `legacy` (the HTTP+SSE transport), `calls` (the
+//! queue, deadlines, retries, paging and cache) and `failures` (what each failure means).
+
+mod calls;
+mod connect;
+mod exchange;
+mod failures;
+mod legacy;
+mod state;
+mod stream;
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::cache::{ToolCache, DEFAULT_TOOLS_TTL_MS};
+use super::config::{ServerConfig, TransportKind};
+use super::error::ClientError;
+use super::http::{Action, ExchangeId};
+use super::jsonrpc::RequestId;
+use super::ops::Output;
+use super::retry::{Jitter, RetryPolicy};
+use super::url::{redact_url, HttpUrl};
+use crate::model::{Implementation, Tool};
+use crate::sse::DEFAULT_MAX_EVENT_BYTES;
+
+/// Tunables of a session. [`SessionConfig::new`] gives the defaults.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct SessionConfig {
+    pub server: ServerConfig,
+    pub client_info: Implementation,
+    pub retry: RetryPolicy,
+    /// Requests in flight at once; more wait in a FIFO queue (seed 003: 5). Browsers open at
+    /// most 6 HTTP/1.1 connections per host, and the GET stream may hold one.
+    pub max_concurrent: usize,
+    pub tools_ttl_ms: u64,
+    /// Open the optional GET stream for server-initiated messages (`list_changed`...).
+    pub listen: bool,
+    /// Largest JSON body or SSE event accepted.
+    pub max_body_bytes: usize,
+    /// Most pages a list operation follows.
+    pub max_pages: usize,
+    /// Most resumptions (GET with `Last-Event-ID`) of one request's stream.
+    pub max_resumptions: u32,
+    /// Reconnection delay when a server closes a stream without sending `retry:`.
+    pub default_reconnect_ms: u64,
+    /// Longest a request may run while progress notifications keep extending its timeout
+    /// (the spec's "maximum timeout").
+    pub max_call_ms: u64,
+    /// Seed of the jitter added to retry delays.
+    pub jitter_seed: u64,
+}
+
+impl SessionConfig {
+    /// Defaults for a server.
+    pub fn new(server: ServerConfig) -> Self {
+        SessionConfig {
+            server,
+            client_info: Implementation::new("mcp-relay", env!("CARGO_PKG_VERSION")),
+            retry: RetryPolicy::default(),
+            max_concurrent: 5,
+            tools_ttl_ms: DEFAULT_TOOLS_TTL_MS,
+            listen: true,
+            max_body_bytes: DEFAULT_MAX_EVENT_BYTES,
+            max_pages: 100,
+            max_resumptions: 16,
+            default_reconnect_ms: 1_000,
+            max_call_ms: 10 * 60 * 1000,
+            jitter_seed: 0,
+        }
+    }
+}
+
+/// Handle of a submitted operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct CallId(pub u64);
+
+/// The transport a session speaks (what `auto` detected, or what was configured).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Transport {
+    Streamable,
+    #[serde(rename = "sse")]
+    Legacy,
+}
+
+/// What the server said about itself in `initialize`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ServerInfo {
+    pub protocol_version: String,
+    pub server_info: Implementation,
+    pub capabilities: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+    pub transport: Transport,
+}
+
+/// Which list a `list_changed` notification is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ListKind {
+    Tools,
+    Prompts,
+    Resources,
+}
+
+/// Something the session reports.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum SessionEvent {
+    /// A submitted operation finished.
+    Completed {
+        call: CallId,
+        result: Result<Output, ClientError>,
+    },
+    /// A `notifications/progress` for a call submitted with progress.
+    Progress {
+        call: CallId,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    },
+    /// A session was established (also after a transparent re-initialization).
+    Connected(ServerInfo),
+    /// The server changed a list; for tools the cache is already invalidated.
+    ListChanged(ListKind),
+    /// A `notifications/message` log entry.
+    Log {
+        level: String,
+        logger: Option<String>,
+        data: Value,
+    },
+    /// Any other notification.
+    Notification {
+        method: String,
+        params: Option<Value>,
+    },
+}
+
+/// Counters, for tests, benchmarks and the side panel's diagnostics.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct SessionStats {
+    pub initialize_requests: u32,
+    pub http_requests: u64,
+    pub retries: u32,
+    pub reinitializations: u32,
+    pub resumptions: u32,
+    pub cache_hits: u32,
+}
+
+use state::*;
+
+/// The MCP client session of one server. See the module documentation.
+#[derive(Debug)]
+pub struct Session {
+    cfg: SessionConfig,
+    url: Result<HttpUrl, ClientError>,
+    conn: Conn,
+    handshake: Option<Handshake>,
+    transport: Option<Transport>,
+    legacy_post_url: Option<String>,
+    legacy_stream: Option<ExchangeId>,
+    session_id: Option<String>,
+    /// Bumped whenever the server-side session is forgotten.
+    generation: u64,
+    protocol_version: Option<String>,
+    info: Option<ServerInfo>,
+    next_rpc: i64,
+    next_call: u64,
+    next_exchange: u64,
+    calls: BTreeMap<CallId, Call>,
+    queue: VecDeque<CallId>,
+    rpcs: BTreeMap<i64, Rpc>,
+    exchanges: BTreeMap<ExchangeId, Exchange>,
+    progress_tokens: HashMap<String, CallId>,
+    listen: Listen,
+    listen_last_event_id: Option<String>,
+    listen_retry_ms: Option<u64>,
+    listen_failures: u32,
+    /// The server answered the GET stream with 405: it has none, whatever the session.
+    listen_unsupported: bool,
+    actions: VecDeque<Action>,
+    events: VecDeque<SessionEvent>,
+    tools: ToolCache,
+    jitter: Jitter,
+    stats: SessionStats,
+}
+
+impl Session {
+    /// A session for a server; nothing is sent until an operation is submitted.
+    pub fn new(cfg: SessionConfig) -> Self {
+        let url = cfg.server.validate().map_err(|e| ClientError::Config {
+            message: e.to_string(),
+        });
+        let transport = match cfg.server.transport {
+            TransportKind::Streamable => Some(Transport::Streamable),
+            TransportKind::Sse => Some(Transport::Legacy),
+            TransportKind::Auto => None,
+        };
+        Session {
+            tools: ToolCache::new(cfg.tools_ttl_ms),
+            jitter: Jitter::new(cfg.jitter_seed),
+            cfg,
+            url,
+            conn: Conn::Down,
+            handshake: None,
+            transport,
+            legacy_post_url: None,
+            legacy_stream: None,
+            session_id: None,
+            generation: 0,
+            protocol_version: None,
+            info: None,
+            next_rpc: 1,
+            next_call: 1,
+            next_exchange: 1,
+            calls: BTreeMap::new(),
+            queue: VecDeque::new(),
+            rpcs: BTreeMap::new(),
+            exchanges: BTreeMap::new(),
+            progress_tokens: HashMap::new(),
+            listen: Listen::Off,
+            listen_last_event_id: None,
+            listen_retry_ms: None,
+            listen_failures: 0,
+            listen_unsupported: false,
+            actions: VecDeque::new(),
+            events: VecDeque::new(),
+            stats: SessionStats::default(),
+        }
+    }
+
+    /// The server's configuration.
+    pub fn config(&self) -> &SessionConfig {
+        &self.cfg
+    }
+
+    /// What the server said in `initialize`, once a session exists.
+    pub fn server_info(&self) -> Option<&ServerInfo> {
+        self.info.as_ref()
+    }
+
+    /// The transport in use: configured, or detected by `auto` (persist it to skip detection).
+    pub fn transport(&self) -> Option<Transport> {
+        self.transport
+    }
+
+    /// The current `Mcp-Session-Id`.
+    pub fn session_id(&self) -> Option<&str> {
+        self.session_id.as_deref()
+    }
+
+    /// Whether a session is established.
+    pub fn is_ready(&self) -> bool {
+        self.conn == Conn::Ready
+    }
+
+    /// Counters since creation.
+    pub fn stats(&self) -> &SessionStats {
+        &self.stats
+    }
+
+    /// Operations submitted and not finished.
+    pub fn pending_calls(&self) -> usize {
+        self.calls.len()
+    }
+
+    /// The cached tool list, if fresh.
+    pub fn cached_tools(&self, now_ms: u64) -> Option<&[Tool]> {
+        self.tools.get(now_ms)
+    }
+
+    /// Drops the cached tool list.
+    pub fn invalidate_tools(&mut self) {
+        self.tools.invalidate();
+    }
+
+    /// Next thing for the driver to do.
+    pub fn poll_action(&mut self) -> Option<Action> {
+        self.actions.pop_front()
+    }
+
+    /// Next thing to report.
+    pub fn poll_event(&mut self) -> Option<SessionEvent> {
+        self.events.pop_front()
+    }
+
+    fn timeout_ms(&self) -> u64 {
+        self.cfg.server.timeout_ms
+    }
+
+    /// The full URL, userinfo and query included: for the requests themselves, never for a
+    /// text (see [`Session::error_url`]).
+    fn request_url(&self) -> String {
+        self.url
+            .as_ref()
+            .map_or_else(|_| self.cfg.server.url.clone(), ToString::to_string)
+    }
+
+    /// The server's URL as every error names it: redacted ([`HttpUrl::redacted`]), so a token
+    /// in the URL never reaches a chat or the side panel.
+    fn error_url(&self) -> String {
+        match &self.url {
+            Ok(url) => url.redacted(),
+            Err(_) => redact_url(&self.cfg.server.url),
+        }
+    }
+
+    fn transport_in_use(&self) -> Option<Transport> {
+        self.handshake
+            .as_ref()
+            .map(|h| h.transport)
+            .or(self.transport)
+    }
+
+    fn is_initialize(&self, id: &RequestId) -> bool {
+        matches!((self.conn, id), (Conn::Initializing { rpc }, RequestId::Number(n)) if rpc == *n)
+    }
+
+    fn rpc_of(&self, id: &RequestId) -> Option<&Rpc> {
+        match id {
+            RequestId::Number(n) => self.rpcs.get(n),
+            RequestId::String(_) => None,
+        }
+    }
+
+    fn rpc_of_mut(&mut self, id: &RequestId) -> Option<&mut Rpc> {
+        match id {
+            RequestId::Number(n) => self.rpcs.get_mut(n),
+            RequestId::String(_) => None,
+        }
+    }
+}
