@@ -1,3 +1,4 @@
+// @ts-check
 // MCP Relay's service worker: the core (Rust → wasm) answers every message.
 //
 // Rules of a module service worker: the wasm glue is imported statically (no import(), no
@@ -42,7 +43,19 @@ chrome.runtime.onInstalled.addListener(() => {
 // Custom chat sites live in chrome.storage.local ("sites"); their content scripts are derived
 // from it, so a restart, a second panel or an import all converge on the same registrations.
 const CUSTOM_PREFIX = 'custom:';
-const CONTENT_FILES = ['extension/content/sites.js', 'extension/content/content.js'];
+// The content script's files, in order: one list, the manifest's, for built-in and custom sites.
+const CONTENT_FILES = contentFiles(chrome.runtime.getManifest());
+
+/**
+ * The files of the manifest's (only) content script entry.
+ * @param {chrome.runtime.Manifest} manifest
+ * @returns {string[]}
+ */
+function contentFiles(manifest) {
+  const js = manifest.content_scripts && manifest.content_scripts[0] && manifest.content_scripts[0].js;
+  if (!js || !js.length) throw new Error('manifest.json: content_scripts[0].js lists no files');
+  return [...js];
+}
 
 async function syncContentScripts() {
   const { sites = [] } = await chrome.storage.local.get('sites');

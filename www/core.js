@@ -1,3 +1,4 @@
+// @ts-check
 // The panel's only way to the core: the message contract (extension/contract.js), plus what the
 // panel needs around it: error presentation, change notifications, and which chat it is for.
 // The panel keeps no state of its own that the core also has: every view reads it back from the

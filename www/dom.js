@@ -1,3 +1,4 @@
+// @ts-check
 // DOM construction for the side panel. Everything a server, a chat or a user supplies becomes a
 // text node or an attribute value here, so no markup from outside is ever parsed: the panel
 // builds elements with createElement and sets text with textContent only.

@@ -1,3 +1,4 @@
+// @ts-check
 // Every visible string comes from _locales/<lang>/messages.json. Elements name their message
 // with data-i18n (text), data-i18n-title, data-i18n-placeholder and data-i18n-label
 // (aria-label). Text is always set with textContent.

@@ -1,3 +1,4 @@
+// @ts-check
 // The side panel: five views (servers, tools, this chat, activity, settings) behind an ARIA tab
 // list. Each view reads its state from the core through the message contract and re-reads it
 // when chrome.storage changes, so several open panels agree. Plain ES modules, no build step.

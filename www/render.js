@@ -1,3 +1,4 @@
+// @ts-check
 // Renders what servers send back (tool results, resources, call records) as inert DOM.
 // Server data is untrusted: text goes into text nodes; an image is shown only when its MIME type
 // is image/* and its payload is base64, through a data: URL on an <img> (which never runs

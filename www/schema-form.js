@@ -1,3 +1,4 @@
+// @ts-check
 // A form generated from a tool's JSON Schema `inputSchema`, for running a tool by hand.
 // Strings, numbers and integers get inputs, enums get selects, booleans a checkbox (required) or
 // a three-way select (optional: unset / true / false), arrays, objects and unions a JSON

@@ -1,3 +1,4 @@
+// @ts-check
 // Site adapters as data: one description per chat site, read by content.js. A new site is one
 // entry here plus one fixture page under tests/fixtures/sites/<id>/ that reproduces the site's
 // DOM and editor behaviour (tests/e2e/sites.test.mjs fails when either is missing).

@@ -1,3 +1,4 @@
+// @ts-check
 // Activity: the tool chain of the current chat as it happens. Each call shows its arguments,
 // progress, duration, result or error; pending calls wait for Run / Deny / Always allow; a call
 // whose outcome is unknown (timed out, worker stopped) runs again only on an explicit click.

@@ -1,3 +1,4 @@
+// @ts-check
 // This chat: which servers the active tab's chat may use, its strategy, template and loop
 // switches, the exact prompt the core builds for it (size, Insert, Copy), and the prompts and
 // resources its servers offer (browsed here, inserted into the chat).

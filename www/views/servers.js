@@ -1,8 +1,10 @@
+// @ts-check
 // Servers: the configured MCP servers with their live state, and adding, editing, removing,
 // enabling, testing, importing (mcpServers JSON) and exporting them.
 //
 // Shapes (crates/relay-core/src/contract.rs): ServerView = {id, name, url, transport, headers:
-// [{name, value}] (secret values masked "••••"), timeoutMs, enabled, state: {status, protocolVersion?,
+// [{name, value, secret?}] (values of secret-marked and secret-looking headers masked "••••",
+// with secret: true), timeoutMs, enabled, state: {status, protocolVersion?,
 // toolCount?, error?, lastLatencyMs?}}.
 import { h, field, select, toggle, nextId, copyText } from '../dom.js';
 import { t } from '../i18n.js';
@@ -192,7 +194,14 @@ function serverDialog(app, done) {
   const save = h('button', { type: 'submit', class: 'primary', text: t('save') });
   let editing = null;
 
-  function headerRow(hName = '', hValue = '') {
+  /**
+   * One header row: name, value, Show, a "secret" switch and remove. A secret header's value is
+   * masked by the core in every answer from then on (so are values of secret-looking names).
+   * @param {string} [hName]
+   * @param {string} [hValue]
+   * @param {boolean} [hSecret]
+   */
+  function headerRow(hName = '', hValue = '', hSecret = false) {
     const n = h('input', { type: 'text', value: hName, placeholder: 'Authorization', class: 'header-name', attrs: { 'aria-label': t('headerName') }, spellcheck: false });
     const v = h('input', { type: 'password', value: hValue, placeholder: 'Bearer …', class: 'header-value', attrs: { 'aria-label': t('headerValue') }, autocomplete: 'off', spellcheck: false });
     const show = h('button', { type: 'button', class: 'icon', text: t('headerShow'), attrs: { 'aria-pressed': 'false' } });
@@ -206,7 +215,12 @@ function serverDialog(app, done) {
       show.hidden = true;
       v.title = t('headerMasked');
     }
+    const secret = h('input', { type: 'checkbox', class: 'header-secret', checked: hSecret || hValue === MASK });
+    const secretLabel = () => secret.setAttribute('aria-label', t('headerSecretLabel', n.value.trim() || t('headerName')));
+    secretLabel();
+    n.addEventListener('input', secretLabel);
     const row = h('div', { class: 'header-row' }, n, v, show,
+      h('label', { class: 'header-secret-label', title: t('headerSecretLabel', n.value.trim() || t('headerName')) }, secret, h('span', { text: t('headerSecret') })),
       h('button', { type: 'button', class: 'icon', text: '×', attrs: { 'aria-label': t('headerRemove') }, on: { click: () => row.remove() } }));
     headers.append(row);
     return row;
@@ -240,7 +254,11 @@ function serverDialog(app, done) {
       timeoutMs: Math.round(Number(timeout.value || 30) * 1000),
       enabled: enabled.checked,
       headers: [...headers.querySelectorAll('.header-row')]
-        .map((r) => ({ name: r.querySelector('.header-name').value.trim(), value: r.querySelector('.header-value').value }))
+        .map((r) => ({
+          name: /** @type {HTMLInputElement} */ (r.querySelector('.header-name')).value.trim(),
+          value: /** @type {HTMLInputElement} */ (r.querySelector('.header-value')).value,
+          secret: /** @type {HTMLInputElement} */ (r.querySelector('.header-secret')).checked,
+        }))
         .filter((x) => x.name),
     };
     if (!form.reportValidity()) return;
@@ -278,7 +296,7 @@ function serverDialog(app, done) {
       timeout.value = String(Math.round((s && s.timeoutMs ? s.timeoutMs : 30_000) / 1000));
       enabled.checked = s ? s.enabled !== false : true;
       headers.replaceChildren();
-      for (const hd of (s && s.headers) || []) headerRow(hd.name, hd.value);
+      for (const hd of (s && s.headers) || []) headerRow(hd.name, hd.value, hd.secret === true);
       error.replaceChildren();
       element.showModal();
       name.focus();

@@ -1,3 +1,4 @@
+// @ts-check
 // Settings: custom instructions, default strategy, loop limits, result size limit, and
 // the panel's language. Saved with settings/set; keys the panel does not know are kept as they
 // are, so a newer core's settings survive an older panel.

@@ -1,3 +1,4 @@
+// @ts-check
 // Chat sites, inside Settings: the custom sites a user added (a self-hosted Open WebUI or
 // LibreChat, say) with the adapter each uses, adding one (asking Chrome for that origin's
 // permission first), and the site check of the current tab: which of its adapter's selectors

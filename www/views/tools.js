@@ -1,3 +1,4 @@
+// @ts-check
 // Tools: every tool of every server, grouped by server and searchable, with its description and
 // parameters, its policy (allow / ask / deny) and enabled switch, bulk settings per server, and a
 // form generated from its input schema to run it by hand.
@@ -5,7 +6,7 @@
 // ToolView = MCP Tool + {serverId, policy: allow|ask|deny, enabled} (crates/relay-core/src/contract.rs).
 import { h, select, nextId, json } from '../dom.js';
 import { t } from '../i18n.js';
-import { call, errorView, touches } from '../core.js';
+import { call, describeError, errorView, touches } from '../core.js';
 import { schemaForm, editType, resolve } from '../schema-form.js';
 import { callView } from '../render.js';
 
@@ -61,14 +62,44 @@ export function mountTools(section, app) {
     render();
   }
 
+  /**
+   * Sends a policy change. When the core asks for a confirmation first (allowing a tool marked
+   * destructive answers `confirm_required`), the row shows the core's message and hint with
+   * "Allow anyway" (which resends with `confirm: true`) and Cancel (which shows the stored
+   * policy again).
+   * @param {import('../../extension/contract.js').ToolPolicyRequest} fields
+   * @param {HTMLElement | null} [row]
+   */
   async function setPolicy(fields, row) {
+    const area = row?.querySelector('.row-error');
     try {
       await call('tools/policy', fields);
     } catch (e) {
-      row?.querySelector('.row-error')?.replaceChildren(errorView(e, { compact: true }));
+      if (describeError(e).kind === 'confirm_required' && !fields.confirm && area) {
+        area.replaceChildren(confirmView(e, fields, row));
+        /** @type {HTMLButtonElement | null} */ (area.querySelector('button[data-action="confirm-allow"]'))?.focus();
+      } else {
+        area?.replaceChildren(errorView(e, { compact: true }));
+      }
       return;
     }
     await refresh();
+  }
+
+  /**
+   * @param {unknown} e the core's confirm_required error
+   * @param {import('../../extension/contract.js').ToolPolicyRequest} fields
+   * @param {HTMLElement} row
+   */
+  function confirmView(e, fields, row) {
+    const { message, hint } = describeError(e);
+    const text = fields.tool ? t('toolDestructiveConfirm', fields.tool) : message;
+    return h('div', { class: 'confirm', attrs: { role: 'alertdialog', 'aria-label': text }, dataset: { kind: 'confirm_required' } },
+      h('p', { class: 'error-message', text }),
+      fields.tool && message ? h('p', { class: 'error-hint', text: message }) : null,
+      hint ? h('p', { class: 'error-hint', text: hint }) : null,
+      h('button', { type: 'button', class: 'danger', dataset: { action: 'confirm-allow' }, text: t('toolDestructiveAllow'), on: { click: () => setPolicy({ ...fields, confirm: true }, row) } }),
+      h('button', { type: 'button', dataset: { action: 'confirm-cancel' }, text: t('cancel'), on: { click: () => refresh() } }));
   }
 
   function toolItem(tool) {
@@ -185,8 +216,13 @@ export function mountTools(section, app) {
         if (!v) return;
         setPolicy(v === 'enable' || v === 'disable' ? { serverId, enabled: v === 'enable' } : { serverId, policy: v }, group);
       });
+      // One click for the common safe choice: the core allows the tools annotated read-only
+      // and not destructive, and leaves every other tool as it is.
+      const readOnly = h('button', { type: 'button', class: 'allow-read-only', dataset: { action: 'allow-read-only' }, text: t('toolsAllowReadOnly'),
+        attrs: { 'aria-label': t('toolsAllowReadOnlyFor', names.get(serverId) || serverId) },
+        on: { click: () => setPolicy({ serverId, policy: 'allow', readOnly: true }, group) } });
       group.append(
-        h('div', { class: 'group-head' }, h('h3', { id: headingId, text: names.get(serverId) || serverId }), h('small', { class: 'muted', text: t('toolCount', list.length) }), bulk),
+        h('div', { class: 'group-head' }, h('h3', { id: headingId, text: names.get(serverId) || serverId }), h('small', { class: 'muted', text: t('toolCount', list.length) }), readOnly, bulk),
         h('div', { class: 'row-error' }),
         h('ul', { class: 'tool-list' }, list.map(toolItem)));
       return group;
