@@ -78,14 +78,14 @@
 /**
  * @typedef {object} ChatSettings
  * @property {string[]} serverIds
- * @property {Strategy} [strategy]
- * @property {string} [template]
+ * @property {Strategy | null} [strategy] null: the settings' default strategy
+ * @property {string | null} [template] null: the built-in template
  * @property {boolean} autoExecute
  * @property {boolean} autoSubmit
- * @property {number} [maxConsecutive]
- * @property {number} [maxTotal]
+ * @property {number | null} [maxConsecutive]
+ * @property {number | null} [maxTotal]
  */
-/** @typedef {{text: string, chars: number, tokensEstimate: number, tools: number}} Prompt */
+/** @typedef {{text: string, chars: number, tokensEstimate: number, tools: number | unknown[]}} Prompt */
 
 /** @typedef {'pending' | 'running' | 'done' | 'failed' | 'unknown' | 'denied' | 'limited'} CallState */
 /**

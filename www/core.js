@@ -56,11 +56,12 @@ export function touches(changes, prefixes) {
 export async function currentChat() {
   const [active] = await chrome.tabs.query({ active: true, currentWindow: true });
   const self = await chrome.tabs.getCurrent().catch(() => undefined);
-  const isChat = (tab) => tab && typeof tab.id === 'number' && /^https?:\/\//.test(tab.url || '');
-  if (active && (!self || active.id !== self.id)) return isChat(active) ? { tabId: active.id, url: active.url } : null;
-  const tabs = (await chrome.tabs.query({})).filter((tab) => isChat(tab) && (!self || tab.id !== self.id));
+  /** @param {chrome.tabs.Tab | undefined} tab @returns {{tabId: number, url: string} | null} */
+  const asChat = (tab) => (tab && typeof tab.id === 'number' && tab.url && /^https?:\/\//.test(tab.url) ? { tabId: tab.id, url: tab.url } : null);
+  if (active && (!self || active.id !== self.id)) return asChat(active);
+  const tabs = (await chrome.tabs.query({})).filter((tab) => asChat(tab) && (!self || tab.id !== self.id));
   tabs.sort((a, b) => (b.lastAccessed || 0) - (a.lastAccessed || 0));
-  return tabs[0] ? { tabId: tabs[0].id, url: tabs[0].url } : null;
+  return asChat(tabs[0]);
 }
 
 /** Calls `fn` when the active tab changes or navigates. Returns an unsubscribe function. */
@@ -105,6 +106,7 @@ export function requestHostPermission(urls) {
  * Bounded by construction: one tick at a time, never faster than `ms`.
  */
 export function poll(fn, ms, active = () => true) {
+  /** @type {ReturnType<typeof setTimeout> | null} */
   let timer = null;
   let stopped = false;
   const tick = async () => {

@@ -10,6 +10,7 @@
 /** Languages the panel offers; "auto" follows the browser. */
 export const LANGUAGES = ['auto', 'en', 'zh_CN'];
 
+/** @type {{lang: string, messages: Record<string, {message: string, placeholders?: Record<string, {content?: string}>}>} | null} */
 let override = null; // {lang, messages} when a language other than the browser's is chosen
 
 /**
@@ -66,9 +67,9 @@ export function t(key, ...subs) {
 
 /** Applies the data-i18n* attributes under `root`. */
 export function localize(root = document) {
-  for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);
-  for (const el of root.querySelectorAll('[data-i18n-title]')) el.title = t(el.dataset.i18nTitle);
-  for (const el of root.querySelectorAll('[data-i18n-placeholder]')) el.placeholder = t(el.dataset.i18nPlaceholder);
-  for (const el of root.querySelectorAll('[data-i18n-label]')) el.setAttribute('aria-label', t(el.dataset.i18nLabel));
+  for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = t(/** @type {HTMLElement} */ (el).dataset.i18n || '');
+  for (const el of root.querySelectorAll('[data-i18n-title]')) /** @type {HTMLElement} */ (el).title = t(/** @type {HTMLElement} */ (el).dataset.i18nTitle || '');
+  for (const el of root.querySelectorAll('[data-i18n-placeholder]')) /** @type {HTMLInputElement} */ (el).placeholder = t(/** @type {HTMLElement} */ (el).dataset.i18nPlaceholder || '');
+  for (const el of root.querySelectorAll('[data-i18n-label]')) el.setAttribute('aria-label', t(/** @type {HTMLElement} */ (el).dataset.i18nLabel || ''));
   document.documentElement.lang = currentLanguage();
 }

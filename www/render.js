@@ -21,7 +21,12 @@ function base64Bytes(data) {
   return Math.floor((s.length * 3) / 4) - (s.endsWith('==') ? 2 : s.endsWith('=') ? 1 : 0);
 }
 
+/**
+ * @param {string} uri
+ * @param {string} [label]
+ */
 function safeLink(uri, label) {
+  /** @type {URL | null} */
   let url = null;
   try {
     url = new URL(uri);
@@ -121,6 +126,8 @@ function progressView(p) {
 /**
  * A call record (see CallRecord in crates/relay-core/src/contract.rs). `onDecide(decision)` is
  * called for the buttons of pending calls and the explicit re-run of an unknown one.
+ * @param {import('../extension/contract.js').CallRecord} record
+ * @param {{onDecide?: (decision: import('../extension/contract.js').Decision) => void}} [options]
  */
 export function callView(record, { onDecide } = {}) {
   const state = String(record.state || 'unknown');

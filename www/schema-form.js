@@ -116,7 +116,7 @@ function control(name, prop, required) {
       try {
         return JSON.parse(el.value);
       } catch (e) {
-        throw new Error(t('formBadJson', e.message));
+        throw new Error(t('formBadJson', /** @type {Error} */ (e).message));
       }
     },
   };
@@ -125,7 +125,7 @@ function control(name, prop, required) {
 /**
  * Builds the form body for `schema`. Returns `{element, collect}`; collect() returns
  * `{ok: true, value}` or `{ok: false}` after marking the invalid fields.
- * @param {object} schema a JSON Schema of type object
+ * @param {any} schema a JSON Schema of type object
  */
 export function schemaForm(schema) {
   const props = (schema && typeof schema === 'object' && schema.properties && typeof schema.properties === 'object') ? schema.properties : {};
@@ -157,7 +157,7 @@ export function schemaForm(schema) {
         value[f.name] = v;
       } catch (e) {
         ok = false;
-        f.error.textContent = e.message;
+        f.error.textContent = /** @type {Error} */ (e).message;
         f.c.el.setAttribute('aria-invalid', 'true');
         f.c.el.setAttribute('aria-errormessage', f.error.id);
       }

@@ -14,8 +14,9 @@
 // Everything the card shows is set with textContent.
 (() => {
   'use strict';
-  const NS = globalThis.McpRelayContent;
-  if (!NS || NS.cards) return;
+  const found = globalThis.McpRelayContent;
+  if (!found || found.cards) return;
+  const NS = found;
   const { t, call } = NS;
 
   /** The only decisions a content script sends. */

@@ -4,8 +4,9 @@
 // 0), and the write path its editor selects, so a broken site is diagnosed in seconds.
 (() => {
   'use strict';
-  const NS = globalThis.McpRelayContent;
-  if (!NS || NS.check) return;
+  const found = globalThis.McpRelayContent;
+  if (!found || found.check) return;
+  const NS = found;
   const { Sites, state, dom } = NS;
 
   /** @type {readonly import('../contract').SitePart[]} */

@@ -101,7 +101,7 @@
   // the one lowest on the page (chat composers sit at the bottom).
   function genericInput() {
     /** @type {HTMLElement[]} */
-    const found = [...document.querySelectorAll('textarea, [contenteditable="true"], [contenteditable=""], input[type="text"]')];
+    const found = [...document.querySelectorAll(/** @type {string} */ ('textarea, [contenteditable="true"], [contenteditable=""], input[type="text"]'))].map((e) => /** @type {HTMLElement} */ (e));
     const candidates = found.filter((el) => visible(el) && !(state.ui && state.ui.contains(el)));
     candidates.sort((a, b) => {
       const ra = a.getBoundingClientRect(), rb = b.getBoundingClientRect();
@@ -121,7 +121,7 @@
     if (a.send.length) return first(a.send);
     const scope = (input && input.closest('form')) || document;
     /** @type {HTMLElement[]} */
-    const buttons = [...scope.querySelectorAll('button, [role="button"]')];
+    const buttons = [...scope.querySelectorAll('button, [role="button"]')].map((e) => /** @type {HTMLElement} */ (e));
     return buttons.filter(visible).find((b) => (b instanceof HTMLButtonElement && b.type === 'submit')
       || /send|submit|发送/i.test(b.getAttribute('aria-label') || b.textContent || '')) || null;
   }

@@ -8,8 +8,9 @@
 // inserts untrusted text only as text.
 (() => {
   'use strict';
-  const NS = globalThis.McpRelayContent;
-  if (!NS || NS.started) return;
+  const found = globalThis.McpRelayContent;
+  if (!found || found.started) return;
+  const NS = found;
   NS.started = true;
   const { Sites, state, call } = NS;
   const { cards } = NS;

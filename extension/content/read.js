@@ -8,8 +8,9 @@
 // core (`reply/update`), whose streaming parser reports complete calls once.
 (() => {
   'use strict';
-  const NS = globalThis.McpRelayContent;
-  if (!NS || NS.read) return;
+  const found = globalThis.McpRelayContent;
+  if (!found || found.read) return;
+  const NS = found;
   const { call, state, dom } = NS;
 
   const SCAN_INTERVAL_MS = 100;

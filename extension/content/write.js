@@ -12,8 +12,9 @@
 // editable element never does.
 (() => {
   'use strict';
-  const NS = globalThis.McpRelayContent;
-  if (!NS || NS.write) return;
+  const found = globalThis.McpRelayContent;
+  if (!found || found.write) return;
+  const NS = found;
   const { state, dom } = NS;
 
   /**

@@ -11,7 +11,9 @@ import { call, errorView, currentChat, onTabChange, poll, touches } from '../cor
 import { callView, stateMark } from '../render.js';
 
 export function mountActivity(section, app) {
+  /** @type {import('../../extension/contract.js').ChatRef | null} */
   let chat = null;
+  /** @type {import('../../extension/contract.js').CallRecord[]} */
   let records = [];
   let signature = '';
   const who = h('p', { class: 'chat-who' });
@@ -80,7 +82,9 @@ export function mountActivity(section, app) {
   }
 
   build();
+  /** @type {(() => void) | null} */
   let stopPoll = null;
+  /** @type {(() => void) | null} */
   let offTabs = null;
   return {
     async show() {

@@ -17,9 +17,13 @@ export const STRATEGIES = ['auto', 'toolFirst', 'toolForced', 'disabled'];
 const listOf = (answer, key) => (Array.isArray(answer) ? answer : (answer && Array.isArray(answer[key]) ? answer[key] : []));
 
 export function mountChat(section, app) {
+  /** @type {import('../../extension/contract.js').ChatRef | null} */
   let chat = null;
+  /** @type {import('../../extension/contract.js').ChatSettings | null} */
   let settings = null;
+  /** @type {import('../../extension/contract.js').ServerView[]} */
   let servers = [];
+  /** @type {import('../../extension/contract.js').Prompt | null} */
   let prompt = null;
   const who = h('p', { class: 'chat-who', attrs: { 'aria-live': 'polite' } });
   const status = h('div', { class: 'view-status' });
@@ -63,8 +67,10 @@ export function mountChat(section, app) {
     await Promise.all([refreshPrompt(), renderLibrary()]);
   }
 
+  /** @param {Partial<import('../../extension/contract.js').ChatSettings>} patch */
   async function save(patch) {
     status.replaceChildren();
+    if (!chat) return;
     try {
       settings = await call('chat/set', { chat, settings: { ...settings, ...patch } });
     } catch (e) {
@@ -75,18 +81,20 @@ export function mountChat(section, app) {
   }
 
   function renderSettings() {
+    /** @type {Partial<import('../../extension/contract.js').ChatSettings>} */
     const s = settings || {};
     const selected = new Set(s.serverIds || []);
     const serverChecks = servers.length
       ? h('ul', { class: 'check-list' }, servers.map((srv) => {
         const input = h('input', { type: 'checkbox', id: nextId('cs'), checked: selected.has(srv.id), value: srv.id });
         input.addEventListener('change', () => {
-          const ids = new Set(settings.serverIds || []);
+          const ids = new Set((settings && settings.serverIds) || []);
           if (input.checked) ids.add(srv.id);
           else ids.delete(srv.id);
           // Keep the configured order so the prompt lists servers as the user arranged them.
           save({ serverIds: servers.map((x) => x.id).filter((id) => ids.has(id)) });
         });
+        /** @type {Partial<import('../../extension/contract.js').ServerState>} */
         const st = srv.state || {};
         const note = srv.enabled === false ? t('status_disabled') : st.status === 'connected' ? t('toolCount', st.toolCount ?? 0) : t('status_' + (st.status || 'idle'));
         return h('li', { dataset: { server: srv.id } }, input, h('label', { htmlFor: input.id }, srv.name || srv.id, h('small', { class: 'muted', text: ` · ${note}` })));
@@ -95,7 +103,7 @@ export function mountChat(section, app) {
     // No strategy of its own means the default from the settings applies.
     const fallback = (app.settings && app.settings.defaultStrategy) || 'auto';
     const strategy = select([['', t('strategyDefault', t('strategy_' + fallback))], ...STRATEGIES.map((v) => [v, t('strategy_' + v)])], s.strategy || '', { id: 'chat-strategy' });
-    strategy.addEventListener('change', () => save({ strategy: strategy.value || null }));
+    strategy.addEventListener('change', () => save({ strategy: /** @type {import('../../extension/contract.js').Strategy} */ (strategy.value) || null }));
     const template = h('textarea', { id: 'chat-template', rows: 3, class: 'mono', value: s.template || '', placeholder: t('chatTemplatePlaceholder'), spellcheck: false });
     template.addEventListener('change', () => save({ template: template.value.trim() ? template.value : null }));
     // Empty limits fall back to the settings' limits, shown as the placeholder.
@@ -111,8 +119,8 @@ export function mountChat(section, app) {
     settingsBox.replaceChildren(
       h('fieldset', { class: 'chat-servers' }, h('legend', { text: t('chatServers') }), serverChecks),
       field(t('chatStrategy'), strategy, { hint: t('strategyHint_' + (s.strategy || fallback)) }),
-      toggle(t('chatAutoExecute'), s.autoExecute, (on) => save({ autoExecute: on }), { id: 'chat-auto-execute' }),
-      toggle(t('chatAutoSubmit'), s.autoSubmit, (on) => save({ autoSubmit: on }), { id: 'chat-auto-submit' }),
+      toggle(t('chatAutoExecute'), !!s.autoExecute, (on) => save({ autoExecute: on }), { id: 'chat-auto-execute' }),
+      toggle(t('chatAutoSubmit'), !!s.autoSubmit, (on) => save({ autoSubmit: on }), { id: 'chat-auto-submit' }),
       h('div', { class: 'row2' },
         field(t('chatMaxConsecutive'), num('chat-max-consecutive', s.maxConsecutive, 'maxConsecutive')),
         field(t('chatMaxTotal'), num('chat-max-total', s.maxTotal, 'maxTotal'))),
@@ -121,30 +129,37 @@ export function mountChat(section, app) {
 
   async function refreshPrompt() {
     try {
-      prompt = await call('prompt/build', { chat });
+      prompt = await call('prompt/build', { chat: chat || undefined });
     } catch (e) {
       promptBox.replaceChildren(h('h3', { text: t('promptTitle') }), errorView(e));
       return;
     }
     const note = h('p', { class: 'hint', attrs: { 'aria-live': 'polite' } });
-    if (!prompt || !prompt.text) {
+    const p = prompt;
+    if (!p || !p.text) {
       promptBox.replaceChildren(h('h3', { text: t('promptTitle') }), h('p', { class: 'muted', id: 'prompt-empty', text: t('promptNone') }));
       return;
     }
-    const toolCount = Array.isArray(prompt.tools) ? prompt.tools.length : prompt.tools;
+    const toolCount = Array.isArray(p.tools) ? p.tools.length : p.tools;
     const insert = h('button', { type: 'button', class: 'primary', id: 'prompt-insert', text: t('promptInsert') });
-    insert.addEventListener('click', () => insertText(prompt.text, note, insert));
+    insert.addEventListener('click', () => insertText(p.text, note, insert));
     promptBox.replaceChildren(
       h('h3', { text: t('promptTitle') }),
-      h('p', { class: 'prompt-stats', id: 'prompt-stats', text: t('promptStats', prompt.chars ?? prompt.text.length, prompt.tokensEstimate ?? '?', toolCount ?? '?') }),
+      h('p', { class: 'prompt-stats', id: 'prompt-stats', text: t('promptStats', p.chars ?? p.text.length, p.tokensEstimate ?? '?', toolCount ?? '?') }),
       h('div', { class: 'actions' },
         insert,
-        h('button', { type: 'button', id: 'prompt-copy', text: t('copy'), on: { click: async () => { note.textContent = (await copyText(prompt.text)) ? t('copied') : t('copyFailed'); } } })),
+        h('button', { type: 'button', id: 'prompt-copy', text: t('copy'), on: { click: async () => { note.textContent = (await copyText(p.text)) ? t('copied') : t('copyFailed'); } } })),
       note,
-      h('pre', { class: 'prompt-text', id: 'prompt-text', tabIndex: 0, text: prompt.text, attrs: { 'aria-label': t('promptTitle') } }));
+      h('pre', { class: 'prompt-text', id: 'prompt-text', tabIndex: 0, text: p.text, attrs: { 'aria-label': t('promptTitle') } }));
   }
 
+  /**
+   * @param {string} text
+   * @param {HTMLElement} note
+   * @param {HTMLButtonElement} button
+   */
   async function insertText(text, note, button) {
+    if (!chat) return;
     button.disabled = true;
     note.textContent = '';
     try {
@@ -259,6 +274,7 @@ export function mountChat(section, app) {
   }
 
   build();
+  /** @type {(() => void) | null} */
   let offTabs = null;
   return {
     async show() {

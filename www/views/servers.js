@@ -17,6 +17,7 @@ export const MASK = '••••';
 const TRANSPORTS = ['auto', 'streamable', 'sse'];
 
 export function mountServers(section, app) {
+  /** @type {import('../../extension/contract.js').ServerView[]} */
   let servers = [];
   let loaded = false;
   let painted = false;
@@ -115,7 +116,7 @@ export function mountServers(section, app) {
     }
     if (typeof st.lastLatencyMs === 'number') detail.push(h('span', { class: 'latency', text: t('serverLatency', duration(st.lastLatencyMs)) }));
     const removeArea = h('div', { class: 'confirm', hidden: true });
-    const removeBtn = h('button', { type: 'button', class: 'danger', dataset: { action: 'remove' }, text: t('serverRemove'), on: { click: () => { removeArea.hidden = false; removeBtn.hidden = true; removeArea.querySelector('button').focus(); } } });
+    const removeBtn = h('button', { type: 'button', class: 'danger', dataset: { action: 'remove' }, text: t('serverRemove'), on: { click: () => { removeArea.hidden = false; removeBtn.hidden = true; removeArea.querySelector('button')?.focus(); } } });
     removeArea.append(
       h('span', { text: t('serverRemoveConfirm', s.name || s.id) }),
       h('button', { type: 'button', class: 'danger', dataset: { action: 'remove-confirm' }, text: t('serverRemove'), on: { click: busy(() => call('servers/remove', { id: s.id })) } }),
@@ -155,7 +156,8 @@ export function mountServers(section, app) {
   // settled (connected or failed) or SETTLE_MS have passed.
   const SETTLE_MS = 15_000;
   let settleUntil = 0;
-  const unsettled = () => servers.some((s) => s.enabled !== false && !['connected', 'failed'].includes(s.state && s.state.status));
+  const unsettled = () => servers.some((s) => s.enabled !== false && !['connected', 'failed'].includes((s.state && s.state.status) || ''));
+  /** @type {(() => void) | null} */
   let stopPoll = null;
   return {
     async show() {
@@ -192,6 +194,7 @@ function serverDialog(app, done) {
   const headers = h('div', { class: 'header-rows' });
   const error = h('div', { class: 'form-error', attrs: { 'aria-live': 'assertive' } });
   const save = h('button', { type: 'submit', class: 'primary', text: t('save') });
+  /** @type {import('../../extension/contract.js').ServerView | null} */
   let editing = null;
 
   /**
@@ -237,7 +240,7 @@ function serverDialog(app, done) {
       h('legend', { text: t('serverHeaders') }),
       h('small', { class: 'hint', text: t('serverHeadersHint') }),
       headers,
-      h('button', { type: 'button', text: t('headerAdd'), on: { click: () => headerRow().querySelector('input').focus() } })),
+      h('button', { type: 'button', text: t('headerAdd'), on: { click: () => headerRow().querySelector('input')?.focus() } })),
     error,
     h('div', { class: 'actions end' },
       h('button', { type: 'button', text: t('cancel'), on: { click: () => element.close() } }),
@@ -247,10 +250,11 @@ function serverDialog(app, done) {
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
     error.replaceChildren();
+    /** @type {import('../../extension/contract.js').ServerInput} */
     const server = {
       name: name.value.trim(),
       url: url.value.trim(),
-      transport: transport.value,
+      transport: /** @type {import('../../extension/contract.js').Transport} */ (transport.value),
       timeoutMs: Math.round(Number(timeout.value || 30) * 1000),
       enabled: enabled.checked,
       headers: [...headers.querySelectorAll('.header-row')]
@@ -310,6 +314,7 @@ function importDialog(app, done) {
   const text = h('textarea', { rows: 8, class: 'mono', spellcheck: false, placeholder: '{"mcpServers": {"name": {"url": "http://127.0.0.1:3001/mcp"}}}' });
   const preview = h('div', { class: 'import-preview', attrs: { 'aria-live': 'polite' } });
   const apply = h('button', { type: 'button', class: 'primary', disabled: true, text: t('importApply', 0) });
+  /** @type {{servers: import('../../extension/contract.js').ServerView[], skipped: {name: string, reason: string}[]} | null} */
   let report = null;
 
   async function doPreview() {
@@ -324,14 +329,17 @@ function importDialog(app, done) {
     }
     const add = report.servers || [];
     const skipped = report.skipped || [];
-    preview.replaceChildren(
+    // replaceChildren(null) would show the text "null": absent parts are left out.
+    /** @param {(HTMLElement | null)[]} els */
+    const present = (els) => els.filter((el) => el !== null);
+    preview.replaceChildren(...present([
       h('h3', { text: t('importWillAdd', add.length) }),
       add.length
         ? h('ul', { class: 'import-add' }, add.map((s) => h('li', {}, h('strong', { text: s.name || s.id }), ' ', h('code', { text: s.url }),
           remoteOrigin(s.url) ? h('small', { class: 'hint', text: ` ${t('importNeedsPermission')}` }) : null)))
         : null,
       skipped.length ? h('h3', { text: t('importSkipped', skipped.length) }) : null,
-      skipped.length ? h('ul', { class: 'import-skipped' }, skipped.map((s) => h('li', {}, h('strong', { text: s.name }), ': ', h('span', { text: s.reason })))) : null);
+      skipped.length ? h('ul', { class: 'import-skipped' }, skipped.map((s) => h('li', {}, h('strong', { text: s.name }), ': ', h('span', { text: s.reason })))) : null]));
     apply.disabled = add.length === 0;
     apply.textContent = t('importApply', add.length);
   }

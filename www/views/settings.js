@@ -35,6 +35,7 @@ export function mountSettings(section, app) {
   let dirty = false;
   const status = h('div', { class: 'view-status', attrs: { 'aria-live': 'polite' } });
   let controls = {};
+  /** @type {{refresh(): Promise<void>} | null} */
   let sitesView = null;
   const about = h('p', { class: 'muted about', id: 'about' });
 

@@ -31,7 +31,9 @@ function paramLine(name, prop, required, root) {
 }
 
 export function mountTools(section, app) {
+  /** @type {import('../../extension/contract.js').ToolView[]} */
   let tools = [];
+  /** @type {import('../../extension/contract.js').ServerView[]} */
   let servers = [];
   const expanded = new Set();
   const details = new Map(); // key -> {schema, el}: keeps an open run form's input across refreshes
@@ -76,7 +78,7 @@ export function mountTools(section, app) {
       await call('tools/policy', fields);
     } catch (e) {
       if (describeError(e).kind === 'confirm_required' && !fields.confirm && area) {
-        area.replaceChildren(confirmView(e, fields, row));
+        area.replaceChildren(confirmView(e, fields, /** @type {HTMLElement} */ (row)));
         /** @type {HTMLButtonElement | null} */ (area.querySelector('button[data-action="confirm-allow"]'))?.focus();
       } else {
         area?.replaceChildren(errorView(e, { compact: true }));
@@ -111,7 +113,7 @@ export function mountTools(section, app) {
     const enabled = h('input', { type: 'checkbox', checked: tool.enabled !== false, attrs: { 'aria-label': t('toolEnable', tool.name) } });
     enabled.addEventListener('change', () => setPolicy({ serverId: tool.serverId, tool: tool.name, enabled: enabled.checked }, row));
     const policy = select(POLICIES.map((p) => [p, t('policy_' + p)]), tool.policy || 'ask', { class: `policy policy-${tool.policy}`, attrs: { 'aria-label': t('toolPolicy', tool.name) } });
-    policy.addEventListener('change', () => setPolicy({ serverId: tool.serverId, tool: tool.name, policy: policy.value }, row));
+    policy.addEventListener('change', () => setPolicy({ serverId: tool.serverId, tool: tool.name, policy: /** @type {import('../../extension/contract.js').Policy} */ (policy.value) }, row));
     const ann = tool.annotations || {};
     // The detail (parameters and run form) is built on first opening: most of 500 tools are
     // never opened. Once built it is kept across refreshes so typed arguments survive.
@@ -214,7 +216,7 @@ export function mountTools(section, app) {
         const v = bulk.value;
         bulk.value = '';
         if (!v) return;
-        setPolicy(v === 'enable' || v === 'disable' ? { serverId, enabled: v === 'enable' } : { serverId, policy: v }, group);
+        setPolicy(v === 'enable' || v === 'disable' ? { serverId, enabled: v === 'enable' } : { serverId, policy: /** @type {import('../../extension/contract.js').Policy} */ (v) }, group);
       });
       // One click for the common safe choice: the core allows the tools annotated read-only
       // and not destructive, and leaves every other tool as it is.
@@ -233,11 +235,11 @@ export function mountTools(section, app) {
   function filter() {
     const q = search.value.trim().toLowerCase();
     let shown = 0;
-    for (const group of groups.querySelectorAll('.tool-group')) {
-      const serverName = group.querySelector('h3').textContent.toLowerCase();
+    for (const group of groups.querySelectorAll(/** @type {'section'} */ ('.tool-group'))) {
+      const serverName = (group.querySelector('h3')?.textContent || '').toLowerCase();
       let any = 0;
-      for (const row of group.querySelectorAll('li.tool')) {
-        const hit = !q || serverName.includes(q) || row.dataset.tool.toLowerCase().includes(q) || (row.querySelector('.tool-desc')?.textContent || '').toLowerCase().includes(q) || (row.querySelector('.tool-title')?.textContent || '').toLowerCase().includes(q);
+      for (const row of group.querySelectorAll(/** @type {'li'} */ ('li.tool'))) {
+        const hit = !q || serverName.includes(q) || (row.dataset.tool || '').toLowerCase().includes(q) || (row.querySelector('.tool-desc')?.textContent || '').toLowerCase().includes(q) || (row.querySelector('.tool-title')?.textContent || '').toLowerCase().includes(q);
         row.hidden = !hit;
         if (hit) any += 1;
       }
