@@ -122,7 +122,9 @@ test('a page script can neither reach the card nor run its call by synthetic inp
   assert.equal(clicked, 'run');
 
   // The witness: a real click on Deny denies a call that never started.
-  await trustedClickInClosedShadow(page, HOST, `${pending} button[data-action="deny"]`);
+  await trustedClickInClosedShadow(page, HOST, `${pending} button[data-action="deny"]`).catch(async (e) => {
+    throw new Error(`no pending card to deny (a synthetic click ran the call?): ${JSON.stringify(await calls(chatRef))}`, { cause: e });
+  });
   const [rec] = await until(async () => {
     const list = await calls(chatRef);
     return list.length && list[0].state !== 'pending' ? list : null;
