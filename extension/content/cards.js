@@ -96,8 +96,13 @@
     return p;
   }
 
-  /** @param {import('../contract').CallRecord} rec */
-  function renderCard(rec) {
+  /**
+   * Shows a call's card (created on first sight), with the core's refusal of the last decision
+   * when there is one.
+   * @param {import('../contract').CallRecord} rec
+   * @param {{message: string, hint?: string} | null} [refused]
+   */
+  function renderCard(rec, refused = null) {
     let entry = cards.get(rec.key);
     if (!entry) {
       const el = document.createElement('div');
@@ -109,6 +114,7 @@
     }
     // A refusal belongs to the state it was made in: a new state clears it.
     if (entry.rec.state !== rec.state) entry.refused = null;
+    if (refused) entry.refused = refused;
     entry.rec = rec;
     const card = entry.el;
     card.dataset.state = rec.state;
@@ -152,13 +158,16 @@
    */
   function decide(key, decision) {
     if (!DECISIONS.has(decision)) return;
-    call('activity/decide', { key, decision }).then(renderCard).catch((/** @type {any} */ e) => {
+    call('activity/decide', { key, decision }).then((rec) => renderCard(rec)).catch(async (/** @type {any} */ e) => {
       // The core's refusal (a destructive tool, a call that is no longer pending, another
-      // chat's call) is shown on the card with its hint.
+      // chat's call) is shown on the card with its hint, next to the call's state as the core
+      // has it now (it may have been decided in the side panel meanwhile).
       const entry = cards.get(key);
       if (!entry) return setStatus('error', String(e && e.kind || 'error'));
-      entry.refused = { message: String(e && e.message || e), hint: e && e.hint ? String(e.hint) : undefined };
-      renderCard(entry.rec);
+      const refused = { message: String(e && e.message || e), hint: e && e.hint ? String(e.hint) : undefined };
+      /** @type {import('../contract').CallRecord[]} */
+      const now = await call('activity/list').catch(() => []);
+      renderCard(now.find((c) => c.key === key) || entry.rec, refused);
     });
   }
 
