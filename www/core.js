@@ -9,7 +9,11 @@ import { t } from './i18n.js';
 
 export { call };
 
-/** `{kind, message, hint}` of any thrown value. */
+/**
+ * `{kind, message, hint}` of any thrown value.
+ * @param {any} e
+ * @returns {{kind: string, message: string, hint: string}}
+ */
 export function describeError(e) {
   return {
     kind: (e && e.kind) || 'internal',
@@ -18,7 +22,11 @@ export function describeError(e) {
   };
 }
 
-/** An inline error block: the core's message, its hint, and its kind (for bug reports). */
+/**
+ * An inline error block: the core's message, its hint, and its kind (for bug reports).
+ * @param {any} e an error of the core (`{kind, message, hint}`) or any thrown value
+ * @param {{compact?: boolean}} [options] compact: without the hint
+ */
 export function errorView(e, { compact = false } = {}) {
   const { kind, message, hint } = describeError(e);
   if (kind === 'unavailable') {
@@ -33,14 +41,20 @@ export function errorView(e, { compact = false } = {}) {
 /**
  * Calls `fn(changes, area)` when chrome.storage changes (local or session: the call ledger lives
  * in session storage). Returns an unsubscribe function.
+ * @param {(changes: Record<string, chrome.storage.StorageChange>, area: string) => void} fn
  */
 export function onStorageChange(fn) {
+  /** @type {(changes: Record<string, chrome.storage.StorageChange>, area: string) => void} */
   const listener = (changes, area) => fn(changes, area);
   chrome.storage.onChanged.addListener(listener);
   return () => chrome.storage.onChanged.removeListener(listener);
 }
 
-/** Whether a storage change touches a key with one of the prefixes. */
+/**
+ * Whether a storage change touches a key with one of the prefixes.
+ * @param {Record<string, unknown>} changes
+ * @param {string[]} prefixes
+ */
 export function touches(changes, prefixes) {
   return Object.keys(changes).some((k) => prefixes.some((p) => k.startsWith(p)));
 }
@@ -64,9 +78,13 @@ export async function currentChat() {
   return asChat(tabs[0]);
 }
 
-/** Calls `fn` when the active tab changes or navigates. Returns an unsubscribe function. */
+/**
+ * Calls `fn` when the active tab changes or navigates. Returns an unsubscribe function.
+ * @param {() => void} fn
+ */
 export function onTabChange(fn) {
   const activated = () => fn();
+  /** @param {number} _id @param {chrome.tabs.OnUpdatedInfo} info */
   const updated = (_id, info) => { if (info.url || info.status === 'complete') fn(); };
   chrome.tabs.onActivated.addListener(activated);
   chrome.tabs.onUpdated.addListener(updated);
@@ -76,7 +94,11 @@ export function onTabChange(fn) {
   };
 }
 
-/** Origins a server URL needs permission for: null for loopback hosts (granted in the manifest). */
+/**
+ * Origins a server URL needs permission for: null for loopback hosts (granted in the manifest).
+ * @param {string} url
+ * @returns {string | null}
+ */
 export function remoteOrigin(url) {
   let u;
   try {
@@ -94,6 +116,8 @@ export function remoteOrigin(url) {
  * Asks for host permission for the remote origins among `urls`. Must be called synchronously
  * from a user gesture (a click or submit handler, before any await), or Chrome refuses.
  * Resolves true when nothing was needed or everything was granted.
+ * @param {string[]} urls
+ * @returns {Promise<boolean>}
  */
 export function requestHostPermission(urls) {
   const origins = [...new Set(urls.map(remoteOrigin).filter(Boolean))].map((o) => o + '/*');
@@ -104,6 +128,10 @@ export function requestHostPermission(urls) {
 /**
  * Runs `fn` about every `ms` while the page is visible and `active()` holds; returns stop().
  * Bounded by construction: one tick at a time, never faster than `ms`.
+ * @param {() => unknown} fn
+ * @param {number} ms
+ * @param {() => boolean} [active]
+ * @returns {() => void}
  */
 export function poll(fn, ms, active = () => true) {
   /** @type {ReturnType<typeof setTimeout> | null} */

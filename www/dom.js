@@ -40,6 +40,10 @@ export function h(tag, props = {}, ...children) {
   return el;
 }
 
+/**
+ * @param {Node & ParentNode} el
+ * @param {any[]} children
+ */
 function append(el, children) {
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;
@@ -87,14 +91,22 @@ export function toggle(labelText, checked, onChange, { id } = {}) {
   return h('label', { class: 'switch', htmlFor: input.id }, input, h('span', { text: labelText }));
 }
 
-/** A `<select>` of [value, label] pairs. */
+/**
+ * A `<select>` of [value, label] pairs.
+ * @param {string[][]} options [value, label] pairs
+ * @param {string | null | undefined} value
+ * @param {Record<string, any>} [props]
+ */
 export function select(options, value, props = {}) {
   const el = h('select', props, options.map(([v, label]) => h('option', { value: v, text: label })));
   el.value = value ?? '';
   return el;
 }
 
-/** Pretty JSON for display (never parsed as markup). */
+/**
+ * Pretty JSON for display (never parsed as markup).
+ * @param {unknown} value
+ */
 export function json(value) {
   try {
     return JSON.stringify(value, null, 2) ?? 'undefined';
@@ -103,7 +115,11 @@ export function json(value) {
   }
 }
 
-/** Copies text with the async clipboard API, falling back to a selected textarea. */
+/**
+ * Copies text with the async clipboard API, falling back to a selected textarea.
+ * @param {string} text
+ * @returns {Promise<boolean>}
+ */
 export async function copyText(text) {
   try {
     await navigator.clipboard.writeText(text);

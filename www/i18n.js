@@ -10,7 +10,8 @@
 /** Languages the panel offers; "auto" follows the browser. */
 export const LANGUAGES = ['auto', 'en', 'zh_CN'];
 
-/** @type {{lang: string, messages: Record<string, {message: string, placeholders?: Record<string, {content?: string}>}>} | null} */
+/** One entry of a messages.json. @typedef {{message: string, placeholders?: Record<string, {content?: string}>}} MessageEntry */
+/** @type {{lang: string, messages: Record<string, MessageEntry>} | null} */
 let override = null; // {lang, messages} when a language other than the browser's is chosen
 
 /**
@@ -27,6 +28,7 @@ export async function setLanguage(lang) {
   if (!res.ok) throw new Error(`messages for ${lang}: HTTP ${res.status}`);
   const raw = await res.json();
   // chrome.i18n matches message and placeholder names case-insensitively.
+  /** @type {Record<string, MessageEntry>} */
   const messages = {};
   for (const [key, entry] of Object.entries(raw)) messages[key.toLowerCase()] = entry;
   override = { lang, messages };
@@ -40,22 +42,30 @@ export function currentLanguage() {
 /**
  * Formats a messages.json entry like chrome.i18n.getMessage: `$NAME$` takes its placeholder's
  * content, `$1`..`$9` take substitutions, `$$` is a literal dollar.
+ * @param {MessageEntry} entry
+ * @param {string[]} [subs]
  */
 export function format(entry, subs = []) {
+  /** @type {Record<string, string>} */
   const placeholders = {};
   for (const [name, p] of Object.entries(entry.placeholders || {})) placeholders[name.toLowerCase()] = p.content ?? '';
-  const fill = (s) => s.replace(/\$\$|\$(\d)/g, (m, n) => (m === '$$' ? '$' : String(subs[n - 1] ?? '')));
-  return entry.message.replace(/\$\$|\$([A-Za-z0-9_@]+)\$|\$(\d)/g, (m, name, n) => {
+  /** @param {string} s */
+  const fill = (s) => s.replace(/\$\$|\$(\d)/g, (m, n) => (m === '$$' ? '$' : String(subs[Number(n) - 1] ?? '')));
+  return entry.message.replace(/\$\$|\$([A-Za-z0-9_@]+)\$|\$(\d)/g, (m, /** @type {string | undefined} */ name, /** @type {string} */ n) => {
     if (m === '$$') return '$';
     if (name !== undefined) {
       const content = placeholders[name.toLowerCase()];
       return content === undefined ? m : fill(content);
     }
-    return String(subs[n - 1] ?? '');
+    return String(subs[Number(n) - 1] ?? '');
   });
 }
 
-/** The message `key` with substitutions; the key itself when it is missing (visible in review). */
+/**
+ * The message `key` with substitutions; the key itself when it is missing (visible in review).
+ * @param {string} key
+ * @param {...(string | number)} subs
+ */
 export function t(key, ...subs) {
   const strings = subs.map(String);
   if (override) {

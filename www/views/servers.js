@@ -272,7 +272,7 @@ function serverDialog(app, done) {
     (async () => {
       try {
         if (!(await granted)) {
-          error.replaceChildren(errorView({ kind: 'permission', message: t('permDenied', remoteOrigin(server.url)), hint: t('permDeniedHint') }));
+          error.replaceChildren(errorView({ kind: 'permission', message: t('permDenied', String(remoteOrigin(server.url))), hint: t('permDeniedHint') }));
           return;
         }
         // The core connects and lists tools as part of adding or updating a server, so the

@@ -22,6 +22,7 @@ export const DEFAULTS = Object.freeze({
   language: '',
 });
 
+/** @type {[key: string, message: string, min: number, max: number][]} */
 const NUMBERS = [
   // [key, message, min, max]
   ['maxConsecutive', 'settingsMaxConsecutive', 1, 100],
