@@ -20,6 +20,7 @@ import { mountServers } from './views/servers.js';
  * @property {(view: string) => boolean} visible
  * @property {(type: string) => Promise<any> | undefined} takePrefetch
  * @property {(lang: string) => Promise<void>} applyLanguage
+ * @property {Record<string, any>} [settings] the core's Settings as the chat view last read them
  */
 
 const VIEWS = ['servers', 'tools', 'chat', 'activity', 'settings'];

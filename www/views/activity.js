@@ -10,6 +10,11 @@ import { t } from '../i18n.js';
 import { call, errorView, currentChat, onTabChange, poll, touches } from '../core.js';
 import { callView, stateMark } from '../render.js';
 
+/**
+ * @param {HTMLElement} section
+ * @param {import('../panel.js').App} app
+ * @returns {import('../panel.js').ViewController}
+ */
 export function mountActivity(section, app) {
   /** @type {import('../../extension/contract.js').ChatRef | null} */
   let chat = null;
@@ -58,6 +63,10 @@ export function mountActivity(section, app) {
     render();
   }
 
+  /**
+   * @param {import('../../extension/contract.js').CallRecord} record
+   * @param {import('../../extension/contract.js').Decision} decision
+   */
   async function decide(record, decision) {
     try {
       await call('activity/decide', { key: record.key, decision });

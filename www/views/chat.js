@@ -14,8 +14,14 @@ import { resourceContents } from '../render.js';
 export const STRATEGIES = ['auto', 'toolFirst', 'toolForced', 'disabled'];
 
 /** MCP list answers come as `{prompts: [...]}` / `{resources: [...]}` or as the bare array. */
+/** @type {(answer: any, key: string) => any[]} */
 const listOf = (answer, key) => (Array.isArray(answer) ? answer : (answer && Array.isArray(answer[key]) ? answer[key] : []));
 
+/**
+ * @param {HTMLElement} section
+ * @param {import('../panel.js').App} app
+ * @returns {import('../panel.js').ViewController}
+ */
 export function mountChat(section, app) {
   /** @type {import('../../extension/contract.js').ChatRef | null} */
   let chat = null;
@@ -107,6 +113,7 @@ export function mountChat(section, app) {
     const template = h('textarea', { id: 'chat-template', rows: 3, class: 'mono', value: s.template || '', placeholder: t('chatTemplatePlaceholder'), spellcheck: false });
     template.addEventListener('change', () => save({ template: template.value.trim() ? template.value : null }));
     // Empty limits fall back to the settings' limits, shown as the placeholder.
+    /** @param {string} id @param {number | null | undefined} value @param {string} key */
     const num = (id, value, key) => {
       const el = h('input', { type: 'number', id, min: '1', max: '500', step: '1', value: String(value ?? ''), placeholder: String((app.settings && app.settings[key]) ?? '') });
       el.addEventListener('change', () => {
@@ -194,6 +201,11 @@ export function mountChat(section, app) {
     }));
   }
 
+  // Prompts and resources are the server's MCP answers: untrusted JSON, typed `any`.
+  /**
+   * @param {import('../../extension/contract.js').ServerView} srv
+   * @param {HTMLElement} body
+   */
   async function loadLibrary(srv, body) {
     body.replaceChildren(h('p', { class: 'muted', text: t('loading') }));
     const [prompts, resources] = await Promise.all([
@@ -205,30 +217,37 @@ export function mountChat(section, app) {
     body.replaceChildren(
       h('h4', { text: t('libraryPrompts') }),
       prompts instanceof Error ? errorView(prompts, { compact: true })
-        : prompts.length ? h('ul', { class: 'library-list' }, prompts.map((p) => promptItem(srv, p, note, preview))) : h('p', { class: 'muted', text: t('libraryNone') }),
+        : prompts.length ? h('ul', { class: 'library-list' }, prompts.map((/** @type {any} */ p) => promptItem(srv, p, note, preview))) : h('p', { class: 'muted', text: t('libraryNone') }),
       h('h4', { text: t('libraryResources') }),
       resources instanceof Error ? errorView(resources, { compact: true })
-        : resources.length ? h('ul', { class: 'library-list' }, resources.map((r) => resourceItem(srv, r, note, preview))) : h('p', { class: 'muted', text: t('libraryNone') }),
+        : resources.length ? h('ul', { class: 'library-list' }, resources.map((/** @type {any} */ r) => resourceItem(srv, r, note, preview))) : h('p', { class: 'muted', text: t('libraryNone') }),
       note, preview);
   }
 
+  /**
+   * @param {import('../../extension/contract.js').ServerView} srv
+   * @param {any} p an MCP prompt
+   * @param {HTMLElement} note
+   * @param {HTMLElement} preview
+   */
   function promptItem(srv, p, note, preview) {
     const args = Array.isArray(p.arguments) ? p.arguments : [];
-    const inputs = args.map((a) => {
+    const inputs = args.map((/** @type {any} */ a) => {
       const input = h('input', { type: 'text', name: a.name, required: !!a.required });
       return { a, input, el: field(a.title || a.name, input, { hint: a.description, required: !!a.required }) };
     });
     const insert = h('button', { type: 'submit', text: t('libraryInsert') });
-    const form = h('form', { class: 'stack' }, inputs.map((i) => i.el), h('div', { class: 'actions' }, insert));
+    const form = h('form', { class: 'stack' }, inputs.map((/** @type {{el: HTMLElement}} */ i) => i.el), h('div', { class: 'actions' }, insert));
     form.addEventListener('submit', async (ev) => {
       ev.preventDefault();
       if (!form.reportValidity()) return;
+      /** @type {Record<string, string>} */
       const values = {};
       for (const { a, input } of inputs) if (input.value !== '') values[a.name] = input.value;
       try {
         const got = await call('prompts/get', { serverId: srv.id, name: p.name, arguments: values });
         const text = (got && Array.isArray(got.messages) ? got.messages : [])
-          .map((m) => (m.content && m.content.type === 'text' ? m.content.text : m.content && m.content.type === 'resource' && m.content.resource ? m.content.resource.text || '' : ''))
+          .map((/** @type {any} */ m) => (m.content && m.content.type === 'text' ? m.content.text : m.content && m.content.type === 'resource' && m.content.resource ? m.content.resource.text || '' : ''))
           .filter(Boolean)
           .join('\n\n');
         preview.replaceChildren(h('pre', { class: 'result-text', text }));
@@ -243,6 +262,12 @@ export function mountChat(section, app) {
       form);
   }
 
+  /**
+   * @param {import('../../extension/contract.js').ServerView} srv
+   * @param {any} r an MCP resource
+   * @param {HTMLElement} note
+   * @param {HTMLElement} preview
+   */
   function resourceItem(srv, r, note, preview) {
     const read = async () => {
       const got = await call('resources/read', { serverId: srv.id, uri: r.uri });

@@ -16,6 +16,11 @@ export const MASK = '••••';
 
 const TRANSPORTS = ['auto', 'streamable', 'sse'];
 
+/**
+ * @param {HTMLElement} section
+ * @param {import('../panel.js').App} app
+ * @returns {import('../panel.js').ViewController}
+ */
 export function mountServers(section, app) {
   /** @type {import('../../extension/contract.js').ServerView[]} */
   let servers = [];
@@ -77,21 +82,30 @@ export function mountServers(section, app) {
     rows = new Map(servers.map((s, i) => [s.id, next[i]]));
   }
 
+  /** @param {import('../../extension/contract.js').ServerView} s */
   function serverItem(s) {
+    /** @type {Partial<import('../../extension/contract.js').ServerState>} */
     const st = s.state || {};
     const statusName = s.enabled === false ? 'disabled' : st.status || 'idle';
     // `connecting`: the action opens a connection; the row says so until the core answers
     // (the core reports a server's state when it is done, not while it is connecting).
-    const busy = (fn, { connecting = false } = {}) => async (ev) => {
-      const btn = ev.currentTarget;
+    /**
+     * A click handler that runs `fn` with its button disabled, then shows the server again.
+     * @param {() => Promise<unknown>} fn
+     * @param {{connecting?: boolean}} [options]
+     */
+    const busy = (fn, { connecting = false } = {}) => async (/** @type {Event} */ ev) => {
+      const btn = /** @type {HTMLButtonElement} */ (ev.currentTarget);
       btn.disabled = true;
       btn.setAttribute('aria-busy', 'true');
       const row = btn.closest('li');
       if (connecting && row) {
         row.dataset.status = 'connecting';
         const badge = row.querySelector('.server-head .badge');
-        badge.className = 'badge status-connecting';
-        badge.textContent = t('status_connecting');
+        if (badge) {
+          badge.className = 'badge status-connecting';
+          badge.textContent = t('status_connecting');
+        }
       }
       try {
         await fn();
@@ -184,6 +198,10 @@ export function mountServers(section, app) {
 }
 
 /** The add/edit dialog. `open(null)` adds, `open(serverView)` edits. */
+/**
+ * @param {import('../panel.js').App} app
+ * @param {() => void} done called after a successful save
+ */
 function serverDialog(app, done) {
   const title = h('h2', { id: nextId('dlg') });
   const name = h('input', { type: 'text', name: 'name', required: true, autocomplete: 'off' });
@@ -291,6 +309,7 @@ function serverDialog(app, done) {
 
   return {
     element,
+    /** @param {import('../../extension/contract.js').ServerView | null} s */
     open(s) {
       editing = s;
       title.textContent = s ? t('serverEditTitle', s.name || s.id) : t('serverAddTitle');
@@ -309,6 +328,10 @@ function serverDialog(app, done) {
 }
 
 /** Paste an mcpServers JSON, preview what will and will not be added, then add. */
+/**
+ * @param {import('../panel.js').App} app
+ * @param {() => void} done called after the servers were added
+ */
 function importDialog(app, done) {
   const title = h('h2', { id: nextId('dlg'), text: t('importTitle') });
   const text = h('textarea', { rows: 8, class: 'mono', spellcheck: false, placeholder: '{"mcpServers": {"name": {"url": "http://127.0.0.1:3001/mcp"}}}' });

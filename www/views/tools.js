@@ -12,15 +12,22 @@ import { callView } from '../render.js';
 
 const POLICIES = ['allow', 'ask', 'deny'];
 
+/** @param {import('../../extension/contract.js').ToolView} tool */
 const keyOf = (tool) => `${tool.serverId}\u0000${tool.name}`;
 
-/** A short signature of one parameter: type, required, default, enum, bounds. */
+/**
+ * A short signature of one parameter: type, required, default, enum, bounds.
+ * @param {string} name
+ * @param {any} prop the parameter's schema (from the server: untrusted JSON)
+ * @param {boolean} required
+ * @param {any} root the whole input schema ($ref targets)
+ */
 function paramLine(name, prop, required, root) {
   const p = (prop && typeof prop === 'object' && resolve(prop, root)) || {};
   const type = editType(p) === 'json' ? (Array.isArray(p.type) ? p.type.join('|') : p.type || (p.anyOf || p.oneOf ? 'union' : 'any')) : editType(p);
   const bits = [required ? t('paramRequired') : t('paramOptional')];
   if (p.default !== undefined) bits.push(t('paramDefault', JSON.stringify(p.default)));
-  if (Array.isArray(p.enum)) bits.push(t('paramEnum', p.enum.map((v) => JSON.stringify(v)).join(', ')));
+  if (Array.isArray(p.enum)) bits.push(t('paramEnum', p.enum.map((/** @type {unknown} */ v) => JSON.stringify(v)).join(', ')));
   if (p.minimum !== undefined || p.maximum !== undefined) bits.push(`${p.minimum ?? '…'}–${p.maximum ?? '…'}`);
   const nested = (p.type === 'object' && p.properties) || (p.type === 'array' && p.items && typeof p.items === 'object' && (p.items.properties || p.items.type));
   return h('li', { class: 'param', dataset: { param: name } },
@@ -30,6 +37,11 @@ function paramLine(name, prop, required, root) {
     nested ? h('details', {}, h('summary', { text: t('paramShape') }), h('pre', { class: 'result-json', text: json(p.type === 'array' ? p.items : p.properties) })) : null);
 }
 
+/**
+ * @param {HTMLElement} section
+ * @param {import('../panel.js').App} app
+ * @returns {import('../panel.js').ViewController}
+ */
 export function mountTools(section, app) {
   /** @type {import('../../extension/contract.js').ToolView[]} */
   let tools = [];
@@ -104,6 +116,7 @@ export function mountTools(section, app) {
       h('button', { type: 'button', dataset: { action: 'confirm-cancel' }, text: t('cancel'), on: { click: () => refresh() } }));
   }
 
+  /** @param {import('../../extension/contract.js').ToolView} tool */
   function toolItem(tool) {
     const key = keyOf(tool);
     const detailId = nextId('td');
@@ -154,6 +167,7 @@ export function mountTools(section, app) {
     return row;
   }
 
+  /** @param {import('../../extension/contract.js').ToolView} tool */
   function toolDetail(tool) {
     const schema = tool.inputSchema || {};
     const req = new Set(Array.isArray(schema.required) ? schema.required : []);
@@ -161,6 +175,7 @@ export function mountTools(section, app) {
     const form = schemaForm(schema);
     const out = h('div', { class: 'run-result', attrs: { 'aria-live': 'polite' } });
     const run = h('button', { type: 'submit', class: 'primary', text: t('toolRun') });
+    /** @param {import('../../extension/contract.js').CallRecord} record */
     const showRecord = (record) => out.replaceChildren(callView(record, {
       onDecide: async (decision) => {
         try {
