@@ -1,3 +1,4 @@
+// @ts-check
 // MCP Relay's service worker: the core (Rust → wasm) answers every message.
 //
 // Rules of a module service worker: the wasm glue is imported statically (no import(), no
@@ -23,6 +24,8 @@ const EXTENSION_ORIGIN = new URL(chrome.runtime.getURL('')).origin;
  * Decides who sent a message from Chrome's own sender information (never from the message).
  * Returns "page" for this extension's pages, "content" for this extension's content scripts,
  * null for anything else (other extensions, web pages).
+ * @param {chrome.runtime.MessageSender | undefined} sender
+ * @returns {'page' | 'content' | null}
  */
 function senderRole(sender) {
   if (!sender || sender.id !== chrome.runtime.id) return null;
@@ -38,8 +41,14 @@ function senderRole(sender) {
 chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   const role = senderRole(sender);
   if (!role) return false;
-  const origin = sender.origin || new URL(sender.url).origin;
-  const who = role === 'content' ? { role, origin, tabId: sender.tab.id, url: sender.url } : { role, origin };
+  const url = sender.url || '';
+  const origin = sender.origin || new URL(url).origin;
+  const tabId = sender.tab && sender.tab.id;
+  /** @type {Parameters<typeof handle>[1]} */
+  let who;
+  if (role === 'content' && typeof tabId === 'number') who = { role, origin, tabId, url };
+  else if (role === 'page') who = { role, origin };
+  else return false;
   ready
     .then(() => handle(message, who))
     .then(sendResponse, (e) => sendResponse({ ok: false, error: { kind: 'internal', message: String(e && e.message || e) } }));
@@ -53,18 +62,33 @@ chrome.runtime.onInstalled.addListener(() => {
 // Custom chat sites live in chrome.storage.local ("sites"); their content scripts are derived
 // from it, so a restart, a second panel or an import all converge on the same registrations.
 const CUSTOM_PREFIX = 'custom:';
-const CONTENT_FILES = ['extension/content/sites.js', 'extension/content/content.js'];
+// The content script's files, in order: one list, the manifest's, for built-in and custom sites.
+const CONTENT_FILES = contentFiles(chrome.runtime.getManifest());
+
+/**
+ * The files of the manifest's (only) content script entry.
+ * @param {chrome.runtime.Manifest} manifest
+ * @returns {string[]}
+ */
+function contentFiles(manifest) {
+  const js = manifest.content_scripts && manifest.content_scripts[0] && manifest.content_scripts[0].js;
+  if (!js || !js.length) throw new Error('manifest.json: content_scripts[0].js lists no files');
+  return [...js];
+}
 
 async function syncContentScripts() {
-  const { sites = [] } = await chrome.storage.local.get('sites');
+  const stored = await chrome.storage.local.get('sites');
+  /** @type {import('./contract.js').Site[]} */
+  const sites = Array.isArray(stored.sites) ? stored.sites : [];
   const wanted = new Map(sites.map((s) => [CUSTOM_PREFIX + s.origin, s]));
   const registered = await chrome.scripting.getRegisteredContentScripts();
   const stale = registered.filter((r) => r.id.startsWith(CUSTOM_PREFIX) && !wanted.has(r.id)).map((r) => r.id);
   if (stale.length) await chrome.scripting.unregisterContentScripts({ ids: stale });
   const have = new Set(registered.map((r) => r.id));
+  /** @type {chrome.scripting.RegisteredContentScript[]} */
   const fresh = [...wanted.entries()]
     .filter(([id]) => !have.has(id))
-    .map(([id, s]) => ({ id, matches: [s.origin + '/*'], js: CONTENT_FILES, runAt: 'document_idle', persistAcrossSessions: true }));
+    .map(([id, s]) => ({ id, matches: [s.origin + '/*'], js: CONTENT_FILES, runAt: /** @type {const} */ ('document_idle'), persistAcrossSessions: true }));
   if (fresh.length) await chrome.scripting.registerContentScripts(fresh);
 }
 

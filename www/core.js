@@ -1,3 +1,4 @@
+// @ts-check
 // The panel's only way to the core: the message contract (extension/contract.js), plus what the
 // panel needs around it: error presentation, change notifications, and which chat it is for.
 // The panel keeps no state of its own that the core also has: every view reads it back from the
@@ -8,7 +9,11 @@ import { t } from './i18n.js';
 
 export { call };
 
-/** `{kind, message, hint}` of any thrown value. */
+/**
+ * `{kind, message, hint}` of any thrown value.
+ * @param {any} e
+ * @returns {{kind: string, message: string, hint: string}}
+ */
 export function describeError(e) {
   return {
     kind: (e && e.kind) || 'internal',
@@ -17,7 +22,11 @@ export function describeError(e) {
   };
 }
 
-/** An inline error block: the core's message, its hint, and its kind (for bug reports). */
+/**
+ * An inline error block: the core's message, its hint, and its kind (for bug reports).
+ * @param {any} e an error of the core (`{kind, message, hint}`) or any thrown value
+ * @param {{compact?: boolean}} [options] compact: without the hint
+ */
 export function errorView(e, { compact = false } = {}) {
   const { kind, message, hint } = describeError(e);
   if (kind === 'unavailable') {
@@ -32,14 +41,20 @@ export function errorView(e, { compact = false } = {}) {
 /**
  * Calls `fn(changes, area)` when chrome.storage changes (local or session: the call ledger lives
  * in session storage). Returns an unsubscribe function.
+ * @param {(changes: Record<string, chrome.storage.StorageChange>, area: string) => void} fn
  */
 export function onStorageChange(fn) {
+  /** @type {(changes: Record<string, chrome.storage.StorageChange>, area: string) => void} */
   const listener = (changes, area) => fn(changes, area);
   chrome.storage.onChanged.addListener(listener);
   return () => chrome.storage.onChanged.removeListener(listener);
 }
 
-/** Whether a storage change touches a key with one of the prefixes. */
+/**
+ * Whether a storage change touches a key with one of the prefixes.
+ * @param {Record<string, unknown>} changes
+ * @param {string[]} prefixes
+ */
 export function touches(changes, prefixes) {
   return Object.keys(changes).some((k) => prefixes.some((p) => k.startsWith(p)));
 }
@@ -55,16 +70,21 @@ export function touches(changes, prefixes) {
 export async function currentChat() {
   const [active] = await chrome.tabs.query({ active: true, currentWindow: true });
   const self = await chrome.tabs.getCurrent().catch(() => undefined);
-  const isChat = (tab) => tab && typeof tab.id === 'number' && /^https?:\/\//.test(tab.url || '');
-  if (active && (!self || active.id !== self.id)) return isChat(active) ? { tabId: active.id, url: active.url } : null;
-  const tabs = (await chrome.tabs.query({})).filter((tab) => isChat(tab) && (!self || tab.id !== self.id));
+  /** @param {chrome.tabs.Tab | undefined} tab @returns {{tabId: number, url: string} | null} */
+  const asChat = (tab) => (tab && typeof tab.id === 'number' && tab.url && /^https?:\/\//.test(tab.url) ? { tabId: tab.id, url: tab.url } : null);
+  if (active && (!self || active.id !== self.id)) return asChat(active);
+  const tabs = (await chrome.tabs.query({})).filter((tab) => asChat(tab) && (!self || tab.id !== self.id));
   tabs.sort((a, b) => (b.lastAccessed || 0) - (a.lastAccessed || 0));
-  return tabs[0] ? { tabId: tabs[0].id, url: tabs[0].url } : null;
+  return asChat(tabs[0]);
 }
 
-/** Calls `fn` when the active tab changes or navigates. Returns an unsubscribe function. */
+/**
+ * Calls `fn` when the active tab changes or navigates. Returns an unsubscribe function.
+ * @param {() => void} fn
+ */
 export function onTabChange(fn) {
   const activated = () => fn();
+  /** @param {number} _id @param {chrome.tabs.OnUpdatedInfo} info */
   const updated = (_id, info) => { if (info.url || info.status === 'complete') fn(); };
   chrome.tabs.onActivated.addListener(activated);
   chrome.tabs.onUpdated.addListener(updated);
@@ -74,7 +94,11 @@ export function onTabChange(fn) {
   };
 }
 
-/** Origins a server URL needs permission for: null for loopback hosts (granted in the manifest). */
+/**
+ * Origins a server URL needs permission for: null for loopback hosts (granted in the manifest).
+ * @param {string} url
+ * @returns {string | null}
+ */
 export function remoteOrigin(url) {
   let u;
   try {
@@ -92,6 +116,8 @@ export function remoteOrigin(url) {
  * Asks for host permission for the remote origins among `urls`. Must be called synchronously
  * from a user gesture (a click or submit handler, before any await), or Chrome refuses.
  * Resolves true when nothing was needed or everything was granted.
+ * @param {string[]} urls
+ * @returns {Promise<boolean>}
  */
 export function requestHostPermission(urls) {
   const origins = [...new Set(urls.map(remoteOrigin).filter(Boolean))].map((o) => o + '/*');
@@ -102,8 +128,13 @@ export function requestHostPermission(urls) {
 /**
  * Runs `fn` about every `ms` while the page is visible and `active()` holds; returns stop().
  * Bounded by construction: one tick at a time, never faster than `ms`.
+ * @param {() => unknown} fn
+ * @param {number} ms
+ * @param {() => boolean} [active]
+ * @returns {() => void}
  */
 export function poll(fn, ms, active = () => true) {
+  /** @type {ReturnType<typeof setTimeout> | null} */
   let timer = null;
   let stopped = false;
   const tick = async () => {

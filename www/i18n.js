@@ -1,3 +1,4 @@
+// @ts-check
 // Every visible string comes from _locales/<lang>/messages.json. Elements name their message
 // with data-i18n (text), data-i18n-title, data-i18n-placeholder and data-i18n-label
 // (aria-label). Text is always set with textContent.
@@ -9,6 +10,8 @@
 /** Languages the panel offers; "auto" follows the browser. */
 export const LANGUAGES = ['auto', 'en', 'zh_CN'];
 
+/** One entry of a messages.json. @typedef {{message: string, placeholders?: Record<string, {content?: string}>}} MessageEntry */
+/** @type {{lang: string, messages: Record<string, MessageEntry>} | null} */
 let override = null; // {lang, messages} when a language other than the browser's is chosen
 
 /**
@@ -25,6 +28,7 @@ export async function setLanguage(lang) {
   if (!res.ok) throw new Error(`messages for ${lang}: HTTP ${res.status}`);
   const raw = await res.json();
   // chrome.i18n matches message and placeholder names case-insensitively.
+  /** @type {Record<string, MessageEntry>} */
   const messages = {};
   for (const [key, entry] of Object.entries(raw)) messages[key.toLowerCase()] = entry;
   override = { lang, messages };
@@ -38,22 +42,30 @@ export function currentLanguage() {
 /**
  * Formats a messages.json entry like chrome.i18n.getMessage: `$NAME$` takes its placeholder's
  * content, `$1`..`$9` take substitutions, `$$` is a literal dollar.
+ * @param {MessageEntry} entry
+ * @param {string[]} [subs]
  */
 export function format(entry, subs = []) {
+  /** @type {Record<string, string>} */
   const placeholders = {};
   for (const [name, p] of Object.entries(entry.placeholders || {})) placeholders[name.toLowerCase()] = p.content ?? '';
-  const fill = (s) => s.replace(/\$\$|\$(\d)/g, (m, n) => (m === '$$' ? '$' : String(subs[n - 1] ?? '')));
-  return entry.message.replace(/\$\$|\$([A-Za-z0-9_@]+)\$|\$(\d)/g, (m, name, n) => {
+  /** @param {string} s */
+  const fill = (s) => s.replace(/\$\$|\$(\d)/g, (m, n) => (m === '$$' ? '$' : String(subs[Number(n) - 1] ?? '')));
+  return entry.message.replace(/\$\$|\$([A-Za-z0-9_@]+)\$|\$(\d)/g, (m, /** @type {string | undefined} */ name, /** @type {string} */ n) => {
     if (m === '$$') return '$';
     if (name !== undefined) {
       const content = placeholders[name.toLowerCase()];
       return content === undefined ? m : fill(content);
     }
-    return String(subs[n - 1] ?? '');
+    return String(subs[Number(n) - 1] ?? '');
   });
 }
 
-/** The message `key` with substitutions; the key itself when it is missing (visible in review). */
+/**
+ * The message `key` with substitutions; the key itself when it is missing (visible in review).
+ * @param {string} key
+ * @param {...(string | number)} subs
+ */
 export function t(key, ...subs) {
   const strings = subs.map(String);
   if (override) {
@@ -65,9 +77,9 @@ export function t(key, ...subs) {
 
 /** Applies the data-i18n* attributes under `root`. */
 export function localize(root = document) {
-  for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);
-  for (const el of root.querySelectorAll('[data-i18n-title]')) el.title = t(el.dataset.i18nTitle);
-  for (const el of root.querySelectorAll('[data-i18n-placeholder]')) el.placeholder = t(el.dataset.i18nPlaceholder);
-  for (const el of root.querySelectorAll('[data-i18n-label]')) el.setAttribute('aria-label', t(el.dataset.i18nLabel));
+  for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = t(/** @type {HTMLElement} */ (el).dataset.i18n || '');
+  for (const el of root.querySelectorAll('[data-i18n-title]')) /** @type {HTMLElement} */ (el).title = t(/** @type {HTMLElement} */ (el).dataset.i18nTitle || '');
+  for (const el of root.querySelectorAll('[data-i18n-placeholder]')) /** @type {HTMLInputElement} */ (el).placeholder = t(/** @type {HTMLElement} */ (el).dataset.i18nPlaceholder || '');
+  for (const el of root.querySelectorAll('[data-i18n-label]')) el.setAttribute('aria-label', t(/** @type {HTMLElement} */ (el).dataset.i18nLabel || ''));
   document.documentElement.lang = currentLanguage();
 }

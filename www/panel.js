@@ -1,3 +1,4 @@
+// @ts-check
 // The side panel: five views (servers, tools, this chat, activity, settings) behind an ARIA tab
 // list. Each view reads its state from the core through the message contract and re-reads it
 // when chrome.storage changes, so several open panels agree. Plain ES modules, no build step.
@@ -5,9 +6,27 @@ import { call, onStorageChange, touches } from './core.js';
 import { localize, setLanguage, t } from './i18n.js';
 import { mountServers } from './views/servers.js';
 
+/**
+ * What every view's mount function returns.
+ * @typedef {{show(): unknown, hide(): void, changed(changes: Record<string, chrome.storage.StorageChange>): void, relocalize(): void}} ViewController
+ */
+/** @typedef {(section: HTMLElement, app: App) => ViewController} Mount */
+/**
+ * The panel as the views see it.
+ * @typedef {object} App
+ * @property {string | null} coreVersion
+ * @property {string | null} current
+ * @property {string} language
+ * @property {(view: string) => boolean} visible
+ * @property {(type: string) => Promise<any> | undefined} takePrefetch
+ * @property {(lang: string) => Promise<void>} applyLanguage
+ * @property {Record<string, any>} [settings] the core's Settings as the chat view last read them
+ */
+
 const VIEWS = ['servers', 'tools', 'chat', 'activity', 'settings'];
 // The first view loads with the page; the others load on first use (or when the browser is idle
 // after the first paint), so the server list is not waiting for code it does not need.
+/** @type {Record<string, () => Promise<Mount>>} */
 const MOUNT = {
   servers: async () => mountServers,
   tools: () => import('./views/tools.js').then((m) => m.mountTools),
@@ -16,29 +35,34 @@ const MOUNT = {
   settings: () => import('./views/settings.js').then((m) => m.mountSettings),
 };
 
+/** An element of panel.html by id (each one exists: the page is ours). */
+const byId = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
+
+/** @type {Map<string, Promise<any>>} */
 const prefetched = new Map();
 // The first view's data is requested before anything else, in parallel with the language.
 prefetched.set('servers/list', call('servers/list'));
-prefetched.get('servers/list').catch(() => {});
+prefetched.get('servers/list')?.catch(() => {});
 const settingsAnswer = call('settings/get').catch(() => null);
 const pingAnswer = call('ping');
 
+/** @type {App} */
 const app = {
   coreVersion: null,
   current: null,
   language: 'auto',
   /** Whether `view` is the one shown and the panel itself is visible. */
-  visible(view) {
+  visible(/** @type {string} */ view) {
     return app.current === view && document.visibilityState === 'visible';
   },
   /** A request started at load for `type`, handed out once; later reads ask the core again. */
-  takePrefetch(type) {
+  takePrefetch(/** @type {string} */ type) {
     const p = prefetched.get(type);
     prefetched.delete(type);
     return p;
   },
   /** Switches the panel's language (stored in settings by the settings view). */
-  async applyLanguage(lang) {
+  async applyLanguage(/** @type {string} */ lang) {
     try {
       await setLanguage(lang);
     } catch (e) {
@@ -49,27 +73,32 @@ const app = {
     localize();
     showCoreStatus();
     for (const c of Object.values(controllers)) c.relocalize();
-    await (await controller(app.current)).show();
+    if (app.current) await (await controller(app.current)).show();
   },
 };
 
+/** @type {Record<string, ViewController>} */
 const controllers = {};
+/** @type {Record<string, Promise<ViewController>>} */
 const mounting = {};
 
 /** The controller of a view, mounting it (and loading its code) the first time. */
-function controller(view) {
+function controller(/** @type {string} */ view) {
   mounting[view] ??= MOUNT[view]().then((mount) => {
-    controllers[view] = mount(document.getElementById('view-' + view), app);
+    controllers[view] = mount(byId('view-' + view), app);
     return controllers[view];
   });
   return mounting[view];
 }
-const tabs = VIEWS.map((v) => document.getElementById('tab-' + v));
+const tabs = VIEWS.map((v) => byId('tab-' + v));
+/** @type {{core: string} | null} */
 let pong = null;
+/** @type {Error | null} */
 let pingError = null;
 
+
 function showCoreStatus() {
-  const status = document.getElementById('core-status');
+  const status = byId('core-status');
   if (pong) {
     status.textContent = t('coreReady', pong.core);
     status.dataset.state = 'ready';
@@ -79,6 +108,10 @@ function showCoreStatus() {
   }
 }
 
+/**
+ * @param {string} view
+ * @param {{focus?: boolean}} [options]
+ */
 async function select(view, { focus = false } = {}) {
   if (!VIEWS.includes(view)) view = 'servers';
   if (app.current === view) return;
@@ -88,9 +121,9 @@ async function select(view, { focus = false } = {}) {
     const on = tab.dataset.view === view;
     tab.setAttribute('aria-selected', String(on));
     tab.tabIndex = on ? 0 : -1;
-    document.getElementById(tab.getAttribute('aria-controls')).hidden = !on;
+    byId(tab.getAttribute('aria-controls') || '').hidden = !on;
   }
-  if (focus) document.getElementById('tab-' + view).focus();
+  if (focus) byId('tab-' + view).focus();
   if (previous) controllers[previous]?.hide();
   if (location.hash !== '#' + view) history.replaceState(null, '', '#' + view);
   const c = await controller(view);
@@ -98,15 +131,17 @@ async function select(view, { focus = false } = {}) {
 }
 
 function wireTabs() {
-  const list = document.getElementById('tabs');
+  const list = byId('tabs');
   list.addEventListener('click', (ev) => {
-    const tab = ev.target.closest('[role="tab"]');
-    if (tab) select(tab.dataset.view);
+    const tab = /** @type {HTMLElement | null} */ (/** @type {Element} */ (ev.target).closest('[role="tab"]'));
+    if (tab) select(tab.dataset.view || '');
   });
   // Arrow keys move between tabs and activate them (WAI-ARIA tabs pattern, automatic activation).
   list.addEventListener('keydown', (ev) => {
-    const i = VIEWS.indexOf(app.current);
-    const next = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: VIEWS.length - 1 }[ev.key];
+    const i = VIEWS.indexOf(app.current || '');
+    /** @type {Record<string, number>} */
+    const moves = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: VIEWS.length - 1 };
+    const next = moves[ev.key];
     if (next === undefined) return;
     ev.preventDefault();
     select(VIEWS[(next + VIEWS.length) % VIEWS.length], { focus: true });
@@ -127,7 +162,7 @@ async function boot() {
     (e) => { pingError = e; showCoreStatus(); },
   );
   onStorageChange(async (changes) => {
-    controllers[app.current]?.changed(changes);
+    if (app.current) controllers[app.current]?.changed(changes);
     if (touches(changes, ['config'])) {
       // Another panel may have switched the language: follow what the core now says.
       const s = await call('settings/get').catch(() => null);
@@ -144,7 +179,7 @@ async function boot() {
 
 boot().catch((e) => {
   console.error('MCP Relay: panel failed to start', e);
-  const status = document.getElementById('core-status');
+  const status = byId('core-status');
   status.textContent = t('coreError', e.message);
   status.dataset.state = 'error';
 });

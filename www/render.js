@@ -1,3 +1,4 @@
+// @ts-check
 // Renders what servers send back (tool results, resources, call records) as inert DOM.
 // Server data is untrusted: text goes into text nodes; an image is shown only when its MIME type
 // is image/* and its payload is base64, through a data: URL on an <img> (which never runs
@@ -9,18 +10,32 @@ const IMAGE_MIME = /^image\/[a-z0-9.+-]+$/i;
 const AUDIO_MIME = /^audio\/[a-z0-9.+-]+$/i;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
+// Server payloads are untrusted JSON of any shape: they are typed `any` and checked at run time.
+
+/**
+ * @param {string} mime
+ * @param {unknown} data
+ */
 function dataUrl(mime, data) {
   const clean = String(data || '').replace(/\s+/g, '');
   return BASE64.test(clean) ? `data:${mime};base64,${clean}` : null;
 }
 
-/** Byte size of a base64 payload, for placeholders. */
+/**
+ * Byte size of a base64 payload, for placeholders.
+ * @param {unknown} data
+ */
 function base64Bytes(data) {
   const s = String(data || '').replace(/\s+/g, '');
   return Math.floor((s.length * 3) / 4) - (s.endsWith('==') ? 2 : s.endsWith('=') ? 1 : 0);
 }
 
+/**
+ * @param {string} uri
+ * @param {string} [label]
+ */
 function safeLink(uri, label) {
+  /** @type {URL | null} */
   let url = null;
   try {
     url = new URL(uri);
@@ -33,19 +48,30 @@ function safeLink(uri, label) {
   return h('code', { text: label || uri });
 }
 
+/**
+ * @param {string | undefined} mime
+ * @param {unknown} data
+ */
 function image(mime, data) {
-  const src = IMAGE_MIME.test(mime || '') ? dataUrl(mime, data) : null;
+  const src = mime && IMAGE_MIME.test(mime) ? dataUrl(mime, data) : null;
   if (!src) return h('p', { class: 'placeholder', text: t('resultBinary', mime || '?', base64Bytes(data)) });
-  return h('img', { class: 'result-image', src, alt: t('resultImageAlt', mime) });
+  return h('img', { class: 'result-image', src, alt: t('resultImageAlt', String(mime)) });
 }
 
+/**
+ * @param {string | undefined} mime
+ * @param {unknown} data
+ */
 function audio(mime, data) {
-  const src = AUDIO_MIME.test(mime || '') ? dataUrl(mime, data) : null;
+  const src = mime && AUDIO_MIME.test(mime) ? dataUrl(mime, data) : null;
   if (!src) return h('p', { class: 'placeholder', text: t('resultBinary', mime || '?', base64Bytes(data)) });
-  return h('audio', { controls: true, src, attrs: { 'aria-label': t('resultAudio', mime) } });
+  return h('audio', { controls: true, src, attrs: { 'aria-label': t('resultAudio', String(mime)) } });
 }
 
-/** One embedded resource's contents (`{uri, mimeType?, text? | blob?}`). */
+/**
+ * One embedded resource's contents (`{uri, mimeType?, text? | blob?}`).
+ * @param {any} r
+ */
 export function resourceContents(r) {
   const head = h('p', { class: 'resource-head' }, t('resultResource'), ' ', safeLink(String(r.uri ?? '')), r.mimeType ? h('small', { text: ` ${r.mimeType}` }) : null);
   let body;
@@ -54,7 +80,10 @@ export function resourceContents(r) {
   return h('div', { class: 'result-resource' }, head, body);
 }
 
-/** One MCP content block. */
+/**
+ * One MCP content block.
+ * @param {any} c
+ */
 export function contentBlock(c) {
   switch (c && c.type) {
     case 'text': return h('pre', { class: 'result-text', text: String(c.text ?? '') });
@@ -68,7 +97,10 @@ export function contentBlock(c) {
   }
 }
 
-/** An MCP CallToolResult: content blocks, structured content, and the tool-error flag. */
+/**
+ * An MCP CallToolResult: content blocks, structured content, and the tool-error flag.
+ * @param {any} result
+ */
 export function toolResult(result) {
   if (result === null || result === undefined) return null;
   if (typeof result !== 'object' || !Array.isArray(result.content)) return h('pre', { class: 'result-json', text: json(result) });
@@ -80,7 +112,10 @@ export function toolResult(result) {
       : null);
 }
 
-/** A call's error: the core's `{kind, message, hint}` or a JSON-RPC `{code, message, data}`. */
+/**
+ * A call's error: the core's `{kind, message, hint}` or a JSON-RPC `{code, message, data}`.
+ * @param {any} error
+ */
 export function callError(error) {
   if (!error) return null;
   if (typeof error !== 'object') return h('div', { class: 'error', attrs: { role: 'alert' } }, h('p', { class: 'error-message', text: String(error) }));
@@ -92,19 +127,28 @@ export function callError(error) {
     error.data !== undefined ? h('pre', { class: 'result-json', text: json(error.data) }) : null);
 }
 
+/**
+ * A duration for people: "230 ms", "1.4 s".
+ * @param {unknown} ms
+ */
 export function duration(ms) {
   if (typeof ms !== 'number') return '';
   return ms < 1000 ? t('durationMs', Math.round(ms)) : t('durationS', (ms / 1000).toFixed(1));
 }
 
+/** @type {Record<string, string>} */
 const STATE_MARK = { pending: '?', running: '…', done: '✓', failed: '✗', unknown: '?', denied: '⊘', limited: '⊘' };
 
-/** The one-character mark of a call in the tool chain ("weather_search ✓"). */
+/**
+ * The one-character mark of a call in the tool chain ("weather_search ✓").
+ * @param {import('../extension/contract.js').CallRecord} record
+ */
 export function stateMark(record) {
   if (record.state === 'done' && record.result && record.result.isError) return '✗';
   return STATE_MARK[record.state] || '·';
 }
 
+/** @param {any} p a progress notification's params */
 function progressView(p) {
   if (p === null || p === undefined) return null;
   if (typeof p !== 'object') return h('p', { class: 'progress', text: String(p) });
@@ -120,6 +164,8 @@ function progressView(p) {
 /**
  * A call record (see CallRecord in crates/relay-core/src/contract.rs). `onDecide(decision)` is
  * called for the buttons of pending calls and the explicit re-run of an unknown one.
+ * @param {import('../extension/contract.js').CallRecord} record
+ * @param {{onDecide?: (decision: import('../extension/contract.js').Decision) => void}} [options]
  */
 export function callView(record, { onDecide } = {}) {
   const state = String(record.state || 'unknown');

@@ -1,3 +1,4 @@
+// @ts-check
 // A form generated from a tool's JSON Schema `inputSchema`, for running a tool by hand.
 // Strings, numbers and integers get inputs, enums get selects, booleans a checkbox (required) or
 // a three-way select (optional: unset / true / false), arrays, objects and unions a JSON
@@ -12,6 +13,11 @@ import { t } from './i18n.js';
  * `allOf`, nullable unions (`anyOf: [X, {type: "null"}]`, as Option<T> is written) and
  * `oneOf`/`anyOf` lists of constants (documented enums). The property's own keywords
  * (description, default, title) win over the referenced ones.
+ * Schemas come from servers (untrusted JSON of any shape), hence `any`.
+ * @param {any} prop
+ * @param {any} root
+ * @param {number} [depth]
+ * @returns {any}
  */
 export function resolve(prop, root, depth = 0) {
   if (!prop || typeof prop !== 'object' || depth > 8) return prop;
@@ -29,30 +35,38 @@ export function resolve(prop, root, depth = 0) {
   for (const key of ['anyOf', 'oneOf']) {
     const alts = p[key];
     if (!Array.isArray(alts)) continue;
-    const real = alts.filter((a) => !(a && a.type === 'null'));
+    const real = alts.filter((/** @type {any} */ a) => !(a && a.type === 'null'));
     const { [key]: _, ...own } = p;
     if (real.length === 1 && alts.length === 2) {
       p = { ...resolve(real[0], root, depth + 1), ...own };
-    } else if (alts.length && alts.every((a) => a && 'const' in a)) {
-      p = { ...own, enum: alts.map((a) => a.const), type: own.type || (alts.every((a) => typeof a.const === 'string') ? 'string' : undefined) };
+    } else if (alts.length && alts.every((/** @type {any} */ a) => a && 'const' in a)) {
+      p = { ...own, enum: alts.map((/** @type {any} */ a) => a.const), type: own.type || (alts.every((/** @type {any} */ a) => typeof a.const === 'string') ? 'string' : undefined) };
     }
   }
   return p;
 }
 
-/** The single JSON type a property is edited as: string, number, integer, boolean or json. */
+/**
+ * The single JSON type a property is edited as: string, number, integer, boolean or json.
+ * @param {any} prop
+ * @returns {'string' | 'number' | 'integer' | 'boolean' | 'json'}
+ */
 export function editType(prop) {
   if (!prop || typeof prop !== 'object') return 'json';
   let type = prop.type;
-  if (Array.isArray(type)) type = type.find((x) => x !== 'null') ?? 'null';
+  if (Array.isArray(type)) type = type.find((/** @type {unknown} */ x) => x !== 'null') ?? 'null';
   if (!type && Array.isArray(prop.enum) && prop.enum.length) {
-    const kinds = new Set(prop.enum.map((v) => typeof v));
+    const kinds = new Set(prop.enum.map((/** @type {unknown} */ v) => typeof v));
     type = kinds.size === 1 && kinds.has('string') ? 'string' : kinds.size === 1 && kinds.has('number') ? 'number' : undefined;
   }
   if (type === 'string' || type === 'number' || type === 'integer' || type === 'boolean') return type;
   return 'json';
 }
 
+/**
+ * @param {any} prop
+ * @param {string} type
+ */
 function describe(prop, type) {
   const bits = [type === 'json' ? (Array.isArray(prop.type) ? prop.type.join(' | ') : prop.type || 'JSON') : type];
   if (prop.minimum !== undefined || prop.maximum !== undefined) bits.push(`${prop.minimum ?? '…'}–${prop.maximum ?? '…'}`);
@@ -61,14 +75,20 @@ function describe(prop, type) {
   return [prop.description, `(${bits.join(', ')})`].filter(Boolean).join(' ');
 }
 
+/**
+ * One control for one property: its element, its edit type and how to read its value.
+ * @param {string} name
+ * @param {any} prop
+ * @param {boolean} required
+ */
 function control(name, prop, required) {
   const type = editType(prop);
   const id = nextId('arg');
   const dflt = prop.default;
   if (Array.isArray(prop.enum) && prop.enum.length) {
-    const options = prop.enum.map((v, i) => h('option', { value: String(i), text: typeof v === 'string' ? v : JSON.stringify(v) }));
+    const options = prop.enum.map((/** @type {unknown} */ v, /** @type {number} */ i) => h('option', { value: String(i), text: typeof v === 'string' ? v : JSON.stringify(v) }));
     const el = h('select', { id, name }, required ? null : h('option', { value: '', text: t('formUnset') }), options);
-    const at = prop.enum.findIndex((v) => JSON.stringify(v) === JSON.stringify(dflt));
+    const at = prop.enum.findIndex((/** @type {unknown} */ v) => JSON.stringify(v) === JSON.stringify(dflt));
     el.value = at >= 0 ? String(at) : required ? '0' : '';
     return { el, type: 'enum', read: () => (el.value === '' ? undefined : prop.enum[Number(el.value)]) };
   }
@@ -115,7 +135,7 @@ function control(name, prop, required) {
       try {
         return JSON.parse(el.value);
       } catch (e) {
-        throw new Error(t('formBadJson', e.message));
+        throw new Error(t('formBadJson', /** @type {Error} */ (e).message));
       }
     },
   };
@@ -124,7 +144,7 @@ function control(name, prop, required) {
 /**
  * Builds the form body for `schema`. Returns `{element, collect}`; collect() returns
  * `{ok: true, value}` or `{ok: false}` after marking the invalid fields.
- * @param {object} schema a JSON Schema of type object
+ * @param {any} schema a JSON Schema of type object
  */
 export function schemaForm(schema) {
   const props = (schema && typeof schema === 'object' && schema.properties && typeof schema.properties === 'object') ? schema.properties : {};
@@ -142,6 +162,7 @@ export function schemaForm(schema) {
   const element = h('div', { class: 'schema-form' },
     fields.length ? fields.map((f) => f.wrap) : h('p', { class: 'muted', text: t('formNoParams') }));
   function collect() {
+    /** @type {Record<string, unknown>} */
     const value = {};
     let ok = true;
     for (const f of fields) {
@@ -156,7 +177,7 @@ export function schemaForm(schema) {
         value[f.name] = v;
       } catch (e) {
         ok = false;
-        f.error.textContent = e.message;
+        f.error.textContent = /** @type {Error} */ (e).message;
         f.c.el.setAttribute('aria-invalid', 'true');
         f.c.el.setAttribute('aria-errormessage', f.error.id);
       }

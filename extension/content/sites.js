@@ -1,3 +1,4 @@
+// @ts-check
 // Site adapters as data: one description per chat site, read by content.js. A new site is one
 // entry here plus one fixture page under tests/fixtures/sites/<id>/ that reproduces the site's
 // DOM and editor behaviour (tests/e2e/sites.test.mjs fails when either is missing).
@@ -21,6 +22,7 @@
   'use strict';
   const DISABLED = [':disabled', '[aria-disabled="true"]', '[disabled]'];
 
+  /** @type {import('./content').Adapter[]} */
   const SITES = [
     {
       id: 'gemini', name: 'Gemini', hosts: ['gemini.google.com'], editor: 'quill',
@@ -142,6 +144,7 @@
 
   // For any site without a description: content.js finds the input, the send button and the
   // replies by shape and by the markers chat UIs commonly use.
+  /** @type {import('./content').Adapter} */
   const GENERIC = {
     id: 'generic', name: 'Generic', hosts: [], editor: 'auto',
     input: [], send: [], stop: ['button[aria-label="Stop"]', 'button[aria-label*="Stop"]', 'button[data-testid*="stop"]'],
@@ -158,10 +161,12 @@
     Object.freeze(s);
   }
 
+  /** @param {string} id */
   function byId(id) {
     return SITES.find((s) => s.id === id) || (id === 'generic' ? GENERIC : null);
   }
 
+  /** @param {{hostname: string}} loc */
   function forLocation(loc) {
     const host = loc.hostname;
     return SITES.find((s) => s.hosts.includes(host)) || null;

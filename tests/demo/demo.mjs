@@ -5,7 +5,7 @@
 // step and saves screenshots under target/demo/; with RELAY_HEADED=1 it leaves the browser open.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { launchExtension, openExtensionPage, coreCall, serveStatic, startProcess, until, ROOT, TARGET } from '../e2e/harness.mjs';
+import { launchExtension, openExtensionPage, coreCall, serveStatic, startProcess, until, waitInClosedShadow, ROOT, TARGET } from '../e2e/harness.mjs';
 
 const headed = process.env.RELAY_HEADED === '1';
 const shots = join(TARGET, 'demo');
@@ -60,7 +60,7 @@ async function main() {
     step('instructions inserted into the chat input and submitted');
     await page.screenshot({ path: join(shots, '1-instructions.png'), fullPage: true });
 
-    await page.locator('mcp-relay-ui').locator('.card[data-state="done"]').first().waitFor({ timeout: 20_000 });
+    await waitInClosedShadow(page, 'mcp-relay-ui', '.card[data-state="done"]', { timeoutMs: 20_000 });
     const calls = await expectOk(await coreCall(panel, { type: 'activity/list', chat: chatRef }), 'activity');
     const done = calls.find((c) => c.state === 'done');
     step(`assistant called ${done.tool}(${JSON.stringify(done.arguments)}) → ran in ${done.durationMs} ms`);

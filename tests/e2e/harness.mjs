@@ -108,3 +108,88 @@ export async function until(fn, { timeoutMs = 10_000, intervalMs = 50, what = 'c
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
+
+// ---- our UI in a chat page: a closed shadow root ----------------------------------------------
+//
+// The content script's cards live in a closed shadow root (a page must not reach their buttons),
+// which Playwright's locators do not pierce. The helpers below reach it the way only a debugger
+// can: CDP's DOM domain with `pierce: true`, and click with real (trusted) mouse input.
+
+const cdpSessions = new WeakMap();
+async function cdpFor(page) {
+  if (!cdpSessions.has(page)) cdpSessions.set(page, await page.context().newCDPSession(page));
+  return cdpSessions.get(page);
+}
+
+/**
+ * Node ids (CDP) of the elements matching `innerSelector` inside the closed shadow roots of the
+ * elements matching `hostSelector`. Empty when there is none (yet).
+ */
+export async function closedShadowNodes(page, hostSelector, innerSelector) {
+  const cdp = await cdpFor(page);
+  const { root } = await cdp.send('DOM.getDocument', { depth: -1, pierce: true });
+  const { nodeIds: hosts } = await cdp.send('DOM.querySelectorAll', { nodeId: root.nodeId, selector: hostSelector });
+  const wanted = new Set(hosts);
+  const shadowRoots = [];
+  const walk = (node) => {
+    if (wanted.has(node.nodeId)) for (const sr of node.shadowRoots || []) shadowRoots.push(sr);
+    for (const child of node.children || []) walk(child);
+  };
+  walk(root);
+  const found = [];
+  for (const sr of shadowRoots) {
+    const { nodeIds } = await cdp.send('DOM.querySelectorAll', { nodeId: sr.nodeId, selector: innerSelector });
+    found.push(...nodeIds);
+  }
+  return found;
+}
+
+/** Waits (bounded) until `innerSelector` matches inside the host's closed shadow root. */
+export async function waitInClosedShadow(page, hostSelector, innerSelector, { timeoutMs = 30_000 } = {}) {
+  return until(async () => (await closedShadowNodes(page, hostSelector, innerSelector)).length > 0,
+    { timeoutMs, intervalMs: 100, what: `${innerSelector} inside ${hostSelector}` });
+}
+
+/** innerText of each element matching `innerSelector` inside the host's closed shadow root. */
+export async function textsInClosedShadow(page, hostSelector, innerSelector) {
+  const cdp = await cdpFor(page);
+  const texts = [];
+  for (const nodeId of await closedShadowNodes(page, hostSelector, innerSelector)) {
+    const { object } = await cdp.send('DOM.resolveNode', { nodeId });
+    const { result } = await cdp.send('Runtime.callFunctionOn', { objectId: object.objectId, functionDeclaration: 'function () { return this.innerText; }', returnByValue: true });
+    texts.push(result.value);
+  }
+  return texts;
+}
+
+/**
+ * Clicks the first element matching `innerSelector` inside the host's closed shadow root with
+ * real mouse input at the centre of its box: a trusted click, as a user's.
+ */
+export async function trustedClickInClosedShadow(page, hostSelector, innerSelector) {
+  const cdp = await cdpFor(page);
+  const [nodeId] = await closedShadowNodes(page, hostSelector, innerSelector);
+  if (!nodeId) throw new Error(`nothing matches ${innerSelector} inside ${hostSelector}`);
+  await cdp.send('DOM.scrollIntoViewIfNeeded', { nodeId });
+  const { model } = await cdp.send('DOM.getBoxModel', { nodeId });
+  const q = model.border; // x1,y1 … x4,y4 in CSS pixels of the main frame's viewport
+  const x = (q[0] + q[2] + q[4] + q[6]) / 4;
+  const y = (q[1] + q[3] + q[5] + q[7]) / 4;
+  await page.bringToFront();
+  await page.mouse.click(x, y);
+}
+
+/**
+ * Runs `fn` (source of a function taking the element as `this`) in the page's main world on
+ * the first element matching `innerSelector` inside the closed shadow root: what a page script
+ * could do if it ever got hold of one of our elements. Returns its value.
+ */
+export async function pageWorldCallInClosedShadow(page, hostSelector, innerSelector, fn) {
+  const cdp = await cdpFor(page);
+  const [nodeId] = await closedShadowNodes(page, hostSelector, innerSelector);
+  if (!nodeId) throw new Error(`nothing matches ${innerSelector} inside ${hostSelector}`);
+  const { object } = await cdp.send('DOM.resolveNode', { nodeId });
+  const { result, exceptionDetails } = await cdp.send('Runtime.callFunctionOn', { objectId: object.objectId, functionDeclaration: fn, returnByValue: true, awaitPromise: true });
+  if (exceptionDetails) throw new Error(exceptionDetails.text);
+  return result.value;
+}

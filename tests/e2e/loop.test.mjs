@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { launchExtension, openExtensionPage, coreCall, serveStatic, startProcess, until, ROOT, TARGET } from './harness.mjs';
+import { launchExtension, openExtensionPage, coreCall, serveStatic, startProcess, until, waitInClosedShadow, trustedClickInClosedShadow, ROOT, TARGET } from './harness.mjs';
 
 let ext, server, chat, panel, serverId;
 
@@ -76,10 +76,9 @@ test('ask policy: the call waits for Run on its card, then runs once', async () 
   await ok(await coreCall(panel, { type: 'tools/policy', serverId, tool: 'add', policy: 'ask' }));
   const { page, chatRef } = await openChat({ autoExecute: true, autoSubmit: true });
   await insertInstructions(chatRef);
-  const card = page.locator('mcp-relay-ui').locator('.card[data-state="pending"]');
-  await card.waitFor({ timeout: 30_000 });
+  await waitInClosedShadow(page, 'mcp-relay-ui', '.card[data-state="pending"]');
   assert.equal((await calls(chatRef))[0].state, 'pending');
-  await card.locator('button[data-action="run"]').click();
+  await trustedClickInClosedShadow(page, 'mcp-relay-ui', '.card[data-state="pending"] button[data-action="run"]');
   await page.locator('.turn[data-role="assistant"]', { hasText: 'Final answer' }).waitFor({ timeout: 30_000 });
   const list = await calls(chatRef);
   assert.deepEqual(list.map((c) => c.state), ['done']);

@@ -5,6 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadAdapters, startRig, waitForReply, until } from '../fixtures/sites/_shared/loop.mjs';
+import { waitInClosedShadow, textsInClosedShadow } from './harness.mjs';
 
 const { SITES } = loadAdapters();
 const chatgpt = SITES.find((s) => s.id === 'chatgpt');
@@ -76,9 +77,9 @@ test('service worker stopped while a reply streams: the call is detected once an
 test('loop limit reached: the extra call is not run, and it says so on its card and to the model', async () => {
   const { page, chatRef } = await rig.openChat(url('?chain=2'), { maxConsecutive: 1 }, 'chatgpt');
   await rig.insertInstructions(chatRef);
-  const card = page.locator('mcp-relay-ui').locator('.card[data-state="limited"]');
-  await card.waitFor({ timeout: 30_000 });
-  assert.match(await card.innerText(), /limit/i);
+  await waitInClosedShadow(page, 'mcp-relay-ui', '.card[data-state="limited"]');
+  const [cardText] = await textsInClosedShadow(page, 'mcp-relay-ui', '.card[data-state="limited"]');
+  assert.match(cardText, /limit/i);
   assert.deepEqual(await states(chatRef), ['add:done', 'add:limited']);
   const final = await waitForReply(page, chatgpt, 'Final answer');
   assert.match(final, /limit/i, 'the model was told the call was skipped');

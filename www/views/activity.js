@@ -1,3 +1,4 @@
+// @ts-check
 // Activity: the tool chain of the current chat as it happens. Each call shows its arguments,
 // progress, duration, result or error; pending calls wait for Run / Deny / Always allow; a call
 // whose outcome is unknown (timed out, worker stopped) runs again only on an explicit click.
@@ -9,8 +10,15 @@ import { t } from '../i18n.js';
 import { call, errorView, currentChat, onTabChange, poll, touches } from '../core.js';
 import { callView, stateMark } from '../render.js';
 
+/**
+ * @param {HTMLElement} section
+ * @param {import('../panel.js').App} app
+ * @returns {import('../panel.js').ViewController}
+ */
 export function mountActivity(section, app) {
+  /** @type {import('../../extension/contract.js').ChatRef | null} */
   let chat = null;
+  /** @type {import('../../extension/contract.js').CallRecord[]} */
   let records = [];
   let signature = '';
   const who = h('p', { class: 'chat-who' });
@@ -55,6 +63,10 @@ export function mountActivity(section, app) {
     render();
   }
 
+  /**
+   * @param {import('../../extension/contract.js').CallRecord} record
+   * @param {import('../../extension/contract.js').Decision} decision
+   */
   async function decide(record, decision) {
     try {
       await call('activity/decide', { key: record.key, decision });
@@ -79,7 +91,9 @@ export function mountActivity(section, app) {
   }
 
   build();
+  /** @type {(() => void) | null} */
   let stopPoll = null;
+  /** @type {(() => void) | null} */
   let offTabs = null;
   return {
     async show() {

@@ -1,3 +1,4 @@
+// @ts-check
 // This chat: which servers the active tab's chat may use, its strategy, template and loop
 // switches, the exact prompt the core builds for it (size, Insert, Copy), and the prompts and
 // resources its servers offer (browsed here, inserted into the chat).
@@ -13,12 +14,22 @@ import { resourceContents } from '../render.js';
 export const STRATEGIES = ['auto', 'toolFirst', 'toolForced', 'disabled'];
 
 /** MCP list answers come as `{prompts: [...]}` / `{resources: [...]}` or as the bare array. */
+/** @type {(answer: any, key: string) => any[]} */
 const listOf = (answer, key) => (Array.isArray(answer) ? answer : (answer && Array.isArray(answer[key]) ? answer[key] : []));
 
+/**
+ * @param {HTMLElement} section
+ * @param {import('../panel.js').App} app
+ * @returns {import('../panel.js').ViewController}
+ */
 export function mountChat(section, app) {
+  /** @type {import('../../extension/contract.js').ChatRef | null} */
   let chat = null;
+  /** @type {import('../../extension/contract.js').ChatSettings | null} */
   let settings = null;
+  /** @type {import('../../extension/contract.js').ServerView[]} */
   let servers = [];
+  /** @type {import('../../extension/contract.js').Prompt | null} */
   let prompt = null;
   const who = h('p', { class: 'chat-who', attrs: { 'aria-live': 'polite' } });
   const status = h('div', { class: 'view-status' });
@@ -62,8 +73,10 @@ export function mountChat(section, app) {
     await Promise.all([refreshPrompt(), renderLibrary()]);
   }
 
+  /** @param {Partial<import('../../extension/contract.js').ChatSettings>} patch */
   async function save(patch) {
     status.replaceChildren();
+    if (!chat) return;
     try {
       settings = await call('chat/set', { chat, settings: { ...settings, ...patch } });
     } catch (e) {
@@ -74,18 +87,20 @@ export function mountChat(section, app) {
   }
 
   function renderSettings() {
+    /** @type {Partial<import('../../extension/contract.js').ChatSettings>} */
     const s = settings || {};
     const selected = new Set(s.serverIds || []);
     const serverChecks = servers.length
       ? h('ul', { class: 'check-list' }, servers.map((srv) => {
         const input = h('input', { type: 'checkbox', id: nextId('cs'), checked: selected.has(srv.id), value: srv.id });
         input.addEventListener('change', () => {
-          const ids = new Set(settings.serverIds || []);
+          const ids = new Set((settings && settings.serverIds) || []);
           if (input.checked) ids.add(srv.id);
           else ids.delete(srv.id);
           // Keep the configured order so the prompt lists servers as the user arranged them.
           save({ serverIds: servers.map((x) => x.id).filter((id) => ids.has(id)) });
         });
+        /** @type {Partial<import('../../extension/contract.js').ServerState>} */
         const st = srv.state || {};
         const note = srv.enabled === false ? t('status_disabled') : st.status === 'connected' ? t('toolCount', st.toolCount ?? 0) : t('status_' + (st.status || 'idle'));
         return h('li', { dataset: { server: srv.id } }, input, h('label', { htmlFor: input.id }, srv.name || srv.id, h('small', { class: 'muted', text: ` · ${note}` })));
@@ -94,10 +109,11 @@ export function mountChat(section, app) {
     // No strategy of its own means the default from the settings applies.
     const fallback = (app.settings && app.settings.defaultStrategy) || 'auto';
     const strategy = select([['', t('strategyDefault', t('strategy_' + fallback))], ...STRATEGIES.map((v) => [v, t('strategy_' + v)])], s.strategy || '', { id: 'chat-strategy' });
-    strategy.addEventListener('change', () => save({ strategy: strategy.value || null }));
+    strategy.addEventListener('change', () => save({ strategy: /** @type {import('../../extension/contract.js').Strategy} */ (strategy.value) || null }));
     const template = h('textarea', { id: 'chat-template', rows: 3, class: 'mono', value: s.template || '', placeholder: t('chatTemplatePlaceholder'), spellcheck: false });
     template.addEventListener('change', () => save({ template: template.value.trim() ? template.value : null }));
     // Empty limits fall back to the settings' limits, shown as the placeholder.
+    /** @param {string} id @param {number | null | undefined} value @param {string} key */
     const num = (id, value, key) => {
       const el = h('input', { type: 'number', id, min: '1', max: '500', step: '1', value: String(value ?? ''), placeholder: String((app.settings && app.settings[key]) ?? '') });
       el.addEventListener('change', () => {
@@ -110,8 +126,8 @@ export function mountChat(section, app) {
     settingsBox.replaceChildren(
       h('fieldset', { class: 'chat-servers' }, h('legend', { text: t('chatServers') }), serverChecks),
       field(t('chatStrategy'), strategy, { hint: t('strategyHint_' + (s.strategy || fallback)) }),
-      toggle(t('chatAutoExecute'), s.autoExecute, (on) => save({ autoExecute: on }), { id: 'chat-auto-execute' }),
-      toggle(t('chatAutoSubmit'), s.autoSubmit, (on) => save({ autoSubmit: on }), { id: 'chat-auto-submit' }),
+      toggle(t('chatAutoExecute'), !!s.autoExecute, (on) => save({ autoExecute: on }), { id: 'chat-auto-execute' }),
+      toggle(t('chatAutoSubmit'), !!s.autoSubmit, (on) => save({ autoSubmit: on }), { id: 'chat-auto-submit' }),
       h('div', { class: 'row2' },
         field(t('chatMaxConsecutive'), num('chat-max-consecutive', s.maxConsecutive, 'maxConsecutive')),
         field(t('chatMaxTotal'), num('chat-max-total', s.maxTotal, 'maxTotal'))),
@@ -120,30 +136,37 @@ export function mountChat(section, app) {
 
   async function refreshPrompt() {
     try {
-      prompt = await call('prompt/build', { chat });
+      prompt = await call('prompt/build', { chat: chat || undefined });
     } catch (e) {
       promptBox.replaceChildren(h('h3', { text: t('promptTitle') }), errorView(e));
       return;
     }
     const note = h('p', { class: 'hint', attrs: { 'aria-live': 'polite' } });
-    if (!prompt || !prompt.text) {
+    const p = prompt;
+    if (!p || !p.text) {
       promptBox.replaceChildren(h('h3', { text: t('promptTitle') }), h('p', { class: 'muted', id: 'prompt-empty', text: t('promptNone') }));
       return;
     }
-    const toolCount = Array.isArray(prompt.tools) ? prompt.tools.length : prompt.tools;
+    const toolCount = Array.isArray(p.tools) ? p.tools.length : p.tools;
     const insert = h('button', { type: 'button', class: 'primary', id: 'prompt-insert', text: t('promptInsert') });
-    insert.addEventListener('click', () => insertText(prompt.text, note, insert));
+    insert.addEventListener('click', () => insertText(p.text, note, insert));
     promptBox.replaceChildren(
       h('h3', { text: t('promptTitle') }),
-      h('p', { class: 'prompt-stats', id: 'prompt-stats', text: t('promptStats', prompt.chars ?? prompt.text.length, prompt.tokensEstimate ?? '?', toolCount ?? '?') }),
+      h('p', { class: 'prompt-stats', id: 'prompt-stats', text: t('promptStats', p.chars ?? p.text.length, p.tokensEstimate ?? '?', toolCount ?? '?') }),
       h('div', { class: 'actions' },
         insert,
-        h('button', { type: 'button', id: 'prompt-copy', text: t('copy'), on: { click: async () => { note.textContent = (await copyText(prompt.text)) ? t('copied') : t('copyFailed'); } } })),
+        h('button', { type: 'button', id: 'prompt-copy', text: t('copy'), on: { click: async () => { note.textContent = (await copyText(p.text)) ? t('copied') : t('copyFailed'); } } })),
       note,
-      h('pre', { class: 'prompt-text', id: 'prompt-text', tabIndex: 0, text: prompt.text, attrs: { 'aria-label': t('promptTitle') } }));
+      h('pre', { class: 'prompt-text', id: 'prompt-text', tabIndex: 0, text: p.text, attrs: { 'aria-label': t('promptTitle') } }));
   }
 
+  /**
+   * @param {string} text
+   * @param {HTMLElement} note
+   * @param {HTMLButtonElement} button
+   */
   async function insertText(text, note, button) {
+    if (!chat) return;
     button.disabled = true;
     note.textContent = '';
     try {
@@ -178,6 +201,11 @@ export function mountChat(section, app) {
     }));
   }
 
+  // Prompts and resources are the server's MCP answers: untrusted JSON, typed `any`.
+  /**
+   * @param {import('../../extension/contract.js').ServerView} srv
+   * @param {HTMLElement} body
+   */
   async function loadLibrary(srv, body) {
     body.replaceChildren(h('p', { class: 'muted', text: t('loading') }));
     const [prompts, resources] = await Promise.all([
@@ -189,30 +217,37 @@ export function mountChat(section, app) {
     body.replaceChildren(
       h('h4', { text: t('libraryPrompts') }),
       prompts instanceof Error ? errorView(prompts, { compact: true })
-        : prompts.length ? h('ul', { class: 'library-list' }, prompts.map((p) => promptItem(srv, p, note, preview))) : h('p', { class: 'muted', text: t('libraryNone') }),
+        : prompts.length ? h('ul', { class: 'library-list' }, prompts.map((/** @type {any} */ p) => promptItem(srv, p, note, preview))) : h('p', { class: 'muted', text: t('libraryNone') }),
       h('h4', { text: t('libraryResources') }),
       resources instanceof Error ? errorView(resources, { compact: true })
-        : resources.length ? h('ul', { class: 'library-list' }, resources.map((r) => resourceItem(srv, r, note, preview))) : h('p', { class: 'muted', text: t('libraryNone') }),
+        : resources.length ? h('ul', { class: 'library-list' }, resources.map((/** @type {any} */ r) => resourceItem(srv, r, note, preview))) : h('p', { class: 'muted', text: t('libraryNone') }),
       note, preview);
   }
 
+  /**
+   * @param {import('../../extension/contract.js').ServerView} srv
+   * @param {any} p an MCP prompt
+   * @param {HTMLElement} note
+   * @param {HTMLElement} preview
+   */
   function promptItem(srv, p, note, preview) {
     const args = Array.isArray(p.arguments) ? p.arguments : [];
-    const inputs = args.map((a) => {
+    const inputs = args.map((/** @type {any} */ a) => {
       const input = h('input', { type: 'text', name: a.name, required: !!a.required });
       return { a, input, el: field(a.title || a.name, input, { hint: a.description, required: !!a.required }) };
     });
     const insert = h('button', { type: 'submit', text: t('libraryInsert') });
-    const form = h('form', { class: 'stack' }, inputs.map((i) => i.el), h('div', { class: 'actions' }, insert));
+    const form = h('form', { class: 'stack' }, inputs.map((/** @type {{el: HTMLElement}} */ i) => i.el), h('div', { class: 'actions' }, insert));
     form.addEventListener('submit', async (ev) => {
       ev.preventDefault();
       if (!form.reportValidity()) return;
+      /** @type {Record<string, string>} */
       const values = {};
       for (const { a, input } of inputs) if (input.value !== '') values[a.name] = input.value;
       try {
         const got = await call('prompts/get', { serverId: srv.id, name: p.name, arguments: values });
         const text = (got && Array.isArray(got.messages) ? got.messages : [])
-          .map((m) => (m.content && m.content.type === 'text' ? m.content.text : m.content && m.content.type === 'resource' && m.content.resource ? m.content.resource.text || '' : ''))
+          .map((/** @type {any} */ m) => (m.content && m.content.type === 'text' ? m.content.text : m.content && m.content.type === 'resource' && m.content.resource ? m.content.resource.text || '' : ''))
           .filter(Boolean)
           .join('\n\n');
         preview.replaceChildren(h('pre', { class: 'result-text', text }));
@@ -227,6 +262,12 @@ export function mountChat(section, app) {
       form);
   }
 
+  /**
+   * @param {import('../../extension/contract.js').ServerView} srv
+   * @param {any} r an MCP resource
+   * @param {HTMLElement} note
+   * @param {HTMLElement} preview
+   */
   function resourceItem(srv, r, note, preview) {
     const read = async () => {
       const got = await call('resources/read', { serverId: srv.id, uri: r.uri });
@@ -258,6 +299,7 @@ export function mountChat(section, app) {
   }
 
   build();
+  /** @type {(() => void) | null} */
   let offTabs = null;
   return {
     async show() {

@@ -1,8 +1,10 @@
+// @ts-check
 // Servers: the configured MCP servers with their live state, and adding, editing, removing,
 // enabling, testing, importing (mcpServers JSON) and exporting them.
 //
 // Shapes (crates/relay-core/src/contract.rs): ServerView = {id, name, url, transport, headers:
-// [{name, value}] (secret values masked "••••"), timeoutMs, enabled, state: {status, protocolVersion?,
+// [{name, value, secret?}] (values of secret-marked and secret-looking headers masked "••••",
+// with secret: true), timeoutMs, enabled, state: {status, protocolVersion?,
 // toolCount?, error?, lastLatencyMs?}}.
 import { h, field, select, toggle, nextId, copyText } from '../dom.js';
 import { t } from '../i18n.js';
@@ -14,7 +16,13 @@ export const MASK = '••••';
 
 const TRANSPORTS = ['auto', 'streamable', 'sse'];
 
+/**
+ * @param {HTMLElement} section
+ * @param {import('../panel.js').App} app
+ * @returns {import('../panel.js').ViewController}
+ */
 export function mountServers(section, app) {
+  /** @type {import('../../extension/contract.js').ServerView[]} */
   let servers = [];
   let loaded = false;
   let painted = false;
@@ -74,21 +82,30 @@ export function mountServers(section, app) {
     rows = new Map(servers.map((s, i) => [s.id, next[i]]));
   }
 
+  /** @param {import('../../extension/contract.js').ServerView} s */
   function serverItem(s) {
+    /** @type {Partial<import('../../extension/contract.js').ServerState>} */
     const st = s.state || {};
     const statusName = s.enabled === false ? 'disabled' : st.status || 'idle';
     // `connecting`: the action opens a connection; the row says so until the core answers
     // (the core reports a server's state when it is done, not while it is connecting).
-    const busy = (fn, { connecting = false } = {}) => async (ev) => {
-      const btn = ev.currentTarget;
+    /**
+     * A click handler that runs `fn` with its button disabled, then shows the server again.
+     * @param {() => Promise<unknown>} fn
+     * @param {{connecting?: boolean}} [options]
+     */
+    const busy = (fn, { connecting = false } = {}) => async (/** @type {Event} */ ev) => {
+      const btn = /** @type {HTMLButtonElement} */ (ev.currentTarget);
       btn.disabled = true;
       btn.setAttribute('aria-busy', 'true');
       const row = btn.closest('li');
       if (connecting && row) {
         row.dataset.status = 'connecting';
         const badge = row.querySelector('.server-head .badge');
-        badge.className = 'badge status-connecting';
-        badge.textContent = t('status_connecting');
+        if (badge) {
+          badge.className = 'badge status-connecting';
+          badge.textContent = t('status_connecting');
+        }
       }
       try {
         await fn();
@@ -113,7 +130,7 @@ export function mountServers(section, app) {
     }
     if (typeof st.lastLatencyMs === 'number') detail.push(h('span', { class: 'latency', text: t('serverLatency', duration(st.lastLatencyMs)) }));
     const removeArea = h('div', { class: 'confirm', hidden: true });
-    const removeBtn = h('button', { type: 'button', class: 'danger', dataset: { action: 'remove' }, text: t('serverRemove'), on: { click: () => { removeArea.hidden = false; removeBtn.hidden = true; removeArea.querySelector('button').focus(); } } });
+    const removeBtn = h('button', { type: 'button', class: 'danger', dataset: { action: 'remove' }, text: t('serverRemove'), on: { click: () => { removeArea.hidden = false; removeBtn.hidden = true; removeArea.querySelector('button')?.focus(); } } });
     removeArea.append(
       h('span', { text: t('serverRemoveConfirm', s.name || s.id) }),
       h('button', { type: 'button', class: 'danger', dataset: { action: 'remove-confirm' }, text: t('serverRemove'), on: { click: busy(() => call('servers/remove', { id: s.id })) } }),
@@ -153,7 +170,8 @@ export function mountServers(section, app) {
   // settled (connected or failed) or SETTLE_MS have passed.
   const SETTLE_MS = 15_000;
   let settleUntil = 0;
-  const unsettled = () => servers.some((s) => s.enabled !== false && !['connected', 'failed'].includes(s.state && s.state.status));
+  const unsettled = () => servers.some((s) => s.enabled !== false && !['connected', 'failed'].includes((s.state && s.state.status) || ''));
+  /** @type {(() => void) | null} */
   let stopPoll = null;
   return {
     async show() {
@@ -180,6 +198,10 @@ export function mountServers(section, app) {
 }
 
 /** The add/edit dialog. `open(null)` adds, `open(serverView)` edits. */
+/**
+ * @param {import('../panel.js').App} app
+ * @param {() => void} done called after a successful save
+ */
 function serverDialog(app, done) {
   const title = h('h2', { id: nextId('dlg') });
   const name = h('input', { type: 'text', name: 'name', required: true, autocomplete: 'off' });
@@ -190,9 +212,17 @@ function serverDialog(app, done) {
   const headers = h('div', { class: 'header-rows' });
   const error = h('div', { class: 'form-error', attrs: { 'aria-live': 'assertive' } });
   const save = h('button', { type: 'submit', class: 'primary', text: t('save') });
+  /** @type {import('../../extension/contract.js').ServerView | null} */
   let editing = null;
 
-  function headerRow(hName = '', hValue = '') {
+  /**
+   * One header row: name, value, Show, a "secret" switch and remove. A secret header's value is
+   * masked by the core in every answer from then on (so are values of secret-looking names).
+   * @param {string} [hName]
+   * @param {string} [hValue]
+   * @param {boolean} [hSecret]
+   */
+  function headerRow(hName = '', hValue = '', hSecret = false) {
     const n = h('input', { type: 'text', value: hName, placeholder: 'Authorization', class: 'header-name', attrs: { 'aria-label': t('headerName') }, spellcheck: false });
     const v = h('input', { type: 'password', value: hValue, placeholder: 'Bearer …', class: 'header-value', attrs: { 'aria-label': t('headerValue') }, autocomplete: 'off', spellcheck: false });
     const show = h('button', { type: 'button', class: 'icon', text: t('headerShow'), attrs: { 'aria-pressed': 'false' } });
@@ -206,7 +236,12 @@ function serverDialog(app, done) {
       show.hidden = true;
       v.title = t('headerMasked');
     }
+    const secret = h('input', { type: 'checkbox', class: 'header-secret', checked: hSecret || hValue === MASK });
+    const secretLabel = () => secret.setAttribute('aria-label', t('headerSecretLabel', n.value.trim() || t('headerName')));
+    secretLabel();
+    n.addEventListener('input', secretLabel);
     const row = h('div', { class: 'header-row' }, n, v, show,
+      h('label', { class: 'header-secret-label', title: t('headerSecretLabel', n.value.trim() || t('headerName')) }, secret, h('span', { text: t('headerSecret') })),
       h('button', { type: 'button', class: 'icon', text: '×', attrs: { 'aria-label': t('headerRemove') }, on: { click: () => row.remove() } }));
     headers.append(row);
     return row;
@@ -223,7 +258,7 @@ function serverDialog(app, done) {
       h('legend', { text: t('serverHeaders') }),
       h('small', { class: 'hint', text: t('serverHeadersHint') }),
       headers,
-      h('button', { type: 'button', text: t('headerAdd'), on: { click: () => headerRow().querySelector('input').focus() } })),
+      h('button', { type: 'button', text: t('headerAdd'), on: { click: () => headerRow().querySelector('input')?.focus() } })),
     error,
     h('div', { class: 'actions end' },
       h('button', { type: 'button', text: t('cancel'), on: { click: () => element.close() } }),
@@ -233,14 +268,19 @@ function serverDialog(app, done) {
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
     error.replaceChildren();
+    /** @type {import('../../extension/contract.js').ServerInput} */
     const server = {
       name: name.value.trim(),
       url: url.value.trim(),
-      transport: transport.value,
+      transport: /** @type {import('../../extension/contract.js').Transport} */ (transport.value),
       timeoutMs: Math.round(Number(timeout.value || 30) * 1000),
       enabled: enabled.checked,
       headers: [...headers.querySelectorAll('.header-row')]
-        .map((r) => ({ name: r.querySelector('.header-name').value.trim(), value: r.querySelector('.header-value').value }))
+        .map((r) => ({
+          name: /** @type {HTMLInputElement} */ (r.querySelector('.header-name')).value.trim(),
+          value: /** @type {HTMLInputElement} */ (r.querySelector('.header-value')).value,
+          secret: /** @type {HTMLInputElement} */ (r.querySelector('.header-secret')).checked,
+        }))
         .filter((x) => x.name),
     };
     if (!form.reportValidity()) return;
@@ -250,7 +290,7 @@ function serverDialog(app, done) {
     (async () => {
       try {
         if (!(await granted)) {
-          error.replaceChildren(errorView({ kind: 'permission', message: t('permDenied', remoteOrigin(server.url)), hint: t('permDeniedHint') }));
+          error.replaceChildren(errorView({ kind: 'permission', message: t('permDenied', String(remoteOrigin(server.url))), hint: t('permDeniedHint') }));
           return;
         }
         // The core connects and lists tools as part of adding or updating a server, so the
@@ -269,6 +309,7 @@ function serverDialog(app, done) {
 
   return {
     element,
+    /** @param {import('../../extension/contract.js').ServerView | null} s */
     open(s) {
       editing = s;
       title.textContent = s ? t('serverEditTitle', s.name || s.id) : t('serverAddTitle');
@@ -278,7 +319,7 @@ function serverDialog(app, done) {
       timeout.value = String(Math.round((s && s.timeoutMs ? s.timeoutMs : 30_000) / 1000));
       enabled.checked = s ? s.enabled !== false : true;
       headers.replaceChildren();
-      for (const hd of (s && s.headers) || []) headerRow(hd.name, hd.value);
+      for (const hd of (s && s.headers) || []) headerRow(hd.name, hd.value, hd.secret === true);
       error.replaceChildren();
       element.showModal();
       name.focus();
@@ -287,11 +328,16 @@ function serverDialog(app, done) {
 }
 
 /** Paste an mcpServers JSON, preview what will and will not be added, then add. */
+/**
+ * @param {import('../panel.js').App} app
+ * @param {() => void} done called after the servers were added
+ */
 function importDialog(app, done) {
   const title = h('h2', { id: nextId('dlg'), text: t('importTitle') });
   const text = h('textarea', { rows: 8, class: 'mono', spellcheck: false, placeholder: '{"mcpServers": {"name": {"url": "http://127.0.0.1:3001/mcp"}}}' });
   const preview = h('div', { class: 'import-preview', attrs: { 'aria-live': 'polite' } });
   const apply = h('button', { type: 'button', class: 'primary', disabled: true, text: t('importApply', 0) });
+  /** @type {{servers: import('../../extension/contract.js').ServerView[], skipped: {name: string, reason: string}[]} | null} */
   let report = null;
 
   async function doPreview() {
@@ -306,14 +352,17 @@ function importDialog(app, done) {
     }
     const add = report.servers || [];
     const skipped = report.skipped || [];
-    preview.replaceChildren(
+    // replaceChildren(null) would show the text "null": absent parts are left out.
+    /** @param {(HTMLElement | null)[]} els */
+    const present = (els) => els.filter((el) => el !== null);
+    preview.replaceChildren(...present([
       h('h3', { text: t('importWillAdd', add.length) }),
       add.length
         ? h('ul', { class: 'import-add' }, add.map((s) => h('li', {}, h('strong', { text: s.name || s.id }), ' ', h('code', { text: s.url }),
           remoteOrigin(s.url) ? h('small', { class: 'hint', text: ` ${t('importNeedsPermission')}` }) : null)))
         : null,
       skipped.length ? h('h3', { text: t('importSkipped', skipped.length) }) : null,
-      skipped.length ? h('ul', { class: 'import-skipped' }, skipped.map((s) => h('li', {}, h('strong', { text: s.name }), ': ', h('span', { text: s.reason })))) : null);
+      skipped.length ? h('ul', { class: 'import-skipped' }, skipped.map((s) => h('li', {}, h('strong', { text: s.name }), ': ', h('span', { text: s.reason })))) : null]));
     apply.disabled = add.length === 0;
     apply.textContent = t('importApply', add.length);
   }

@@ -1,3 +1,4 @@
+// @ts-check
 // Settings: custom instructions, default strategy, loop limits, result size limit, and
 // the panel's language. Saved with settings/set; keys the panel does not know are kept as they
 // are, so a newer core's settings survive an older panel.
@@ -21,6 +22,7 @@ export const DEFAULTS = Object.freeze({
   language: '',
 });
 
+/** @type {[key: string, message: string, min: number, max: number][]} */
 const NUMBERS = [
   // [key, message, min, max]
   ['maxConsecutive', 'settingsMaxConsecutive', 1, 100],
@@ -29,11 +31,19 @@ const NUMBERS = [
   ['defaultTimeoutMs', 'settingsDefaultTimeout', 1_000, 600_000],
 ];
 
+/**
+ * @param {HTMLElement} section
+ * @param {import('../panel.js').App} app
+ * @returns {import('../panel.js').ViewController}
+ */
 export function mountSettings(section, app) {
+  /** @type {Record<string, any>} */
   let stored = {};
   let dirty = false;
   const status = h('div', { class: 'view-status', attrs: { 'aria-live': 'polite' } });
-  let controls = {};
+  /** @type {{instructions: HTMLTextAreaElement, strategy: HTMLSelectElement, language: HTMLSelectElement, numbers: {key: string, msg: string, el: HTMLInputElement}[]} | null} */
+  let controls = null;
+  /** @type {{refresh(): Promise<void>} | null} */
   let sitesView = null;
   const about = h('p', { class: 'muted about', id: 'about' });
 
@@ -66,6 +76,8 @@ export function mountSettings(section, app) {
   }
 
   function fill() {
+    if (!controls) return;
+    /** @type {Record<string, any>} */
     const s = { ...DEFAULTS, ...stored };
     controls.instructions.value = s.customInstructions || '';
     controls.strategy.value = STRATEGIES.includes(s.defaultStrategy) ? s.defaultStrategy : 'auto';
@@ -89,6 +101,8 @@ export function mountSettings(section, app) {
   }
 
   async function save() {
+    if (!controls) return;
+    /** @type {Record<string, any>} */
     const next = {
       ...stored,
       customInstructions: controls.instructions.value,

@@ -1,3 +1,4 @@
+// @ts-check
 // Chat sites, inside Settings: the custom sites a user added (a self-hosted Open WebUI or
 // LibreChat, say) with the adapter each uses, adding one (asking Chrome for that origin's
 // permission first), and the site check of the current tab: which of its adapter's selectors
@@ -15,7 +16,10 @@ function adapters() {
   return [['generic', t('adapterGeneric')], ...sites.map((s) => [s.id, s.name || s.id])];
 }
 
-/** Accepts what a user pastes (a page URL or an origin) and returns the origin, or null. */
+/**
+ * Accepts what a user pastes (a page URL or an origin) and returns the origin, or null.
+ * @param {unknown} text
+ */
 export function originOf(text) {
   try {
     const u = new URL(String(text).trim());
@@ -25,6 +29,10 @@ export function originOf(text) {
   }
 }
 
+/**
+ * The custom sites part of the settings view.
+ * @param {HTMLElement} container
+ */
 export function mountSites(container) {
   const list = h('ul', { class: 'sites-list', id: 'sites-list' });
   const status = h('div', { class: 'view-status', attrs: { 'aria-live': 'polite' } });
@@ -82,6 +90,7 @@ export function mountSites(container) {
     }
   });
 
+  /** @param {import('../../extension/contract.js').Site[] | null} sites */
   function render(sites) {
     if (!sites || !sites.length) {
       list.replaceChildren(h('li', { class: 'muted', text: t('sitesNone') }));

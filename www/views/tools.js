@@ -1,3 +1,4 @@
+// @ts-check
 // Tools: every tool of every server, grouped by server and searchable, with its description and
 // parameters, its policy (allow / ask / deny) and enabled switch, bulk settings per server, and a
 // form generated from its input schema to run it by hand.
@@ -5,21 +6,28 @@
 // ToolView = MCP Tool + {serverId, policy: allow|ask|deny, enabled} (crates/relay-core/src/contract.rs).
 import { h, select, nextId, json } from '../dom.js';
 import { t } from '../i18n.js';
-import { call, errorView, touches } from '../core.js';
+import { call, describeError, errorView, touches } from '../core.js';
 import { schemaForm, editType, resolve } from '../schema-form.js';
 import { callView } from '../render.js';
 
 const POLICIES = ['allow', 'ask', 'deny'];
 
+/** @param {import('../../extension/contract.js').ToolView} tool */
 const keyOf = (tool) => `${tool.serverId}\u0000${tool.name}`;
 
-/** A short signature of one parameter: type, required, default, enum, bounds. */
+/**
+ * A short signature of one parameter: type, required, default, enum, bounds.
+ * @param {string} name
+ * @param {any} prop the parameter's schema (from the server: untrusted JSON)
+ * @param {boolean} required
+ * @param {any} root the whole input schema ($ref targets)
+ */
 function paramLine(name, prop, required, root) {
   const p = (prop && typeof prop === 'object' && resolve(prop, root)) || {};
   const type = editType(p) === 'json' ? (Array.isArray(p.type) ? p.type.join('|') : p.type || (p.anyOf || p.oneOf ? 'union' : 'any')) : editType(p);
   const bits = [required ? t('paramRequired') : t('paramOptional')];
   if (p.default !== undefined) bits.push(t('paramDefault', JSON.stringify(p.default)));
-  if (Array.isArray(p.enum)) bits.push(t('paramEnum', p.enum.map((v) => JSON.stringify(v)).join(', ')));
+  if (Array.isArray(p.enum)) bits.push(t('paramEnum', p.enum.map((/** @type {unknown} */ v) => JSON.stringify(v)).join(', ')));
   if (p.minimum !== undefined || p.maximum !== undefined) bits.push(`${p.minimum ?? '…'}–${p.maximum ?? '…'}`);
   const nested = (p.type === 'object' && p.properties) || (p.type === 'array' && p.items && typeof p.items === 'object' && (p.items.properties || p.items.type));
   return h('li', { class: 'param', dataset: { param: name } },
@@ -29,8 +37,15 @@ function paramLine(name, prop, required, root) {
     nested ? h('details', {}, h('summary', { text: t('paramShape') }), h('pre', { class: 'result-json', text: json(p.type === 'array' ? p.items : p.properties) })) : null);
 }
 
+/**
+ * @param {HTMLElement} section
+ * @param {import('../panel.js').App} app
+ * @returns {import('../panel.js').ViewController}
+ */
 export function mountTools(section, app) {
+  /** @type {import('../../extension/contract.js').ToolView[]} */
   let tools = [];
+  /** @type {import('../../extension/contract.js').ServerView[]} */
   let servers = [];
   const expanded = new Set();
   const details = new Map(); // key -> {schema, el}: keeps an open run form's input across refreshes
@@ -61,16 +76,47 @@ export function mountTools(section, app) {
     render();
   }
 
+  /**
+   * Sends a policy change. When the core asks for a confirmation first (allowing a tool marked
+   * destructive answers `confirm_required`), the row shows the core's message and hint with
+   * "Allow anyway" (which resends with `confirm: true`) and Cancel (which shows the stored
+   * policy again).
+   * @param {import('../../extension/contract.js').ToolPolicyRequest} fields
+   * @param {HTMLElement | null} [row]
+   */
   async function setPolicy(fields, row) {
+    const area = row?.querySelector('.row-error');
     try {
       await call('tools/policy', fields);
     } catch (e) {
-      row?.querySelector('.row-error')?.replaceChildren(errorView(e, { compact: true }));
+      if (describeError(e).kind === 'confirm_required' && !fields.confirm && area) {
+        area.replaceChildren(confirmView(e, fields, /** @type {HTMLElement} */ (row)));
+        /** @type {HTMLButtonElement | null} */ (area.querySelector('button[data-action="confirm-allow"]'))?.focus();
+      } else {
+        area?.replaceChildren(errorView(e, { compact: true }));
+      }
       return;
     }
     await refresh();
   }
 
+  /**
+   * @param {unknown} e the core's confirm_required error
+   * @param {import('../../extension/contract.js').ToolPolicyRequest} fields
+   * @param {HTMLElement} row
+   */
+  function confirmView(e, fields, row) {
+    const { message, hint } = describeError(e);
+    const text = fields.tool ? t('toolDestructiveConfirm', fields.tool) : message;
+    return h('div', { class: 'confirm', attrs: { role: 'alertdialog', 'aria-label': text }, dataset: { kind: 'confirm_required' } },
+      h('p', { class: 'error-message', text }),
+      fields.tool && message ? h('p', { class: 'error-hint', text: message }) : null,
+      hint ? h('p', { class: 'error-hint', text: hint }) : null,
+      h('button', { type: 'button', class: 'danger', dataset: { action: 'confirm-allow' }, text: t('toolDestructiveAllow'), on: { click: () => setPolicy({ ...fields, confirm: true }, row) } }),
+      h('button', { type: 'button', dataset: { action: 'confirm-cancel' }, text: t('cancel'), on: { click: () => refresh() } }));
+  }
+
+  /** @param {import('../../extension/contract.js').ToolView} tool */
   function toolItem(tool) {
     const key = keyOf(tool);
     const detailId = nextId('td');
@@ -80,7 +126,7 @@ export function mountTools(section, app) {
     const enabled = h('input', { type: 'checkbox', checked: tool.enabled !== false, attrs: { 'aria-label': t('toolEnable', tool.name) } });
     enabled.addEventListener('change', () => setPolicy({ serverId: tool.serverId, tool: tool.name, enabled: enabled.checked }, row));
     const policy = select(POLICIES.map((p) => [p, t('policy_' + p)]), tool.policy || 'ask', { class: `policy policy-${tool.policy}`, attrs: { 'aria-label': t('toolPolicy', tool.name) } });
-    policy.addEventListener('change', () => setPolicy({ serverId: tool.serverId, tool: tool.name, policy: policy.value }, row));
+    policy.addEventListener('change', () => setPolicy({ serverId: tool.serverId, tool: tool.name, policy: /** @type {import('../../extension/contract.js').Policy} */ (policy.value) }, row));
     const ann = tool.annotations || {};
     // The detail (parameters and run form) is built on first opening: most of 500 tools are
     // never opened. Once built it is kept across refreshes so typed arguments survive.
@@ -121,6 +167,7 @@ export function mountTools(section, app) {
     return row;
   }
 
+  /** @param {import('../../extension/contract.js').ToolView} tool */
   function toolDetail(tool) {
     const schema = tool.inputSchema || {};
     const req = new Set(Array.isArray(schema.required) ? schema.required : []);
@@ -128,6 +175,7 @@ export function mountTools(section, app) {
     const form = schemaForm(schema);
     const out = h('div', { class: 'run-result', attrs: { 'aria-live': 'polite' } });
     const run = h('button', { type: 'submit', class: 'primary', text: t('toolRun') });
+    /** @param {import('../../extension/contract.js').CallRecord} record */
     const showRecord = (record) => out.replaceChildren(callView(record, {
       onDecide: async (decision) => {
         try {
@@ -183,10 +231,15 @@ export function mountTools(section, app) {
         const v = bulk.value;
         bulk.value = '';
         if (!v) return;
-        setPolicy(v === 'enable' || v === 'disable' ? { serverId, enabled: v === 'enable' } : { serverId, policy: v }, group);
+        setPolicy(v === 'enable' || v === 'disable' ? { serverId, enabled: v === 'enable' } : { serverId, policy: /** @type {import('../../extension/contract.js').Policy} */ (v) }, group);
       });
+      // One click for the common safe choice: the core allows the tools annotated read-only
+      // and not destructive, and leaves every other tool as it is.
+      const readOnly = h('button', { type: 'button', class: 'allow-read-only', dataset: { action: 'allow-read-only' }, text: t('toolsAllowReadOnly'),
+        attrs: { 'aria-label': t('toolsAllowReadOnlyFor', names.get(serverId) || serverId) },
+        on: { click: () => setPolicy({ serverId, policy: 'allow', readOnly: true }, group) } });
       group.append(
-        h('div', { class: 'group-head' }, h('h3', { id: headingId, text: names.get(serverId) || serverId }), h('small', { class: 'muted', text: t('toolCount', list.length) }), bulk),
+        h('div', { class: 'group-head' }, h('h3', { id: headingId, text: names.get(serverId) || serverId }), h('small', { class: 'muted', text: t('toolCount', list.length) }), readOnly, bulk),
         h('div', { class: 'row-error' }),
         h('ul', { class: 'tool-list' }, list.map(toolItem)));
       return group;
@@ -197,11 +250,11 @@ export function mountTools(section, app) {
   function filter() {
     const q = search.value.trim().toLowerCase();
     let shown = 0;
-    for (const group of groups.querySelectorAll('.tool-group')) {
-      const serverName = group.querySelector('h3').textContent.toLowerCase();
+    for (const group of groups.querySelectorAll(/** @type {'section'} */ ('.tool-group'))) {
+      const serverName = (group.querySelector('h3')?.textContent || '').toLowerCase();
       let any = 0;
-      for (const row of group.querySelectorAll('li.tool')) {
-        const hit = !q || serverName.includes(q) || row.dataset.tool.toLowerCase().includes(q) || (row.querySelector('.tool-desc')?.textContent || '').toLowerCase().includes(q) || (row.querySelector('.tool-title')?.textContent || '').toLowerCase().includes(q);
+      for (const row of group.querySelectorAll(/** @type {'li'} */ ('li.tool'))) {
+        const hit = !q || serverName.includes(q) || (row.dataset.tool || '').toLowerCase().includes(q) || (row.querySelector('.tool-desc')?.textContent || '').toLowerCase().includes(q) || (row.querySelector('.tool-title')?.textContent || '').toLowerCase().includes(q);
         row.hidden = !hit;
         if (hit) any += 1;
       }

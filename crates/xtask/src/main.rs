@@ -20,7 +20,8 @@ usage: cargo xtask <command>
 commands:
   setup        install what the build and tests need (idempotent)
   build        build the wasm core into extension/pkg and target/relay-node
-  test         run every test: native, wasm (in a service worker), browser end-to-end, interop
+  test         run every test: types (tsc), native, wasm (in a service worker), browser end-to-end, interop
+               (one suite: `test types|native|wasm|node`)
   demo         run the whole tool loop on bundled defaults (headless: prints steps, saves screenshots)
   bench        run the benchmarks and write target/bench/summary.json
   dist         package the extension as a zip under target/dist

@@ -68,6 +68,15 @@ pub fn test(x: &Xtask, args: &[String]) -> Result<()> {
     let only = args.first().map(String::as_str);
     let mut tally = Tally::default();
 
+    if only.is_none() || only == Some("types") {
+        step("test: tsc --noEmit -p tsconfig.json (JSDoc types of extension/ and www/)");
+        let (ok, out) = run_capture(&mut tsc_command(x))?;
+        if ok {
+            tally.passed += 1; // tsc prints nothing when the types check
+        }
+        tally.add_output("types", ok, &out);
+    }
+
     if only.is_none() || only == Some("native") {
         step("test: cargo test --workspace (native)");
         let (ok, out) = run_capture(
@@ -103,6 +112,14 @@ pub fn test(x: &Xtask, args: &[String]) -> Result<()> {
         return Err("some tests failed".into());
     }
     Ok(())
+}
+
+/// The type check of the JavaScript: TypeScript from package.json, nothing emitted.
+fn tsc_command(x: &Xtask) -> Command {
+    let mut c = cmd(x.path("node_modules/.bin/tsc"));
+    c.args(["--noEmit", "-p", "tsconfig.json"])
+        .current_dir(&x.root);
+    c
 }
 
 fn wasm_test_command(x: &Xtask) -> Command {

@@ -1,0 +1,175 @@
+// @ts-check
+// MCP Relay's content script, part 2 of 6: our UI in the chat page, one card per tool call.
+//
+// The page is not trusted. A page script can write a fake assistant reply with a call in it, so
+// nothing the page can do may approve a call:
+// - the UI lives in a *closed* shadow root whose only reference stays in this closure (never on
+//   the host element, never on a global): `host.shadowRoot` is null for the page, which cannot
+//   reach the buttons;
+// - every button handler ignores events that are not trusted (`event.isTrusted` is false for
+//   anything a script dispatched, `el.click()` included), in case a reference ever leaks;
+// - cards only send `activity/decide` with `run` or `deny` (never `always`, which changes
+//   policy), and the core refuses a content script's approval of a destructive tool: such a
+//   call says "approve in the side panel" instead of offering Run.
+// Everything the card shows is set with textContent.
+(() => {
+  'use strict';
+  const found = globalThis.McpRelayContent;
+  if (!found || found.cards) return;
+  const NS = found;
+  const { t, call } = NS;
+
+  /** The only decisions a content script sends. */
+  const DECISIONS = new Set(['run', 'deny']);
+
+  const host = document.createElement('mcp-relay-ui');
+  const shadow = host.attachShadow({ mode: 'closed' });
+  const style = document.createElement('style');
+  style.textContent = `
+    :host { all: initial; position: fixed; right: 12px; bottom: 96px; z-index: 2147483646; font: 13px/1.4 system-ui, sans-serif; }
+    .list { display: flex; flex-direction: column; gap: 6px; max-width: 340px; max-height: 50vh; overflow: auto; }
+    .card { background: Canvas; color: CanvasText; border: 1px solid #8884; border-radius: 8px; padding: 8px 10px; box-shadow: 0 2px 8px #0002; }
+    .head { display: flex; justify-content: space-between; gap: 8px; font-weight: 600; }
+    .state { font-weight: 400; opacity: .8; }
+    .args { font: 12px ui-monospace, monospace; white-space: pre-wrap; word-break: break-all; max-height: 6em; overflow: auto; margin: 4px 0; }
+    .note { font-size: 12px; margin: 4px 0; }
+    .error { color: #b00020; font-size: 12px; margin: 4px 0 0; }
+    .hint { font-size: 12px; opacity: .85; margin: 2px 0 0; }
+    button { font: inherit; margin-right: 6px; }
+    .pending { font-size: 12px; opacity: .7; }`;
+  const list = document.createElement('div');
+  list.className = 'list';
+  list.setAttribute('role', 'log');
+  const pendingLine = document.createElement('div');
+  pendingLine.className = 'pending';
+  shadow.append(style, list, pendingLine);
+  document.documentElement.appendChild(host);
+  NS.state.ui = host;
+
+  /**
+   * What the page may see: the script's state (`ready`/`error`) and the adapter in use, as
+   * attributes of the host (tests and the site check wait for them). Nothing else.
+   * @param {string} state
+   * @param {string} [kind]
+   */
+  function setStatus(state, kind) {
+    host.dataset.state = state;
+    if (kind) host.dataset.error = kind;
+  }
+
+  /** @param {boolean} pending */
+  function setPending(pending) {
+    pendingLine.textContent = pending ? t('callBeingWritten', '…') : '';
+  }
+
+  /** Per call key: its card element, its last record, and the last refused decision. */
+  /** @type {Map<string, {el: HTMLElement, rec: import('../contract').CallRecord, refused: {message: string, hint?: string} | null}>} */
+  const cards = new Map();
+
+  /**
+   * A button that acts on trusted input only: a click from the user (mouse, or Enter/Space on
+   * the focused button, which the browser turns into a trusted click), never one a script made.
+   * @param {string} label
+   * @param {string} action
+   * @param {() => void} onTrustedClick
+   */
+  function button(label, action, onTrustedClick) {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.textContent = label;
+    b.dataset.action = action;
+    b.addEventListener('click', (ev) => {
+      if (!ev.isTrusted) return;
+      onTrustedClick();
+    });
+    return b;
+  }
+
+  /**
+   * @param {string} text
+   * @param {string} cls
+   */
+  function line(text, cls) {
+    const p = document.createElement('p');
+    p.className = cls;
+    p.textContent = text;
+    return p;
+  }
+
+  /**
+   * Shows a call's card (created on first sight), with the core's refusal of the last decision
+   * when there is one.
+   * @param {import('../contract').CallRecord} rec
+   * @param {{message: string, hint?: string} | null} [refused]
+   */
+  function renderCard(rec, refused = null) {
+    let entry = cards.get(rec.key);
+    if (!entry) {
+      const el = document.createElement('div');
+      el.className = 'card';
+      el.dataset.key = rec.key;
+      list.appendChild(el);
+      entry = { el, rec, refused: null };
+      cards.set(rec.key, entry);
+    }
+    // A refusal belongs to the state it was made in: a new state clears it.
+    if (entry.rec.state !== rec.state) entry.refused = null;
+    if (refused) entry.refused = refused;
+    entry.rec = rec;
+    const card = entry.el;
+    card.dataset.state = rec.state;
+    const head = document.createElement('div');
+    head.className = 'head';
+    const name = document.createElement('span');
+    name.textContent = rec.tool;
+    const state = document.createElement('span');
+    state.className = 'state';
+    state.textContent = t('state_' + rec.state, rec.state);
+    head.append(name, state);
+    const args = document.createElement('div');
+    args.className = 'args';
+    args.textContent = JSON.stringify(rec.arguments);
+    card.replaceChildren(head, args);
+    if (rec.state === 'pending' || rec.state === 'unknown') {
+      if (rec.destructive === true) {
+        // The core refuses a content script's approval of a destructive tool: say where it can
+        // be approved rather than offer a button that cannot work.
+        card.appendChild(line(t('callApproveInPanel', 'Approve in the MCP Relay side panel'), 'note'));
+      } else {
+        const label = rec.state === 'pending' ? t('callRun', 'Run') : t('callRerun', 'Run again');
+        card.appendChild(button(label, 'run', () => decide(rec.key, 'run')));
+      }
+      if (rec.state === 'pending') card.appendChild(button(t('callDeny', 'Deny'), 'deny', () => decide(rec.key, 'deny')));
+    }
+    // Loop limits, denials and unknown outcomes are said on the card, never silently dropped.
+    if (rec.error && rec.error.message) card.appendChild(line(String(rec.error.message), 'error'));
+    if (entry.refused) {
+      const refusal = line(entry.refused.message, 'error');
+      refusal.dataset.refused = 'true';
+      refusal.setAttribute('role', 'alert');
+      card.appendChild(refusal);
+      if (entry.refused.hint) card.appendChild(line(entry.refused.hint, 'hint'));
+    }
+  }
+
+  /**
+   * @param {string} key
+   * @param {'run' | 'deny'} decision
+   */
+  function decide(key, decision) {
+    if (!DECISIONS.has(decision)) return;
+    call('activity/decide', { key, decision }).then((rec) => renderCard(rec)).catch(async (/** @type {any} */ e) => {
+      // The core's refusal (a destructive tool, a call that is no longer pending, another
+      // chat's call) is shown on the card with its hint, next to the call's state as the core
+      // has it now (it may have been decided in the side panel meanwhile).
+      const entry = cards.get(key);
+      if (!entry) return setStatus('error', String(e && e.kind || 'error'));
+      const refused = { message: String(e && e.message || e), hint: e && e.hint ? String(e.hint) : undefined };
+      /** @type {import('../contract').CallRecord[]} */
+      const now = await call('activity/list').catch(() => []);
+      renderCard(now.find((c) => c.key === key) || entry.rec, refused);
+    });
+  }
+
+  NS.cards = { renderCard, setPending, setStatus, host };
+})();

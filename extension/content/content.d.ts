@@ -1,0 +1,83 @@
+// Types of the content script's parts (checked by `tsc`, never shipped as code): the shared
+// namespace `globalThis.McpRelayContent` that the classic-script parts fill in manifest order,
+// and the site adapters of sites.js.
+import type { CallRecord, Attachment, InsertOutcome, SiteCheck } from '../contract.js';
+
+/** How an editor is written to (write.js). */
+export type WriteStrategy = 'native-setter' | 'insert-text' | 'paste' | 'dom-text';
+
+/** One site adapter (sites.js). */
+export interface Adapter {
+  readonly id: string;
+  readonly name: string;
+  readonly hosts: readonly string[];
+  readonly editor: 'textarea' | 'prosemirror' | 'lexical' | 'quill' | 'codemirror' | 'contenteditable' | 'auto';
+  readonly input: readonly string[];
+  readonly send: readonly string[];
+  readonly stop: readonly string[];
+  readonly disabled: readonly string[];
+  readonly assistant: readonly string[];
+  readonly user: readonly string[];
+  readonly code: readonly string[];
+  readonly files: { readonly input: readonly string[]; readonly drop: readonly string[]; readonly preview: readonly string[] } | null;
+  readonly maxText: number;
+}
+
+export interface SitesApi {
+  readonly SITES: readonly Adapter[];
+  readonly GENERIC: Adapter;
+  byId(id: string): Adapter | null;
+  forLocation(loc: { hostname: string }): Adapter | null;
+}
+
+export interface ContentState {
+  /** The adapter in use (a custom site's is chosen once the core answers). */
+  adapter: Adapter;
+  /** Our UI's host element (its shadow root is closed and never stored anywhere). */
+  ui: HTMLElement | null;
+}
+
+export interface Namespace {
+  readonly Sites: SitesApi;
+  readonly state: ContentState;
+  call(type: string, fields?: Record<string, unknown>): Promise<any>;
+  t(key: string, fallback?: string): string;
+  readonly dom: {
+    firstMatch(selectors: readonly string[], root?: ParentNode): { selector: string; el: Element } | null;
+    first(selectors: readonly string[], root?: ParentNode): HTMLElement | null;
+    all(selectors: readonly string[]): HTMLElement[];
+    visible(el: Element | null | undefined): boolean;
+    matchesAny(el: Element, selectors: readonly string[]): boolean;
+    genericInput(): HTMLElement | null;
+    findInput(): HTMLElement | null;
+    findSend(input: HTMLElement | null): HTMLElement | null;
+    enabled(btn: HTMLElement | null): boolean;
+    isStreaming(): boolean;
+    describe(el: Element): string;
+    sleep(ms: number): Promise<unknown>;
+    settle(): Promise<void>;
+    norm(s: string): string;
+  };
+  cards: {
+    renderCard(rec: CallRecord): void;
+    setPending(pending: boolean): void;
+    setStatus(state: string, kind?: string): void;
+    readonly host: HTMLElement;
+  };
+  read: {
+    startReading(): void;
+    userMessageCount(): number;
+  };
+  write: {
+    insert(text: string, submit: boolean, attachments: Attachment[]): Promise<InsertOutcome>;
+    writePath(editor: string, isField: boolean): readonly WriteStrategy[];
+    readonly WRITE_PATHS: Readonly<Record<string, readonly WriteStrategy[]>>;
+  };
+  check: { check(): SiteCheck };
+  started?: boolean;
+}
+
+declare global {
+  var McpRelayContent: Namespace | undefined;
+  var McpRelaySites: SitesApi;
+}

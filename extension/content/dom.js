@@ -1,0 +1,161 @@
+// @ts-check
+// MCP Relay's content script, part 1 of 6: the shared namespace and the DOM helpers every other
+// part uses (finding the adapter's elements, visibility, timing).
+//
+// Content scripts are classic scripts, not modules: the parts are listed in order in the
+// manifest's `content_scripts[0].js` (and background.js registers the same list for custom
+// sites) and share one namespace object, `globalThis.McpRelayContent`. Content scripts run in an
+// isolated world, so neither the namespace nor anything on it is reachable from the page.
+// Order: sites.js, dom.js, cards.js, read.js, write.js, check.js, main.js.
+(() => {
+  'use strict';
+  // Injected twice (a built-in site the user also added as a custom site): every part keeps the
+  // first copy, so one UI, one observer and one message listener exist per page.
+  if (globalThis.McpRelayContent) return;
+
+  const Sites = globalThis.McpRelaySites;
+
+  /**
+   * Sends a contract message to the core and unwraps the envelope; rejects with an Error that
+   * carries the core's `kind` and `hint`.
+   * @param {string} type
+   * @param {Record<string, unknown>} [fields]
+   * @returns {Promise<any>}
+   */
+  async function call(type, fields = {}) {
+    const answer = await chrome.runtime.sendMessage({ ...fields, type });
+    if (answer && answer.ok) return answer.data;
+    const e = (answer && answer.error) || { kind: 'no_answer', message: 'The extension did not answer.' };
+    throw Object.assign(new Error(e.message), { kind: e.kind, hint: e.hint });
+  }
+
+  /**
+   * A localized message, or `fallback` when the key is missing.
+   * @param {string} key
+   * @param {string} [fallback]
+   */
+  const t = (key, fallback = key) => chrome.i18n.getMessage(key) || fallback;
+
+  /**
+   * The first selector of `selectors` that matches, with its element; null when none does.
+   * @param {readonly string[]} selectors
+   * @param {ParentNode} [root]
+   * @returns {{selector: string, el: Element} | null}
+   */
+  function firstMatch(selectors, root = document) {
+    for (const selector of selectors) {
+      try {
+        const el = root.querySelector(selector);
+        if (el) return { selector, el };
+      } catch { /* an adapter selector the browser does not support: try the next */ }
+    }
+    return null;
+  }
+
+  /**
+   * @param {readonly string[]} selectors
+   * @param {ParentNode} [root]
+   * @returns {HTMLElement | null}
+   */
+  function first(selectors, root = document) {
+    const m = firstMatch(selectors, root);
+    return m ? /** @type {HTMLElement} */ (m.el) : null;
+  }
+
+  /**
+   * Every element of the first selector that matches anything.
+   * @param {readonly string[]} selectors
+   * @returns {HTMLElement[]}
+   */
+  function all(selectors) {
+    for (const s of selectors) {
+      try {
+        const els = document.querySelectorAll(s);
+        if (els.length) return /** @type {HTMLElement[]} */ ([...els]);
+      } catch { /* next */ }
+    }
+    return [];
+  }
+
+  /** @param {Element | null | undefined} el */
+  function visible(el) {
+    if (!el || !el.isConnected) return false;
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 && getComputedStyle(el).visibility !== 'hidden';
+  }
+
+  /**
+   * @param {Element} el
+   * @param {readonly string[]} selectors
+   */
+  function matchesAny(el, selectors) {
+    return selectors.some((s) => {
+      try { return el.matches(s) || !!el.closest(s); } catch { return false; }
+    });
+  }
+
+  /** @type {import('./content').ContentState} */
+  const state = { adapter: Sites.forLocation(location) || Sites.GENERIC, ui: null };
+
+  // The generic adapter finds the input by shape: the largest visible editable box, favouring
+  // the one lowest on the page (chat composers sit at the bottom).
+  function genericInput() {
+    /** @type {HTMLElement[]} */
+    const found = [...document.querySelectorAll(/** @type {string} */ ('textarea, [contenteditable="true"], [contenteditable=""], input[type="text"]'))].map((e) => /** @type {HTMLElement} */ (e));
+    const candidates = found.filter((el) => visible(el) && !(state.ui && state.ui.contains(el)));
+    candidates.sort((a, b) => {
+      const ra = a.getBoundingClientRect(), rb = b.getBoundingClientRect();
+      return (rb.width * rb.height + rb.bottom) - (ra.width * ra.height + ra.bottom);
+    });
+    return candidates[0] || null;
+  }
+
+  function findInput() {
+    const a = state.adapter;
+    return (a.input.length && first(a.input)) || (a === Sites.GENERIC ? genericInput() : null);
+  }
+
+  /** @param {HTMLElement | null} input */
+  function findSend(input) {
+    const a = state.adapter;
+    if (a.send.length) return first(a.send);
+    const scope = (input && input.closest('form')) || document;
+    /** @type {HTMLElement[]} */
+    const buttons = [...scope.querySelectorAll('button, [role="button"]')].map((e) => /** @type {HTMLElement} */ (e));
+    return buttons.filter(visible).find((b) => (b instanceof HTMLButtonElement && b.type === 'submit')
+      || /send|submit|发送/i.test(b.getAttribute('aria-label') || b.textContent || '')) || null;
+  }
+
+  /** @param {HTMLElement | null} btn */
+  function enabled(btn) {
+    return !!btn && !matchesAny(btn, state.adapter.disabled);
+  }
+
+  function isStreaming() {
+    const stop = first(state.adapter.stop);
+    return !!stop && visible(stop);
+  }
+
+  /**
+   * A selector-like description of an element the generic adapter found by shape.
+   * @param {Element} el
+   */
+  function describe(el) {
+    return el.tagName.toLowerCase() + (el.id ? '#' + CSS.escape(el.id) : '') + [...el.classList].slice(0, 3).map((c) => '.' + CSS.escape(c)).join('');
+  }
+
+  /** @param {number} ms */
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  // Editors apply input in their own tick (React re-renders, Lexical reconciles): look after it.
+  /** @returns {Promise<void>} */
+  const settle = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 30)));
+  /** @param {string} s */
+  const norm = (s) => s.replace(/\s+/g, ' ').trim();
+
+  /** @type {import('./content').Namespace} */
+  const ns = /** @type {any} */ ({
+    Sites, state, call, t,
+    dom: { firstMatch, first, all, visible, matchesAny, genericInput, findInput, findSend, enabled, isStreaming, describe, sleep, settle, norm },
+  });
+  globalThis.McpRelayContent = ns;
+})();

@@ -1,0 +1,106 @@
+// The content script's parts without a browser: the manifest is the one list of its files (in
+// the order the parts need), every part guards against a second injection, and the adapter's
+// `editor` selects the write path.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import vm from 'node:vm';
+import { ROOT } from './harness.mjs';
+import { loadAdapters } from '../fixtures/sites/_shared/loop.mjs';
+
+const manifest = JSON.parse(readFileSync(join(ROOT, 'manifest.json'), 'utf8'));
+const files = manifest.content_scripts[0].js;
+
+test('the manifest lists every content part once, adapters first and the entry last', () => {
+  const onDisk = readdirSync(join(ROOT, 'extension/content')).filter((f) => f.endsWith('.js')).map((f) => `extension/content/${f}`).sort();
+  assert.deepEqual([...files].sort(), onDisk);
+  assert.equal(new Set(files).size, files.length);
+  assert.equal(files[0], 'extension/content/sites.js');
+  assert.equal(files[1], 'extension/content/dom.js', 'dom.js creates the namespace the others fill');
+  assert.equal(files.at(-1), 'extension/content/main.js');
+  assert.equal(manifest.content_scripts.length, 1, 'background.js registers content_scripts[0] for custom sites');
+  const bg = readFileSync(join(ROOT, 'extension/background.js'), 'utf8');
+  assert.match(bg, /getManifest\(\)/);
+  assert.ok(!/extension\/content\/\w+\.js/.test(bg), 'background.js names no content file itself');
+});
+
+test('no part of the content script opens a shadow root or exposes one', () => {
+  for (const f of files) {
+    const src = readFileSync(join(ROOT, f), 'utf8').replace(/^\s*(\/\/|\*|\/\*\*).*$/gm, ''); // code, not comments
+    assert.ok(!/mode:\s*'open'/.test(src), `${f} opens a shadow root`);
+    assert.ok(!/\.shadowRoot\b/.test(src), `${f} reads .shadowRoot`);
+    assert.ok(!/'always'/.test(src), `${f} mentions the decision 'always'`);
+  }
+  const cards = readFileSync(join(ROOT, 'extension/content/cards.js'), 'utf8');
+  assert.match(cards, /attachShadow\(\{ mode: 'closed' \}\)/);
+  assert.match(cards, /if \(!ev\.isTrusted\) return;/);
+});
+
+/** Runs write.js against a bare namespace (no DOM needed for the pure parts). */
+function writePart() {
+  const sandbox = { McpRelayContent: { state: {}, dom: {} } };
+  sandbox.globalThis = sandbox;
+  vm.runInNewContext(readFileSync(join(ROOT, 'extension/content/write.js'), 'utf8'), sandbox);
+  return sandbox.McpRelayContent.write;
+}
+
+test('the adapter\'s editor selects the write path; the element found overrides an impossible one', () => {
+  const { writePath } = writePart();
+  const cases = [
+    // [editor, the element is a textarea/input, path]
+    ['textarea', true, ['native-setter']],
+    ['textarea', false, ['insert-text', 'paste', 'dom-text']], // a site moved to a rich editor
+    ['prosemirror', false, ['insert-text', 'paste']],
+    ['prosemirror', true, ['native-setter']], // a site moved back to a textarea (Grok's fallback)
+    ['lexical', false, ['insert-text', 'paste']],
+    ['quill', false, ['insert-text', 'paste']],
+    ['codemirror', false, ['insert-text', 'paste']],
+    ['contenteditable', false, ['insert-text', 'paste', 'dom-text']],
+    ['auto', false, ['insert-text', 'paste', 'dom-text']],
+    ['auto', true, ['native-setter']],
+    ['no-such-editor', false, ['insert-text', 'paste', 'dom-text']],
+  ];
+  for (const [editor, field, want] of cases) assert.deepEqual([...writePath(editor, field)], want, `${editor} field=${field}`);
+  // Model editors never get a raw DOM write: their model would revert it and it proves nothing.
+  for (const e of ['prosemirror', 'lexical', 'quill', 'codemirror']) assert.ok(!writePath(e, false).includes('dom-text'), e);
+  // Every adapter's editor is one the table knows.
+  const { SITES, GENERIC } = loadAdapters();
+  const { WRITE_PATHS } = writePart();
+  for (const a of [...SITES, GENERIC]) assert.ok(a.editor in WRITE_PATHS, `${a.id}: editor ${a.editor}`);
+});
+
+test('every part keeps the first copy when injected twice', () => {
+  for (const f of files.slice(2)) {
+    const src = readFileSync(join(ROOT, f), 'utf8');
+    assert.match(src, /if \(!found \|\| found\.\w+\) return;/, `${f} has no guard`);
+  }
+});
+
+function jsFiles(dir) {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
+    const rel = `${dir}/${e.name}`;
+    if (e.isDirectory()) return rel === 'extension/pkg' ? [] : jsFiles(rel);
+    return e.name.endsWith('.js') ? [rel] : [];
+  });
+}
+
+test('every JavaScript file of extension/ (but the generated pkg) and www/ is type-checked', () => {
+  const all = [...jsFiles('extension'), ...jsFiles('www')];
+  assert.ok(all.length >= 20, `found only ${all.length} files`);
+  const unchecked = all.filter((f) => !readFileSync(join(ROOT, f), 'utf8').startsWith('// @ts-check\n'));
+  assert.deepEqual(unchecked, []);
+  const tsconfig = readFileSync(join(ROOT, 'tsconfig.json'), 'utf8');
+  for (const glob of ['extension/**/*.js', 'www/**/*.js']) assert.ok(tsconfig.includes(`"${glob}"`), glob);
+});
+
+test('every message the content script shows exists in both locales', () => {
+  const en = JSON.parse(readFileSync(join(ROOT, '_locales/en/messages.json'), 'utf8'));
+  const zh = JSON.parse(readFileSync(join(ROOT, '_locales/zh_CN/messages.json'), 'utf8'));
+  const used = new Set();
+  for (const f of files) {
+    for (const m of readFileSync(join(ROOT, f), 'utf8').matchAll(/\bt\('([A-Za-z0-9_]+)'\s*[,)]/g)) used.add(m[1]);
+  }
+  assert.ok(used.has('callApproveInPanel') && used.has('callRun'), [...used].join());
+  assert.deepEqual([...used].filter((k) => !(k in en) || !(k in zh)), []);
+});
