@@ -1338,10 +1338,7 @@ impl Service {
                         Err(e) => {
                             let body = client_error(&e);
                             // A request that may have reached the tool is "unknown", never retried.
-                            let state = if matches!(
-                                body.kind.as_str(),
-                                "timeout" | "outcome_unknown" | "cancelled"
-                            ) {
+                            let state = if e.may_have_run() {
                                 CallState::Unknown
                             } else {
                                 CallState::Failed
@@ -1639,9 +1636,7 @@ async fn sync_origin_rules(servers: &[ServerConfig]) -> Result<(), ErrorBody> {
     let mut origins: Vec<String> = servers
         .iter()
         .filter(|s| s.enabled)
-        .filter_map(|s| relay_core::client::HttpUrl::parse(&s.url).ok())
-        .filter(relay_core::client::HttpUrl::is_loopback)
-        .map(|u| u.origin())
+        .filter_map(|s| relay_core::client::loopback_origin(&s.url))
         .collect();
     origins.sort();
     origins.dedup();

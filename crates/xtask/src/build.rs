@@ -147,7 +147,8 @@ pub fn dist(x: &Xtask) -> Result<()> {
             .to_string_lossy()
             .replace('\\', "/");
         // Sources of the build and tests never ship; only what Chrome loads.
-        if name.ends_with(".gitignore") || name.contains("/test") {
+        // Type declarations (`*.d.ts`) exist for `tsc` only.
+        if name.ends_with(".gitignore") || name.contains("/test") || name.ends_with(".d.ts") {
             continue;
         }
         zip.start_file(name, opts)?;

@@ -119,15 +119,6 @@ impl HttpUrl {
         })
     }
 
-    /// `scheme://host[:port]`, the host lower-cased, without userinfo.
-    pub fn origin(&self) -> String {
-        let authority = self
-            .authority
-            .rsplit_once('@')
-            .map_or(self.authority.as_str(), |(_, a)| a);
-        format!("{}://{}", self.scheme, authority.to_ascii_lowercase())
-    }
-
     /// The host, without port or brackets' contents changed (`[::1]` stays bracketed).
     pub fn host(&self) -> &str {
         host_of(&self.authority)
