@@ -148,7 +148,7 @@
  *   'reply/parse': {text: string},
  *   'reply/update': {messageId: string, text: string, done: boolean, history?: boolean},
  *   'activity/list': {chat?: ChatRef},
- *   'activity/decide': {key: string, decision: Decision},
+ *   'activity/decide': {key: string, decision: Decision, confirm?: boolean},
  *   'settings/get': {},
  *   'settings/set': {settings: Record<string, unknown>},
  *   'sites/list': {},

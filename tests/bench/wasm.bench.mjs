@@ -3,7 +3,7 @@
 // target/bench/inputs): prompt size in o200k tokens for the shared tool sets, prompt generation
 // for 1,000 tools, parser throughput, and the streaming-versus-full work ratio. The tools are
 // held in a ToolSet (converted from JavaScript once), as the service worker holds them.
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
@@ -48,6 +48,17 @@ for (const size of ['100KB', '1MB']) {
   const ms = time(() => set.parse(text));
   fig(`parse ${size} reply throughput (wasm)`, (Buffer.byteLength(text) / 1e6) / (ms / 1000), 'MB/s');
 }
+
+// Adversarial replies (unclosed tags of every kind, nested openers, repeated prefixes): the
+// slowest 1 MB one bounds how long a hostile page can hold the worker with one reply.
+const adversarial = readdirSync(join(INPUTS, 'adversarial')).filter((f) => f.endsWith('_1MB.txt')).sort();
+let worst = { ms: 0, name: '' };
+for (const f of adversarial) {
+  const text = input(join('adversarial', f));
+  const ms = time(() => set.parse(text), { minMs: 100, minRuns: 3 });
+  if (ms > worst.ms) worst = { ms, name: f.replace(/_1MB\.txt$/, '') };
+}
+fig(`parse slowest 1 MB adversarial reply of ${adversarial.length} (wasm; ${worst.name})`, worst.ms, 'ms');
 
 for (const [label, file] of [['100KB', 'reply_100KB.txt'], ['100KB one large call', 'reply_100KB_one_large_call.txt']]) {
   const text = input(file);

@@ -7,7 +7,7 @@
 // the list at once, and while calls are pending or running the view also polls once a second.
 import { h } from '../dom.js';
 import { t } from '../i18n.js';
-import { call, errorView, currentChat, onTabChange, poll, touches } from '../core.js';
+import { call, describeError, errorView, currentChat, onTabChange, poll, touches } from '../core.js';
 import { callView, stateMark } from '../render.js';
 
 /**
@@ -66,11 +66,23 @@ export function mountActivity(section, app) {
   /**
    * @param {import('../../extension/contract.js').CallRecord} record
    * @param {import('../../extension/contract.js').Decision} decision
+   * @param {boolean} [confirm] the user confirmed allowing a destructive tool
    */
-  async function decide(record, decision) {
+  async function decide(record, decision, confirm = false) {
     try {
-      await call('activity/decide', { key: record.key, decision });
+      await call('activity/decide', { key: record.key, decision, confirm });
     } catch (e) {
+      const { kind, message, hint } = describeError(e);
+      if (kind === 'confirm_required' && !confirm) {
+        // "Always allow" on a tool its server marks destructive: the core wants the user's
+        // explicit confirmation, asked here inline (no window.confirm in a side panel).
+        status.replaceChildren(h('div', { class: 'confirm', attrs: { role: 'alertdialog', 'aria-label': message }, dataset: { kind } },
+          h('p', { class: 'error-message', text: message }),
+          hint ? h('p', { class: 'error-hint', text: hint }) : null,
+          h('button', { type: 'button', class: 'danger', dataset: { action: 'confirm-allow' }, text: t('toolDestructiveAllow'), on: { click: () => decide(record, decision, true) } }),
+          h('button', { type: 'button', dataset: { action: 'confirm-cancel' }, text: t('cancel'), on: { click: () => status.replaceChildren() } })));
+        return;
+      }
       status.replaceChildren(errorView(e));
     }
     await refresh();
