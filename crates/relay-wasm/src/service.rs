@@ -447,6 +447,9 @@ impl Service {
                 let submit = msg.get("submit").and_then(Value::as_bool).unwrap_or(false);
                 // Inserting the instructions starts a new turn of the loop.
                 self.ledger.borrow_mut().new_turn(&chat);
+                // Persisted before the text goes out: after a worker restart the loop limits
+                // must count from this turn, not from the previous one.
+                self.save_ledger().await?;
                 let tab = tab_of(&chat).ok_or_else(|| invalid("chat has no tab"))?;
                 send_to_tab(
                     tab,
