@@ -34,6 +34,8 @@ test('a re-render of a finished reply runs nothing again', async () => {
 
 test('page reload mid-loop: the call is neither lost nor run twice; old replies are history', async () => {
   const args = encodeURIComponent(JSON.stringify({ steps: 1, delay_ms: 1500 }));
+  // Every tool asks until the user decides (annotations never allow a tool): allow this one.
+  await rig.call({ type: 'tools/policy', serverId: rig.serverId, tool: 'slow_count', policy: 'allow' });
   const { page, chatRef } = await rig.openChat(url(`?tool=slow_count&args=${args}`), {}, 'chatgpt');
   await rig.insertInstructions(chatRef);
   await until(async () => (await states(chatRef)).includes('slow_count:running'), { timeoutMs: 15_000, what: 'the call running' });
