@@ -14,6 +14,7 @@
 //! - [`policy`]: who may run what (allow / ask / deny) and the per-turn limits.
 //! - [`contract`]: the message contract between the core, content scripts and the side panel.
 
+pub mod app;
 pub mod client;
 pub mod contract;
 pub mod json_text;

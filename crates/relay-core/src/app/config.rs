@@ -1,0 +1,246 @@
+//! The user's configuration as the application keeps it (`chrome.storage.local` key
+//! [`CONFIG_KEY`]): servers, per-tool settings, per-chat settings and the extension's settings,
+//! with the lookups every decision of the loop needs.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::client::config::DEFAULT_TIMEOUT_MS;
+use crate::client::ServerConfig;
+use crate::model::Tool;
+use crate::policy::{decide, Decision, DecisionInput, LoopLimits, ToolPolicy};
+use crate::prompt::Strategy;
+use crate::result::ResultOptions;
+
+/// The storage key of [`Config`] in `chrome.storage.local`.
+pub const CONFIG_KEY: &str = "config";
+/// The storage key of the last known tools per server in `chrome.storage.local`.
+pub const TOOLS_KEY: &str = "tools";
+/// The storage key of the call ledger in `chrome.storage.session`.
+pub const LEDGER_KEY: &str = "ledger";
+/// Final calls the ledger keeps (oldest delivered ones are dropped first).
+pub const LEDGER_KEEP: usize = 500;
+
+/// Per-tool settings the user chose.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ToolSetting {
+    pub policy: Option<ToolPolicy>,
+    pub enabled: Option<bool>,
+}
+
+/// One chat's settings (a chat is a tab and its conversation URL).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ChatSettings {
+    pub server_ids: Vec<String>,
+    pub strategy: Option<Strategy>,
+    pub template: Option<String>,
+    pub auto_execute: bool,
+    pub auto_submit: bool,
+    pub max_consecutive: Option<u32>,
+    pub max_total: Option<u32>,
+}
+
+/// Settings of the whole extension.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Settings {
+    pub custom_instructions: String,
+    pub default_strategy: Strategy,
+    pub max_consecutive: u32,
+    pub max_total: u32,
+    pub result_max_chars: usize,
+    /// The request timeout of servers added without one of their own.
+    pub default_timeout_ms: u64,
+    pub language: String,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        let limits = LoopLimits::default();
+        Settings {
+            custom_instructions: String::new(),
+            default_strategy: Strategy::Auto,
+            max_consecutive: limits.max_consecutive,
+            max_total: limits.max_total,
+            result_max_chars: ResultOptions::default().max_chars,
+            default_timeout_ms: DEFAULT_TIMEOUT_MS,
+            language: String::new(),
+        }
+    }
+}
+
+/// Everything in `chrome.storage.local` under [`CONFIG_KEY`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Config {
+    pub servers: Vec<ServerConfig>,
+    pub tools: BTreeMap<String, BTreeMap<String, ToolSetting>>,
+    pub chats: BTreeMap<String, ChatSettings>,
+    pub settings: Settings,
+}
+
+impl Config {
+    /// A chat's settings (defaults for a chat never configured).
+    pub fn chat(&self, chat: &str) -> ChatSettings {
+        self.chats.get(chat).cloned().unwrap_or_default()
+    }
+
+    /// The loop limits of a chat: its own, else the extension's.
+    pub fn limits(&self, chat: &ChatSettings) -> LoopLimits {
+        LoopLimits {
+            max_consecutive: chat
+                .max_consecutive
+                .unwrap_or(self.settings.max_consecutive),
+            max_total: chat.max_total.unwrap_or(self.settings.max_total),
+        }
+    }
+
+    /// A chat's strategy: its own, else the extension's default.
+    pub fn strategy(&self, chat: &ChatSettings) -> Strategy {
+        chat.strategy.unwrap_or(self.settings.default_strategy)
+    }
+
+    /// Whether a server is configured and switched on.
+    pub fn server_enabled(&self, id: &str) -> bool {
+        self.servers.iter().any(|s| s.id == id && s.enabled)
+    }
+
+    /// A server's display name (its id when it has none or is gone).
+    pub fn server_name(&self, id: &str) -> String {
+        self.servers
+            .iter()
+            .find(|s| s.id == id)
+            .map(|s| s.name.clone())
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| id.to_owned())
+    }
+
+    /// A tool's policy (ask until the user decides) and whether it is switched on.
+    pub fn tool_setting(&self, server: &str, tool: &str) -> (ToolPolicy, bool) {
+        let s = self.tools.get(server).and_then(|m| m.get(tool));
+        let policy = s.and_then(|s| s.policy).unwrap_or(ToolPolicy::DEFAULT);
+        (policy, s.and_then(|s| s.enabled).unwrap_or(true))
+    }
+
+    /// Sets a tool's policy and/or switch (`None` leaves that part as it is).
+    pub fn set_tool(
+        &mut self,
+        server: &str,
+        tool: &str,
+        policy: Option<ToolPolicy>,
+        enabled: Option<bool>,
+    ) {
+        let s = self
+            .tools
+            .entry(server.to_owned())
+            .or_default()
+            .entry(tool.to_owned())
+            .or_default();
+        if policy.is_some() {
+            s.policy = policy;
+        }
+        if enabled.is_some() {
+            s.enabled = enabled;
+        }
+    }
+
+    /// What happens to a call of `tool` (None: the server does not list it) arriving now.
+    pub fn decision(
+        &self,
+        server: &str,
+        tool_name: &str,
+        tool: Option<&Tool>,
+        auto: bool,
+    ) -> Decision {
+        match tool {
+            None => Decision::Deny {
+                reason: format!("Tool '{tool_name}' is not available."),
+            },
+            Some(tool) => {
+                let (policy, enabled) = self.tool_setting(server, &tool.name);
+                decide(DecisionInput {
+                    server_enabled: self.server_enabled(server),
+                    tool_enabled: enabled,
+                    policy,
+                    auto_execute: auto,
+                    tool: &tool.name,
+                })
+            }
+        }
+    }
+
+    /// A new server id from its name: lower-case alphanumerics and dashes, unique.
+    pub fn unique_id(&self, name: &str) -> String {
+        let base: String = name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_lowercase()
+                } else {
+                    '-'
+                }
+            })
+            .collect::<String>()
+            .trim_matches('-')
+            .to_owned();
+        let base = if base.is_empty() {
+            "server".to_owned()
+        } else {
+            base
+        };
+        let taken = |id: &str| self.servers.iter().any(|s| s.id == id);
+        if !taken(&base) {
+            return base;
+        }
+        (2..)
+            .map(|n| format!("{base}-{n}"))
+            .find(|id| !taken(id))
+            .unwrap_or(base)
+    }
+
+    /// Forgets a server everywhere: its settings, its tools' settings, and every chat's pick.
+    pub fn remove_server(&mut self, id: &str) {
+        self.servers.retain(|s| s.id != id);
+        self.tools.remove(id);
+        for chat in self.chats.values_mut() {
+            chat.server_ids.retain(|s| s != id);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_derived_from_names_and_unique() {
+        let mut c = Config::default();
+        assert_eq!(c.unique_id("My Server!"), "my-server");
+        assert_eq!(c.unique_id("???"), "server");
+        c.servers
+            .push(ServerConfig::new("my-server", "x", "http://127.0.0.1:1/"));
+        c.servers
+            .push(ServerConfig::new("my-server-2", "x", "http://127.0.0.1:1/"));
+        assert_eq!(c.unique_id("my server"), "my-server-3");
+    }
+
+    #[test]
+    fn chat_limits_and_strategy_fall_back_to_the_settings() {
+        let c = Config::default();
+        let chat = ChatSettings {
+            max_total: Some(3),
+            ..Default::default()
+        };
+        assert_eq!(
+            c.limits(&chat),
+            LoopLimits {
+                max_consecutive: c.settings.max_consecutive,
+                max_total: 3
+            }
+        );
+        assert_eq!(c.strategy(&chat), Strategy::Auto);
+    }
+}

@@ -1,0 +1,134 @@
+//! Results back into the chat: once every call of an assistant message reached an end, their
+//! formatted results are written into the chat's input together, exactly once, and kept for a
+//! later try while the tab cannot take them.
+
+use crate::model::CallToolResult;
+use crate::policy::{CallRecord, CallState};
+use crate::result::{format_results, Attachment, Nudge, Outcome, ResultInput, ResultOptions};
+
+use super::{tab_of, App, Effect};
+
+/// Results ready to write into a chat (`relay/insert`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Delivery {
+    pub chat: String,
+    pub tab: Option<i64>,
+    /// The calls whose results these are.
+    pub keys: Vec<String>,
+    pub text: String,
+    pub attachments: Vec<Attachment>,
+    /// Whether to send the chat's message after writing (the chat's auto-submit).
+    pub submit: bool,
+}
+
+impl App {
+    /// A delivery attempt for every message of `chat` whose calls are all final and not yet
+    /// written.
+    pub fn pending_deliveries(&self, chat: &str) -> Vec<Effect> {
+        let mut messages: Vec<String> = Vec::new();
+        for c in self.ledger.for_chat(chat) {
+            if !c.delivered && c.state.is_final() && !messages.contains(&c.message_id) {
+                messages.push(c.message_id.clone());
+            }
+        }
+        messages
+            .into_iter()
+            .map(|message_id| Effect::Deliver {
+                chat: chat.to_owned(),
+                message_id,
+            })
+            .collect()
+    }
+
+    /// Takes the results of a message for writing, when every call of it reached an end. They
+    /// are marked delivered at once, so a second attempt racing this one finds nothing; report
+    /// the outcome with [`App::delivery_written`].
+    pub fn take_delivery(&mut self, chat: &str, message_id: &str) -> Option<Delivery> {
+        let records: Vec<CallRecord> = self
+            .ledger
+            .deliverable(chat, message_id)
+            .into_iter()
+            .cloned()
+            .collect();
+        if records.is_empty() {
+            return None;
+        }
+        for r in &records {
+            if let Some(x) = self.ledger.calls.get_mut(&r.key) {
+                x.delivered = true;
+            }
+        }
+        let settings = self.config.chat(chat);
+        let inputs: Vec<ResultInput> = records
+            .iter()
+            .map(|r| {
+                ResultInput::new(
+                    r.call_id.clone(),
+                    r.tool.clone(),
+                    self.config.server_name(&r.server_id),
+                    outcome_of(r),
+                )
+            })
+            .collect();
+        let options = ResultOptions {
+            max_chars: self.config.settings.result_max_chars,
+            nudge: self.config.strategy(&settings).result_nudge(),
+            ..ResultOptions::default()
+        };
+        let formatted = format_results(&inputs, &options);
+        let mut text = formatted.text;
+        if options.nudge == Nudge::None && records.iter().any(|r| r.state == CallState::Limited) {
+            text.push_str(Nudge::Answer.text().unwrap_or(""));
+        }
+        Some(Delivery {
+            chat: chat.to_owned(),
+            tab: tab_of(chat),
+            keys: records.into_iter().map(|r| r.key).collect(),
+            text,
+            attachments: formatted.attachments,
+            submit: settings.auto_submit,
+        })
+    }
+
+    /// The tab wrote the delivery (`inserted`), or could not (gone, reloading, no input found):
+    /// then the results stay deliverable for the chat's next update.
+    pub fn delivery_written(&mut self, delivery: &Delivery, inserted: bool) -> Vec<Effect> {
+        for key in &delivery.keys {
+            if let Some(x) = self.ledger.calls.get_mut(key) {
+                x.delivered = inserted;
+                x.reply_text = Some(delivery.text.clone());
+            }
+        }
+        vec![Effect::SaveLedger]
+    }
+}
+
+/// What a ledger record means for the model.
+pub fn outcome_of(r: &CallRecord) -> Outcome {
+    let field = |name: &str| {
+        r.error
+            .as_ref()
+            .and_then(|e| e.get(name))
+            .and_then(serde_json::Value::as_str)
+    };
+    let message = field("message").unwrap_or("no details").to_owned();
+    match r.state {
+        CallState::Done => Outcome::Completed {
+            result: r
+                .result
+                .clone()
+                .and_then(|v| serde_json::from_value::<CallToolResult>(v).ok())
+                .unwrap_or_default(),
+        },
+        CallState::Failed if field("kind") == Some("invalid") => Outcome::Invalid { message },
+        CallState::Failed => Outcome::Failed { message },
+        CallState::Unknown => Outcome::Unknown { message },
+        CallState::Denied => Outcome::Denied {
+            reason: Some(message),
+        },
+        CallState::Limited | CallState::Quoted => Outcome::Skipped { reason: message },
+        CallState::Pending | CallState::Running => Outcome::Unknown {
+            message: "still running".into(),
+        },
+    }
+}

@@ -1,0 +1,163 @@
+//! The application: the state the service worker keeps (configuration, last known tools, the
+//! call ledger, the reply parsers) and every decision the tool loop makes, without IO.
+//!
+//! Like [`crate::client::Session`], this is sans-IO: the driver (relay-wasm's service) feeds in
+//! what happened (a reply grew, the user decided, a call finished, a delivery was written or
+//! not, the worker restarted) and gets back [`Effect`]s to carry out (persist this, run that
+//! call, tell that tab, try to deliver those results). Whatever the driver awaits in between,
+//! the decisions, and so the invariants, are here, tested natively in `tests/test_app_loop.rs`:
+//! a call runs at most once (re-renders, reloads, restarts), limits and policies hold at
+//! execution, an outcome that may have happened is `unknown`, results reach the chat exactly once
+//! even when the tab could not take them at first.
+
+mod chat;
+mod config;
+mod deliver;
+mod tools;
+mod turn;
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::model::{ServerTools, Tool};
+use crate::parse::StreamParser;
+use crate::policy::Ledger;
+
+pub use chat::{chat_key, tab_of};
+pub use config::{
+    ChatSettings, Config, Settings, ToolSetting, CONFIG_KEY, LEDGER_KEEP, LEDGER_KEY, TOOLS_KEY,
+};
+pub use deliver::{outcome_of, Delivery};
+pub use tools::PolicyChange;
+pub use turn::{CallEnd, PreparedCall, ReplyUpdate};
+
+/// What the driver must do after the application changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    /// Write [`App::config`] to `chrome.storage.local` ([`CONFIG_KEY`]).
+    SaveConfig,
+    /// Write [`App::tools`] to `chrome.storage.local` ([`TOOLS_KEY`]).
+    SaveTools,
+    /// Write the ledger ([`App::ledger_to_store`]) to `chrome.storage.session`.
+    SaveLedger,
+    /// Run this admitted call: [`App::prepare_call`], the MCP request, [`App::finish_call`].
+    Run(String),
+    /// Tell the chat's tab that this call changed (its card updates).
+    Notify { chat: String, key: String },
+    /// Write text into a chat's input that is not a delivery of results (the ToolForced
+    /// reminder).
+    Insert {
+        tab: i64,
+        text: String,
+        submit: bool,
+    },
+    /// Try to write this message's results into the chat: [`App::take_delivery`], the tab
+    /// message, [`App::delivery_written`].
+    Deliver { chat: String, message_id: String },
+}
+
+/// The application state. In-memory; everything that must survive a worker restart is
+/// persisted through [`Effect`]s and given back to [`App::restore`].
+#[derive(Default)]
+pub struct App {
+    pub config: Config,
+    /// Last known tools per server (persisted, so prompts work right after a restart).
+    pub tools: BTreeMap<String, Vec<Tool>>,
+    pub ledger: Ledger,
+    /// One streaming parser per reply being written (`chat|message`); rebuilt from the text a
+    /// content script sends after a restart.
+    parsers: HashMap<String, StreamParser>,
+}
+
+impl App {
+    /// The state after a worker (re)start, from what storage held. A call that was running
+    /// when the worker stopped may or may not have run: it becomes `unknown`, its chat is told,
+    /// and only an explicit user decision runs it again.
+    pub fn restore(
+        config: Config,
+        tools: BTreeMap<String, Vec<Tool>>,
+        ledger: Ledger,
+    ) -> (App, Vec<Effect>) {
+        let mut app = App {
+            config,
+            tools,
+            ledger,
+            parsers: HashMap::new(),
+        };
+        let recovered = app.ledger.recover_after_restart();
+        let mut effects = Vec::new();
+        if !recovered.is_empty() {
+            effects.push(Effect::SaveLedger);
+            for key in recovered {
+                if let Some(chat) = app.ledger.calls.get(&key).map(|r| r.chat.clone()) {
+                    effects.push(Effect::Notify { chat, key });
+                }
+            }
+        }
+        (app, effects)
+    }
+
+    /// The ledger as it is stored: the oldest delivered calls beyond [`LEDGER_KEEP`] dropped.
+    pub fn ledger_to_store(&mut self) -> &Ledger {
+        self.ledger.prune(LEDGER_KEEP);
+        &self.ledger
+    }
+
+    /// A tool of a server, as last listed.
+    pub fn find_tool(&self, server: &str, tool: &str) -> Option<&Tool> {
+        self.tools.get(server)?.iter().find(|t| t.name == tool)
+    }
+
+    /// The tools of the given servers as the prompt and the parser see them: enabled servers,
+    /// enabled tools.
+    pub fn selected_tools(&self, ids: &[String]) -> Vec<ServerTools> {
+        ids.iter()
+            .filter_map(|id| {
+                let s = self
+                    .config
+                    .servers
+                    .iter()
+                    .find(|s| &s.id == id && s.enabled)?;
+                let list: Vec<Tool> = self
+                    .tools
+                    .get(id)
+                    .map(|ts| {
+                        ts.iter()
+                            .filter(|t| self.config.tool_setting(id, &t.name).1)
+                            .cloned()
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                Some(ServerTools::new(s.id.clone(), s.name.clone(), list))
+            })
+            .collect()
+    }
+
+    /// Records a server's freshly listed tools; persisted only when they changed.
+    pub fn set_tools(&mut self, server: &str, tools: Vec<Tool>) -> Vec<Effect> {
+        if self.tools.get(server) == Some(&tools) {
+            return Vec::new();
+        }
+        self.tools.insert(server.to_owned(), tools);
+        vec![Effect::SaveTools]
+    }
+
+    /// Forgets a server: configuration, tools and chat picks.
+    pub fn remove_server(&mut self, id: &str) -> Vec<Effect> {
+        self.config.remove_server(id);
+        self.tools.remove(id);
+        vec![Effect::SaveConfig, Effect::SaveTools]
+    }
+
+    /// The instructions (or the user's own message) go into `chat`: a new turn starts, and the
+    /// loop limits count from here, also after a worker restart.
+    pub fn new_turn(&mut self, chat: &str) -> Vec<Effect> {
+        self.ledger.new_turn(chat);
+        vec![Effect::SaveLedger]
+    }
+
+    /// Replaces a chat's settings.
+    pub fn set_chat(&mut self, chat: &str, settings: ChatSettings) -> Vec<Effect> {
+        self.config.chats.insert(chat.to_owned(), settings);
+        vec![Effect::SaveConfig]
+    }
+}

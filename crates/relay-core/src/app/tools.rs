@@ -1,0 +1,154 @@
+//! Tools as the user governs them: their views for the side panel, policy changes, runs by
+//! hand, and the prompt a chat gets for its servers.
+
+use serde_json::{json, Map, Value};
+
+use crate::contract::{ErrorBody, Role};
+use crate::model::Tool;
+use crate::policy::{allows_read_only, content_server_ids, policy_change, Decision, ToolPolicy};
+use crate::prompt::{system_prompt, DisabledTools, PromptOptions};
+use crate::schema::validate;
+
+use super::{App, ChatSettings, Effect};
+
+/// A policy change the side panel asks for (`tools/policy`).
+#[derive(Debug, Clone, Default)]
+pub struct PolicyChange<'a> {
+    pub server: &'a str,
+    /// One tool; `None`: every tool of the server (or its read-only ones with `read_only`).
+    pub tool: Option<&'a str>,
+    pub policy: Option<ToolPolicy>,
+    pub enabled: Option<bool>,
+    /// The user's one-click "allow this server's read-only tools".
+    pub read_only: bool,
+    /// The user confirmed allowing a tool its server declares destructive.
+    pub confirm: bool,
+}
+
+impl App {
+    /// A tool as the side panel shows it: the MCP definition plus `serverId`, `policy`,
+    /// `enabled`.
+    pub fn tool_view(&self, server: &str, tool: &Tool) -> Value {
+        let (policy, enabled) = self.config.tool_setting(server, &tool.name);
+        let mut v = serde_json::to_value(tool).unwrap_or(Value::Null);
+        if let Some(o) = v.as_object_mut() {
+            o.insert("serverId".into(), json!(server));
+            o.insert("policy".into(), json!(policy));
+            o.insert("enabled".into(), json!(enabled));
+        }
+        v
+    }
+
+    /// The views of a server's last listed tools.
+    pub fn tool_views(&self, server: &str) -> Vec<Value> {
+        self.tools
+            .get(server)
+            .map(|ts| ts.iter().map(|t| self.tool_view(server, t)).collect())
+            .unwrap_or_default()
+    }
+
+    /// Applies a policy change; nothing changes when any chosen tool needs a confirmation the
+    /// user has not given.
+    pub fn set_policy(&mut self, change: &PolicyChange<'_>) -> Result<Vec<Effect>, ErrorBody> {
+        let known = self.tools.get(change.server).cloned().unwrap_or_default();
+        let chosen: Vec<&Tool> = match change.tool {
+            Some(t) => known.iter().filter(|k| k.name == t).collect(),
+            None if change.read_only => known.iter().filter(|t| allows_read_only(t)).collect(),
+            None => known.iter().collect(),
+        };
+        for tool in &chosen {
+            policy_change(tool, change.policy, change.confirm)?;
+        }
+        let mut names: Vec<&str> = chosen.iter().map(|t| t.name.as_str()).collect();
+        if let Some(t) = change.tool {
+            if names.is_empty() {
+                names.push(t); // a tool not listed (yet): its setting waits for it
+            }
+        }
+        for name in names {
+            self.config
+                .set_tool(change.server, name, change.policy, change.enabled);
+        }
+        Ok(vec![Effect::SaveConfig])
+    }
+
+    /// Checks a run by hand from the side panel: the click is the approval, but disabled and
+    /// denied tools stay refused and arguments are validated. Returns the arguments to send.
+    pub fn manual_call(
+        &self,
+        server: &str,
+        name: &str,
+        arguments: &Value,
+    ) -> Result<Map<String, Value>, ErrorBody> {
+        let tool = self.find_tool(server, name).ok_or_else(|| {
+            ErrorBody::new(
+                "invalid_argument",
+                format!("server '{server}' has no tool '{name}'"),
+            )
+        })?;
+        if let Decision::Deny { reason } = self.config.decision(server, name, Some(tool), true) {
+            return Err(ErrorBody::new("denied", reason)
+                .with_hint("Change the tool's policy in the Tools view to run it."));
+        }
+        let checked = validate(tool, arguments);
+        if !checked.is_valid() {
+            return Err(ErrorBody::new(
+                "invalid_argument",
+                checked.message_for_model(name).unwrap_or_default(),
+            ));
+        }
+        Ok(checked.arguments.as_object().cloned().unwrap_or_default())
+    }
+
+    /// The servers a `prompt/build` describes: a chat page only its own chat's (and so never
+    /// makes the worker connect to any other); a side panel what it names, else the chat's.
+    pub fn prompt_servers(
+        &self,
+        role: Role,
+        chat: Option<&ChatSettings>,
+        requested: Option<Vec<String>>,
+    ) -> Result<Vec<String>, ErrorBody> {
+        let picked = chat.map(|c| c.server_ids.clone()).unwrap_or_default();
+        Ok(match role {
+            Role::Content => content_server_ids(requested, &picked)?,
+            Role::Page => requested.unwrap_or(picked),
+        })
+    }
+
+    /// The prompt for `ids`: explicit `options`, or the chat's strategy, limits and the user's
+    /// custom instructions. `null` when there is nothing to describe; diagnostics either way.
+    pub fn prompt(
+        &self,
+        chat: Option<&ChatSettings>,
+        ids: &[String],
+        options: Option<PromptOptions>,
+    ) -> Value {
+        let options = options.unwrap_or_else(|| {
+            let settings = &self.config.settings;
+            let mut o = PromptOptions::default();
+            let limits = chat.map(|c| self.config.limits(c)).unwrap_or_default();
+            o.strategy = chat
+                .and_then(|c| c.strategy)
+                .unwrap_or(settings.default_strategy);
+            o.max_calls_per_reply = limits.max_consecutive;
+            o.max_calls_per_turn = limits.max_total;
+            if !settings.custom_instructions.trim().is_empty() {
+                o.custom_instructions = Some(settings.custom_instructions.clone());
+            }
+            o
+        });
+        let all = self.selected_tools(ids);
+        let outcome = system_prompt(&all, ids, &DisabledTools::default(), &options);
+        let mut value = match outcome.prompt {
+            Some(p) => serde_json::to_value(p).unwrap_or(Value::Null),
+            None => Value::Null,
+        };
+        if let Some(o) = value.as_object_mut() {
+            o.insert(
+                "diagnostics".into(),
+                serde_json::to_value(&outcome.diagnostics).unwrap_or(Value::Null),
+            );
+        }
+        value
+    }
+}

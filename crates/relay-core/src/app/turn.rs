@@ -1,0 +1,317 @@
+//! The tool loop's turn: a reply grows, its complete calls enter the ledger once, policy and
+//! limits decide what runs, the user decides what waits, calls run and end.
+
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+use crate::contract::{ErrorBody, Role};
+use crate::model::CallToolResult;
+use crate::parse::{Diagnostic, StreamParser};
+use crate::policy::{
+    check_decision, is_destructive, policy_change, quoted_fingerprints, Admission, CallRecord,
+    CallState, NewCall, ToolPolicy, UserDecision, TOOL_FORCED_REMINDER,
+};
+use crate::prompt::Strategy;
+use crate::schema::validate;
+
+use super::{tab_of, App, Effect};
+
+/// The answer to a `reply/update`: this message's calls as the ledger has them.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReplyUpdate {
+    pub calls: Vec<CallRecord>,
+    /// Whether a call may still be forming at the end of the text.
+    pub pending: bool,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// A call ready to send: validated arguments, its server and tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreparedCall {
+    pub key: String,
+    pub server_id: String,
+    pub tool: String,
+    pub arguments: Map<String, Value>,
+}
+
+/// How a call that was sent ended.
+#[derive(Debug, Clone)]
+pub enum CallEnd {
+    /// The server answered with a result (which may be a tool error, `isError`).
+    Result(CallToolResult),
+    /// No usable answer. `may_have_run`: the request may have reached the tool (timeout, lost
+    /// connection, HTTP 5xx, unreadable answer), so the outcome is unknown, never "did not run".
+    Error {
+        error: ErrorBody,
+        may_have_run: bool,
+    },
+}
+
+impl App {
+    /// A content script's report of an assistant reply in `chat` (`done`: the reply is
+    /// complete; `history`: it was on the page before the content script looked, so nothing in
+    /// it runs). New complete calls enter the ledger once; the answer lists this message's
+    /// calls.
+    pub fn reply_update(
+        &mut self,
+        chat: &str,
+        message_id: &str,
+        text: &str,
+        done: bool,
+        history: bool,
+    ) -> (ReplyUpdate, Vec<Effect>) {
+        let settings = self.config.chat(chat);
+        if settings.server_ids.is_empty() {
+            let empty = ReplyUpdate {
+                calls: Vec::new(),
+                pending: false,
+                diagnostics: Vec::new(),
+            };
+            return (empty, Vec::new());
+        }
+        let pkey = format!("{chat}|{message_id}");
+        let mut update = {
+            let tools = self.selected_tools(&settings.server_ids);
+            let parser = self
+                .parsers
+                .entry(pkey.clone())
+                .or_insert_with(|| StreamParser::new(tools));
+            parser.push(text)
+        };
+        if done {
+            if let Some(mut parser) = self.parsers.remove(&pkey) {
+                update.calls.extend(parser.finish().calls);
+            }
+            update.pending = false;
+        }
+        let limits = self.config.limits(&settings);
+        let mut effects = Vec::new();
+        let mut changed = false;
+        for call in &update.calls {
+            if history {
+                continue; // replies that were on the page before we looked are never run
+            }
+            let tool = self.find_tool(&call.server, &call.tool);
+            let destructive = tool.is_some_and(is_destructive);
+            let decision =
+                self.config
+                    .decision(&call.server, &call.tool, tool, settings.auto_execute);
+            let admission = self.ledger.admit(
+                &NewCall {
+                    chat,
+                    message_id,
+                    call_id: &call.call_id,
+                    server_id: &call.server,
+                    tool: &call.tool,
+                    arguments: &call.arguments,
+                    destructive,
+                },
+                &decision,
+                limits,
+            );
+            if let Admission::New(rec) = admission {
+                changed = true;
+                if rec.state == CallState::Running {
+                    effects.push(Effect::Run(rec.key));
+                }
+            }
+        }
+        let has_calls = self
+            .ledger
+            .calls
+            .values()
+            .any(|c| c.chat == chat && c.message_id == message_id);
+        if done && !history && !has_calls {
+            self.ledger.reply_without_calls(chat);
+            changed = true;
+            // The model answered without the tool call this chat requires: remind it once a
+            // turn, so a model that will not call a tool is not nagged in a loop.
+            if self.config.strategy(&settings) == Strategy::ToolForced
+                && self.ledger.nudge_for_missing_call(chat)
+            {
+                if let Some(tab) = tab_of(chat) {
+                    effects.push(Effect::Insert {
+                        tab,
+                        text: TOOL_FORCED_REMINDER.to_owned(),
+                        submit: settings.auto_submit,
+                    });
+                }
+            }
+        }
+        if changed {
+            effects.insert(0, Effect::SaveLedger);
+        }
+        // Deliver what is ready in this chat: this message's results, and results that finished
+        // while the tab could not take them (it was reloading, or the worker restarted).
+        effects.extend(self.pending_deliveries(chat));
+        let calls = self
+            .ledger
+            .for_chat(chat)
+            .into_iter()
+            .filter(|c| c.message_id == message_id)
+            .cloned()
+            .collect();
+        let answer = ReplyUpdate {
+            calls,
+            pending: update.pending,
+            diagnostics: update.diagnostics,
+        };
+        (answer, effects)
+    }
+
+    /// The user's decision about a call. `sender_chat` is a content sender's own chat.
+    pub fn decide(
+        &mut self,
+        role: Role,
+        sender_chat: Option<&str>,
+        key: &str,
+        decision: UserDecision,
+        confirm: bool,
+    ) -> Result<(CallRecord, Vec<Effect>), ErrorBody> {
+        let rec = self
+            .ledger
+            .calls
+            .get(key)
+            .cloned()
+            .ok_or_else(|| ErrorBody::new("invalid_argument", "no such call"))?;
+        check_decision(role, &rec, sender_chat, decision)?;
+        let mut effects = Vec::new();
+        match decision {
+            UserDecision::Run | UserDecision::Always => {
+                let tool = self.find_tool(&rec.server_id, &rec.tool).cloned();
+                if decision == UserDecision::Always {
+                    if let Some(tool) = &tool {
+                        policy_change(tool, Some(ToolPolicy::Allow), confirm)?;
+                    }
+                    self.config
+                        .set_tool(&rec.server_id, &rec.tool, Some(ToolPolicy::Allow), None);
+                    effects.push(Effect::SaveConfig);
+                }
+                // Policy still applies to the click: a denied or disabled tool never runs.
+                let (policy, enabled) = self.config.tool_setting(&rec.server_id, &rec.tool);
+                if tool.is_some() && (policy == ToolPolicy::Deny || !enabled) {
+                    return Err(ErrorBody::new(
+                        "denied",
+                        format!("Tool '{}' is denied or disabled.", rec.tool),
+                    ));
+                }
+                if self.ledger.run_by_user(key).is_none() {
+                    return Err(ErrorBody::new(
+                        "invalid_state",
+                        format!("The call is {:?} and cannot run again.", rec.state),
+                    ));
+                }
+                effects.extend([Effect::SaveLedger, Effect::Run(key.to_owned())]);
+            }
+            UserDecision::Deny => {
+                if let Some(r) = self.ledger.transition(key, CallState::Denied) {
+                    r.error = Some(json!({"kind": "denied", "message": "You denied this call."}));
+                }
+                effects.extend([
+                    Effect::SaveLedger,
+                    Effect::Deliver {
+                        chat: rec.chat.clone(),
+                        message_id: rec.message_id.clone(),
+                    },
+                ]);
+            }
+        }
+        let rec = self.ledger.calls.get(key).cloned().unwrap_or(rec);
+        Ok((rec, effects))
+    }
+
+    /// Readies a running call for its request: the tool must still be listed and the
+    /// arguments must match its input schema (coerced where that is safe). A call that cannot
+    /// be sent fails here, with the effects that tell the chat.
+    pub fn prepare_call(&mut self, key: &str, now_ms: u64) -> Result<PreparedCall, Vec<Effect>> {
+        let Some(rec) = self.ledger.calls.get(key).cloned() else {
+            return Err(Vec::new());
+        };
+        if rec.state != CallState::Running {
+            return Err(Vec::new());
+        }
+        if let Some(r) = self.ledger.calls.get_mut(key) {
+            r.started_at = Some(now_ms);
+        }
+        let error = match self.find_tool(&rec.server_id, &rec.tool) {
+            None => {
+                json!({"kind": "invalid", "message": format!("Tool '{}' is not available.", rec.tool)})
+            }
+            Some(tool) => {
+                let checked = validate(tool, &rec.arguments);
+                if checked.is_valid() {
+                    return Ok(PreparedCall {
+                        key: key.to_owned(),
+                        server_id: rec.server_id,
+                        tool: rec.tool,
+                        arguments: checked.arguments.as_object().cloned().unwrap_or_default(),
+                    });
+                }
+                let message = checked.message_for_model(&rec.tool).unwrap_or_default();
+                json!({"kind": "invalid", "message": message})
+            }
+        };
+        if let Some(r) = self.ledger.transition(key, CallState::Failed) {
+            r.error = Some(error);
+            r.duration_ms = Some(0);
+        }
+        Err(self.after_call(&rec))
+    }
+
+    /// Progress of a running call, as the server reported it.
+    pub fn call_progress(&mut self, key: &str, progress: Value) {
+        if let Some(r) = self.ledger.calls.get_mut(key) {
+            if r.state == CallState::Running {
+                r.progress = Some(progress);
+            }
+        }
+    }
+
+    /// A sent call ended. Calls written inside its result are remembered as quoted (the
+    /// server's words, not the model's decision).
+    pub fn finish_call(&mut self, key: &str, end: CallEnd, duration_ms: u64) -> Vec<Effect> {
+        let Some(rec) = self.ledger.calls.get(key).cloned() else {
+            return Vec::new();
+        };
+        let (state, result, error) = match end {
+            CallEnd::Result(r) => {
+                let picked = self.config.chat(&rec.chat).server_ids;
+                let quoted = quoted_fingerprints(&r, &self.selected_tools(&picked));
+                self.ledger.remember_quoted(&rec.chat, quoted);
+                (CallState::Done, serde_json::to_value(r).ok(), None)
+            }
+            CallEnd::Error {
+                error,
+                may_have_run,
+            } => {
+                let state = if may_have_run {
+                    CallState::Unknown
+                } else {
+                    CallState::Failed
+                };
+                (state, None, serde_json::to_value(error).ok())
+            }
+        };
+        if let Some(r) = self.ledger.transition(key, state) {
+            r.duration_ms = Some(duration_ms);
+            r.result = result;
+            r.error = error;
+        }
+        self.after_call(&rec)
+    }
+
+    fn after_call(&self, rec: &CallRecord) -> Vec<Effect> {
+        vec![
+            Effect::SaveLedger,
+            Effect::Notify {
+                chat: rec.chat.clone(),
+                key: rec.key.clone(),
+            },
+            Effect::Deliver {
+                chat: rec.chat.clone(),
+                message_id: rec.message_id.clone(),
+            },
+        ]
+    }
+}
