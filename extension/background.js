@@ -5,6 +5,7 @@
 // top-level await); init() starts at once and handlers await it; listeners are registered
 // synchronously on the first turn so Chrome can wake us for events.
 import init, { handle } from './pkg/relay_wasm.js';
+import { STORAGE } from './contract.js';
 
 const ready = init({ module_or_path: new URL('./pkg/relay_wasm_bg.wasm', import.meta.url) });
 
@@ -77,9 +78,9 @@ function contentFiles(manifest) {
 }
 
 async function syncContentScripts() {
-  const stored = await chrome.storage.local.get('sites');
+  const stored = await chrome.storage[STORAGE.sites.area].get(STORAGE.sites.key);
   /** @type {import('./contract.js').Site[]} */
-  const sites = Array.isArray(stored.sites) ? stored.sites : [];
+  const sites = Array.isArray(stored[STORAGE.sites.key]) ? stored[STORAGE.sites.key] : [];
   const wanted = new Map(sites.map((s) => [CUSTOM_PREFIX + s.origin, s]));
   const registered = await chrome.scripting.getRegisteredContentScripts();
   const stale = registered.filter((r) => r.id.startsWith(CUSTOM_PREFIX) && !wanted.has(r.id)).map((r) => r.id);
@@ -99,7 +100,7 @@ function scheduleSync() {
 }
 
 chrome.storage.onChanged.addListener((changes, area) => {
-  if (area === 'local' && changes.sites) scheduleSync();
+  if (area === STORAGE.sites.area && changes[STORAGE.sites.key]) scheduleSync();
 });
 scheduleSync();
 

@@ -1,11 +1,12 @@
 //! `cargo xtask`: MCP Relay's build automation, one small Rust binary instead of shell scripts.
 //!
-//! Commands: `setup`, `build`, `test`, `demo`, `bench`, `dist`, `fuzz`, `conformance`.
+//! Commands: `setup`, `build`, `codegen`, `test`, `demo`, `bench`, `dist`, `fuzz`, `conformance`.
 //! Every command that needs tools runs `setup` first; setup is idempotent and checks before it
 //! installs, so a second run is a no-op in seconds.
 
 mod bench;
 mod build;
+mod codegen;
 mod setup;
 mod test;
 mod util;
@@ -20,8 +21,10 @@ usage: cargo xtask <command>
 commands:
   setup        install what the build and tests need (idempotent)
   build        build the wasm core into extension/pkg and target/relay-node
+  codegen      write extension/contract.js, the manifest's site lists and sites.js's HOSTS from the
+               contract (`--check`: fail naming stale files; `--root DIR`: another copy of the repo)
   test         run every test: types (tsc), native, wasm (in a service worker), browser end-to-end, interop
-               (one suite: `test types|native|wasm|node`)
+               (one suite: `test codegen|types|native|wasm|node`)
   demo         run the whole tool loop on bundled defaults (headless: prints steps, saves screenshots)
   bench        run the benchmarks and write target/bench/summary.json
   dist         package the extension as a zip under target/dist
@@ -46,6 +49,7 @@ fn main() -> ExitCode {
     let result: Result<()> = match command.as_str() {
         "setup" => setup::setup(&x),
         "build" => setup::setup(&x).and_then(|()| build::build(&x)),
+        "codegen" => codegen::codegen(&x.root, rest),
         "test" => test::test(&x, rest),
         "demo" => test::demo(&x),
         "bench" => bench::bench(&x),

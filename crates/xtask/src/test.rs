@@ -68,6 +68,15 @@ pub fn test(x: &Xtask, args: &[String]) -> Result<()> {
     let only = args.first().map(String::as_str);
     let mut tally = Tally::default();
 
+    if only.is_none() || only == Some("codegen") {
+        step("test: cargo xtask codegen --check (generated mirrors of the contract are fresh)");
+        match crate::codegen::run(&x.root, crate::codegen::Mode::Check) {
+            Ok(_) => tally.passed += 1,
+            Err(e) => tally.add_output("codegen", false, &format!("{e}\n")),
+        }
+        // (add_output counts a failed suite without runner counts as one failure)
+    }
+
     if only.is_none() || only == Some("types") {
         step("test: tsc --noEmit -p tsconfig.json (JSDoc types of extension/ and www/)");
         let (ok, out) = run_capture(&mut tsc_command(x))?;

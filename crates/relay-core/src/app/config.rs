@@ -13,12 +13,8 @@ use crate::policy::{decide, Decision, DecisionInput, LoopLimits, ToolPolicy};
 use crate::prompt::Strategy;
 use crate::result::ResultOptions;
 
-/// The storage key of [`Config`] in `chrome.storage.local`.
-pub const CONFIG_KEY: &str = "config";
-/// The storage key of the last known tools per server in `chrome.storage.local`.
-pub const TOOLS_KEY: &str = "tools";
-/// The storage key of the call ledger in `chrome.storage.session`.
-pub const LEDGER_KEY: &str = "ledger";
+// The storage keys are part of the contract (its storage schema).
+pub use crate::contract::storage::{CONFIG_KEY, LEDGER_KEY, TOOLS_KEY};
 /// Final calls the ledger keeps (oldest delivered ones are dropped first).
 pub const LEDGER_KEEP: usize = 500;
 

@@ -18,7 +18,7 @@ use std::rc::Rc;
 
 use relay_core::app::{chat_key, App, Config, Settings, CONFIG_KEY, LEDGER_KEY, TOOLS_KEY};
 use relay_core::client::{ClientError, ServerConfig, TransportKind};
-use relay_core::contract::{self, ErrorBody, Role};
+use relay_core::contract::{self, ErrorBody, Request, Role};
 use relay_core::model::Tool;
 use relay_core::parse::parse_tool_calls;
 use relay_core::policy::Ledger;
@@ -128,10 +128,10 @@ pub async fn handle(message: JsValue, sender: JsValue) -> Result<JsValue, JsValu
         }
     };
     let answer = match admit(message, &sender.role) {
-        Ok((name, role, msg)) => {
+        Ok((request, role, msg)) => {
             let svc = service();
             match svc.ensure_loaded().await {
-                Ok(()) => match svc.dispatch(name, role, &sender, &msg).await {
+                Ok(()) => match svc.dispatch(&request, role, &sender, &msg).await {
                     Ok(data) => contract::ok(data),
                     Err(e) => contract::err(e),
                 },
@@ -143,7 +143,9 @@ pub async fn handle(message: JsValue, sender: JsValue) -> Result<JsValue, JsValu
     to_js(&answer)
 }
 
-fn admit(message: JsValue, role: &str) -> Result<(&'static str, Role, Value), ErrorBody> {
+/// The typed request, the sender's role, and the raw message (the handlers read their fields
+/// from it as they always did; the contract has already checked the shape).
+fn admit(message: JsValue, role: &str) -> Result<(Request, Role, Value), ErrorBody> {
     let role = match role {
         "page" => Role::Page,
         "content" => Role::Content,
@@ -156,8 +158,8 @@ fn admit(message: JsValue, role: &str) -> Result<(&'static str, Role, Value), Er
     };
     let msg: Value = from_js(message, "message")
         .map_err(|_| ErrorBody::from(contract::ContractError::Malformed))?;
-    let spec = contract::admit(&msg, role)?;
-    Ok((spec.name, role, msg))
+    let request = contract::admit(&msg, role)?;
+    Ok((request, role, msg))
 }
 
 fn str_field<'a>(msg: &'a Value, key: &str) -> Result<&'a str, ErrorBody> {
@@ -244,17 +246,18 @@ impl Service {
 
     async fn dispatch(
         self: &Rc<Self>,
-        name: &str,
+        request: &Request,
         role: Role,
         sender: &Sender,
         msg: &Value,
     ) -> HandlerResult {
-        match name {
-            "ping" => Ok(json!({"core": env!("CARGO_PKG_VERSION"), "role": role})),
-            "settings/get" => {
+        // Exhaustive: a message of the contract without a handler here does not compile.
+        match request {
+            Request::Ping { .. } => Ok(json!({"core": env!("CARGO_PKG_VERSION"), "role": role})),
+            Request::SettingsGet { .. } => {
                 Ok(serde_json::to_value(&self.config().settings).unwrap_or(Value::Null))
             }
-            "settings/set" => {
+            Request::SettingsSet { .. } => {
                 let settings: Settings =
                     serde_json::from_value(msg.get("settings").cloned().unwrap_or(Value::Null))
                         .map_err(|e| invalid(format!("settings: {e}")))?;
@@ -262,16 +265,16 @@ impl Service {
                 self.save_config().await?;
                 Ok(serde_json::to_value(&self.config().settings).unwrap_or(Value::Null))
             }
-            "servers/list" => Ok(Value::from(self.server_views())),
-            "servers/add" => {
+            Request::ServersList { .. } => Ok(Value::from(self.server_views())),
+            Request::ServersAdd { .. } => {
                 self.add_server(msg.get("server").cloned().unwrap_or(Value::Null))
                     .await
             }
-            "servers/update" => {
+            Request::ServersUpdate { .. } => {
                 self.update_server(msg.get("server").cloned().unwrap_or(Value::Null))
                     .await
             }
-            "servers/remove" => {
+            Request::ServersRemove { .. } => {
                 let id = str_field(msg, "id")?.to_owned();
                 self.client.remove_server(&id);
                 let effects = self.app.borrow_mut().remove_server(&id);
@@ -280,8 +283,8 @@ impl Service {
                 sync_origin_rules(&servers).await?;
                 Ok(Value::Null)
             }
-            "servers/import" => self.import_servers(msg).await,
-            "servers/export" => {
+            Request::ServersImport { .. } => self.import_servers(msg).await,
+            Request::ServersExport { .. } => {
                 let mut out = Map::new();
                 for s in &self.config().servers {
                     let transport = match s.transport {
@@ -292,16 +295,16 @@ impl Service {
                 }
                 Ok(json!({"mcpServers": out}))
             }
-            "servers/test" => {
+            Request::ServersTest { .. } => {
                 let id = str_field(msg, "id")?.to_owned();
                 let _ = self.refresh_tools(&id, true).await;
                 self.server_view(&id)
                     .ok_or_else(|| invalid(format!("no server '{id}'")))
             }
-            "tools/list" => self.list_tools(msg).await,
-            "tools/policy" => self.set_policy(msg).await,
-            "tools/call" => self.manual_call(msg).await,
-            "prompts/list" => {
+            Request::ToolsList { .. } => self.list_tools(msg).await,
+            Request::ToolsPolicy { .. } => self.set_policy(msg).await,
+            Request::ToolsCall { .. } => self.manual_call(msg).await,
+            Request::PromptsList { .. } => {
                 let id = str_field(msg, "serverId")?;
                 let prompts = self
                     .client
@@ -310,7 +313,7 @@ impl Service {
                     .map_err(|e| client_error(&e))?;
                 Ok(serde_json::to_value(prompts).unwrap_or(Value::Null))
             }
-            "prompts/get" => {
+            Request::PromptsGet { .. } => {
                 let id = str_field(msg, "serverId")?;
                 let prompt = str_field(msg, "name")?;
                 let args: BTreeMap<String, String> =
@@ -329,7 +332,7 @@ impl Service {
                     .map_err(|e| client_error(&e))?;
                 Ok(serde_json::to_value(got).unwrap_or(Value::Null))
             }
-            "resources/list" => {
+            Request::ResourcesList { .. } => {
                 let id = str_field(msg, "serverId")?;
                 let got = self
                     .client
@@ -338,7 +341,7 @@ impl Service {
                     .map_err(|e| client_error(&e))?;
                 Ok(serde_json::to_value(got).unwrap_or(Value::Null))
             }
-            "resources/read" => {
+            Request::ResourcesRead { .. } => {
                 let id = str_field(msg, "serverId")?;
                 let uri = str_field(msg, "uri")?;
                 let got = self
@@ -348,11 +351,11 @@ impl Service {
                     .map_err(|e| client_error(&e))?;
                 Ok(serde_json::to_value(got).unwrap_or(Value::Null))
             }
-            "chat/get" => {
+            Request::ChatGet { .. } => {
                 let chat = self.chat_for(role, sender, msg)?;
                 Ok(serde_json::to_value(self.config().chat(&chat)).unwrap_or(Value::Null))
             }
-            "chat/set" => {
+            Request::ChatSet { .. } => {
                 let chat = self.chat_for(role, sender, msg)?;
                 let settings: relay_core::app::ChatSettings =
                     serde_json::from_value(msg.get("settings").cloned().unwrap_or(Value::Null))
@@ -361,8 +364,8 @@ impl Service {
                 self.run_effects(effects).await?;
                 Ok(serde_json::to_value(self.config().chat(&chat)).unwrap_or(Value::Null))
             }
-            "prompt/build" => self.build_prompt(role, sender, msg).await,
-            "chat/insert" => {
+            Request::PromptBuild { .. } => self.build_prompt(role, sender, msg).await,
+            Request::ChatInsert { .. } => {
                 let chat = self.chat_for(role, sender, msg)?;
                 let text = str_field(msg, "text")?;
                 let submit = msg.get("submit").and_then(Value::as_bool).unwrap_or(false);
@@ -378,7 +381,7 @@ impl Service {
                 )
                 .await
             }
-            "reply/parse" => {
+            Request::ReplyParse { .. } => {
                 let text = str_field(msg, "text")?;
                 let servers = match role {
                     Role::Content => {
@@ -397,15 +400,15 @@ impl Service {
                 };
                 Ok(serde_json::to_value(parse_tool_calls(text, &servers)).unwrap_or(Value::Null))
             }
-            "reply/update" => self.reply_update(role, sender, msg).await,
-            "activity/list" => {
+            Request::ReplyUpdate { .. } => self.reply_update(role, sender, msg).await,
+            Request::ActivityList { .. } => {
                 let chat = self.chat_for(role, sender, msg)?;
                 let ledger = self.ledger();
                 Ok(serde_json::to_value(ledger.for_chat(&chat)).unwrap_or(Value::Null))
             }
-            "activity/decide" => self.decide_call(role, sender, msg).await,
-            "sites/list" => self.sites().await.map(Value::from),
-            "sites/add" => {
+            Request::ActivityDecide { .. } => self.decide_call(role, sender, msg).await,
+            Request::SitesList { .. } => self.sites().await.map(Value::from),
+            Request::SitesAdd { .. } => {
                 let origin = web_origin(msg.get("origin"))?;
                 let adapter = msg
                     .get("adapter")
@@ -418,7 +421,7 @@ impl Service {
                 self.local.set("sites", &Value::from(sites.clone())).await?;
                 Ok(Value::from(sites))
             }
-            "sites/remove" => {
+            Request::SitesRemove { .. } => {
                 let origin = web_origin(msg.get("origin"))?;
                 let mut sites = self.sites().await?;
                 sites.retain(|s| s.get("origin").and_then(Value::as_str) != Some(origin.as_str()));
@@ -433,13 +436,13 @@ impl Service {
                 }
                 Ok(Value::from(sites))
             }
-            "sites/check" => {
+            Request::SitesCheck { .. } => {
                 let chat = self.chat_for(role, sender, msg)?;
                 let tab =
                     relay_core::app::tab_of(&chat).ok_or_else(|| invalid("chat has no tab"))?;
                 send_to_tab(tab, &json!({"type": "relay/check"})).await
             }
-            "sites/adapter" => {
+            Request::SitesAdapter { .. } => {
                 let sites = self.sites().await?;
                 Ok(sites
                     .into_iter()
@@ -449,10 +452,6 @@ impl Service {
                     .map(|s| json!({"adapter": s.get("adapter").cloned().unwrap_or(Value::Null)}))
                     .unwrap_or(Value::Null))
             }
-            other => Err(ErrorBody::new(
-                "unavailable",
-                format!("'{other}' is not handled"),
-            )),
         }
     }
 

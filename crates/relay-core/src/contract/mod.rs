@@ -1,0 +1,266 @@
+//! The message contract between the core (in the service worker), content scripts and the side
+//! panel: every message, who may send it, its typed fields, the envelope of every answer, the
+//! messages the core sends to tabs, the storage schema and the built-in sites' hosts.
+//!
+//! This module is the single source of truth. `cargo xtask codegen` writes its mirrors from it:
+//! `extension/contract.js` (names, roles, tab messages, storage keys, JSDoc typedefs), the
+//! manifest's `content_scripts[0].matches` and `host_permissions`, and the `HOSTS` block of
+//! `extension/content/sites.js`; `cargo xtask codegen --check` (a step of `cargo xtask test`)
+//! fails when any of them is stale.
+//!
+//! - [`request`]: [`Request`], one variant per message, and [`MESSAGES`] (names, roles, docs).
+//! - [`tab`]: [`TabMessage`], what the core sends to a chat tab's content script.
+//! - [`storage`]: the `chrome.storage` keys and their areas.
+//! - [`sites`]: the built-in chat sites and their hosts.
+//!
+//! A request is a JSON object `{"type": "<name>", ...fields}`. An answer is either
+//! `{"ok": true, "data": ...}` or `{"ok": false, "error": {"kind", "message", "hint"}}`.
+//! Senders are classified by the service worker from Chrome's `MessageSender` (never from
+//! anything inside the message): extension pages (side panel, options) are [`Role::Page`];
+//! content scripts of this extension in a chat tab are [`Role::Content`]. Anything else (web
+//! pages, other extensions) is dropped before it reaches the core.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub mod request;
+pub mod sites;
+pub mod storage;
+pub mod tab;
+
+pub use request::{ChatRef, Request, MESSAGES};
+pub use tab::{TabMessage, TAB_MESSAGES};
+
+/// Who sent a message, as the service worker established from `chrome.runtime.MessageSender`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// An extension page: the side panel or the options page. Trusted with configuration.
+    Page,
+    /// A content script in a chat tab. Sees page text only; never receives secrets.
+    Content,
+}
+
+/// One message of the contract.
+#[derive(Debug, Clone, Copy)]
+pub struct MessageSpec {
+    /// The `type` field.
+    pub name: &'static str,
+    /// Roles allowed to send it.
+    pub roles: &'static [Role],
+    /// What it does and what it answers.
+    pub doc: &'static str,
+    /// JavaScript (JSDoc) type of its fields, without `type` (for `extension/contract.js`).
+    pub js_request: &'static str,
+    /// JavaScript (JSDoc) type of its answer's `data`.
+    pub js_answer: &'static str,
+}
+
+/// Looks up a message by name.
+pub fn spec(name: &str) -> Option<&'static MessageSpec> {
+    MESSAGES.iter().find(|m| m.name == name)
+}
+
+/// Why a message was refused before any handler ran.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ContractError {
+    #[error("a message must be a JSON object with a string \"type\"")]
+    Malformed,
+    #[error("unknown message type '{0}'")]
+    Unknown(String),
+    #[error("message '{name}' is not allowed from a {role:?} sender")]
+    Forbidden { name: String, role: Role },
+    #[error("message '{name}' is malformed: {reason}")]
+    Invalid { name: String, reason: String },
+}
+
+/// Checks a raw message against the contract: its name exists, the role may send it, and its
+/// fields have the contract's shape. Returns the typed request.
+pub fn admit(message: &Value, role: Role) -> Result<Request, ContractError> {
+    let name = message
+        .get("type")
+        .and_then(Value::as_str)
+        .ok_or(ContractError::Malformed)?;
+    let spec = spec(name).ok_or_else(|| ContractError::Unknown(name.to_owned()))?;
+    if !spec.roles.contains(&role) {
+        return Err(ContractError::Forbidden {
+            name: name.to_owned(),
+            role,
+        });
+    }
+    Request::deserialize(message).map_err(|e| ContractError::Invalid {
+        name: name.to_owned(),
+        reason: e.to_string(),
+    })
+}
+
+/// The error half of an answer: what happened, and what the user can do about it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ErrorBody {
+    /// A stable machine name (`connection`, `auth`, `timeout`, `forbidden`, ...).
+    pub kind: String,
+    /// One sentence for the user.
+    pub message: String,
+    /// What to do about it, when we know.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+impl ErrorBody {
+    /// An error with a kind and a message.
+    pub fn new(kind: impl Into<String>, message: impl Into<String>) -> Self {
+        ErrorBody {
+            kind: kind.into(),
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    /// Adds a hint.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+}
+
+impl From<ContractError> for ErrorBody {
+    fn from(e: ContractError) -> Self {
+        let kind = match e {
+            ContractError::Malformed => "malformed",
+            ContractError::Unknown(_) => "unknown_message",
+            ContractError::Forbidden { .. } => "forbidden",
+            ContractError::Invalid { .. } => "invalid_argument",
+        };
+        ErrorBody::new(kind, e.to_string())
+    }
+}
+
+/// Builds the success envelope.
+pub fn ok(data: Value) -> Value {
+    serde_json::json!({"ok": true, "data": data})
+}
+
+/// Builds the error envelope.
+pub fn err(error: ErrorBody) -> Value {
+    serde_json::json!({"ok": false, "error": error})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn admits_by_name_and_role() {
+        let cases = [
+            (json!({"type": "ping"}), Role::Content, Ok("ping")),
+            (
+                json!({"type": "servers/add"}),
+                Role::Page,
+                Ok("servers/add"),
+            ),
+            (
+                json!({"type": "servers/add"}),
+                Role::Content,
+                Err("forbidden"),
+            ),
+            (
+                json!({"type": "tools/call"}),
+                Role::Content,
+                Err("forbidden"),
+            ),
+            (json!({"type": "nope"}), Role::Page, Err("unknown_message")),
+            (json!({"kind": "ping"}), Role::Page, Err("malformed")),
+            (json!("ping"), Role::Page, Err("malformed")),
+        ];
+        for (msg, role, want) in cases {
+            let got = admit(&msg, role)
+                .map(|r| r.name())
+                .map_err(|e| ErrorBody::from(e).kind);
+            assert_eq!(got, want.map_err(str::to_owned), "{msg} from {role:?}");
+        }
+    }
+
+    #[test]
+    fn every_message_has_its_variant() {
+        for m in MESSAGES {
+            let role = m.roles[0];
+            let got = admit(&json!({"type": m.name}), role).map(|r| r.name());
+            assert_eq!(got, Ok(m.name), "{}", m.name);
+        }
+    }
+
+    #[test]
+    fn fields_are_typed_leniently_and_extra_fields_accepted() {
+        let cases = [
+            (
+                json!({"type": "servers/remove", "id": "a", "extra": [1]}),
+                Request::ServersRemove { id: Some("a".into()) },
+            ),
+            // A wrong type or an empty string reads as absent: the handler answers as before.
+            (
+                json!({"type": "servers/remove", "id": 5}),
+                Request::ServersRemove { id: None },
+            ),
+            (
+                json!({"type": "servers/test", "id": ""}),
+                Request::ServersTest { id: None },
+            ),
+            (
+                json!({"type": "chat/get", "chat": {"tabId": 3, "url": "https://x/"}}),
+                Request::ChatGet {
+                    chat: Some(ChatRef { tab_id: Some(3), url: Some("https://x/".into()) }),
+                },
+            ),
+            (
+                json!({"type": "chat/get", "chat": "tab 3"}),
+                Request::ChatGet { chat: None },
+            ),
+            (
+                json!({"type": "reply/update", "messageId": "m1", "text": "t", "done": "yes"}),
+                Request::ReplyUpdate {
+                    message_id: Some("m1".into()),
+                    text: Some("t".into()),
+                    done: None,
+                    history: None,
+                },
+            ),
+        ];
+        for (msg, want) in cases {
+            let role = spec(msg["type"].as_str().unwrap_or_default()).map_or(Role::Page, |s| s.roles[0]);
+            assert_eq!(admit(&msg, role), Ok(want), "{msg}");
+        }
+    }
+
+    #[test]
+    fn tab_messages_serialize_to_their_names() {
+        let cases = [
+            (
+                TabMessage::Insert { text: "hi".into(), submit: true, attachments: vec![] },
+                json!({"type": "relay/insert", "text": "hi", "submit": true}),
+            ),
+            (TabMessage::Check {}, json!({"type": "relay/check"})),
+            (
+                TabMessage::Calls { calls: vec![json!({"key": "k"})] },
+                json!({"type": "relay/calls", "calls": [{"key": "k"}]}),
+            ),
+        ];
+        for (m, want) in cases {
+            assert_eq!(m.to_value(), want);
+            assert!(TAB_MESSAGES.iter().any(|t| t.name == m.name()), "{}", m.name());
+        }
+    }
+
+    #[test]
+    fn names_are_unique() {
+        for (i, m) in MESSAGES.iter().enumerate() {
+            assert!(
+                MESSAGES[i + 1..].iter().all(|o| o.name != m.name),
+                "duplicate {}",
+                m.name
+            );
+        }
+    }
+}

@@ -1,0 +1,71 @@
+//! The storage schema: every `chrome.storage` key the extension uses, its area and what it holds.
+//! The core's application (`crate::app`) and the service worker (`extension/background.js`, via
+//! the generated `extension/contract.js`) read these names from here.
+
+/// A `chrome.storage` area.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Area {
+    /// `chrome.storage.local`: survives browser restarts.
+    Local,
+    /// `chrome.storage.session`: cleared when the browser closes, kept across worker restarts.
+    Session,
+}
+
+impl Area {
+    /// The area's name in `chrome.storage`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Area::Local => "local",
+            Area::Session => "session",
+        }
+    }
+}
+
+/// One storage key.
+pub struct StorageKey {
+    /// The key.
+    pub key: &'static str,
+    /// Its area.
+    pub area: Area,
+    /// JavaScript (JSDoc) type of the stored value.
+    pub js_type: &'static str,
+    /// What it holds.
+    pub doc: &'static str,
+}
+
+/// The key of the configuration (servers, tool settings, chats, settings) in local storage.
+pub const CONFIG_KEY: &str = "config";
+/// The key of the last known tools per server in local storage.
+pub const TOOLS_KEY: &str = "tools";
+/// The key of the exactly-once call ledger in session storage.
+pub const LEDGER_KEY: &str = "ledger";
+/// The key of the user's custom chat sites (`[{origin, adapter}]`) in local storage.
+pub const SITES_KEY: &str = "sites";
+
+/// Every key, with its area and shape.
+pub const STORAGE: &[StorageKey] = &[
+    StorageKey {
+        key: CONFIG_KEY,
+        area: Area::Local,
+        js_type: "Record<string, unknown>",
+        doc: "servers (with secrets), tool settings, chat settings and settings; read by the core only",
+    },
+    StorageKey {
+        key: TOOLS_KEY,
+        area: Area::Local,
+        js_type: "Record<string, unknown[]>",
+        doc: "the last tools/list of each server, by server id",
+    },
+    StorageKey {
+        key: LEDGER_KEY,
+        area: Area::Session,
+        js_type: "unknown",
+        doc: "the exactly-once call ledger",
+    },
+    StorageKey {
+        key: SITES_KEY,
+        area: Area::Local,
+        js_type: "Site[]",
+        doc: "custom chat sites; background.js registers their content scripts",
+    },
+];
