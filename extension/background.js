@@ -79,8 +79,9 @@ function contentFiles(manifest) {
 
 async function syncContentScripts() {
   const stored = await chrome.storage[STORAGE.sites.area].get(STORAGE.sites.key);
+  const value = stored[STORAGE.sites.key];
   /** @type {import('./contract.js').Site[]} */
-  const sites = Array.isArray(stored[STORAGE.sites.key]) ? stored[STORAGE.sites.key] : [];
+  const sites = Array.isArray(value) ? value : [];
   const wanted = new Map(sites.map((s) => [CUSTOM_PREFIX + s.origin, s]));
   const registered = await chrome.scripting.getRegisteredContentScripts();
   const stale = registered.filter((r) => r.id.startsWith(CUSTOM_PREFIX) && !wanted.has(r.id)).map((r) => r.id);

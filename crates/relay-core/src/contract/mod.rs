@@ -197,7 +197,9 @@ mod tests {
         let cases = [
             (
                 json!({"type": "servers/remove", "id": "a", "extra": [1]}),
-                Request::ServersRemove { id: Some("a".into()) },
+                Request::ServersRemove {
+                    id: Some("a".into()),
+                },
             ),
             // A wrong type or an empty string reads as absent: the handler answers as before.
             (
@@ -211,7 +213,10 @@ mod tests {
             (
                 json!({"type": "chat/get", "chat": {"tabId": 3, "url": "https://x/"}}),
                 Request::ChatGet {
-                    chat: Some(ChatRef { tab_id: Some(3), url: Some("https://x/".into()) }),
+                    chat: Some(ChatRef {
+                        tab_id: Some(3),
+                        url: Some("https://x/".into()),
+                    }),
                 },
             ),
             (
@@ -229,7 +234,8 @@ mod tests {
             ),
         ];
         for (msg, want) in cases {
-            let role = spec(msg["type"].as_str().unwrap_or_default()).map_or(Role::Page, |s| s.roles[0]);
+            let role =
+                spec(msg["type"].as_str().unwrap_or_default()).map_or(Role::Page, |s| s.roles[0]);
             assert_eq!(admit(&msg, role), Ok(want), "{msg}");
         }
     }
@@ -238,18 +244,28 @@ mod tests {
     fn tab_messages_serialize_to_their_names() {
         let cases = [
             (
-                TabMessage::Insert { text: "hi".into(), submit: true, attachments: vec![] },
+                TabMessage::Insert {
+                    text: "hi".into(),
+                    submit: true,
+                    attachments: vec![],
+                },
                 json!({"type": "relay/insert", "text": "hi", "submit": true}),
             ),
             (TabMessage::Check {}, json!({"type": "relay/check"})),
             (
-                TabMessage::Calls { calls: vec![json!({"key": "k"})] },
+                TabMessage::Calls {
+                    calls: vec![json!({"key": "k"})],
+                },
                 json!({"type": "relay/calls", "calls": [{"key": "k"}]}),
             ),
         ];
         for (m, want) in cases {
             assert_eq!(m.to_value(), want);
-            assert!(TAB_MESSAGES.iter().any(|t| t.name == m.name()), "{}", m.name());
+            assert!(
+                TAB_MESSAGES.iter().any(|t| t.name == m.name()),
+                "{}",
+                m.name()
+            );
         }
     }
 

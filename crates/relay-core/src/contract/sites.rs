@@ -13,15 +13,42 @@ pub struct BuiltinSite {
 
 /// Every built-in site, in the order of the adapters.
 pub const BUILTIN_SITES: &[BuiltinSite] = &[
-    BuiltinSite { id: "gemini", hosts: &["gemini.google.com"] },
-    BuiltinSite { id: "chatgpt", hosts: &["chatgpt.com", "chat.openai.com"] },
-    BuiltinSite { id: "claude", hosts: &["claude.ai"] },
-    BuiltinSite { id: "deepseek", hosts: &["chat.deepseek.com"] },
-    BuiltinSite { id: "aistudio", hosts: &["aistudio.google.com"] },
-    BuiltinSite { id: "perplexity", hosts: &["www.perplexity.ai", "perplexity.ai"] },
-    BuiltinSite { id: "grok", hosts: &["grok.com"] },
-    BuiltinSite { id: "kimi", hosts: &["www.kimi.com", "kimi.com", "kimi.moonshot.cn"] },
-    BuiltinSite { id: "qwen", hosts: &["chat.qwen.ai"] },
+    BuiltinSite {
+        id: "gemini",
+        hosts: &["gemini.google.com"],
+    },
+    BuiltinSite {
+        id: "chatgpt",
+        hosts: &["chatgpt.com", "chat.openai.com"],
+    },
+    BuiltinSite {
+        id: "claude",
+        hosts: &["claude.ai"],
+    },
+    BuiltinSite {
+        id: "deepseek",
+        hosts: &["chat.deepseek.com"],
+    },
+    BuiltinSite {
+        id: "aistudio",
+        hosts: &["aistudio.google.com"],
+    },
+    BuiltinSite {
+        id: "perplexity",
+        hosts: &["www.perplexity.ai", "perplexity.ai"],
+    },
+    BuiltinSite {
+        id: "grok",
+        hosts: &["grok.com"],
+    },
+    BuiltinSite {
+        id: "kimi",
+        hosts: &["www.kimi.com", "kimi.com", "kimi.moonshot.cn"],
+    },
+    BuiltinSite {
+        id: "qwen",
+        hosts: &["chat.qwen.ai"],
+    },
 ];
 
 /// Host permissions the extension always has besides the chat sites: loopback MCP servers.
