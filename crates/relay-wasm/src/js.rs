@@ -1,17 +1,34 @@
-//! Conversions at the JS boundary: plain JSON in and out, errors as `{kind, message, hint}`
-//! objects.
+//! Conversions at the JS boundary: structured values in and out with `serde-wasm-bindgen`,
+//! errors as `{kind, message, hint}` objects.
 //!
-//! Values cross as JSON text (`JSON.stringify` / `JSON.parse` on the JS side, serde_json on
-//! ours): one serde format for every type keeps the wasm module small (a second, JsValue-based
-//! deserializer would instantiate every `Deserialize` impl twice), and the result is always
-//! plain data a page can use.
+//! Answers are built with `Serializer::json_compatible()`: maps become plain objects, `None`
+//! becomes `null`, so what a page receives is plain data, as `JSON.parse` would give it.
+//! Incoming strings are decoded by wasm-bindgen's UTF-8 encoder, which turns a lone surrogate
+//! (a page's trick, or a reply cut mid-emoji) into U+FFFD instead of failing the message.
+//! Differences from the JSON text round trip this replaced: a property set to `undefined`
+//! inside free-form JSON reads as `null` (missing struct fields still read as missing).
+//!
+//! [`to_js_text`] keeps the JSON text path for the one place where a measurement showed it
+//! clearly faster (see BENCHMARKS.md, "Boundary").
 
 use relay_core::contract::ErrorBody;
 use serde::{de::DeserializeOwned, Serialize};
 use wasm_bindgen::JsValue;
 
+const SERIALIZER: serde_wasm_bindgen::Serializer = serde_wasm_bindgen::Serializer::json_compatible();
+
 /// Serialises to a plain JS value (objects, arrays, strings, numbers, booleans, null).
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+    // serde-wasm-bindgen refuses integers beyond 2^53 (a server's 64-bit id inside a tool
+    // result) and non-string map keys; JSON text rounds the former and quotes the latter, as
+    // the boundary always did, so such a value still arrives.
+    value
+        .serialize(&SERIALIZER)
+        .or_else(|_| to_js_text(value))
+}
+
+/// Serialises through JSON text (`serde_json` then `JSON.parse`).
+pub fn to_js_text<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
     let text = serde_json::to_string(value)
         .map_err(|e| error_value(&ErrorBody::new("internal", e.to_string())))?;
     js_sys::JSON::parse(&text).map_err(|_| {
@@ -25,29 +42,13 @@ pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
 /// Reads a JS value as a Rust type, with a clear error naming what was expected.
 /// `undefined` reads as `null`.
 pub fn from_js<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsValue> {
-    let text = if value.is_undefined() {
-        "null".to_owned()
-    } else {
-        js_sys::JSON::stringify(&value)
-            .ok()
-            .and_then(|s| s.as_string())
-            .ok_or_else(|| {
-                error_value(&ErrorBody::new(
-                    "invalid_argument",
-                    format!("{what}: not JSON data"),
-                ))
-            })?
-    };
-    // A lone surrogate (a page's trick, or a reply cut mid-emoji) must not make the whole
-    // message unreadable: it becomes U+FFFD, as a browser's own decoders do.
-    serde_json::from_str(&relay_core::json_text::replace_lone_surrogates(&text))
+    serde_wasm_bindgen::from_value(value)
         .map_err(|e| error_value(&ErrorBody::new("invalid_argument", format!("{what}: {e}"))))
 }
 
 /// An error object for a rejected promise or a thrown exception.
 pub fn error_value(error: &ErrorBody) -> JsValue {
-    serde_json::to_string(error)
-        .ok()
-        .and_then(|text| js_sys::JSON::parse(&text).ok())
-        .unwrap_or_else(|| JsValue::from_str(&error.message))
+    error
+        .serialize(&SERIALIZER)
+        .unwrap_or_else(|_| JsValue::from_str(&error.message))
 }
