@@ -9,21 +9,11 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use crate::js::{from_js, to_js, to_js_text};
-
-/// What the extension's boundary did before serde-wasm-bindgen: `JSON.stringify`, lone
-/// surrogates repaired, serde_json.
-fn from_js_text<T: DeserializeOwned>(value: &JsValue) -> Result<T, JsValue> {
-    let text = js_sys::JSON::stringify(value)?
-        .as_string()
-        .ok_or_else(|| JsValue::from_str("not JSON data"))?;
-    serde_json::from_str(&relay_core::json_text::replace_lone_surrogates(&text))
-        .map_err(|e| JsValue::from_str(&e.to_string()))
-}
+use crate::js::{from_js, from_js_text, to_js, to_js_text};
 
 fn read<T: DeserializeOwned>(value: &JsValue, text: bool) -> Result<T, JsValue> {
     if text {
-        from_js_text(value)
+        from_js_text(value, "value")
     } else {
         from_js(value.clone(), "value")
     }

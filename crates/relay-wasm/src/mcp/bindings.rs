@@ -24,7 +24,9 @@ use wasm_bindgen_futures::future_to_promise;
 
 use super::client::{CallOptions, ClientOptions, McpClient, Progress};
 
-use crate::js::{error_value, from_js, to_js};
+use relay_core::client::Output;
+
+use crate::js::{error_value, from_js, to_js, to_js_text};
 
 fn report_value(report: &ErrorReport) -> JsValue {
     error_value(&ErrorBody::new(report.kind, report.message.clone()).with_hint(report.hint.clone()))
@@ -281,6 +283,8 @@ impl RelayClient {
         let client = self.client.clone();
         future_to_promise(async move {
             match client.run(&server_id, op, options).await {
+                // A tool list crosses faster as JSON text (see `js`).
+                Ok(output @ Output::Tools(_)) => to_js_text(&output),
                 Ok(output) => to_js(&output),
                 Err(error) => Err(report_value(&error.report())),
             }
