@@ -78,14 +78,14 @@ const cases = [
   [`tools/list answer out (${tools.length} tools)`, (t) => bench.writeTools(t)],
   [`parse result out (${Math.round(parseKB)} KB, one large call)`, (t) => bench.writeParse(t)],
 ];
-const table = [];
+// The readable table goes to stderr as plain lines: `cargo xtask bench` takes the last line of
+// the output that starts with `{` as this script's figures, and stderr comes after stdout.
 for (const [name, fn] of cases) {
   const jsonMs = time(() => fn(true));
   const swbMs = time(() => fn(false));
   fig(`boundary ${name}, JSON text`, jsonMs * 1000, 'µs');
   fig(`boundary ${name}, serde-wasm-bindgen`, swbMs * 1000, 'µs');
-  table.push({ case: name, 'JSON text µs': +(jsonMs * 1000).toFixed(1), 'serde-wasm-bindgen µs': +(swbMs * 1000).toFixed(1), 'swb / JSON': +(swbMs / jsonMs).toFixed(2) });
+  console.error(`${name}: JSON text ${(jsonMs * 1000).toFixed(1)} µs, serde-wasm-bindgen ${(swbMs * 1000).toFixed(1)} µs (${(swbMs / jsonMs).toFixed(2)}×)`);
 }
-console.error(table);
 bench.free();
 console.log(JSON.stringify(out));
