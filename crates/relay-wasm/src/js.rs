@@ -5,8 +5,10 @@
 //! becomes `null`, so what a page receives is plain data, as `JSON.parse` would give it.
 //! Incoming strings are decoded by wasm-bindgen's UTF-8 encoder, which turns a lone surrogate
 //! (a page's trick, or a reply cut mid-emoji) into U+FFFD instead of failing the message.
-//! Differences from the JSON text round trip this replaced: a property set to `undefined`
-//! inside free-form JSON reads as `null` (missing struct fields still read as missing).
+//! A value serde-wasm-bindgen cannot read (a property set to `undefined` where a number is
+//! expected, a `Date`) gets a second chance through JSON text, so what read before still reads.
+//! One difference remains: a property set to `undefined` inside free-form JSON (a tool's
+//! arguments, a message) reads as `null` where JSON text dropped it.
 //!
 //! [`to_js_text`] and [`from_js_text`] keep the JSON text path where a measurement showed it
 //! clearly faster (BENCHMARKS.md, "Boundary: JSON text vs serde-wasm-bindgen"): lists of tool
@@ -45,8 +47,11 @@ pub fn to_js_text<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> 
 /// Reads a JS value as a Rust type, with a clear error naming what was expected.
 /// `undefined` reads as `null`.
 pub fn from_js<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsValue> {
-    serde_wasm_bindgen::from_value(value)
-        .map_err(|e| error_value(&ErrorBody::new("invalid_argument", format!("{what}: {e}"))))
+    // serde-wasm-bindgen reads `{timeoutMs: undefined}` as a present field and refuses it where
+    // a number is expected; `JSON.stringify` drops it, so the field takes its default as it
+    // always did. The same second chance covers what JSON converts and serde-wasm-bindgen does
+    // not (a `Date`, an object with `toJSON`), and keeps the text path's error message.
+    serde_wasm_bindgen::from_value(value.clone()).or_else(|_| from_js_text(&value, what))
 }
 
 /// Reads a JS value through JSON text (`JSON.stringify`, serde_json): for lists of tools, see

@@ -95,3 +95,30 @@ fn an_integer_beyond_2_pow_53_still_arrives() {
     assert_eq!(field(&args, &["k"]).as_f64(), Some(1.0));
     assert!(args.dyn_ref::<Object>().is_some());
 }
+
+#[wasm_bindgen_test]
+fn undefined_fields_read_as_missing() {
+    // tests/conformance/client.mjs passes `{transport, headers, timeoutMs}` straight from its
+    // options, any of them `undefined`.
+    let server = Object::new();
+    for (key, value) in [
+        ("id", JsValue::from_str("s")),
+        ("url", JsValue::from_str("http://127.0.0.1:9/mcp")),
+        ("transport", JsValue::UNDEFINED),
+        ("headers", JsValue::UNDEFINED),
+        ("timeoutMs", JsValue::UNDEFINED),
+    ] {
+        let _ = Reflect::set(&server, &key.into(), &value);
+    }
+    let options = js(r#"{"listen":false}"#);
+    let _ = Reflect::set(&options, &"maxConcurrent".into(), &JsValue::UNDEFINED);
+    let servers: JsValue = js_sys::Array::of1(&server).into();
+    let client = relay_wasm::mcp::RelayClient::new(servers, options);
+    let client = client.unwrap_or_else(|e| panic!("refused: {e:?}"));
+    let status = client.status().unwrap_or(JsValue::NULL);
+    assert_eq!(
+        field(&status, &["0", "id"]).as_string().as_deref(),
+        Some("s")
+    );
+    assert_eq!(field(&status, &["0", "enabled"]), JsValue::TRUE);
+}
