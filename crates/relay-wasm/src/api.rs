@@ -17,7 +17,7 @@ use relay_core::schema::validate;
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
-use crate::js::{from_js, from_js_text, to_js};
+use crate::js::{from_js, from_js_lenient, from_js_text, to_js};
 
 fn options_or_default<T: serde::de::DeserializeOwned + Default>(
     v: JsValue,
@@ -26,7 +26,7 @@ fn options_or_default<T: serde::de::DeserializeOwned + Default>(
     if v.is_undefined() || v.is_null() {
         Ok(T::default())
     } else {
-        from_js(v, what)
+        from_js_lenient(v, what)
     }
 }
 
@@ -62,7 +62,7 @@ pub fn validate_arguments_js(tool: JsValue, args: JsValue) -> Result<JsValue, Js
 /// Formats call outcomes as one message for the model (fence-safe, attachments split out).
 #[wasm_bindgen(js_name = formatResults)]
 pub fn format_results_js(inputs: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
-    let inputs: Vec<ResultInput> = from_js(inputs, "results")?;
+    let inputs: Vec<ResultInput> = from_js_lenient(inputs, "results")?;
     let options: ResultOptions = options_or_default(options, "options")?;
     to_js(&format_results(&inputs, &options))
 }

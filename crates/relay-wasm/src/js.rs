@@ -5,10 +5,11 @@
 //! becomes `null`, so what a page receives is plain data, as `JSON.parse` would give it.
 //! Incoming strings are decoded by wasm-bindgen's UTF-8 encoder, which turns a lone surrogate
 //! (a page's trick, or a reply cut mid-emoji) into U+FFFD instead of failing the message.
-//! A value serde-wasm-bindgen cannot read (a property set to `undefined` where a number is
-//! expected, a `Date`) gets a second chance through JSON text, so what read before still reads.
-//! One difference remains: a property set to `undefined` inside free-form JSON (a tool's
-//! arguments, a message) reads as `null` where JSON text dropped it.
+//! Options and configurations built by JavaScript code ([`from_js_lenient`]) get a second chance
+//! through JSON text when serde-wasm-bindgen refuses them (a property set to `undefined` where a
+//! number is expected), so what read before still reads. One difference remains: a property set
+//! to `undefined` inside free-form JSON (a tool's arguments) reads as `null` where JSON text
+//! dropped it; messages from Chrome never carry `undefined`.
 //!
 //! [`to_js_text`] and [`from_js_text`] keep the JSON text path where a measurement showed it
 //! clearly faster (BENCHMARKS.md, "Boundary: JSON text vs serde-wasm-bindgen"): lists of tool
@@ -45,12 +46,20 @@ pub fn to_js_text<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> 
 }
 
 /// Reads a JS value as a Rust type, with a clear error naming what was expected.
-/// `undefined` reads as `null`.
+/// `undefined` reads as `null`. For values Chrome hands over (messages, storage, senders):
+/// they are JSON-clean already.
 pub fn from_js<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsValue> {
-    // serde-wasm-bindgen reads `{timeoutMs: undefined}` as a present field and refuses it where
-    // a number is expected; `JSON.stringify` drops it, so the field takes its default as it
-    // always did. The same second chance covers what JSON converts and serde-wasm-bindgen does
-    // not (a `Date`, an object with `toJSON`), and keeps the text path's error message.
+    serde_wasm_bindgen::from_value(value)
+        .map_err(|e| error_value(&ErrorBody::new("invalid_argument", format!("{what}: {e}"))))
+}
+
+/// [`from_js`] for options and configurations that JavaScript code builds by hand.
+/// serde-wasm-bindgen reads `{timeoutMs: undefined}` as a present field and refuses it where a
+/// number is expected; `JSON.stringify` drops it, so the field takes its default as it always
+/// did. The same second chance covers what JSON converts and serde-wasm-bindgen does not (a
+/// `Date`, an object with `toJSON`). Not the default: it instantiates both deserializers for
+/// `T`; on the few types that use it the wasm is 13 KB gzipped larger (BENCHMARKS.md).
+pub fn from_js_lenient<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsValue> {
     serde_wasm_bindgen::from_value(value.clone()).or_else(|_| from_js_text(&value, what))
 }
 

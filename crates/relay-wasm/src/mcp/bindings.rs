@@ -26,7 +26,7 @@ use super::client::{CallOptions, ClientOptions, McpClient, Progress};
 
 use relay_core::client::Output;
 
-use crate::js::{error_value, from_js, to_js, to_js_text};
+use crate::js::{error_value, from_js, from_js_lenient, to_js, to_js_text};
 
 fn report_value(report: &ErrorReport) -> JsValue {
     error_value(&ErrorBody::new(report.kind, report.message.clone()).with_hint(report.hint.clone()))
@@ -43,7 +43,7 @@ fn servers_from(value: JsValue) -> Result<Vec<ServerConfig>, JsValue> {
     if let Some(text) = value.as_string() {
         return serde_json::from_str(&text).map_err(|e| invalid(&format!("servers: {e}")));
     }
-    from_js(value, "servers")
+    from_js_lenient(value, "servers")
 }
 
 fn object_or_empty(value: JsValue, what: &str) -> Result<Map<String, Value>, JsValue> {
@@ -97,7 +97,7 @@ impl RelayClient {
         let options: ClientOptions = if options.is_undefined() || options.is_null() {
             ClientOptions::default()
         } else {
-            from_js(options, "options")?
+            from_js_lenient(options, "options")?
         };
         let client = McpClient::new(options);
         if !(servers.is_undefined() || servers.is_null()) {
