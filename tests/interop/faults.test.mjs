@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
-import { loadRelay, repoRoot, startProcess, within } from './lib.mjs';
+import { loadRelay, repoRoot, startProcess, until, within } from './lib.mjs';
 
 const { RelayClient } = loadRelay();
 const faultServer = path.join(repoRoot, 'tests', 'interop', 'fault-server.mjs');
@@ -149,9 +149,14 @@ describe('server lifecycle faults', () => {
     const c = client(server.url, { timeoutMs: 5_000 });
     try {
       await c.ping('f');
+      const before = await stats(server.url);
       // Observed at once: the rejection arrives while the server is being stopped.
       const outcome = rejection(within(5_000, c.callTool('f', 'hang', {})));
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // The server counted the call: it is in flight (never answered) when the server dies.
+      await until(async () => (await stats(server.url)).toolsCall === before.toolsCall + 1, {
+        timeoutMs: 5_000,
+        what: 'the hang call to reach the server',
+      });
       await server.stop();
       const error = await outcome;
       assert.equal(error.kind, 'outcome_unknown', JSON.stringify(error));
