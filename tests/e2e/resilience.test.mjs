@@ -38,6 +38,8 @@ test('a re-render of a finished reply runs nothing again', async () => {
 });
 
 test('page reload mid-loop: the call is neither lost nor run twice; old replies are history', async () => {
+  // Tools default to ask; this one must run on its own to be mid-call at the reload.
+  await rig.call({ type: 'tools/policy', serverId: rig.serverId, tool: 'slow_count', policy: 'allow' });
   const args = encodeURIComponent(JSON.stringify({ steps: 1, delay_ms: 1500 }));
   const { page, chatRef } = await rig.openChat(url(`?tool=slow_count&args=${args}`), {}, 'chatgpt');
   await rig.insertInstructions(chatRef);
