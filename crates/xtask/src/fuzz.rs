@@ -34,49 +34,44 @@ pub fn fuzz(x: &Xtask, args: &[String]) -> Result<()> {
     }
 }
 
-/// The seeded fuzz tests: the committed run first, then random seeds until the time is up.
+/// `cargo test` of relay-core's fuzz tests. `--workspace` keeps the feature set of the native
+/// suite's `cargo test --workspace`, so the build it made is reused rather than redone.
+fn fuzz_tests(x: &Xtask, tests: &[&str], extra: &[&str]) -> std::process::Command {
+    let mut c = cmd("cargo");
+    c.args(["test", "--workspace", "--color", "never"]);
+    for t in tests {
+        c.args(["--test", t]);
+    }
+    c.args(extra).current_dir(&x.root);
+    c
+}
+
+/// The seeded fuzz tests: the committed run first, then random seeds until the time is up
+/// (at least one round). The budget starts once the tests are built.
 fn stable(x: &Xtask, secs: u64) -> Result<()> {
+    let all = ["test_fuzz_parser", "test_fuzz_decoders"];
+    step("fuzz: building relay-core's fuzz tests");
+    run(&mut fuzz_tests(x, &all, &["--no-run"]))?;
     let started = Instant::now();
     let budget = Duration::from_secs(secs);
-    step("fuzz: relay-core fuzz tests as committed (parser corpus mutations, wire decoders)");
-    run(cmd("cargo")
-        .args([
-            "test",
-            "-p",
-            "relay-core",
-            "--test",
-            "test_fuzz_parser",
-            "--test",
-            "test_fuzz_decoders",
-            "--color",
-            "never",
-        ])
-        .current_dir(&x.root))?;
+    step("fuzz: the fuzz tests as committed (parser corpus mutations, wire decoders)");
+    run(&mut fuzz_tests(x, &all, &[]))?;
     let mut rounds = 0u32;
     let mut seed = random_seed();
-    while started.elapsed() < budget {
+    while rounds == 0 || started.elapsed() < budget {
         seed = next(seed);
         rounds += 1;
         step(&format!(
             "fuzz: round {rounds}, FUZZ_SEED={seed} FUZZ_CASES={CASES_PER_ROUND} ({:.0}s of {secs}s used)",
             started.elapsed().as_secs_f64()
         ));
-        run(cmd("cargo")
-            .args([
-                "test",
-                "-p",
-                "relay-core",
-                "--test",
-                "test_fuzz_parser",
-                "--color",
-                "never",
-                "--",
-                "--quiet",
-                "the_parser_survives_a_seeded_fuzz_run",
-            ])
-            .env("FUZZ_SEED", seed.to_string())
-            .env("FUZZ_CASES", CASES_PER_ROUND.to_string())
-            .current_dir(&x.root))
+        run(fuzz_tests(
+            x,
+            &["test_fuzz_parser"],
+            &["--", "--quiet", "the_parser_survives_a_seeded_fuzz_run"],
+        )
+        .env("FUZZ_SEED", seed.to_string())
+        .env("FUZZ_CASES", CASES_PER_ROUND.to_string()))
         .map_err(|e| {
             format!(
                 "{e}\nreproduce with: FUZZ_SEED={seed} FUZZ_CASES={CASES_PER_ROUND} \
