@@ -15,7 +15,9 @@ import { launchExtension, openExtensionPage, coreCall, ROOT, TARGET } from '../e
 /** Runs `cargo xtask ...args` in the repository; resolves with {code, stdout, stderr}. */
 function xtask(args, { env = {}, timeoutMs }) {
   return new Promise((resolve, reject) => {
-    const child = spawn('cargo', ['xtask', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Not NODE_TEST_CONTEXT: set by this `node --test`, it would make a nested one skip its files.
+    const { NODE_TEST_CONTEXT: _, ...inherited } = process.env;
+    const child = spawn('cargo', ['xtask', ...args], { cwd: ROOT, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => { stdout += c; });

@@ -177,6 +177,9 @@ fn node_test_command(x: &Xtask, files: &[PathBuf]) -> Command {
     c.args(["--test", "--test-reporter=tap", "--test-concurrency=1"])
         .args(files)
         .current_dir(&x.root)
+        // Set when this xtask itself runs under `node --test` (tests/commands): a nested
+        // `node --test` seeing it would skip running its files.
+        .env_remove("NODE_TEST_CONTEXT")
         .env("RELAY_ROOT", &x.root)
         .env("RELAY_TARGET", x.target())
         .env("RELAY_DEMO_SERVER", demo_server_path(x));
