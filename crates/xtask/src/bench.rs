@@ -4,8 +4,9 @@
 //! `{"figure name": {"value": N, "unit": "…"}}`.
 //!
 //! `bench --quick` produces every figure once with short measurements (criterion: 10 samples of
-//! ~0.1 s; the browser scripts: a couple of runs each): a check that the benchmarks work, whose
-//! figures are rough. Its criterion data lives apart (`target/bench/criterion-quick`) so that it
+//! ~0.1 s, built with the dev profile the test suite already compiled, so native figures are
+//! unoptimised; the browser scripts: a couple of runs each): a check that the benchmarks work,
+//! not figures to report. Its criterion data lives apart (`target/bench/criterion-quick`) so that it
 //! never mixes with a full run's.
 
 use std::collections::BTreeMap;
@@ -39,7 +40,13 @@ pub fn bench(x: &Xtask, args: &[String]) -> Result<()> {
     if !benches.is_empty() {
         step(&format!("bench: criterion (native) {}", benches.join(", ")));
         let mut c = cmd("cargo");
-        c.args(["bench", "-p", "relay-core"]);
+        if quick {
+            // The test build's profile and feature set (`cargo test --workspace`): nothing new
+            // to compile after the test suite, at the price of unoptimised native figures.
+            c.args(["bench", "--workspace", "--profile", "dev"]);
+        } else {
+            c.args(["bench", "-p", "relay-core"]);
+        }
         for b in &benches {
             c.args(["--bench", b]);
         }
@@ -79,17 +86,25 @@ pub fn bench(x: &Xtask, args: &[String]) -> Result<()> {
     // The wasm benchmarks read the very inputs the native ones use.
     let inputs = x.target().join("bench/inputs");
     step("bench: writing the benchmark inputs (relay-core example bench_inputs)");
+    // The inputs are the same whichever profile writes them; quick mode reuses the test build
+    // (`--workspace` keeps its feature set).
+    let (profile, dir) = if quick {
+        ("dev", "debug")
+    } else {
+        ("release", "release")
+    };
     run(cmd("cargo")
         .args([
-            "run",
+            "build",
             "--quiet",
-            "--release",
-            "-p",
-            "relay-core",
+            "--workspace",
+            "--profile",
+            profile,
             "--example",
             "bench_inputs",
-            "--",
         ])
+        .current_dir(&x.root))?;
+    run(cmd(x.target().join(dir).join("examples/bench_inputs"))
         .arg(&inputs)
         .current_dir(&x.root))?;
 
