@@ -6,6 +6,7 @@
 
 mod bench;
 mod build;
+mod fuzz;
 mod setup;
 mod test;
 mod util;
@@ -24,9 +25,11 @@ commands:
                (one suite: `test types|native|wasm|node`)
   demo         run the whole tool loop on bundled defaults (headless: prints steps, saves screenshots)
   bench        run the benchmarks and write target/bench/summary.json
+               (`bench --quick`: every figure once, with short measurements; a smoke run)
   dist         package the extension as a zip under target/dist
-  fuzz         run the parser fuzz target for a while (FUZZ_SECONDS, default 60)
-  conformance  run the official MCP client conformance suite
+  fuzz         fuzz the parser and the wire decoders for FUZZ_SECONDS (default 60): seeded
+               mutation rounds on stable Rust (`fuzz --libfuzzer`: the cargo-fuzz target)
+  conformance  run the official MCP client conformance suite (prints `N passed, N failed`)
 ";
 
 fn main() -> ExitCode {
@@ -48,12 +51,12 @@ fn main() -> ExitCode {
         "build" => setup::setup(&x).and_then(|()| build::build(&x)),
         "test" => test::test(&x, rest),
         "demo" => test::demo(&x),
-        "bench" => bench::bench(&x),
+        "bench" => bench::bench(&x, rest),
         "dist" => setup::setup(&x)
             .and_then(|()| build::build(&x))
             .and_then(|()| build::dist(&x)),
-        "fuzz" => test::fuzz(&x),
-        "conformance" => test::conformance(&x).map(|_| ()),
+        "fuzz" => fuzz::fuzz(&x, rest),
+        "conformance" => test::conformance(&x),
         "-h" | "--help" | "help" => {
             print!("{USAGE}");
             Ok(())
