@@ -67,8 +67,13 @@ test('allowed tool: instructions → call → run once → result submitted → 
     const turn = document.querySelector('.turn[data-role="assistant"]');
     turn.replaceWith(turn.cloneNode(true));
   });
-  await page.waitForTimeout(1000);
-  assert.equal((await calls(chatRef)).length, 1);
+  // Witness that the re-render went through the pipeline: a later reply's call runs (the page
+  // is read in order), and then the ledger holds that call and the first one, once each.
+  await insertInstructions(chatRef);
+  await until(async () => (await calls(chatRef)).filter((c) => c.state === 'done').length >= 2, { timeoutMs: 30_000, what: 'the later reply\'s call' });
+  const after = await calls(chatRef);
+  assert.deepEqual(after.map((c) => `${c.tool}:${c.state}`), ['add:done', 'add:done']);
+  assert.notEqual(after[0].messageId, after[1].messageId, 'the second call came from the later reply');
   await page.close();
 });
 
@@ -110,13 +115,22 @@ test('call text in a user message or posted by the page runs nothing', async () 
     window.postMessage({ type: 'reply/update', messageId: 'a0', text: t, done: true }, '*');
     try { chrome.runtime.sendMessage('x', { type: 'tools/call' }); } catch { /* no API here */ }
   }, callText);
-  await page.waitForTimeout(1500);
-  assert.equal((await calls(chatRef)).length, 0);
+  // Witness that the page was read after those: the instructions make the assistant reply with
+  // a call of its own (add 2 + 3), which runs; it is the only call.
+  await insertInstructions(chatRef);
+  await until(async () => (await calls(chatRef)).length > 0, { timeoutMs: 30_000, what: 'the assistant\'s call' });
+  const list = await calls(chatRef);
+  assert.deepEqual(list.map((c) => [c.tool, c.arguments]), [['add', { a: 2, b: 3 }]]);
   await page.close();
 });
 
 test('tool forced: a reply without a call gets one reminder to call a tool, never a loop of them', async () => {
   const { page, chatRef } = await openChat({ autoExecute: true, autoSubmit: true, strategy: 'toolForced' });
+  // Every message the worker receives, as seen by a listener of its own (it answers nothing).
+  await ext.sw.evaluate(() => {
+    globalThis.__relaySeen = [];
+    chrome.runtime.onMessage.addListener((m) => { globalThis.__relaySeen.push({ type: m && m.type, messageId: m && m.messageId, done: m && m.done, history: m && m.history }); });
+  });
   await page.fill('#input', 'hi');
   await page.click('#send');
   const reminder = page.locator('.turn[data-role="user"]', { hasText: 'please use one of the tools' });
@@ -124,7 +138,14 @@ test('tool forced: a reply without a call gets one reminder to call a tool, neve
   // The assistant answers the reminder without a call again: no second reminder follows.
   await page.locator('.turn[data-role="assistant"]').nth(1).waitFor({ timeout: 20_000 });
   await page.locator('#stop').waitFor({ state: 'hidden', timeout: 20_000 });
-  await page.waitForTimeout(1500);
+  // Witness that the core handled the second reply's end: the worker received it as done…
+  await until(() => ext.sw.evaluate(() => new Set(globalThis.__relaySeen.filter((m) => m.type === 'reply/update' && m.done && !m.history).map((m) => m.messageId)).size >= 2),
+    { timeoutMs: 20_000, what: 'both replies reported done to the worker' });
+  // …and a later insertion from the worker into this tab (queued behind any reminder it sent)
+  // has arrived: anything sent before it has been inserted too.
+  const marker = 'marker after the second reply';
+  await ok(await coreCall(panel, { type: 'chat/insert', chat: chatRef, text: marker, submit: false }));
+  await until(async () => (await page.inputValue('#input')).includes(marker), { timeoutMs: 10_000, what: 'the marker insertion' });
   assert.equal(await reminder.count(), 1);
   assert.equal((await calls(chatRef)).length, 0);
   await page.close();

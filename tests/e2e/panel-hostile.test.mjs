@@ -107,8 +107,15 @@ test('hostile prompts and resources render inert in this chat', async () => {
   assert.ok(text.includes(PAYLOADS[2]), 'prompt argument description shown as text');
   assert.ok(text.includes(`Resource ${PAYLOADS[0]}`), 'resource contents shown as text');
   await assertInert('chat view');
-  // Handlers of a payload would run on load or error events: give them time, then look again.
-  await panel.waitForTimeout(500);
+  // Handlers of a payload would run on load or error events. Witness that those events have had
+  // their turn: an image with the payload's own broken URL, made after the view rendered (and
+  // never attached), reports its error; then look again.
+  await panel.evaluate(() => new Promise((resolve, reject) => {
+    const img = new Image();
+    const timer = setTimeout(() => reject(new Error('the sentinel image reported no error within 5 s')), 5_000);
+    img.addEventListener('error', () => { clearTimeout(timer); resolve(); });
+    img.src = 'x';
+  }));
   await assertInert('chat view, later');
   await chatPage.close();
 });

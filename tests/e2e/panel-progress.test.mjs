@@ -2,7 +2,7 @@
 // panel, its MCP progress notifications show while it runs, and its result shows when it ends.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openExtensionPage } from './harness.mjs';
+import { openExtensionPage, waitInClosedShadow } from './harness.mjs';
 import { startRig, waitForReply } from '../fixtures/sites/_shared/loop.mjs';
 
 let rig;
@@ -23,6 +23,8 @@ test('approve a pending call in the activity view, watch its progress, see its r
   await pending.waitFor({ timeout: 20_000 });
   assert.equal(await pending.locator('.call-tool').textContent(), 'slow_count');
   await pending.locator('[data-decision="run"]').click();
+  // The card in the chat page shows the panel's decision at once (it runs for 3 s more).
+  await waitInClosedShadow(page, 'mcp-relay-ui', '.card[data-state="running"]', { timeoutMs: 2_500 });
 
   // Progress arrives while the call runs (6 steps, 500 ms apart).
   const progress = panel.locator('article.call[data-state="running"] .progress');

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
-import { loadRelay, repoRoot, startProcess, within } from './lib.mjs';
+import { loadRelay, repoRoot, startProcess, until, within } from './lib.mjs';
 
 const { RelayClient } = loadRelay();
 const faultServer = path.join(repoRoot, 'tests', 'interop', 'fault-server.mjs');
@@ -98,12 +98,14 @@ for (const mode of ['json', 'sse']) {
       c.close();
     });
 
-    test('malformed JSON-RPC answer to a call: outcome unknown (it was sent), and the session survives', async () => {
+    test('malformed JSON-RPC answer to a tool call: outcome unknown (it reached the server), the session survives', async () => {
       const c = client(server.url);
       const before = await stats(server.url);
       const error = await rejection(within(5_000, c.callTool('f', 'malformed', {})));
-      // The request reached the server, so the tool may have run: never "did not run".
+      // The call was delivered and answered unreadably: it may have run, so it is never re-sent.
       assert.equal(error.kind, 'outcome_unknown', JSON.stringify(error));
+      assert.match(error.message, /malformed JSON-RPC/);
+      assert.match(error.hint, /may or may not have run/);
       await stillUsable(c);
       const after = await stats(server.url);
       assert.equal(after.initialize - before.initialize, 1, 'no re-initialization needed');
@@ -150,9 +152,14 @@ describe('server lifecycle faults', () => {
     const c = client(server.url, { timeoutMs: 5_000 });
     try {
       await c.ping('f');
+      const before = await stats(server.url);
       // Observed at once: the rejection arrives while the server is being stopped.
       const outcome = rejection(within(5_000, c.callTool('f', 'hang', {})));
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // The server counted the call: it is in flight (never answered) when the server dies.
+      await until(async () => (await stats(server.url)).toolsCall === before.toolsCall + 1, {
+        timeoutMs: 5_000,
+        what: 'the hang call to reach the server',
+      });
       await server.stop();
       const error = await outcome;
       assert.equal(error.kind, 'outcome_unknown', JSON.stringify(error));

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import {
-  hasModule, loadRelay, python, repoRoot, startDemoServer, startPythonServer, startServerEverything, within,
+  hasModule, loadRelay, python, repoRoot, startDemoServer, startPythonServer, startServerEverything, until, within,
 } from './lib.mjs';
 
 const { RelayClient } = loadRelay();
@@ -238,8 +238,14 @@ describe('transport selection', { skip: everythingMissing ?? false }, () => {
         error = e;
       }
       assert.equal(error?.kind, 'config');
-      // The DELETE was sent; server-everything logs the closed session.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The DELETE arrived: server-everything logs each session termination request it gets.
+      const logged = await until(() => http.log().match(/Received session termination request for session (\S+)/), {
+        timeoutMs: 5_000,
+        what: 'server-everything to log the DELETE of the session',
+      });
+      // …for the session this client opened (the only one server-everything initialized).
+      const opened = [...http.log().matchAll(/Session initialized with ID: (\S+)/g)].map((m) => m[1]);
+      assert.deepEqual(opened, [logged[1]], http.log());
     } finally {
       client.close();
       await http.stop();

@@ -75,7 +75,8 @@ export function freePort() {
 
 /**
  * Starts a process and waits (at most `timeoutMs`) until a line of its output matches `ready`.
- * Resolves with `{child, match, output, stop}`; `stop()` kills it by pid and waits for its exit.
+ * Resolves with `{child, match, output, log, stop}`: `log()` is everything it printed so far (a
+ * witness of what the server did), `stop()` kills it by pid and waits for its exit.
  */
 export function startProcess(command, args, { env = {}, ready, timeoutMs = 20_000, cwd = repoRoot } = {}) {
   const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -103,10 +104,11 @@ export function startProcess(command, args, { env = {}, ready, timeoutMs = 20_00
         clearTimeout(timer);
         child.stdout.off('data', onData);
         child.stderr.off('data', onData);
-        // Keep draining so a chatty server never blocks on a full pipe.
-        child.stdout.resume();
-        child.stderr.resume();
-        resolve({ child, match, output, stop });
+        // Keep draining (a chatty server never blocks on a full pipe), keeping the text.
+        const keep = (c) => { output += c.toString(); };
+        child.stdout.on('data', keep);
+        child.stderr.on('data', keep);
+        resolve({ child, match, output, log: () => output, stop });
       }
     };
     child.stdout.on('data', onData);
@@ -147,6 +149,17 @@ export async function startDemoServer() {
   const binary = process.env.RELAY_DEMO_SERVER ?? path.join(repoRoot, 'target', 'debug', 'relay-demo-server');
   const server = await startProcess(binary, [], { ready: /(http:\/\/127\.0\.0\.1:\d+\/\S*)/ });
   return { ...server, url: server.match[1] };
+}
+
+/** Polls `fn` until it returns a truthy value (and returns it), at most `timeoutMs`. */
+export async function until(fn, { timeoutMs = 10_000, intervalMs = 25, what = 'condition' } = {}) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (value) return value;
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
 }
 
 /** Rejects after `ms` unless `promise` settles first. */

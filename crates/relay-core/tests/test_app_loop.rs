@@ -168,6 +168,13 @@ fn approvals_follow_the_senders_rights_and_the_call_runs_once() {
         .expect("the panel approves");
     assert_eq!(rec.state, CallState::Running);
     assert_eq!(runs(&effects), std::slice::from_ref(&key));
+    assert!(
+        effects.contains(&Effect::Notify {
+            chat: chat(),
+            key: key.clone()
+        }),
+        "the card in the chat shows the panel's decision"
+    );
     let again = app
         .decide(Role::Page, None, &key, UserDecision::Run, false)
         .expect_err("a running call is not started twice");

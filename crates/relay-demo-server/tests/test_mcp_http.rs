@@ -563,18 +563,45 @@ fn sse_responses_are_not_held_back_by_delayed_acks() {
 
 #[test]
 fn cancelling_slow_count_ends_its_stream_early() {
+    use std::io::{BufRead, BufReader};
     let server = Server::start(&[]);
     let session = Session::open(&server);
     let session_id = session.session_id.clone().expect("session");
-    // 20 steps of 2 s: 40 s if the cancellation were ignored.
+    // 20 steps of 1 s: 20 s if the cancellation were ignored.
     let call = json!({
         "jsonrpc": "2.0", "id": 99, "method": "tools/call",
-        "params": {"name": "slow_count", "arguments": {"steps": 20, "delay_ms": 2000}, "_meta": {"progressToken": "c"}}
+        "params": {"name": "slow_count", "arguments": {"steps": 20, "delay_ms": 1000}, "_meta": {"progressToken": "c"}}
     });
     let (url, sid) = (server.url.clone(), session_id.clone());
     let started = std::time::Instant::now();
-    let caller = std::thread::spawn(move || post(&support::agent(), &url, Some(&sid), &call));
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    // The caller reads the SSE stream line by line and reports the first progress notification:
+    // the witness that the call is running before it is cancelled.
+    let (first_progress, progressed) = std::sync::mpsc::channel::<()>();
+    let caller = std::thread::spawn(move || {
+        let mut response = support::agent()
+            .post(&url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", support::PROTOCOL_VERSION)
+            .header("Mcp-Session-Id", &sid)
+            .send(call.to_string())
+            .unwrap_or_else(|e| panic!("POST {url}: {e}"));
+        let mut raw = String::new();
+        let mut reader = BufReader::new(response.body_mut().as_reader());
+        let mut line = String::new();
+        // Bounded by the agent's global timeout and by the stream's end.
+        while reader.read_line(&mut line).unwrap_or(0) > 0 {
+            if line.contains("notifications/progress") {
+                let _ = first_progress.send(());
+            }
+            raw.push_str(&line);
+            line.clear();
+        }
+        raw
+    });
+    progressed
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("a first progress notification within 10 s");
     let cancel = post(
         &support::agent(),
         &server.url,
@@ -582,16 +609,20 @@ fn cancelling_slow_count_ends_its_stream_early() {
         &json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 99, "reason": "test"}}),
     );
     assert_eq!(cancel.status, 202, "{}", cancel.raw);
-    let exchange = caller.join().expect("caller thread");
+    let raw = caller.join().expect("caller thread");
     let took = started.elapsed();
+    let messages = support::sse_messages(&raw);
+    let steps = messages
+        .iter()
+        .filter(|m| m["method"] == json!("notifications/progress"))
+        .count();
     assert!(
-        took < std::time::Duration::from_secs(10),
-        "took {took:?}: {}",
-        exchange.raw
+        took < std::time::Duration::from_secs(10) && (1..20).contains(&steps),
+        "took {took:?}, {steps} progress notifications: {raw}"
     );
     // Per the spec a cancelled request gets no response; if rmcp sends one anyway it must
     // say the call was cancelled rather than report a completed count.
-    if let Some(reply) = exchange.messages.iter().find(|m| m["id"] == json!(99)) {
+    if let Some(reply) = messages.iter().find(|m| m["id"] == json!(99)) {
         assert!(text_of(&reply["result"]).contains("cancelled"), "{reply}");
     }
 }

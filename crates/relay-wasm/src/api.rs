@@ -7,7 +7,8 @@
 //! - `validateArguments(tool, args)` → `{arguments, errors, coercions, message}`
 //! - `formatResults(inputs, options?)` → `{text, attachments, truncated}`
 //!
-//! `servers` is `[{id, name, tools: [MCP Tool as tools/list returns it]}]`.
+//! `servers` is `[{id, name, tools: [MCP Tool as tools/list returns it]}]`; it crosses as JSON
+//! text (`js::from_js_text`: measured twice as fast as structured for tool lists).
 
 use relay_core::model::{ServerTools, Tool};
 use relay_core::prompt::{prompt_for_servers, PromptOptions};
@@ -16,7 +17,7 @@ use relay_core::schema::validate;
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
-use crate::js::{from_js, to_js};
+use crate::js::{from_js, from_js_lenient, from_js_text, to_js};
 
 fn options_or_default<T: serde::de::DeserializeOwned + Default>(
     v: JsValue,
@@ -25,14 +26,14 @@ fn options_or_default<T: serde::de::DeserializeOwned + Default>(
     if v.is_undefined() || v.is_null() {
         Ok(T::default())
     } else {
-        from_js(v, what)
+        from_js_lenient(v, what)
     }
 }
 
 /// The system prompt for all tools of `servers`; `null` when there are none.
 #[wasm_bindgen(js_name = promptForServers)]
 pub fn prompt_for_servers_js(servers: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
-    let servers: Vec<ServerTools> = from_js(servers, "servers")?;
+    let servers: Vec<ServerTools> = from_js_text(&servers, "servers")?;
     let options: PromptOptions = options_or_default(options, "options")?;
     match prompt_for_servers(&servers, &options) {
         Some(p) => to_js(&p),
@@ -61,7 +62,7 @@ pub fn validate_arguments_js(tool: JsValue, args: JsValue) -> Result<JsValue, Js
 /// Formats call outcomes as one message for the model (fence-safe, attachments split out).
 #[wasm_bindgen(js_name = formatResults)]
 pub fn format_results_js(inputs: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
-    let inputs: Vec<ResultInput> = from_js(inputs, "results")?;
+    let inputs: Vec<ResultInput> = from_js_lenient(inputs, "results")?;
     let options: ResultOptions = options_or_default(options, "options")?;
     to_js(&format_results(&inputs, &options))
 }
@@ -72,7 +73,7 @@ pub fn parse_tool_calls_js(text: &str, servers: JsValue) -> Result<JsValue, JsVa
     let servers: Vec<ServerTools> = if servers.is_undefined() || servers.is_null() {
         Vec::new()
     } else {
-        from_js(servers, "servers")?
+        from_js_text(&servers, "servers")?
     };
     to_js(&relay_core::parse::parse_tool_calls(text, &servers))
 }
@@ -110,7 +111,7 @@ impl StreamParserJs {
         let servers: Vec<ServerTools> = if servers.is_undefined() || servers.is_null() {
             Vec::new()
         } else {
-            from_js(servers, "servers")?
+            from_js_text(&servers, "servers")?
         };
         Ok(StreamParserJs {
             inner: relay_core::parse::StreamParser::new(servers),
@@ -159,7 +160,7 @@ impl ToolSet {
     #[wasm_bindgen(constructor)]
     pub fn new(servers: JsValue) -> Result<ToolSet, JsValue> {
         Ok(ToolSet {
-            servers: from_js(servers, "servers")?,
+            servers: from_js_text(&servers, "servers")?,
         })
     }
 

@@ -1,17 +1,40 @@
-//! Conversions at the JS boundary: plain JSON in and out, errors as `{kind, message, hint}`
-//! objects.
+//! Conversions at the JS boundary: structured values in and out with `serde-wasm-bindgen`,
+//! errors as `{kind, message, hint}` objects.
 //!
-//! Values cross as JSON text (`JSON.stringify` / `JSON.parse` on the JS side, serde_json on
-//! ours): one serde format for every type keeps the wasm module small (a second, JsValue-based
-//! deserializer would instantiate every `Deserialize` impl twice), and the result is always
-//! plain data a page can use.
+//! Answers are built with `Serializer::json_compatible()`: maps become plain objects, `None`
+//! becomes `null`, so what a page receives is plain data, as `JSON.parse` would give it.
+//! Incoming strings are decoded by wasm-bindgen's UTF-8 encoder, which turns a lone surrogate
+//! (a page's trick, or a reply cut mid-emoji) into U+FFFD instead of failing the message.
+//! Options and configurations built by JavaScript code ([`from_js_lenient`]) get a second chance
+//! through JSON text when serde-wasm-bindgen refuses them (a property set to `undefined` where a
+//! number is expected), so what read before still reads. One difference remains: a property set
+//! to `undefined` inside free-form JSON (a tool's arguments) reads as `null` where JSON text
+//! dropped it; messages from Chrome never carry `undefined`.
+//!
+//! [`to_js_text`] and [`from_js_text`] keep the JSON text path where a measurement showed it
+//! clearly faster (BENCHMARKS.md, "Boundary: JSON text vs serde-wasm-bindgen"): lists of tool
+//! definitions, many small objects and strings, cross in about half the time as text (100
+//! tools: 1.2 ms in / 0.7 ms out as text, 2.4 / 1.1 ms through serde-wasm-bindgen). Messages,
+//! answers and parse results (one large string crosses once instead of being escaped and
+//! re-parsed: 2.9 ms against 5.4 ms for 0.9 MB) go through serde-wasm-bindgen.
 
 use relay_core::contract::ErrorBody;
 use serde::{de::DeserializeOwned, Serialize};
 use wasm_bindgen::JsValue;
 
+const SERIALIZER: serde_wasm_bindgen::Serializer =
+    serde_wasm_bindgen::Serializer::json_compatible();
+
 /// Serialises to a plain JS value (objects, arrays, strings, numbers, booleans, null).
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+    // serde-wasm-bindgen refuses integers beyond 2^53 (a server's 64-bit id inside a tool
+    // result) and non-string map keys; JSON text rounds the former and quotes the latter, as
+    // the boundary always did, so such a value still arrives.
+    value.serialize(&SERIALIZER).or_else(|_| to_js_text(value))
+}
+
+/// Serialises through JSON text (`serde_json` then `JSON.parse`).
+pub fn to_js_text<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
     let text = serde_json::to_string(value)
         .map_err(|e| error_value(&ErrorBody::new("internal", e.to_string())))?;
     js_sys::JSON::parse(&text).map_err(|_| {
@@ -23,12 +46,30 @@ pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
 }
 
 /// Reads a JS value as a Rust type, with a clear error naming what was expected.
-/// `undefined` reads as `null`.
+/// `undefined` reads as `null`. For values Chrome hands over (messages, storage, senders):
+/// they are JSON-clean already.
 pub fn from_js<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsValue> {
+    serde_wasm_bindgen::from_value(value)
+        .map_err(|e| error_value(&ErrorBody::new("invalid_argument", format!("{what}: {e}"))))
+}
+
+/// [`from_js`] for options and configurations that JavaScript code builds by hand.
+/// serde-wasm-bindgen reads `{timeoutMs: undefined}` as a present field and refuses it where a
+/// number is expected; `JSON.stringify` drops it, so the field takes its default as it always
+/// did. The same second chance covers what JSON converts and serde-wasm-bindgen does not (a
+/// `Date`, an object with `toJSON`). Not the default: it instantiates both deserializers for
+/// `T`; on the few types that use it the wasm is 13 KB gzipped larger (BENCHMARKS.md).
+pub fn from_js_lenient<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsValue> {
+    serde_wasm_bindgen::from_value(value.clone()).or_else(|_| from_js_text(&value, what))
+}
+
+/// Reads a JS value through JSON text (`JSON.stringify`, serde_json): for lists of tools, see
+/// the module documentation. `undefined` reads as `null`.
+pub fn from_js_text<T: DeserializeOwned>(value: &JsValue, what: &str) -> Result<T, JsValue> {
     let text = if value.is_undefined() {
         "null".to_owned()
     } else {
-        js_sys::JSON::stringify(&value)
+        js_sys::JSON::stringify(value)
             .ok()
             .and_then(|s| s.as_string())
             .ok_or_else(|| {
@@ -38,16 +79,15 @@ pub fn from_js<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsV
                 ))
             })?
     };
-    // A lone surrogate (a page's trick, or a reply cut mid-emoji) must not make the whole
-    // message unreadable: it becomes U+FFFD, as a browser's own decoders do.
+    // `JSON.stringify` writes a lone surrogate as an escape serde_json refuses; like the
+    // structured path, it becomes U+FFFD instead of making the whole value unreadable.
     serde_json::from_str(&relay_core::json_text::replace_lone_surrogates(&text))
         .map_err(|e| error_value(&ErrorBody::new("invalid_argument", format!("{what}: {e}"))))
 }
 
 /// An error object for a rejected promise or a thrown exception.
 pub fn error_value(error: &ErrorBody) -> JsValue {
-    serde_json::to_string(error)
-        .ok()
-        .and_then(|text| js_sys::JSON::parse(&text).ok())
-        .unwrap_or_else(|| JsValue::from_str(&error.message))
+    error
+        .serialize(&SERIALIZER)
+        .unwrap_or_else(|_| JsValue::from_str(&error.message))
 }

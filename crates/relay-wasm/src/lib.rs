@@ -6,6 +6,8 @@
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
 mod api;
+#[cfg(feature = "boundary-bench")]
+mod boundary_bench;
 mod js;
 pub mod mcp;
 mod service;

@@ -2,6 +2,12 @@
 //! `tests/bench/*.bench.mjs` script (the same inputs through the wasm build in Node, token counts,
 //! browser figures), merged into `target/bench/summary.json` as
 //! `{"figure name": {"value": N, "unit": "…"}}`.
+//!
+//! `bench --quick` produces every figure once with short measurements (criterion: 10 samples of
+//! ~0.1 s, built with the dev profile the test suite already compiled, so native figures are
+//! unoptimised; the browser scripts: a couple of runs each): a check that the benchmarks work,
+//! not figures to report. Its criterion data lives apart (`target/bench/criterion-quick`) so that it
+//! never mixes with a full run's.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -11,9 +17,16 @@ use serde_json::{json, Value};
 
 use crate::util::{cmd, run, run_capture, step, Result, Xtask};
 
-pub fn bench(x: &Xtask) -> Result<()> {
+pub fn bench(x: &Xtask, args: &[String]) -> Result<()> {
+    let quick = match args.first().map(String::as_str) {
+        None => false,
+        Some("--quick") => true,
+        Some(other) => return Err(format!("unknown bench option '{other}' (--quick)").into()),
+    };
     crate::setup::setup(x)?;
     crate::build::build(x)?;
+    // The browser figures run the loop against the demo MCP server.
+    crate::test::build_demo_server(x)?;
     let mut summary: BTreeMap<String, Value> = BTreeMap::new();
 
     let benches: Vec<String> = ["parse", "prompt"]
@@ -27,12 +40,36 @@ pub fn bench(x: &Xtask) -> Result<()> {
     if !benches.is_empty() {
         step(&format!("bench: criterion (native) {}", benches.join(", ")));
         let mut c = cmd("cargo");
-        c.args(["bench", "-p", "relay-core"]);
+        if quick {
+            // The test build's profile and feature set (`cargo test --workspace`): nothing new
+            // to compile after the test suite, at the price of unoptimised native figures.
+            c.args(["bench", "--workspace", "--profile", "dev"]);
+        } else {
+            c.args(["bench", "-p", "relay-core"]);
+        }
         for b in &benches {
             c.args(["--bench", b]);
         }
+        let criterion_dir = if quick {
+            let dir = x.target().join("bench/criterion-quick");
+            // criterion's own output directory setting; a quick run starts from nothing.
+            let _ = fs::remove_dir_all(&dir);
+            c.env("CRITERION_HOME", &dir).args([
+                "--",
+                "--warm-up-time",
+                "0.05",
+                "--measurement-time",
+                "0.1",
+                "--sample-size",
+                "10",
+                "--noplot",
+            ]);
+            dir
+        } else {
+            x.target().join("criterion")
+        };
         run(c.current_dir(&x.root))?;
-        collect_criterion(&x.target().join("criterion"), &mut summary)?;
+        collect_criterion(&criterion_dir, &mut summary)?;
     }
 
     let wasm = x.path("extension/pkg/relay_wasm_bg.wasm");
@@ -49,17 +86,25 @@ pub fn bench(x: &Xtask) -> Result<()> {
     // The wasm benchmarks read the very inputs the native ones use.
     let inputs = x.target().join("bench/inputs");
     step("bench: writing the benchmark inputs (relay-core example bench_inputs)");
+    // The inputs are the same whichever profile writes them; quick mode reuses the test build
+    // (`--workspace` keeps its feature set).
+    let (profile, dir) = if quick {
+        ("dev", "debug")
+    } else {
+        ("release", "release")
+    };
     run(cmd("cargo")
         .args([
-            "run",
+            "build",
             "--quiet",
-            "--release",
-            "-p",
-            "relay-core",
+            "--workspace",
+            "--profile",
+            profile,
             "--example",
             "bench_inputs",
-            "--",
         ])
+        .current_dir(&x.root))?;
+    run(cmd(x.target().join(dir).join("examples/bench_inputs"))
         .arg(&inputs)
         .current_dir(&x.root))?;
 
@@ -74,9 +119,13 @@ pub fn bench(x: &Xtask) -> Result<()> {
             "bench: node {}",
             script.strip_prefix(&x.root).unwrap_or(&script).display()
         ));
+        let mut c = cmd("node");
+        if quick {
+            // The scripts' own repetition settings (read from the environment).
+            c.env("PANEL_BENCH_LOADS", "2").env("SITES_BENCH_RUNS", "1");
+        }
         let (ok, out) = run_capture(
-            cmd("node")
-                .arg(&script)
+            c.arg(&script)
                 .current_dir(&x.root)
                 .env("RELAY_ROOT", &x.root)
                 .env("RELAY_TARGET", x.target())

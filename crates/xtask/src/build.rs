@@ -41,6 +41,26 @@ pub fn build(x: &Xtask) -> Result<()> {
 
     let web_out = x.path("extension/pkg");
     let node_out = x.target().join("relay-node");
+    // wasm-bindgen and wasm-opt take a while; when cargo left the module as it was and both
+    // outputs are what the last build made, they are current.
+    let stamp_path = x.target().join("relay-build-stamp");
+    let outputs = [
+        web_out.join("relay_wasm_bg.wasm"),
+        web_out.join("relay_wasm.js"),
+        node_out.join("relay_wasm_bg.wasm"),
+        node_out.join("relay_wasm.js"),
+    ];
+    let stamp = || -> Result<String> {
+        let mut parts = vec![crate::setup::file_hash(&wasm)?];
+        for out in &outputs {
+            parts.push(crate::setup::file_hash(out)?);
+        }
+        Ok(parts.join(" "))
+    };
+    if outputs.iter().all(|p| p.exists()) && fs::read_to_string(&stamp_path).ok() == stamp().ok() {
+        eprintln!("    extension/pkg and target/relay-node are current (wasm unchanged)");
+        return Ok(());
+    }
     for (target, out) in [("web", &web_out), ("nodejs", &node_out)] {
         step(&format!(
             "build: wasm-bindgen --target {target} → {}",
@@ -62,6 +82,7 @@ pub fn build(x: &Xtask) -> Result<()> {
     }
     // The repository's package.json says "type": "module"; the Node build is CommonJS.
     fs::write(node_out.join("package.json"), "{\"type\": \"commonjs\"}\n")?;
+    fs::write(&stamp_path, stamp()?)?;
     let raw = fs::metadata(web_out.join("relay_wasm_bg.wasm"))?.len();
     let gz = gzip_len(&fs::read(web_out.join("relay_wasm_bg.wasm"))?)?;
     eprintln!(

@@ -7,6 +7,7 @@
 mod bench;
 mod build;
 mod codegen;
+mod fuzz;
 mod setup;
 mod test;
 mod util;
@@ -27,9 +28,11 @@ commands:
                (one suite: `test codegen|types|native|wasm|node`)
   demo         run the whole tool loop on bundled defaults (headless: prints steps, saves screenshots)
   bench        run the benchmarks and write target/bench/summary.json
+               (`bench --quick`: every figure once, with short measurements; a smoke run)
   dist         package the extension as a zip under target/dist
-  fuzz         run the parser fuzz target for a while (FUZZ_SECONDS, default 60)
-  conformance  run the official MCP client conformance suite
+  fuzz         fuzz the parser and the wire decoders for FUZZ_SECONDS (default 60): seeded
+               mutation rounds on stable Rust (`fuzz --libfuzzer`: the cargo-fuzz target)
+  conformance  run the official MCP client conformance suite (prints `N passed, N failed`)
 ";
 
 fn main() -> ExitCode {
@@ -52,12 +55,12 @@ fn main() -> ExitCode {
         "codegen" => codegen::codegen(&x.root, rest),
         "test" => test::test(&x, rest),
         "demo" => test::demo(&x),
-        "bench" => bench::bench(&x),
+        "bench" => bench::bench(&x, rest),
         "dist" => setup::setup(&x)
             .and_then(|()| build::build(&x))
             .and_then(|()| build::dist(&x)),
-        "fuzz" => test::fuzz(&x),
-        "conformance" => test::conformance(&x).map(|_| ()),
+        "fuzz" => fuzz::fuzz(&x, rest),
+        "conformance" => test::conformance(&x),
         "-h" | "--help" | "help" => {
             print!("{USAGE}");
             Ok(())

@@ -98,7 +98,7 @@ fn is_root() -> bool {
 }
 
 /// A stable hash of a file's bytes (FNV-1a), for "is this install still current" stamps.
-fn file_hash(path: &Path) -> Result<String> {
+pub(crate) fn file_hash(path: &Path) -> Result<String> {
     let bytes = fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in bytes {

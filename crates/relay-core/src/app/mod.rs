@@ -13,6 +13,7 @@
 mod chat;
 mod config;
 mod deliver;
+mod servers;
 mod tools;
 mod turn;
 
@@ -27,6 +28,7 @@ pub use config::{
     ChatSettings, Config, Settings, ToolSetting, CONFIG_KEY, LEDGER_KEEP, LEDGER_KEY, TOOLS_KEY,
 };
 pub use deliver::{outcome_of, Delivery};
+pub use servers::{server_from, ServerState};
 pub use tools::PolicyChange;
 pub use turn::{CallEnd, PreparedCall, ReplyUpdate};
 

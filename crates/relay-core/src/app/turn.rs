@@ -217,6 +217,12 @@ impl App {
                 ]);
             }
         }
+        // The chat's card shows the decision at once, wherever it was made (the side panel's
+        // decision would otherwise leave a stale Run button on the page).
+        effects.push(Effect::Notify {
+            chat: rec.chat.clone(),
+            key: key.to_owned(),
+        });
         let rec = self.ledger.calls.get(key).cloned().unwrap_or(rec);
         Ok((rec, effects))
     }

@@ -24,7 +24,9 @@ use wasm_bindgen_futures::future_to_promise;
 
 use super::client::{CallOptions, ClientOptions, McpClient, Progress};
 
-use crate::js::{error_value, from_js, to_js};
+use relay_core::client::Output;
+
+use crate::js::{error_value, from_js, from_js_lenient, to_js, to_js_text};
 
 fn report_value(report: &ErrorReport) -> JsValue {
     error_value(&ErrorBody::new(report.kind, report.message.clone()).with_hint(report.hint.clone()))
@@ -41,7 +43,7 @@ fn servers_from(value: JsValue) -> Result<Vec<ServerConfig>, JsValue> {
     if let Some(text) = value.as_string() {
         return serde_json::from_str(&text).map_err(|e| invalid(&format!("servers: {e}")));
     }
-    from_js(value, "servers")
+    from_js_lenient(value, "servers")
 }
 
 fn object_or_empty(value: JsValue, what: &str) -> Result<Map<String, Value>, JsValue> {
@@ -95,7 +97,7 @@ impl RelayClient {
         let options: ClientOptions = if options.is_undefined() || options.is_null() {
             ClientOptions::default()
         } else {
-            from_js(options, "options")?
+            from_js_lenient(options, "options")?
         };
         let client = McpClient::new(options);
         if !(servers.is_undefined() || servers.is_null()) {
@@ -281,6 +283,8 @@ impl RelayClient {
         let client = self.client.clone();
         future_to_promise(async move {
             match client.run(&server_id, op, options).await {
+                // A tool list crosses faster as JSON text (see `js`).
+                Ok(output @ Output::Tools(_)) => to_js_text(&output),
                 Ok(output) => to_js(&output),
                 Err(error) => Err(report_value(&error.report())),
             }

@@ -1,11 +1,16 @@
-//! One HTTP exchange over the global `fetch`: the request a session asked for, the response
-//! head, and the body read as a stream (`ReadableStreamDefaultReader`), chunk by chunk, so an
-//! SSE answer is decoded as it arrives instead of when the server closes the stream.
+//! One HTTP exchange over `gloo_net::http`: the request a session asked for (built with gloo's
+//! `RequestBuilder`: method, headers, body, the exchange's `AbortSignal`), the response head read
+//! through gloo's `Response` (status, headers), and the body read as a stream (the raw
+//! response's `ReadableStream` and its web-sys reader), chunk by chunk, so an SSE answer is
+//! decoded as it arrives instead of when the server closes the stream.
+//!
+//! gloo-net's `fetch` is the global one, so this works in a service worker and in Node alike.
 
-use relay_core::client::{HttpRequest, ResponseHead};
+use gloo_net::http::{Headers, Method, QueryParams, Request, RequestBuilder, Response};
+use relay_core::client::{HttpMethod, HttpRequest, ResponseHead};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{AbortSignal, Headers, ReadableStreamDefaultReader, RequestInit, Response};
+use web_sys::{AbortSignal, ReadableStreamDefaultReader, ReadableStreamReadResult};
 
 use super::global;
 
@@ -21,30 +26,75 @@ pub enum BodyReader {
     Empty,
 }
 
+/// Builds the `Request` a session asked for, without sending it.
+fn build(
+    method: HttpMethod,
+    url: &str,
+    header_list: &[(String, String)],
+    body: Option<&str>,
+    signal: &AbortSignal,
+) -> Result<Request, String> {
+    // gloo's `header()` panics (`unwrap_throw`) on a value `Headers` refuses and replaces
+    // repeated names; a server's configured header must fail its exchange, not the worker.
+    let headers = web_sys::Headers::new().map_err(|e| error_message(&e))?;
+    for (name, value) in header_list {
+        headers
+            .append(name, value)
+            .map_err(|e| format!("header `{name}`: {}", error_message(&e)))?;
+    }
+    let method = match method {
+        HttpMethod::Get => Method::GET,
+        HttpMethod::Post => Method::POST,
+        HttpMethod::Delete => Method::DELETE,
+    };
+    let builder = with_query(url)
+        .method(method)
+        .headers(Headers::from_raw(headers))
+        .abort_signal(Some(signal));
+    match body {
+        Some(body) => builder.body(JsValue::from_str(body)),
+        None => builder.build(),
+    }
+    .map_err(|e| e.to_string())
+}
+
+/// A builder for `url`. gloo-net 0.6 appends `&` to a URL that already has a query (gloo issue
+/// #498), which would change a legacy SSE endpoint such as `/messages/?session_id=…`; so the
+/// query goes through the builder's `query()` instead, which reproduces it.
+fn with_query(url: &str) -> RequestBuilder {
+    let end = url.find('#').unwrap_or(url.len());
+    let Some(start) = url[..end].find('?') else {
+        return RequestBuilder::new(url);
+    };
+    let Ok(params) = web_sys::UrlSearchParams::new_with_str(&url[start + 1..end]) else {
+        return RequestBuilder::new(url);
+    };
+    let pairs: Vec<(String, String)> = QueryParams::from_raw(params).iter().collect();
+    RequestBuilder::new(&url[..start]).query(pairs.iter().map(|(k, v)| (k.as_str(), v)))
+}
+
 /// Sends the request; resolves with the response head and how to read its body.
 pub async fn start(
     request: &HttpRequest,
     signal: &AbortSignal,
 ) -> Result<(ResponseHead, BodyReader), String> {
-    let headers = Headers::new().map_err(|e| error_message(&e))?;
-    for (name, value) in &request.headers {
-        headers
-            .append(name, value)
-            .map_err(|e| format!("header `{name}`: {}", error_message(&e)))?;
-    }
-    let init = RequestInit::new();
-    init.set_method(request.method.as_str());
-    init.set_headers(&headers);
-    if let Some(body) = &request.body {
-        init.set_body(&JsValue::from_str(body));
-    }
-    init.set_signal(Some(signal));
-    let promise = global::fetch(&request.url, &init).map_err(|e| error_message(&e))?;
+    let raw: web_sys::Request = build(
+        request.method,
+        &request.url,
+        &request.headers,
+        request.body.as_deref(),
+        signal,
+    )?
+    .into();
+    // Not gloo's `Request::send`: it keeps only `name: message` of a rejection, and Node's
+    // `fetch failed` says why only in its `cause` (`ECONNREFUSED`, `ENOTFOUND`...).
+    let promise = global::fetch(&raw).map_err(|e| error_message(&e))?;
     let response: Response = JsFuture::from(promise)
         .await
         .map_err(|e| error_message(&e))?
-        .unchecked_into();
-    let head = ResponseHead::new(response.status(), header_pairs(&response.headers()));
+        .unchecked_into::<web_sys::Response>()
+        .into();
+    let head = ResponseHead::new(response.status(), response.headers().entries().collect());
     let body = match response.body() {
         None => BodyReader::Empty,
         Some(_) if !request.long_lived && !head.is_event_stream() && small(&head) => {
@@ -70,26 +120,19 @@ fn small(head: &ResponseHead) -> bool {
 
 /// The whole body of a response.
 pub async fn read_whole(response: &Response) -> Result<Vec<u8>, String> {
-    let promise = response.array_buffer().map_err(|e| error_message(&e))?;
-    let buffer = JsFuture::from(promise)
-        .await
-        .map_err(|e| error_message(&e))?;
-    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+    response.binary().await.map_err(|e| e.to_string())
 }
 
 /// The next chunk of a body, `None` at its end.
 pub async fn read(reader: &ReadableStreamDefaultReader) -> Result<Option<Vec<u8>>, String> {
-    let result = JsFuture::from(reader.read())
+    let result: ReadableStreamReadResult = JsFuture::from(reader.read())
         .await
-        .map_err(|e| error_message(&e))?;
-    let done =
-        js_sys::Reflect::get(&result, &JsValue::from_str("done")).map_err(|e| error_message(&e))?;
-    if done.as_bool().unwrap_or(false) {
+        .map_err(|e| error_message(&e))?
+        .unchecked_into();
+    if result.get_done().unwrap_or(false) {
         return Ok(None);
     }
-    let value = js_sys::Reflect::get(&result, &JsValue::from_str("value"))
-        .map_err(|e| error_message(&e))?;
-    Ok(Some(js_sys::Uint8Array::new(&value).to_vec()))
+    Ok(Some(js_sys::Uint8Array::new(&result.get_value()).to_vec()))
 }
 
 /// Stops reading a body we no longer need (frees the connection).
@@ -100,20 +143,6 @@ pub fn cancel(reader: &ReadableStreamDefaultReader) {
     wasm_bindgen_futures::spawn_local(async move {
         let _ = JsFuture::from(promise).await;
     });
-}
-
-fn header_pairs(headers: &Headers) -> Vec<(String, String)> {
-    let mut pairs = Vec::new();
-    if let Ok(Some(iter)) = js_sys::try_iter(headers) {
-        for entry in iter.flatten() {
-            let entry: js_sys::Array = entry.unchecked_into();
-            if let (Some(name), Some(value)) = (entry.get(0).as_string(), entry.get(1).as_string())
-            {
-                pairs.push((name, value));
-            }
-        }
-    }
-    pairs
 }
 
 /// A readable message from a JS error: `message`, plus Node's `cause` (`ECONNREFUSED`...),
@@ -136,5 +165,78 @@ pub fn error_message(error: &JsValue) -> String {
         (Some(message), None) => message,
         (None, Some(cause)) => cause,
         (None, None) => "unknown network error".to_owned(),
+    }
+}
+
+#[cfg(all(test, target_arch = "wasm32"))]
+mod tests {
+    use super::*;
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    fn signal() -> AbortSignal {
+        web_sys::AbortController::new()
+            .map(|c| c.signal())
+            .unwrap_or_else(|_| JsValue::UNDEFINED.unchecked_into())
+    }
+
+    fn pairs(h: &[(&str, &str)]) -> Vec<(String, String)> {
+        h.iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    #[wasm_bindgen_test]
+    fn requests_keep_their_url_method_and_headers() {
+        // (url as the session gives it, url fetch must see)
+        let cases = [
+            ("http://127.0.0.1:3001/mcp", "http://127.0.0.1:3001/mcp"),
+            (
+                "http://127.0.0.1:3001/messages/?session_id=4f2a9c",
+                "http://127.0.0.1:3001/messages/?session_id=4f2a9c",
+            ),
+            (
+                "http://127.0.0.1:3001/message?sessionId=a-1&x=2",
+                "http://127.0.0.1:3001/message?sessionId=a-1&x=2",
+            ),
+            ("http://127.0.0.1:3001/mcp?", "http://127.0.0.1:3001/mcp"),
+        ];
+        let headers = pairs(&[
+            ("Accept", "application/json, text/event-stream"),
+            ("X-Extra", "a"),
+            ("X-Extra", "b"),
+        ]);
+        for (url, want) in cases {
+            for (method, name, body) in [
+                (HttpMethod::Post, "POST", Some("{}")),
+                (HttpMethod::Get, "GET", None),
+                (HttpMethod::Delete, "DELETE", None),
+            ] {
+                let request = build(method, url, &headers, body, &signal())
+                    .unwrap_or_else(|e| panic!("{url}: {e}"));
+                assert_eq!(request.url(), want, "{name} {url}");
+                assert_eq!(request.method().as_str(), name);
+                let sent = request.headers();
+                assert_eq!(
+                    sent.get("accept").as_deref(),
+                    Some("application/json, text/event-stream")
+                );
+                assert_eq!(sent.get("x-extra").as_deref(), Some("a, b"), "{url}");
+            }
+        }
+    }
+
+    #[wasm_bindgen_test]
+    fn a_bad_header_or_url_fails_the_exchange_with_a_message() {
+        let bad_header = build(
+            HttpMethod::Post,
+            "http://127.0.0.1:3001/mcp",
+            &pairs(&[("Authorization", "Bearer a\nb")]),
+            Some("{}"),
+            &signal(),
+        );
+        let message = bad_header.err().unwrap_or_default();
+        assert!(message.starts_with("header `Authorization`"), "{message}");
+        let bad_url = build(HttpMethod::Get, "not a url", &[], None, &signal());
+        assert!(bad_url.is_err());
     }
 }

@@ -6,9 +6,10 @@ use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
 extern "C" {
-    /// The global `fetch(url, init)`; `catch` because a bad URL or header throws synchronously.
+    /// The global `fetch(request)` (the one gloo-net's `send` calls), bound here so a rejection
+    /// reaches us whole; `catch` because it may throw synchronously.
     #[wasm_bindgen(catch, js_name = fetch)]
-    pub fn fetch(url: &str, init: &web_sys::RequestInit) -> Result<js_sys::Promise, JsValue>;
+    pub fn fetch(request: &web_sys::Request) -> Result<js_sys::Promise, JsValue>;
 
     /// The global `setTimeout`; its handle is a number in browsers and an object in Node.
     #[wasm_bindgen(js_name = setTimeout)]

@@ -18,6 +18,7 @@ use std::rc::Rc;
 
 use relay_core::app::{chat_key, App, Config, Settings, CONFIG_KEY, LEDGER_KEY, TOOLS_KEY};
 use relay_core::client::{ClientError, ServerConfig, TransportKind};
+use relay_core::contract::storage::SITES_KEY;
 use relay_core::contract::{self, ErrorBody, Request, Role};
 use relay_core::model::Tool;
 use relay_core::parse::parse_tool_calls;
@@ -418,14 +419,18 @@ impl Service {
                 let mut sites = self.sites().await?;
                 sites.retain(|s| s.get("origin").and_then(Value::as_str) != Some(origin.as_str()));
                 sites.push(json!({"origin": origin, "adapter": adapter}));
-                self.local.set("sites", &Value::from(sites.clone())).await?;
+                self.local
+                    .set(SITES_KEY, &Value::from(sites.clone()))
+                    .await?;
                 Ok(Value::from(sites))
             }
             Request::SitesRemove { .. } => {
                 let origin = web_origin(msg.get("origin"))?;
                 let mut sites = self.sites().await?;
                 sites.retain(|s| s.get("origin").and_then(Value::as_str) != Some(origin.as_str()));
-                self.local.set("sites", &Value::from(sites.clone())).await?;
+                self.local
+                    .set(SITES_KEY, &Value::from(sites.clone()))
+                    .await?;
                 // Give the host permission back, unless a configured server still needs it.
                 let needed = self.config().servers.iter().any(|s| {
                     relay_core::client::HttpUrl::parse(&s.url)
@@ -457,7 +462,7 @@ impl Service {
 
     /// Custom chat sites the user added: `[{origin, adapter}]`.
     async fn sites(&self) -> Result<Vec<Value>, ErrorBody> {
-        match self.local.get("sites").await? {
+        match self.local.get(SITES_KEY).await? {
             Value::Array(a) => Ok(a),
             _ => Ok(Vec::new()),
         }

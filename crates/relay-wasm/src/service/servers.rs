@@ -3,8 +3,9 @@
 
 use std::rc::Rc;
 
+use relay_core::app::ServerState;
 use relay_core::client::config::MASK;
-use relay_core::client::{import_mcp_servers, ServerConfig};
+use relay_core::client::import_mcp_servers;
 use relay_core::contract::ErrorBody;
 use relay_core::model::Tool;
 use serde_json::{json, Value};
@@ -13,40 +14,27 @@ use super::{client_error, invalid, now_ms, str_field, HandlerResult, Service};
 
 impl Service {
     pub(super) fn server_view(&self, id: &str) -> Option<Value> {
-        let config = self.config();
-        let s = config.servers.iter().find(|s| s.id == id)?;
         let status = self.client.status().into_iter().find(|st| st.id == id);
-        let (error, latency) = self
+        let (error, latency_ms) = self
             .health
             .borrow()
             .get(id)
             .cloned()
             .unwrap_or((None, None));
-        let tool_count = self.tools().get(id).map(Vec::len);
-        let state = if !s.enabled {
-            "disabled"
-        } else if error.is_some() {
-            "failed"
-        } else if status.as_ref().is_some_and(|st| st.connected) {
-            "connected"
-        } else {
-            "idle"
+        let state = ServerState {
+            connected: status.as_ref().is_some_and(|st| st.connected),
+            info: status
+                .as_ref()
+                .and_then(|st| st.info.as_ref())
+                .and_then(|i| serde_json::to_value(i).ok()),
+            transport: status
+                .as_ref()
+                .and_then(|st| st.transport)
+                .and_then(|t| serde_json::to_value(t).ok()),
+            error,
+            latency_ms,
         };
-        let headers: Vec<Value> = s
-            .masked_headers()
-            .into_iter()
-            .map(|(name, value, secret)| json!({"name": name, "value": value, "secret": secret}))
-            .collect();
-        let protocol = status
-            .as_ref()
-            .and_then(|st| st.info.as_ref())
-            .map(|i| serde_json::to_value(i).unwrap_or(Value::Null));
-        Some(json!({
-            "id": s.id, "name": s.name, "url": s.url, "transport": s.transport, "headers": headers,
-            "timeoutMs": s.timeout_ms, "enabled": s.enabled,
-            "state": {"status": state, "info": protocol, "toolCount": tool_count, "error": error, "lastLatencyMs": latency,
-                      "transport": status.as_ref().and_then(|st| st.transport.map(|t| serde_json::to_value(t).unwrap_or(Value::Null)))},
-        }))
+        self.app.borrow().server_view(id, state)
     }
 
     pub(super) fn server_views(&self) -> Vec<Value> {
@@ -54,60 +42,9 @@ impl Service {
         ids.iter().filter_map(|id| self.server_view(id)).collect()
     }
 
-    pub(super) fn server_from(
-        &self,
-        value: Value,
-        id: Option<String>,
-    ) -> Result<ServerConfig, ErrorBody> {
-        let mut v = value;
-        if let Some(obj) = v.as_object_mut() {
-            if let Some(id) = id {
-                obj.insert("id".into(), Value::String(id));
-            }
-            // The panel sends headers as [{name, value, secret?}]; `secret` marks a header
-            // whose name does not say it is a credential.
-            if let Some(Value::Array(items)) = obj.get("headers").cloned() {
-                let named = |h: &Value| -> Option<(String, String, bool)> {
-                    let name = h.get("name")?.as_str()?.trim();
-                    let value = h.get("value")?.as_str()?;
-                    let secret = h.get("secret").and_then(Value::as_bool).unwrap_or(false);
-                    (!name.is_empty()).then(|| (name.to_owned(), value.to_owned(), secret))
-                };
-                let rows: Vec<(String, String, bool)> = items.iter().filter_map(named).collect();
-                let pairs: Vec<Value> = rows.iter().map(|(k, v, _)| json!([k, v])).collect();
-                let secret: Vec<Value> = rows
-                    .iter()
-                    .filter(|(_, _, secret)| *secret)
-                    .map(|(k, _, _)| json!(k))
-                    .collect();
-                obj.insert("headers".into(), Value::Array(pairs));
-                obj.insert("secretHeaders".into(), Value::Array(secret));
-            }
-        }
-        let server: ServerConfig =
-            serde_json::from_value(v).map_err(|e| invalid(format!("server: {e}")))?;
-        server.validate().map_err(|e| invalid(e.to_string()))?;
-        Ok(server)
-    }
-
     pub(super) async fn add_server(self: &Rc<Self>, value: Value) -> HandlerResult {
-        let name = value
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or("server")
-            .to_owned();
-        let id = self.config().unique_id(&name);
-        let mut value = value;
-        if let Some(obj) = value.as_object_mut() {
-            if !obj.contains_key("timeoutMs") {
-                let timeout = self.config().settings.default_timeout_ms;
-                obj.insert("timeoutMs".into(), json!(timeout));
-            }
-        }
-        let mut server = self.server_from(value, Some(id.clone()))?;
-        if server.name.trim().is_empty() {
-            server.name = id.clone();
-        }
+        let server = self.app.borrow().new_server(value)?;
+        let id = server.id.clone();
         let added = server.clone();
         self.prepare_servers(|list| list.push(added)).await?;
         if self.config().servers.iter().any(|s| s.id == id) {
@@ -124,31 +61,8 @@ impl Service {
     }
 
     pub(super) async fn update_server(self: &Rc<Self>, value: Value) -> HandlerResult {
-        let id = value
-            .get("id")
-            .and_then(Value::as_str)
-            .ok_or_else(|| invalid("'server.id' is required"))?
-            .to_owned();
-        let old = self
-            .config()
-            .servers
-            .iter()
-            .find(|s| s.id == id)
-            .cloned()
-            .ok_or_else(|| invalid(format!("no server '{id}'")))?;
-        let mut server = self.server_from(value, Some(id.clone()))?;
-        // A masked value means "unchanged": secrets never round-trip through the panel.
-        for (k, v) in &mut server.headers {
-            if v == MASK {
-                if let Some((_, old_v)) = old
-                    .headers
-                    .iter()
-                    .find(|(ok, _)| ok.eq_ignore_ascii_case(k))
-                {
-                    *v = old_v.clone();
-                }
-            }
-        }
+        let server = self.app.borrow().edited_server(value)?;
+        let id = server.id.clone();
         let updated = server.clone();
         self.prepare_servers(|list| {
             if let Some(slot) = list.iter_mut().find(|s| s.id == updated.id) {

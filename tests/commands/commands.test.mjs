@@ -1,0 +1,163 @@
+// The README's commands, run for real (after `cargo xtask build`, whose outputs they reuse):
+// `cargo xtask dist` (the zip, unpacked, loads in Chromium and answers), `cargo xtask
+// conformance` (the official suite passes and says so), a short `cargo xtask fuzz`, and
+// `cargo xtask bench --quick` (every figure lands in target/bench/summary.json).
+//
+//   node --test tests/commands/commands.test.mjs
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { launchExtension, openExtensionPage, coreCall, ROOT, TARGET } from '../e2e/harness.mjs';
+
+/** Runs `cargo xtask ...args` in the repository; resolves with {code, stdout, stderr}. */
+function xtask(args, { env = {}, timeoutMs }) {
+  return new Promise((resolve, reject) => {
+    // Not NODE_TEST_CONTEXT: set by this `node --test`, it would make a nested one skip its files.
+    const { NODE_TEST_CONTEXT: _, ...inherited } = process.env;
+    const child = spawn('cargo', ['xtask', ...args], { cwd: ROOT, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => { stdout += c; });
+    child.stderr.on('data', (c) => { stderr += c; });
+    const timer = setTimeout(() => {
+      process.kill(child.pid, 'SIGKILL');
+      reject(new Error(`cargo xtask ${args.join(' ')} did not finish within ${timeoutMs} ms:\n${stderr.slice(-4000)}`));
+    }, timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      process.stderr.write(`# cargo xtask ${args.join(' ')}: exit ${code}\n`);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const ok = (r, what) => assert.equal(r.code, 0, `${what} failed:\n${r.stderr.slice(-6000)}`);
+
+/** Entries of a zip file (Python's zipfile: no extra tool needed). */
+function zipEntries(zip) {
+  const out = execFileSync('python3', ['-c', 'import sys, zipfile; print("\\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))', zip], { encoding: 'utf8' });
+  return out.split('\n').filter(Boolean);
+}
+
+test('cargo xtask dist: a zip of only what Chrome loads, which loads unpacked and answers', { timeout: 300_000 }, async () => {
+  const r = await xtask(['dist'], { timeoutMs: 280_000 });
+  ok(r, 'cargo xtask dist');
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'manifest.json'), 'utf8'));
+  const zip = r.stdout.trim().split('\n').at(-1);
+  assert.equal(zip, join(TARGET, 'dist', `mcp-relay-${manifest.version}.zip`));
+  assert.ok(existsSync(zip), zip);
+  const entries = zipEntries(zip);
+  for (const needed of ['manifest.json', 'extension/pkg/relay_wasm_bg.wasm', 'extension/pkg/relay_wasm.js', manifest.background.service_worker, manifest.side_panel.default_path]) {
+    assert.ok(entries.includes(needed), `${needed} in the zip`);
+  }
+  const unwanted = entries.filter((e) => e.startsWith('tests/') || /(^|\/)tests?\//.test(e) || e.endsWith('.d.ts') || e.endsWith('.gitignore') || e.startsWith('crates/') || e.startsWith('target/'));
+  assert.deepEqual(unwanted, [], 'no tests, type declarations, sources or build output');
+
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-relay-dist-'));
+  let ext;
+  try {
+    execFileSync('python3', ['-c', 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])', zip, dir]);
+    ext = await launchExtension({ extensionDir: dir });
+    const page = await openExtensionPage(ext, manifest.side_panel.default_path);
+    const answer = await coreCall(page, { type: 'ping' });
+    assert.equal(answer.ok, true, JSON.stringify(answer));
+    assert.equal(typeof answer.data.core, 'string', JSON.stringify(answer));
+    // Chrome runs the unpacked copy: a file the repository has but the zip leaves out is absent.
+    const served = (file) => page.evaluate((f) => fetch(chrome.runtime.getURL(f)).then((r) => r.ok, () => false), file);
+    assert.equal(await served('manifest.json'), true);
+    assert.equal(existsSync(join(ROOT, 'extension/content/content.d.ts')), true);
+    assert.equal(await served('extension/content/content.d.ts'), false);
+  } finally {
+    await ext?.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('cargo xtask conformance: the official client suite passes and prints its tally', { timeout: 600_000 }, async () => {
+  const r = await xtask(['conformance'], { timeoutMs: 580_000 });
+  ok(r, 'cargo xtask conformance');
+  const tally = r.stdout.match(/^(\d+) passed, (\d+) failed$/m);
+  assert.ok(tally, `no "N passed, N failed" line in:\n${r.stdout}`);
+  assert.equal(tally[2], '0');
+  // The scenario listing check plus initialize, tools_call and sse-retry at least.
+  assert.ok(Number(tally[1]) >= 4, tally[0]);
+  for (const scenario of ['initialize', 'tools_call', 'sse-retry']) {
+    assert.match(r.stderr, new RegExp(`# ${scenario}: Passed: (\\d+)/\\1, 0 failed, 0 warnings`), scenario);
+  }
+});
+
+test('cargo xtask fuzz: random seeded rounds for FUZZ_SECONDS, on stable Rust', { timeout: 600_000 }, async () => {
+  const bad = await xtask(['fuzz'], { env: { FUZZ_SECONDS: 'soon' }, timeoutMs: 120_000 });
+  assert.notEqual(bad.code, 0);
+  assert.match(bad.stderr, /FUZZ_SECONDS must be a whole number/);
+
+  const started = Date.now();
+  const r = await xtask(['fuzz'], { env: { FUZZ_SECONDS: '5' }, timeoutMs: 580_000 });
+  ok(r, 'cargo xtask fuzz');
+  const seeds = [...r.stderr.matchAll(/round \d+, FUZZ_SEED=(\d+) FUZZ_CASES=(\d+)/g)].map((m) => m[1]);
+  assert.ok(seeds.length >= 1, r.stderr.slice(-3000));
+  assert.equal(new Set(seeds).size, seeds.length, 'every round has its own seed');
+  const done = r.stdout.match(/fuzz: (\d+) random rounds of (\d+) mutations .* in ([\d.]+)s, no failure/);
+  assert.ok(done, r.stdout);
+  assert.equal(Number(done[1]), seeds.length);
+  assert.ok(Number(done[3]) >= 5, 'the run used its time budget');
+  process.stderr.write(`# fuzz: ${done[0]} (${Date.now() - started} ms with cargo)\n`);
+});
+
+// Every figure BENCHMARKS.md reports, by name (a regular expression where the name carries a
+// count or the slowest input's name), each a finite number with a unit.
+const FIGURES = [
+  ...['1KB', '10KB', '100KB', '1MB', '100KB_one_large_call'].flatMap((size) => [
+    new RegExp(`^parse_full/${size} \\(native\\)$`),
+    new RegExp(`^parse_full/${size} throughput \\(native\\)$`),
+  ]),
+  /^parse_stream_1000_appends\/100KB \(native\)$/,
+  /^parse_stream_1000_appends\/100KB_one_large_call \(native\)$/,
+  /^parse_adversarial_1MB\/.+ throughput \(native\)$/,
+  /^prompt\/1000_tools \(native\)$/,
+  /^prompt\/everything \(native\)$/,
+  /^prompt\/tools100 \(native\)$/,
+  /^stream\/full ratio, 100KB in 1000 appends \(native\)$/,
+  /^stream\/full ratio, 100KB one large call in 1000 appends \(native\)$/,
+  /^wasm size \(optimised\)$/,
+  /^wasm size \(optimised, gzipped\)$/,
+  /^prompt tokens o200k, everything \(\d+ tools\)$/,
+  /^prompt tokens o200k, tools100 \(\d+ tools\)$/,
+  /^prompt tokens estimate, everything$/,
+  /^prompt tokens estimate, tools100$/,
+  /^prompt generation, \d+ tools \(wasm\)$/,
+  /^parse 100KB reply throughput \(wasm\)$/,
+  /^parse 1MB reply throughput \(wasm\)$/,
+  /^parse slowest 1 MB adversarial reply of \d+ \(wasm; .+\)$/,
+  /^stream\/full ratio, 100KB in 1000 appends \(wasm\)$/,
+  /^stream\/full ratio, 100KB one large call in 1000 appends \(wasm\)$/,
+  /^service worker cold start to first answer \(median\)$/,
+  /^message round trip, warm worker \(median\)$/,
+  /^tools\/call added latency vs direct, JSON answers \(median\)$/,
+  /^tools\/call added latency vs direct, SSE answers \(median\)$/,
+  /^initialize requests for 100 calls$/,
+  /^side panel first paint, 20 servers 500 tools$/,
+  /^reply end to call start \(fixture\)$/,
+];
+
+test('cargo xtask bench --quick: every figure once, in target/bench/summary.json', { timeout: 900_000 }, async () => {
+  const summaryPath = join(TARGET, 'bench', 'summary.json');
+  rmSync(summaryPath, { force: true });
+  const r = await xtask(['bench', '--quick'], { timeoutMs: 880_000 });
+  ok(r, 'cargo xtask bench --quick');
+  const summary = JSON.parse(readFileSync(summaryPath, 'utf8'));
+  const names = Object.keys(summary);
+  for (const figure of FIGURES) {
+    const found = names.filter((n) => figure.test(n));
+    assert.ok(found.length > 0, `${figure} in ${names.join(' | ')}`);
+    for (const n of found) {
+      const { value, unit } = summary[n];
+      assert.ok(Number.isFinite(value) && value >= 0, `${n}: ${value}`);
+      assert.equal(typeof unit, 'string', n);
+    }
+  }
+  assert.equal(summary['initialize requests for 100 calls'].value, 1);
+});
