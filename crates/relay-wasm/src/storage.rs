@@ -4,15 +4,31 @@
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
-use js_sys::{Function, Object, Promise, Reflect};
+use js_sys::{Object, Promise, Reflect};
 use serde_json::Value;
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
+
+#[wasm_bindgen]
+extern "C" {
+    /// A `chrome.storage` area (`local`, `session`).
+    #[wasm_bindgen(extends = Object)]
+    pub type StorageArea;
+
+    /// `area.get(keys)`.
+    #[wasm_bindgen(method, catch)]
+    fn get(this: &StorageArea, keys: &JsValue) -> Result<Promise, JsValue>;
+
+    /// `area.set(items)`.
+    #[wasm_bindgen(method, catch)]
+    fn set(this: &StorageArea, items: &JsValue) -> Result<Promise, JsValue>;
+}
 
 /// Where state is kept.
 pub enum Store {
-    /// `chrome.storage.<area>` (an object with `get` and `set`).
-    Chrome(Object),
+    /// `chrome.storage.<area>`.
+    Chrome(StorageArea),
     /// No chrome.storage here: state lives as long as the module.
     Memory(RefCell<BTreeMap<String, Value>>),
 }
@@ -50,20 +66,8 @@ impl Store {
         }
     }
 
-    async fn call(area: &Object, method: &str, arg: &JsValue) -> Result<JsValue, StorageError> {
-        let f: Function = Reflect::get(area, &method.into())
-            .map_err(|e| StorageError::Chrome(js_message(&e)))?
-            .dyn_into()
-            .map_err(|_| {
-                StorageError::Chrome(format!("chrome.storage.{method} is not a function"))
-            })?;
-        let promise: Promise = f
-            .call1(area, arg)
-            .map_err(|e| StorageError::Chrome(js_message(&e)))?
-            .dyn_into()
-            .map_err(|_| {
-                StorageError::Chrome(format!("chrome.storage.{method} returned no promise"))
-            })?;
+    async fn settle(started: Result<Promise, JsValue>) -> Result<JsValue, StorageError> {
+        let promise = started.map_err(|e| StorageError::Chrome(js_message(&e)))?;
         JsFuture::from(promise)
             .await
             .map_err(|e| StorageError::Chrome(js_message(&e)))
@@ -74,7 +78,7 @@ impl Store {
         match self {
             Store::Memory(m) => Ok(m.borrow().get(key).cloned().unwrap_or(Value::Null)),
             Store::Chrome(area) => {
-                let got = Self::call(area, "get", &JsValue::from_str(key)).await?;
+                let got = Self::settle(area.get(&JsValue::from_str(key))).await?;
                 let v = Reflect::get(&got, &key.into())
                     .map_err(|e| StorageError::Chrome(js_message(&e)))?;
                 if v.is_undefined() || v.is_null() {
@@ -99,7 +103,7 @@ impl Store {
                     crate::js::to_js(value).map_err(|e| StorageError::Chrome(js_message(&e)))?;
                 Reflect::set(&obj, &key.into(), &v)
                     .map_err(|e| StorageError::Chrome(js_message(&e)))?;
-                Self::call(area, "set", &obj).await.map(|_| ())
+                Self::settle(area.set(&obj)).await.map(|_| ())
             }
         }
     }

@@ -5,9 +5,9 @@
 use std::rc::Rc;
 
 use relay_core::app::{CallEnd, Delivery, Effect};
-use relay_core::contract::{ErrorBody, Role};
+use relay_core::contract::{ErrorBody, Role, TabMessage};
 use relay_core::policy::UserDecision;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::chrome::send_to_tab;
 use super::{client_error, invalid, now_ms, str_field, HandlerResult, Sender, Service};
@@ -34,7 +34,11 @@ impl Service {
                     wasm_bindgen_futures::spawn_local(async move { svc.notify(&chat, &key).await });
                 }
                 Effect::Insert { tab, text, submit } => {
-                    let message = json!({"type": "relay/insert", "text": text, "submit": submit});
+                    let message = TabMessage::Insert {
+                        text,
+                        submit,
+                        attachments: Vec::new(),
+                    };
                     wasm_bindgen_futures::spawn_local(async move {
                         let _ = send_to_tab(tab, &message).await;
                     });
@@ -141,7 +145,8 @@ impl Service {
     async fn notify(&self, chat: &str, key: &str) {
         let rec = self.ledger().calls.get(key).cloned();
         if let (Some(tab), Some(rec)) = (relay_core::app::tab_of(chat), rec) {
-            let _ = send_to_tab(tab, &json!({"type": "relay/calls", "calls": [rec]})).await;
+            let calls = vec![serde_json::to_value(rec).unwrap_or(Value::Null)];
+            let _ = send_to_tab(tab, &TabMessage::Calls { calls }).await;
         }
     }
 
@@ -157,8 +162,15 @@ impl Service {
 
     async fn write(&self, d: &Delivery) -> bool {
         let Some(tab) = d.tab else { return false };
-        let message = json!({"type": "relay/insert", "text": d.text, "submit": d.submit,
-                             "attachments": d.attachments});
+        let message = TabMessage::Insert {
+            text: d.text.clone(),
+            submit: d.submit,
+            attachments: d
+                .attachments
+                .iter()
+                .filter_map(|a| serde_json::to_value(a).ok())
+                .collect(),
+        };
         send_to_tab(tab, &message)
             .await
             .ok()

@@ -2,36 +2,46 @@
 //! servers, and host permissions given back.
 
 use relay_core::client::ServerConfig;
-use relay_core::contract::ErrorBody;
+use relay_core::contract::{ErrorBody, TabMessage};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
 use super::{invalid, HandlerResult};
 use crate::js::{from_js, to_js};
 
-/// Sends a message to a tab's content script (`chrome.tabs.sendMessage`) and returns its answer.
-pub(super) async fn send_to_tab(tab: i64, message: &Value) -> HandlerResult {
-    use js_sys::{Function, Promise, Reflect};
-    use wasm_bindgen::JsCast;
-    let global = js_sys::global();
-    let tabs = Reflect::get(&global, &"chrome".into())
-        .and_then(|c| Reflect::get(&c, &"tabs".into()))
-        .map_err(|_| ErrorBody::new("unavailable", "chrome.tabs is not available here"))?;
-    let send: Function = Reflect::get(&tabs, &"sendMessage".into())
-        .ok()
-        .and_then(|f| f.dyn_into().ok())
-        .ok_or_else(|| {
-            ErrorBody::new(
-                "unavailable",
-                "chrome.tabs.sendMessage is not available here",
-            )
-        })?;
-    let msg = to_js(message).map_err(|_| ErrorBody::new("internal", "cannot convert message"))?;
-    let promise: Promise = send
-        .call2(&tabs, &JsValue::from_f64(tab as f64), &msg)
-        .ok()
-        .and_then(|p| p.dyn_into().ok())
-        .ok_or_else(|| ErrorBody::new("tab", "cannot reach the chat tab"))?;
+#[wasm_bindgen]
+extern "C" {
+    /// `chrome.tabs.sendMessage(tabId, message)`; throws (caught) outside an extension.
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "tabs"], js_name = sendMessage)]
+    fn tabs_send_message(tab_id: f64, message: &JsValue) -> Result<js_sys::Promise, JsValue>;
+
+    /// `chrome.permissions.remove({origins})`.
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "permissions"], js_name = remove)]
+    fn permissions_remove(permissions: &JsValue) -> Result<js_sys::Promise, JsValue>;
+
+    /// `chrome.declarativeNetRequest.getSessionRules()`.
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "declarativeNetRequest"], js_name = getSessionRules)]
+    fn dnr_get_session_rules() -> Result<js_sys::Promise, JsValue>;
+
+    /// `chrome.declarativeNetRequest.updateSessionRules({removeRuleIds, addRules})`.
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "declarativeNetRequest"], js_name = updateSessionRules)]
+    fn dnr_update_session_rules(options: &JsValue) -> Result<js_sys::Promise, JsValue>;
+
+    /// `chrome.runtime.getURL(path)`: `chrome-extension://<id>/<path>`.
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "runtime"], js_name = getURL)]
+    fn runtime_get_url(path: &str) -> Result<String, JsValue>;
+}
+
+/// Sends a message of the contract to a tab's content script and returns its answer.
+pub(super) async fn send_to_tab(tab: i64, message: &TabMessage) -> HandlerResult {
+    let msg = to_js(&message.to_value())
+        .map_err(|_| ErrorBody::new("internal", "cannot convert message"))?;
+    let promise = tabs_send_message(tab as f64, &msg).map_err(|_| {
+        ErrorBody::new(
+            "unavailable",
+            "chrome.tabs.sendMessage is not available here",
+        )
+    })?;
     let answer = wasm_bindgen_futures::JsFuture::from(promise)
         .await
         .map_err(|_| {
@@ -45,30 +55,10 @@ pub(super) async fn send_to_tab(tab: i64, message: &Value) -> HandlerResult {
 /// permission the manifest requires (loopback, the built-in sites): those are not ours to give
 /// back, so that refusal is expected and ignored.
 pub(super) async fn release_origin(origin: &str) {
-    use js_sys::{Function, Promise, Reflect};
-    use wasm_bindgen::JsCast;
-    let global = js_sys::global();
-    let Some(permissions) = Reflect::get(&global, &"chrome".into())
-        .and_then(|c| Reflect::get(&c, &"permissions".into()))
-        .ok()
-        .filter(|p| p.is_object())
-    else {
-        return;
-    };
-    let Some(remove) = Reflect::get(&permissions, &"remove".into())
-        .ok()
-        .and_then(|f| f.dyn_into::<Function>().ok())
-    else {
-        return;
-    };
     let Ok(arg) = to_js(&json!({"origins": [format!("{origin}/*")]})) else {
         return;
     };
-    if let Some(promise) = remove
-        .call1(&permissions, &arg)
-        .ok()
-        .and_then(|p| p.dyn_into::<Promise>().ok())
-    {
+    if let Ok(promise) = permissions_remove(&arg) {
         let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
     }
 }
@@ -100,17 +90,13 @@ pub(super) fn web_origin(v: Option<&Value>) -> Result<String, ErrorBody> {
 /// protection), and a service worker's POST carries `Origin: chrome-extension://<id>`. For each
 /// enabled loopback server, a `declarativeNetRequest` session rule removes the Origin header from
 /// this extension's own requests to that server (`tabIds: [-1]`: never a page's), so they look
-/// like a local client's; `initiatorDomains` keeps web pages' workers (also tab -1) out. Rebuilt whole from the configuration before any connection is made.
+/// like a local client's; `initiatorDomains` keeps web pages' workers (also tab -1) out.
+/// Rebuilt whole from the configuration before any connection is made.
 pub(super) async fn sync_origin_rules(servers: &[ServerConfig]) -> Result<(), ErrorBody> {
-    use js_sys::{Function, Promise, Reflect};
-    use wasm_bindgen::JsCast;
-    let global = js_sys::global();
-    let Some(dnr) = Reflect::get(&global, &"chrome".into())
-        .and_then(|c| Reflect::get(&c, &"declarativeNetRequest".into()))
-        .ok()
-        .filter(|d| d.is_object())
-    else {
-        return Ok(()); // not in an extension (Node, tests): nothing to rewrite
+    // Throwing at once (rather than rejecting) means the API is not there: not an extension
+    // (Node, tests), so there is nothing to rewrite.
+    let Ok(existing) = dnr_get_session_rules() else {
+        return Ok(());
     };
     let mut origins: Vec<String> = servers
         .iter()
@@ -121,12 +107,14 @@ pub(super) async fn sync_origin_rules(servers: &[ServerConfig]) -> Result<(), Er
     origins.dedup();
     // Only this extension's own requests: `tabIds: [-1]` alone also matches a web page's
     // shared or service worker, which would then reach the server without its Origin.
-    let extension_id = Reflect::get(&global, &"chrome".into())
-        .and_then(|c| Reflect::get(&c, &"runtime".into()))
-        .and_then(|r| Reflect::get(&r, &"id".into()))
+    let extension_id = runtime_get_url("")
         .ok()
-        .and_then(|id| id.as_string())
-        .ok_or_else(|| ErrorBody::new("unavailable", "chrome.runtime.id is not available"))?;
+        .and_then(|u| {
+            u.strip_prefix("chrome-extension://")
+                .map(|rest| rest.trim_end_matches('/').to_owned())
+        })
+        .filter(|id| !id.is_empty())
+        .ok_or_else(|| ErrorBody::new("unavailable", "the extension id is not available"))?;
     let rules: Vec<Value> = origins
         .iter()
         .enumerate()
@@ -141,30 +129,9 @@ pub(super) async fn sync_origin_rules(servers: &[ServerConfig]) -> Result<(), Er
             })
         })
         .collect();
-    let call = |name: &str, arg: &JsValue| -> Result<Promise, ErrorBody> {
-        let f: Function = Reflect::get(&dnr, &name.into())
-            .ok()
-            .and_then(|f| f.dyn_into().ok())
-            .ok_or_else(|| {
-                ErrorBody::new(
-                    "unavailable",
-                    format!("chrome.declarativeNetRequest.{name} is missing"),
-                )
-            })?;
-        f.call1(&dnr, arg)
-            .ok()
-            .and_then(|p| p.dyn_into().ok())
-            .ok_or_else(|| {
-                ErrorBody::new(
-                    "internal",
-                    format!("chrome.declarativeNetRequest.{name} failed"),
-                )
-            })
-    };
-    let existing =
-        wasm_bindgen_futures::JsFuture::from(call("getSessionRules", &JsValue::UNDEFINED)?)
-            .await
-            .map_err(|_| ErrorBody::new("internal", "cannot read the session rules"))?;
+    let existing = wasm_bindgen_futures::JsFuture::from(existing)
+        .await
+        .map_err(|_| ErrorBody::new("internal", "cannot read the session rules"))?;
     let existing: Vec<Value> = from_js(existing, "session rules").unwrap_or_default();
     let remove: Vec<Value> = existing
         .iter()
@@ -172,7 +139,9 @@ pub(super) async fn sync_origin_rules(servers: &[ServerConfig]) -> Result<(), Er
         .collect();
     let update = to_js(&json!({"removeRuleIds": remove, "addRules": rules}))
         .map_err(|_| ErrorBody::new("internal", "cannot build the session rules"))?;
-    wasm_bindgen_futures::JsFuture::from(call("updateSessionRules", &update)?)
+    let pending = dnr_update_session_rules(&update)
+        .map_err(|_| ErrorBody::new("internal", "cannot update the session rules"))?;
+    wasm_bindgen_futures::JsFuture::from(pending)
         .await
         .map_err(|e| {
             ErrorBody::new(

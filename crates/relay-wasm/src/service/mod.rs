@@ -19,7 +19,7 @@ use std::rc::Rc;
 use relay_core::app::{chat_key, App, Config, Settings, CONFIG_KEY, LEDGER_KEY, TOOLS_KEY};
 use relay_core::client::{ClientError, ServerConfig, TransportKind};
 use relay_core::contract::storage::SITES_KEY;
-use relay_core::contract::{self, ErrorBody, Request, Role};
+use relay_core::contract::{self, ErrorBody, Request, Role, TabMessage};
 use relay_core::model::Tool;
 use relay_core::parse::parse_tool_calls;
 use relay_core::policy::Ledger;
@@ -376,11 +376,12 @@ impl Service {
                 self.run_effects(effects).await?;
                 let tab =
                     relay_core::app::tab_of(&chat).ok_or_else(|| invalid("chat has no tab"))?;
-                send_to_tab(
-                    tab,
-                    &json!({"type": "relay/insert", "text": text, "submit": submit}),
-                )
-                .await
+                let insert = TabMessage::Insert {
+                    text: text.to_owned(),
+                    submit,
+                    attachments: Vec::new(),
+                };
+                send_to_tab(tab, &insert).await
             }
             Request::ReplyParse { .. } => {
                 let text = str_field(msg, "text")?;
@@ -445,7 +446,7 @@ impl Service {
                 let chat = self.chat_for(role, sender, msg)?;
                 let tab =
                     relay_core::app::tab_of(&chat).ok_or_else(|| invalid("chat has no tab"))?;
-                send_to_tab(tab, &json!({"type": "relay/check"})).await
+                send_to_tab(tab, &TabMessage::Check {}).await
             }
             Request::SitesAdapter { .. } => {
                 let sites = self.sites().await?;
