@@ -76,6 +76,20 @@ test('cargo xtask dist: a zip of only what Chrome loads, which loads unpacked an
   }
 });
 
+test('cargo xtask demo: the whole loop on bundled defaults, headless, with its screenshots', { timeout: 600_000 }, async () => {
+  const shots = join(TARGET, 'demo');
+  rmSync(shots, { recursive: true, force: true }); // the screenshots checked below are this run's
+  const r = await xtask(['demo'], { timeoutMs: 580_000 });
+  ok(r, 'cargo xtask demo');
+  const steps = r.stderr + r.stdout;
+  for (let n = 1; n <= 11; n++) assert.match(steps, new RegExp(`\\[demo\\]\\s+${n}\\. `), `step ${n}`);
+  assert.match(steps, /assistant called add\(\{"a":2,"b":3\}\)/);
+  assert.match(steps, /Final answer: 5/);
+  for (const png of ['1-instructions.png', '2-tool-ran.png', '3-final-answer.png']) {
+    assert.ok(existsSync(join(shots, png)), `screenshot ${png}`);
+  }
+});
+
 test('cargo xtask conformance: the official client suite passes and prints its tally', { timeout: 600_000 }, async () => {
   const r = await xtask(['conformance'], { timeoutMs: 580_000 });
   ok(r, 'cargo xtask conformance');
