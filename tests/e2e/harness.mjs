@@ -1,5 +1,6 @@
 // Shared harness of the browser tests and the demo: Debian's Chromium with the unpacked
 // extension (the repository root), static servers on 127.0.0.1, child processes stopped by pid.
+import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 import { createServer } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
@@ -11,12 +12,15 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = process.env.RELAY_ROOT || resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const TARGET = process.env.RELAY_TARGET || join(ROOT, 'target');
 
-/** Launches Chromium with the extension loaded; resolves once its service worker runs. */
-export async function launchExtension({ headed = false, extensionDir = ROOT } = {}) {
+/**
+ * Launches Chromium with the extension loaded; resolves once its service worker runs. A given
+ * `userDataDir` (a profile the caller prepared) is kept on close; a fresh one is removed.
+ */
+export async function launchExtension({ headed = false, extensionDir = ROOT, userDataDir: given = '' } = {}) {
   if (!existsSync(join(extensionDir, 'extension/pkg/relay_wasm_bg.wasm'))) {
     throw new Error('extension/pkg is missing: run `cargo xtask build` first');
   }
-  const userDataDir = mkdtempSync(join(tmpdir(), 'mcp-relay-profile-'));
+  const userDataDir = given || mkdtempSync(join(tmpdir(), 'mcp-relay-profile-'));
   const args = [
     headed ? null : '--headless=new',
     '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-quic',
@@ -35,7 +39,36 @@ export async function launchExtension({ headed = false, extensionDir = ROOT } = 
     url: (path) => `chrome-extension://${extensionId}/${path}`,
     async close() {
       await context.close().catch(() => {});
-      rmSync(userDataDir, { recursive: true, force: true });
+      if (!given) rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The data of a success envelope; fails the test with the error of any other. */
+export async function ok(envelope) {
+  assert.equal(envelope.ok, true, JSON.stringify(envelope.error));
+  return envelope.data;
+}
+
+/**
+ * The rig of the demo chat tests: the demo MCP server, the demo chat fixture added as a custom
+ * site with the generic adapter (its content script registered), the extension and a panel page.
+ */
+export async function startDemoChat() {
+  const server = await startProcess(process.env.RELAY_DEMO_SERVER || join(TARGET, 'debug/relay-demo-server'), ['--port', '0'],
+    { ready: /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/ });
+  const chat = await serveStatic(join(ROOT, 'tests/fixtures/sites/demo-chat'));
+  const ext = await launchExtension();
+  const panel = await openExtensionPage(ext, 'www/panel.html');
+  const serverId = (await ok(await coreCall(panel, { type: 'servers/add', server: { name: 'demo', url: server.match[1] } }))).id;
+  await ok(await coreCall(panel, { type: 'sites/add', origin: chat.origin, adapter: 'generic' }));
+  await until(() => ext.sw.evaluate(async (id) => (await chrome.scripting.getRegisteredContentScripts()).some((r) => r.id === id), 'custom:' + chat.origin));
+  return {
+    ext, server, chat, panel, serverId,
+    async close() {
+      await ext.close();
+      await chat.close();
+      await server.stop();
     },
   };
 }

@@ -2,32 +2,18 @@
 // server, and the demo chat fixture (a scripted assistant streaming token by token).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { launchExtension, openExtensionPage, coreCall, serveStatic, startProcess, until, waitInClosedShadow, trustedClickInClosedShadow, ROOT, TARGET } from './harness.mjs';
+import {
+  coreCall, until, waitInClosedShadow, trustedClickInClosedShadow, startDemoChat, ok,
+} from './harness.mjs';
 
-let ext, server, chat, panel, serverId;
-
-async function ok(envelope) {
-  assert.equal(envelope.ok, true, JSON.stringify(envelope.error));
-  return envelope.data;
-}
+let rig, ext, chat, panel, serverId;
 
 before(async () => {
-  server = await startProcess(process.env.RELAY_DEMO_SERVER || join(TARGET, 'debug/relay-demo-server'), ['--port', '0'],
-    { ready: /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/ });
-  chat = await serveStatic(join(ROOT, 'tests/fixtures/sites/demo-chat'));
-  ext = await launchExtension();
-  panel = await openExtensionPage(ext, 'www/panel.html');
-  serverId = (await ok(await coreCall(panel, { type: 'servers/add', server: { name: 'demo', url: server.match[1] } }))).id;
-  await ok(await coreCall(panel, { type: 'sites/add', origin: chat.origin, adapter: 'generic' }));
-  await until(() => ext.sw.evaluate(async (id) => (await chrome.scripting.getRegisteredContentScripts()).some((r) => r.id === id), 'custom:' + chat.origin));
+  rig = await startDemoChat();
+  ({ ext, chat, panel, serverId } = rig);
 });
 
-after(async () => {
-  await ext?.close();
-  await chat?.close();
-  await server?.stop();
-});
+after(async () => { await rig?.close(); });
 
 /** Opens a fresh chat tab with the given settings; returns {page, chatRef}. */
 async function openChat(settings, query = '') {

@@ -17,8 +17,7 @@ import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
-import { chromium } from 'playwright-core';
-import { openExtensionPage, coreCall, serveStatic, until, ROOT } from '../e2e/harness.mjs';
+import { launchExtension, openExtensionPage, coreCall, serveStatic, until, ROOT } from '../e2e/harness.mjs';
 
 export { ROOT, until, coreCall, openExtensionPage, serveStatic };
 
@@ -265,22 +264,6 @@ export async function cardOf(page, key) {
 
 // ---- a browser whose profile holds optional host permissions --------------------------------
 
-const LAUNCH_ARGS = (dir) => [
-  '--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-quic',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-  `--disable-extensions-except=${dir}`, `--load-extension=${dir}`,
-  '--disable-features=DisableLoadExtensionCommandLineSwitch',
-];
-
-async function launchIn(userDataDir) {
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: '/usr/bin/chromium', headless: false, args: LAUNCH_ARGS(ROOT), viewport: { width: 1100, height: 800 },
-  });
-  let sw = context.serviceWorkers()[0];
-  if (!sw) sw = await context.waitForEvent('serviceworker', { timeout: 20_000 });
-  return { context, sw, extensionId: new URL(sw.url()).host };
-}
-
 /**
  * Launches the extension (as harness.launchExtension does) in a profile where the user has
  * already granted the optional host permissions `origins` (match patterns). Chrome shows a
@@ -289,9 +272,9 @@ async function launchIn(userDataDir) {
  */
 export async function launchWithGrantedOrigins(origins) {
   const userDataDir = mkdtempSync(join(tmpdir(), 'mcp-relay-sec-profile-'));
-  const first = await launchIn(userDataDir);
+  const first = await launchExtension({ userDataDir });
   const id = first.extensionId;
-  await first.context.close();
+  await first.close();
   const prefsFile = join(userDataDir, 'Default', 'Preferences');
   const prefs = JSON.parse(readFileSync(prefsFile, 'utf8'));
   const entry = prefs.extensions?.settings?.[id];
@@ -301,12 +284,11 @@ export async function launchWithGrantedOrigins(origins) {
     entry[k].explicit_host = [...new Set([...(entry[k].explicit_host || []), ...origins])];
   }
   writeFileSync(prefsFile, JSON.stringify(prefs));
-  const { context, sw, extensionId } = await launchIn(userDataDir);
+  const ext = await launchExtension({ userDataDir });
   return {
-    context, sw, extensionId,
-    url: (path) => `chrome-extension://${extensionId}/${path}`,
+    ...ext,
     async close() {
-      await context.close().catch(() => {});
+      await ext.close();
       rmSync(userDataDir, { recursive: true, force: true });
     },
   };
