@@ -3,7 +3,7 @@
 // median of repeated loads of the real panel against the real core.
 //
 // The configuration is seeded straight into chrome.storage.local in the shape the service worker
-// reads ("config" and "tools", see crates/relay-wasm/src/service.rs) before anything talks to
+// reads ("config" and "tools", the keys of crates/relay-core/src/contract/storage.rs) before anything talks to
 // the core, so the worker loads it on its first message. The servers point at a closed loopback
 // port: the list needs no network, and nothing else is measured.
 import { readFileSync } from 'node:fs';

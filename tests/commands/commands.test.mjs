@@ -161,7 +161,12 @@ test('cargo xtask bench --quick: every figure once, in target/bench/summary.json
   const summaryPath = join(TARGET, 'bench', 'summary.json');
   rmSync(summaryPath, { force: true });
   const r = await xtask(['bench', '--quick'], { timeoutMs: 880_000 });
-  ok(r, 'cargo xtask bench --quick');
+  if (r.code !== 0) {
+    // Criterion's progress fills stderr: name the step that failed and show its own output first.
+    const steps = r.stderr.split(/^(?=\S*==> bench: )/m);
+    const failed = steps.at(-1) ?? '';
+    assert.fail(`cargo xtask bench --quick failed in:\n${failed.slice(-5000)}\n--- end of stderr ---\n${r.stderr.slice(-1500)}`);
+  }
   const summary = JSON.parse(readFileSync(summaryPath, 'utf8'));
   const names = Object.keys(summary);
   for (const figure of FIGURES) {
