@@ -126,8 +126,15 @@ async function select(view, { focus = false } = {}) {
   if (focus) byId('tab-' + view).focus();
   if (previous) controllers[previous]?.hide();
   if (location.hash !== '#' + view) history.replaceState(null, '', '#' + view);
-  const c = await controller(view);
-  if (app.current === view) await c.show();
+  // aria-busy until the view has its data: assistive technology waits, and so can a test.
+  const panel = byId('view-' + view);
+  panel.setAttribute('aria-busy', 'true');
+  try {
+    const c = await controller(view);
+    if (app.current === view) await c.show();
+  } finally {
+    panel.removeAttribute('aria-busy');
+  }
 }
 
 function wireTabs() {

@@ -75,7 +75,9 @@ async function shoot(view, scheme, lang) {
   if (view === 'chat') await panel.locator('#prompt-stats').waitFor({ timeout: 10_000 });
   if (view === 'activity') await panel.locator('article.call[data-state="pending"]').waitFor({ timeout: 10_000 });
   if (view === 'servers') await panel.locator('li.server[data-status="connected"]').waitFor({ timeout: 10_000 });
-  await panel.waitForTimeout(150);
+  await panel.locator(`#view-${view}:not([hidden]):not([aria-busy])`).waitFor();
+  // Two frames: the view's last DOM changes are painted before the capture.
+  await panel.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(undefined)))));
   // A viewport as tall as the content: full-page captures of a scrolled page clip its right edge.
   const height = await panel.evaluate(() => document.documentElement.scrollHeight);
   await panel.setViewportSize({ width: WIDTH, height: Math.min(Math.max(height, 600), 2400) });

@@ -355,7 +355,7 @@ test('every view fits 320 px without horizontal scrolling', async () => {
   await panel.setViewportSize({ width: 320, height: 700 });
   for (const view of ['servers', 'tools', 'chat', 'activity', 'settings']) {
     await panel.click('#tab-' + view);
-    await panel.waitForTimeout(300);
+    await panel.locator(`#view-${view}:not([hidden]):not([aria-busy])`).waitFor();
     const { scroll, client, wide } = await panel.evaluate(() => {
       const client = document.documentElement.clientWidth;
       const wide = [...document.querySelectorAll('main *')].filter((el) => el.getBoundingClientRect().right > client + 1 && el.getClientRects().length)

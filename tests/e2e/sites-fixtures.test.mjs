@@ -29,7 +29,8 @@ function sendEnabled(page, adapter) {
   }, { send: adapter.send, disabled: adapter.disabled });
 }
 
-const settle = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 50))));
+/** The editor's text as its page shows it (a textarea's value, an editable's rendered text). */
+const editorText = (input) => input.evaluate((el) => ('value' in el && !el.isContentEditable ? el.value : el.innerText).trim());
 
 for (const adapter of SITES) {
   test(`${adapter.name} fixture: naive writes are ignored, the editor's input path works, replies stream`, async () => {
@@ -44,16 +45,15 @@ for (const adapter of SITES) {
       if ('value' in el && !el.isContentEditable) el.value = 'naive write';
       else el.innerHTML = '<p>naive write</p>';
     });
-    await settle(page);
     if (adapter.editor === 'quill') {
       // Quill follows DOM mutations (why innerHTML "works" on Gemini): the state took it.
-      assert.equal(await sendEnabled(page, adapter), true);
+      await until(() => sendEnabled(page, adapter), { what: 'Quill taking the DOM write into its state' });
       await input.evaluate((el) => { el.innerHTML = '<p><br></p>'; });
-      await settle(page);
+      await until(async () => !(await sendEnabled(page, adapter)), { what: 'Quill taking the emptied editor into its state' });
     } else {
+      // The witness that the page processed the write: its editor re-rendered from its own state.
+      await until(async () => (await editorText(input)) === '', { what: 'the editor re-rendering from its own state' });
       assert.equal(await sendEnabled(page, adapter), false, 'a naive write does not reach the editor state');
-      assert.equal((await input.evaluate((el) => ('value' in el && !el.isContentEditable ? el.value : el.innerText))).trim(), '',
-        'the editor re-rendered from its own state');
     }
     assert.equal(await sendEnabled(page, adapter), false);
 
@@ -67,8 +67,7 @@ for (const adapter of SITES) {
         document.execCommand('insertText', false, text);
       }
     }, 'please call "arguments" add');
-    await settle(page);
-    assert.equal(await sendEnabled(page, adapter), true, 'the state took the text');
+    await until(() => sendEnabled(page, adapter), { what: 'the editor state taking the text (send enabled)' });
 
     await page.evaluate((send) => send.map((s) => document.querySelector(s)).find(Boolean).click(), adapter.send);
     await until(() => page.evaluate((stop) => stop.some((s) => { const e = document.querySelector(s); return e && e.getBoundingClientRect().width > 0; }), adapter.stop),
