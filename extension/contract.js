@@ -99,6 +99,8 @@
  * @property {unknown} arguments
  * @property {number} seq
  * @property {boolean} delivered
+ * @property {boolean} [unsent] the result is in the chat's input but the message did not leave: the user must press Send
+ * @property {string} [deliveryNote] why the last delivery did not go as asked (what was lost, why the send did not take)
  * @property {CallState} state
  * @property {boolean} [destructive] the tool is annotated destructive (approve in the side panel only)
  * @property {unknown} [progress]
@@ -119,7 +121,7 @@
 /** A file the core asks a content script to attach. @typedef {{fileName?: string, mimeType?: string, data?: string}} Attachment */
 /**
  * What a content script answers to relay/insert (and chat/insert passes on).
- * @typedef {{inserted: boolean, submitted: boolean, how?: string, attached?: number, verified?: boolean, error?: string}} InsertOutcome
+ * @typedef {{inserted: boolean, submitted: boolean, partial?: boolean, lost?: string[], how?: string, attached?: number, verified?: boolean, error?: string}} InsertOutcome
  */
 
 // ---- messages (generated from relay_core::contract::request) ------------------------------
@@ -148,6 +150,7 @@
  *   'chat/insert': {chat: ChatRef, text: string, submit?: boolean},
  *   'reply/parse': {text: string, serverIds?: string[]},
  *   'reply/update': {messageId: string, text: string, done: boolean, history?: boolean},
+ *   'chat/moved': {from: string, fresh: boolean},
  *   'activity/list': {chat?: ChatRef},
  *   'activity/decide': {key: string, decision: Decision, confirm?: boolean},
  *   'settings/get': {},
@@ -183,6 +186,7 @@
  *   'chat/insert': InsertOutcome,
  *   'reply/parse': {calls: unknown[], diagnostics: unknown[]},
  *   'reply/update': ReplyUpdate,
+ *   'chat/moved': ChatSettings,
  *   'activity/list': CallRecord[],
  *   'activity/decide': CallRecord,
  *   'settings/get': Record<string, any>,
@@ -244,6 +248,8 @@ export const MESSAGES = Object.freeze({
   'reply/parse': ['page', 'content'],
   /** {messageId, text, done, history?} a growing assistant reply; new complete calls enter the ledger. → {calls: [CallRecord], pending} */
   'reply/update': ['content'],
+  /** {from, fresh} the sender's page moved, without a reload, from the URL `from` to its current URL; `fresh`: `from` was a new-chat URL, so the chat's settings go with it. → ChatSettings of the current URL */
+  'chat/moved': ['content'],
   /** {chat?} → [CallRecord] of the chat (content scripts: their own tab) */
   'activity/list': ['page', 'content'],
   /** {key, decision: run|deny|always, confirm?} approves or denies a pending call; re-runs an unknown one on run. → CallRecord */

@@ -188,9 +188,12 @@ export function callView(record, { onDecide } = {}) {
       h('span', { class: 'call-mark', attrs: { 'aria-hidden': 'true' }, text: stateMark(record) }),
       h('strong', { class: 'call-tool', text: String(record.tool ?? '') }),
       h('small', { class: 'call-server', text: String(record.serverId ?? '') }),
-      h('span', { class: `badge state-${state}`, text: t('state_' + state) }),
+      h('span', { class: `badge state-${record.unsent ? 'unsent' : state}`, text: record.unsent ? t('state_unsent') : t('state_' + state) }),
       record.durationMs !== undefined ? h('small', { class: 'call-duration', text: duration(record.durationMs) }) : null),
     state === 'unknown' ? h('p', { class: 'notice', text: t('callUnknownExplain') }) : null,
+    // The result sits in the chat's input: the user has to press Send there.
+    record.unsent ? h('p', { class: 'notice', dataset: { unsent: 'true' }, text: t('resultNotSent') }) : null,
+    record.deliveryNote ? h('p', { class: 'error-message', text: String(record.deliveryNote) }) : null,
     inlineArgs ? h('p', { class: 'call-args' }, h('code', { text: compact, attrs: { 'aria-label': t('callArguments') } })) : null,
     hasArgs && !inlineArgs
       ? h('details', { class: 'call-args' }, h('summary', { text: t('callArguments') }), h('pre', { class: 'result-json', text: json(record.arguments) }))

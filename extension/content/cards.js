@@ -124,7 +124,9 @@
     name.textContent = rec.tool;
     const state = document.createElement('span');
     state.className = 'state';
-    state.textContent = t('state_' + rec.state, rec.state);
+    // A result in the input that did not leave is not done, whatever the call's state.
+    state.textContent = rec.unsent ? t('state_unsent', 'Not sent') : t('state_' + rec.state, rec.state);
+    card.dataset.unsent = String(!!rec.unsent);
     head.append(name, state);
     const args = document.createElement('div');
     args.className = 'args';
@@ -141,6 +143,8 @@
       }
       if (rec.state === 'pending') card.appendChild(button(t('callDeny', 'Deny'), 'deny', () => decide(rec.key, 'deny')));
     }
+    if (rec.unsent) card.appendChild(line(t('resultNotSent', 'The result is in the input, not sent — press Send'), 'note'));
+    if (rec.deliveryNote) card.appendChild(line(String(rec.deliveryNote), 'error'));
     // Loop limits, denials and unknown outcomes are said on the card, never silently dropped.
     if (rec.error && rec.error.message) card.appendChild(line(String(rec.error.message), 'error'));
     if (entry.refused) {
@@ -171,5 +175,12 @@
     });
   }
 
-  NS.cards = { renderCard, setPending, setStatus, host };
+  /** Another conversation is on the page: the cards of the last one go. */
+  function clear() {
+    cards.clear();
+    list.replaceChildren();
+    setPending(false);
+  }
+
+  NS.cards = { renderCard, setPending, setStatus, clear, host };
 })();

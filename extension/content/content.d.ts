@@ -4,7 +4,7 @@
 import type { CallRecord, Attachment, InsertOutcome, SiteCheck } from '../contract.js';
 
 /** How an editor is written to (write.js). */
-export type WriteStrategy = 'native-setter' | 'insert-text' | 'paste' | 'dom-text';
+export type WriteStrategy = 'native-setter' | 'insert-text' | 'lines' | 'paste' | 'beforeinput' | 'dom-text';
 
 /** One site adapter (sites.js). */
 export interface Adapter {
@@ -21,6 +21,16 @@ export interface Adapter {
   readonly code: readonly string[];
   readonly files: { readonly input: readonly string[]; readonly drop: readonly string[]; readonly preview: readonly string[] } | null;
   readonly maxText: number;
+  /** RegExp source matched against the URL path; group 1 is the conversation id. */
+  readonly conversation?: string;
+  /** [closest selector, attribute] pairs: the site's own id of a reply. */
+  readonly messageId?: readonly (readonly [string, string])[];
+  /** Reasoning containers: never replies, their text never parsed. */
+  readonly thinking?: readonly string[];
+  /** Markers present only while a reply streams. */
+  readonly streaming?: readonly string[];
+  /** Long pastes become an attachment chip; `sent`: the site sends it to the model. */
+  readonly longPaste?: { readonly over: number; readonly chip: readonly string[]; readonly sent: boolean };
 }
 
 export interface SitesApi {
@@ -51,6 +61,7 @@ export interface Namespace {
     genericInput(): HTMLElement | null;
     findInput(): HTMLElement | null;
     findSend(input: HTMLElement | null): HTMLElement | null;
+    stopLike(el: Element): boolean;
     enabled(btn: HTMLElement | null): boolean;
     isStreaming(): boolean;
     describe(el: Element): string;
@@ -62,15 +73,21 @@ export interface Namespace {
     renderCard(rec: CallRecord): void;
     setPending(pending: boolean): void;
     setStatus(state: string, kind?: string): void;
+    clear(): void;
     readonly host: HTMLElement;
   };
   read: {
     startReading(): void;
+    noteSubmit(): void;
+    userMessages(): HTMLElement[];
     userMessageCount(): number;
+    conversationOf(href: string): string | null;
+    moveKind(from: string, to: string): 'same' | 'fresh' | 'switch';
   };
   write: {
     insert(text: string, submit: boolean, attachments: Attachment[]): Promise<InsertOutcome>;
     writePath(editor: string, isField: boolean): readonly WriteStrategy[];
+    lineLoss(held: string, meant: string): string | null;
     readonly WRITE_PATHS: Readonly<Record<string, readonly WriteStrategy[]>>;
   };
   check: { check(): SiteCheck };

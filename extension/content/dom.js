@@ -23,7 +23,9 @@
    * @returns {Promise<any>}
    */
   async function call(type, fields = {}) {
-    const answer = await chrome.runtime.sendMessage({ ...fields, type });
+    // `url`: the page's URL now. Chrome's sender URL stays the one the document loaded with,
+    // whatever in-page navigations followed; the core takes ours within the sender's origin.
+    const answer = await chrome.runtime.sendMessage({ ...fields, type, url: location.href });
     if (answer && answer.ok) return answer.data;
     const e = (answer && answer.error) || { kind: 'no_answer', message: 'The extension did not answer.' };
     throw Object.assign(new Error(e.message), { kind: e.kind, hint: e.hint });
@@ -115,14 +117,37 @@
     return (a.input.length && first(a.input)) || (a === Sites.GENERIC ? genericInput() : null);
   }
 
+  // Controls that share the send button's place but must never be clicked for a send: stop
+  // (where Send and Stop are one button), voice and dictation (ChatGPT's empty composer).
+  const NOT_SEND = /\bstop\b|停止|voice|dictat|microphone|语音/i;
+
+  /**
+   * Whether a control is a stop (or voice) control now: the adapter's stop selectors, or its
+   * label says so. Checked on the element itself at click time, whatever selector found it.
+   * @param {Element} el
+   */
+  function stopLike(el) {
+    if (state.adapter.stop.some((s) => { try { return el.matches(s); } catch { return false; } })) return true;
+    const label = [el.getAttribute('aria-label'), el.getAttribute('title'), el.getAttribute('data-testid')].filter(Boolean).join(' ');
+    return NOT_SEND.test(label) || NOT_SEND.test((el.textContent || '').trim().slice(0, 40));
+  }
+
   /** @param {HTMLElement | null} input */
   function findSend(input) {
     const a = state.adapter;
-    if (a.send.length) return first(a.send);
+    if (a.send.length) {
+      for (const selector of a.send) {
+        let els;
+        try { els = document.querySelectorAll(selector); } catch { continue; }
+        const el = [...els].find((e) => !stopLike(e));
+        if (el) return /** @type {HTMLElement} */ (el);
+      }
+      return null;
+    }
     const scope = (input && input.closest('form')) || document;
     /** @type {HTMLElement[]} */
     const buttons = [...scope.querySelectorAll('button, [role="button"]')].map((e) => /** @type {HTMLElement} */ (e));
-    return buttons.filter(visible).find((b) => (b instanceof HTMLButtonElement && b.type === 'submit')
+    return buttons.filter((b) => visible(b) && !stopLike(b)).find((b) => (b instanceof HTMLButtonElement && b.type === 'submit')
       || /send|submit|发送/i.test(b.getAttribute('aria-label') || b.textContent || '')) || null;
   }
 
@@ -155,7 +180,7 @@
   /** @type {import('./content').Namespace} */
   const ns = /** @type {any} */ ({
     Sites, state, call, t,
-    dom: { firstMatch, first, all, visible, matchesAny, genericInput, findInput, findSend, enabled, isStreaming, describe, sleep, settle, norm },
+    dom: { firstMatch, first, all, visible, matchesAny, genericInput, findInput, findSend, stopLike, enabled, isStreaming, describe, sleep, settle, norm },
   });
   globalThis.McpRelayContent = ns;
 })();

@@ -55,7 +55,7 @@
     {
       id: 'chatgpt', name: 'ChatGPT', hosts: HOSTS.chatgpt, editor: 'prosemirror',
       input: ['#prompt-textarea.ProseMirror[contenteditable="true"]', 'div.ProseMirror[contenteditable="true"]', '#prompt-textarea'],
-      send: ['button[data-testid="send-button"]', 'button#composer-submit-button:not([data-testid="stop-button"])'],
+      send: ['button[data-testid="send-button"]', 'button#composer-submit-button[data-testid="send-button"]'],
       stop: ['button[data-testid="stop-button"]'],
       disabled: DISABLED,
       assistant: ['div[data-message-author-role="assistant"]'],
@@ -171,7 +171,42 @@
     maxText: 20000,
   };
 
+  // How each site behaves live, beyond its selectors (read by read.js and write.js); merged
+  // into the entries above by id. Fields:
+  //   conversation  RegExp source matched against the URL path; group 1 is the conversation id.
+  //                 No match: a new chat (its URL becomes the conversation's on the first send)
+  //   messageId     [closest selector, attribute] pairs: the site's own id of a reply
+  //   thinking      reasoning containers: an element inside one is not a reply, and their text
+  //                 is taken out of a reply that holds one
+  //   streaming     markers present only while a reply streams (besides the stop control)
+  //   longPaste     {over, chip, sent}: a paste longer than `over` becomes an attachment chip
+  //                 (`chip` selectors); `sent`: the site sends the chip's text to the model
+  // Sources per site (public code of maintained extensions, and this project's issue 10,
+  // which read them): see the comment of each fixture page under tests/fixtures/sites/.
+  /** @type {Record<string, Partial<import('./content').Adapter>>} */
+  const LIVE = {
+    gemini: { conversation: '/app/([\\w-]+)', messageId: [['message-content[id^="message-content-id-"]', 'id']], thinking: ['model-thoughts', '.thoughts-container'] },
+    chatgpt: {
+      conversation: '/c/([\\w-]+)', messageId: [['[data-message-id]', 'data-message-id']],
+      longPaste: { over: 5000, chip: ['form [data-testid="composer-attachment"]'], sent: true },
+    },
+    claude: {
+      conversation: '/chat/([\\w-]+)', thinking: ['.thinking-block', '[data-testid="thinking-block"]'], streaming: ['[data-is-streaming="true"]'],
+      longPaste: { over: 4000, chip: ['fieldset [data-testid="file-thumbnail"]'], sent: true },
+    },
+    deepseek: { conversation: '/a/chat/s/([\\w-]+)', thinking: ['.ds-think-content', '._48edb25'] },
+    aistudio: { conversation: '/prompts/(?!new_chat)([\\w-]+)', messageId: [['ms-chat-turn[id^="turn-"]', 'id']], thinking: ['ms-thought-chunk'] },
+    perplexity: { conversation: '/search/([\\w.-]+)' },
+    grok: { conversation: '/c/([\\w-]+)', messageId: [['div[id^="response-"]', 'id']], thinking: ['.thinking-container'] },
+    kimi: {
+      conversation: '/chat/([\\w-]+)', thinking: ['.thinking-container', '.toolcall-container'],
+      longPaste: { over: 5000, chip: ['div.chat-editor .file-card'], sent: true },
+    },
+    qwen: { conversation: '/c/([\\w-]+)', thinking: ['.phase-thinking'] },
+  };
+
   for (const s of [...SITES, GENERIC]) {
+    Object.assign(s, LIVE[s.id] || {});
     Object.freeze(s.files);
     Object.freeze(s);
   }

@@ -5,30 +5,37 @@
 // The adapter's `editor` selects the write path (WRITE_PATHS): a React-controlled textarea takes
 // text only through the native value setter plus an input event; ProseMirror, Lexical and
 // CodeMirror keep a model that follows input events (insertText) and paste, and revert any
-// other DOM change; Quill's model follows DOM mutations, so insertText is its path and paste
-// its fallback; a plain contenteditable has no model, so a direct text write is its last
-// resort. The element found decides when it cannot take the adapter's path (a site that went
-// from a textarea to a rich editor, or back): a field only takes the native setter, an
-// editable element never does.
+// other DOM change; Quill's model follows DOM mutations, but drops the line breaks of a
+// multi-line insertText (Gemini), so line by line with insertParagraph is its fallback; a plain
+// contenteditable has no model, so a direct text write is its last resort. The element found
+// decides when it cannot take the adapter's path (a site that went from a textarea to a rich
+// editor, or back): a field only takes the native setter, an editable element never does.
+//
+// A write is proven by what the editor holds, compared line by line with what was meant
+// (`lineLoss`); a send by the editor letting go of the text and a new user turn showing it.
+// Neither is ever reported when it did not happen: the answer says what was lost, or that the
+// result is in the input and not sent.
 (() => {
   'use strict';
   const found = globalThis.McpRelayContent;
   if (!found || found.write) return;
   const NS = found;
-  const { state, dom } = NS;
+  const { state, dom, t } = NS;
 
   /**
-   * Write strategies, in the order they are tried, per editor kind.
+   * Write strategies, in the order they are tried, per editor kind. After each one the editor
+   * is read back; the next runs only when the text is not there line for line.
    * @type {Readonly<Record<string, readonly import('./content').WriteStrategy[]>>}
    */
   const WRITE_PATHS = Object.freeze({
     textarea: ['native-setter'],
-    prosemirror: ['insert-text', 'paste'],
-    lexical: ['insert-text', 'paste'],
-    codemirror: ['insert-text', 'paste'],
-    quill: ['insert-text', 'paste'],
-    contenteditable: ['insert-text', 'paste', 'dom-text'],
-    auto: ['insert-text', 'paste', 'dom-text'],
+    prosemirror: ['insert-text', 'lines', 'paste', 'beforeinput'],
+    lexical: ['insert-text', 'lines', 'paste', 'beforeinput'],
+    codemirror: ['insert-text', 'lines', 'paste', 'beforeinput'],
+    // Quill drops the line breaks of a multi-line insertText (Gemini): line by line it is.
+    quill: ['insert-text', 'lines', 'paste', 'beforeinput'],
+    contenteditable: ['insert-text', 'lines', 'paste', 'dom-text'],
+    auto: ['insert-text', 'lines', 'paste', 'dom-text'],
   });
 
   /**
@@ -46,8 +53,47 @@
 
   /** @param {Element} el @returns {el is HTMLTextAreaElement | HTMLInputElement} */
   const isField = (el) => el instanceof HTMLTextAreaElement || el instanceof HTMLInputElement;
-  /** @param {HTMLElement} el */
+  /**
+   * What the editor holds: a field's value (its state), or the rendered text of a rich
+   * editor, whose DOM its model renders.
+   * @param {HTMLElement} el
+   */
   const editorText = (el) => (isField(el) ? el.value : el.innerText || '');
+
+  /**
+   * The lines of a text as a chat editor keeps them: spaces collapsed, blank lines dropped
+   * (editors render paragraphs with blank lines between them).
+   * @param {string} s
+   */
+  const linesOf = (s) => s.replace(/\r\n?/g, '\n').split('\n').map((l) => l.replace(/\s+/g, ' ').trim()).filter(Boolean);
+
+  /**
+   * Compares what the editor holds with what was meant, line by line: null when every line is
+   * there in order as its own line, else what was lost, in words. Pure (tested without a page).
+   * @param {string} held
+   * @param {string} meant
+   * @returns {string | null}
+   */
+  function lineLoss(held, meant) {
+    const have = linesOf(held);
+    const want = linesOf(meant);
+    if (!want.length) return null;
+    for (let i = 0; i + want.length <= have.length; i++) {
+      if (want.every((l, k) => have[i + k] === l)) return null;
+    }
+    const joined = have.join(' ');
+    if (joined.includes(want.join(' ')) || joined.replace(/ /g, '').includes(want.join('').replace(/ /g, ''))) {
+      // Every word arrived: count the breaks between meant lines that are not breaks here.
+      const kept = (/** @type {string} */ a, /** @type {string} */ b) => have.some((h, k) => h.endsWith(a) && k + 1 < have.length && have[k + 1].startsWith(b));
+      let lost = 0;
+      for (let i = 1; i < want.length; i++) if (!kept(want[i - 1], want[i])) lost += 1;
+      return `${Math.max(1, lost)} of ${want.length - 1} line breaks were lost (lines joined).`;
+    }
+    const own = new Set(have);
+    const missing = want.filter((l) => !own.has(l));
+    if (!have.length) return 'The chat input stayed empty.';
+    return `${missing.length} of ${want.length} lines did not arrive (first: "${missing[0].slice(0, 60)}").`;
+  }
 
   /** @param {HTMLElement} el */
   function placeCaretAtEnd(el) {
@@ -58,6 +104,25 @@
     range.collapse(false);
     sel.removeAllRanges();
     sel.addRange(range);
+  }
+
+  /**
+   * The text in pieces no longer than `max` (at line ends where possible): a site that turns a
+   * long paste into an attachment it does not send takes the pieces as text.
+   * @param {string} text
+   * @param {number} max
+   */
+  function chunks(text, max) {
+    const out = [];
+    let rest = text;
+    while (rest.length > max) {
+      let cut = rest.lastIndexOf('\n', max);
+      if (cut < max / 2) cut = max;
+      out.push(rest.slice(0, cut));
+      rest = rest.slice(cut);
+    }
+    out.push(rest);
+    return out;
   }
 
   /**
@@ -83,12 +148,35 @@
       placeCaretAtEnd(el);
       document.execCommand('insertText', false, text);
     },
-    // A paste is the second path every rich editor takes.
-    async paste(el, text) {
+    // Line by line, a paragraph between lines: what editors that drop "\n" from insertText
+    // (Quill) keep, and the way the maintained extensions write into Gemini.
+    async lines(el, text) {
       placeCaretAtEnd(el);
-      const data = new DataTransfer();
-      data.setData('text/plain', text);
-      el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+      text.replace(/\r\n?/g, '\n').split('\n').forEach((line, i) => {
+        if (i) document.execCommand('insertParagraph');
+        if (line) document.execCommand('insertText', false, line);
+      });
+    },
+    // A paste is the second path every rich editor takes. Where the site turns a long paste
+    // into an attachment it does not send to the model, the paste goes in pieces.
+    async paste(el, text) {
+      const long = state.adapter.longPaste;
+      const pieces = long && !long.sent && text.length > long.over ? chunks(text, Math.floor(long.over / 2)) : [text];
+      for (const piece of pieces) {
+        placeCaretAtEnd(el);
+        const data = new DataTransfer();
+        data.setData('text/plain', piece);
+        el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+        await dom.settle();
+      }
+    },
+    // The editor's own beforeinput path, line by line (editors that handle input only there).
+    async beforeinput(el, text) {
+      placeCaretAtEnd(el);
+      text.replace(/\r\n?/g, '\n').split('\n').forEach((line, i) => {
+        if (i) el.dispatchEvent(new InputEvent('beforeinput', { inputType: 'insertParagraph', bubbles: true, cancelable: true }));
+        if (line) el.dispatchEvent(new InputEvent('beforeinput', { inputType: 'insertText', data: line, bubbles: true, cancelable: true }));
+      });
     },
     // A contenteditable without a model: its DOM is its state.
     async 'dom-text'(el, text, joined) {
@@ -101,29 +189,43 @@
     },
   };
 
+  /** The long-paste chips in the composer now. */
+  const chipCount = () => (state.adapter.longPaste ? dom.all(state.adapter.longPaste.chip).length : 0);
+
   /**
-   * Writes through the editor's own input path, then checks, after the editor's own update,
-   * that it holds the text. Returns the strategy that worked, or null.
+   * Writes through the editor's own input path, then reads the editor back after its own
+   * update and compares line by line; on any loss it takes the attempt back out and tries the
+   * next path. Returns the path that worked, or what was lost (and whether a damaged copy is
+   * left in the input).
    * @param {HTMLElement} el
    * @param {string} text
-   * @returns {Promise<import('./content').WriteStrategy | null>}
+   * @returns {Promise<{how: import('./content').WriteStrategy | 'chip' | null, lost: string | null, partial: boolean}>}
    */
   async function writeText(el, text) {
     el.focus();
-    // The whole text, line breaks included (fences need them), whatever blank lines and
-    // spaces the editor adds: an editor that took the words but dropped the breaks failed.
-    /** @param {string} s */
-    const lines = (s) => s.replace(/[^\S\n]+/g, ' ').replace(/ ?\n[\s]*/g, '\n').trim();
-    const want = lines(text);
-    const holds = () => lines(editorText(el)).includes(want);
     const before = editorText(el);
     const joined = dom.norm(before) ? before.replace(/\n$/, '') + '\n\n' + text : text;
+    const chipsBefore = chipCount();
+    const path = writePath(state.adapter.editor, isField(el));
     let cleared = false;
-    for (const strategy of writePath(state.adapter.editor, isField(el))) {
+    /** @type {string | null} */
+    let lost = null;
+    /** @type {{strategy: import('./content').WriteStrategy, lost: string} | null} */
+    let closest = null;
+    for (let i = 0; i < path.length; i++) {
+      const strategy = path[i];
       await STRATEGIES[strategy](el, cleared ? joined : text, joined);
       await dom.settle();
-      if (holds()) return strategy;
-      if (editorText(el) !== before && !isField(el)) {
+      lost = lineLoss(editorText(el), text);
+      if (!lost) return { how: strategy, lost: null, partial: false };
+      // The site took a long paste as an attachment chip that it sends to the model.
+      const long = state.adapter.longPaste;
+      if (long && long.sent && chipCount() > chipsBefore && !dom.norm(editorText(el)).includes(dom.norm(text).slice(0, 40))) {
+        return { how: 'chip', lost: null, partial: false };
+      }
+      const changed = editorText(el) !== (cleared ? '' : before);
+      if (changed && !closest) closest = { strategy, lost };
+      if (changed && !isField(el) && i < path.length - 1) {
         // Partly taken (an editor that dropped the line breaks, say): take it all back out, so
         // the next strategy writes what was there before and the text, each once.
         placeCaretAtEnd(el);
@@ -133,20 +235,38 @@
         cleared = true;
       }
     }
-    return null;
+    if (closest && cleared && !dom.norm(editorText(el))) {
+      // Every path lost something: leave the closest attempt in the input, for the user to
+      // mend and send, and say what it lost.
+      await STRATEGIES[closest.strategy](el, joined, joined);
+      await dom.settle();
+      lost = lineLoss(editorText(el), text) || closest.lost;
+    }
+    const partial = !!dom.norm(editorText(el)) && dom.norm(editorText(el)) !== dom.norm(cleared ? '' : before);
+    return { how: null, lost, partial };
   }
 
+  /** @param {string} s letters and digits only, for comparing texts however a site renders them */
+  const alnum = (s) => s.replace(/[^\p{L}\p{N}]+/gu, '').toLowerCase();
+
   /**
-   * Clicks send once it is enabled, then checks the message left: the editor emptied, a reply
-   * started streaming, or a new user message appeared.
+   * Clicks send once the reply in progress (if any) is over and send is enabled, never a stop
+   * or voice control, then proves the message left: the editor no longer holds it and a new
+   * user turn with its text appeared.
    * @param {HTMLElement} input
+   * @param {string} text what was written
+   * @param {boolean} asAttachment the text went as an attachment chip (the turn shows a file)
+   * @returns {Promise<{submitted: boolean, error?: string}>}
    */
-  async function submit(input) {
-    const users = NS.read.userMessageCount();
+  async function submit(input, text, asAttachment) {
+    // While a reply streams, send is (or sits beside) stop: wait for the reply to end.
+    for (let i = 0; i < 1200 && dom.isStreaming(); i++) await dom.sleep(50); // up to 60 s
+    const usersBefore = new Set(NS.read.userMessages());
     let clicked = false;
     for (let i = 0; i < 100 && !clicked; i++) { // up to 5 s: uploads keep send disabled a while
       const btn = dom.findSend(input);
-      if (btn && dom.enabled(btn)) {
+      if (btn && dom.enabled(btn) && !dom.stopLike(btn) && !dom.isStreaming()) {
+        NS.read.noteSubmit();
         btn.click();
         clicked = true;
       } else {
@@ -155,14 +275,21 @@
     }
     if (!clicked) {
       // No usable send control: most chats submit on Enter.
+      NS.read.noteSubmit();
       input.focus();
       input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', code: 'Enter', keyCode: 13, which: 13, bubbles: true, cancelable: true }));
     }
-    for (let i = 0; i < 100; i++) {
-      if (!dom.norm(editorText(input)) || dom.isStreaming() || NS.read.userMessageCount() > users) return true;
+    const head = alnum(text).slice(0, 40);
+    const tail = alnum(text).slice(-40);
+    const userSelectorsWork = () => usersBefore.size > 0 || NS.read.userMessages().length > 0;
+    for (let i = 0; i < 100; i++) { // up to 5 s
+      const emptied = !alnum(editorText(input)).includes(head);
+      const turn = NS.read.userMessages().find((u) => !usersBefore.has(u)
+        && (asAttachment || alnum(u.innerText || '').includes(head) || alnum(u.innerText || '').includes(tail)));
+      if (emptied && (turn || (!userSelectorsWork() && dom.isStreaming()))) return { submitted: true };
       await dom.sleep(50);
     }
-    return false;
+    return { submitted: false, error: t('resultNotSent', 'The result is in the input, not sent — press Send') };
   }
 
   /** @param {string} b64 */
@@ -215,7 +342,8 @@
   }
 
   /**
-   * Writes text (and files) into the chat input and submits when asked.
+   * Writes text (and files) into the chat input and submits when asked. "inserted" means the
+   * editor holds the text line by line as meant; "submitted" that the message left.
    * @param {string} text
    * @param {boolean} doSubmit
    * @param {import('../contract').Attachment[]} attachments
@@ -233,11 +361,16 @@
       text = `${head}\n…\n[The full tool results (${text.length} characters) are attached as tool-results.md.]`;
     }
     const attached = await attachFiles(files, input);
-    const how = await writeText(input, text);
-    if (!how) return { inserted: false, submitted: false, ...attached, error: 'The chat input did not accept the text.' };
-    const submitted = doSubmit ? await submit(input) : false;
-    return { inserted: true, submitted, how, ...attached };
+    const wrote = await writeText(input, text);
+    if (!wrote.how) {
+      // Never "inserted" when the editor holds something else: say what was lost.
+      const error = wrote.lost || 'The chat input did not accept the text.';
+      return { inserted: false, submitted: false, partial: wrote.partial, ...attached, error };
+    }
+    if (!doSubmit) return { inserted: true, submitted: false, how: wrote.how, ...attached };
+    const sent = await submit(input, text, wrote.how === 'chip');
+    return { inserted: true, submitted: sent.submitted, how: wrote.how, ...attached, ...(sent.error ? { error: sent.error } : {}) };
   }
 
-  NS.write = { insert, writePath, WRITE_PATHS };
+  NS.write = { insert, writePath, lineLoss, WRITE_PATHS };
 })();

@@ -15,7 +15,7 @@ try {
     const { page, chatRef } = await rig.openChat(`${site.origin}/chatgpt/?run=${i}`, {}, 'chatgpt');
     await rig.insertInstructions(chatRef);
     await waitForReply(page, adapter, 'Final answer');
-    const calls = await rig.calls(chatRef);
+    const calls = await rig.calls(chatRef, page);
     // The first reply (the one with the call) ended at the first recorded last token.
     const replyEnd = await page.evaluate(() => window.__fixture.replyEnds[0]);
     await until(() => calls[0].startedAt, { what: 'startedAt' });

@@ -50,16 +50,17 @@ test('the adapter\'s editor selects the write path; the element found overrides 
   const cases = [
     // [editor, the element is a textarea/input, path]
     ['textarea', true, ['native-setter']],
-    ['textarea', false, ['insert-text', 'paste', 'dom-text']], // a site moved to a rich editor
-    ['prosemirror', false, ['insert-text', 'paste']],
+    ['textarea', false, ['insert-text', 'lines', 'paste', 'dom-text']], // a site moved to a rich editor
+    ['prosemirror', false, ['insert-text', 'lines', 'paste', 'beforeinput']],
     ['prosemirror', true, ['native-setter']], // a site moved back to a textarea (Grok's fallback)
-    ['lexical', false, ['insert-text', 'paste']],
-    ['quill', false, ['insert-text', 'paste']],
-    ['codemirror', false, ['insert-text', 'paste']],
-    ['contenteditable', false, ['insert-text', 'paste', 'dom-text']],
-    ['auto', false, ['insert-text', 'paste', 'dom-text']],
+    ['lexical', false, ['insert-text', 'lines', 'paste', 'beforeinput']],
+    // Quill drops the line breaks of insertText: line by line (insertParagraph) comes next.
+    ['quill', false, ['insert-text', 'lines', 'paste', 'beforeinput']],
+    ['codemirror', false, ['insert-text', 'lines', 'paste', 'beforeinput']],
+    ['contenteditable', false, ['insert-text', 'lines', 'paste', 'dom-text']],
+    ['auto', false, ['insert-text', 'lines', 'paste', 'dom-text']],
     ['auto', true, ['native-setter']],
-    ['no-such-editor', false, ['insert-text', 'paste', 'dom-text']],
+    ['no-such-editor', false, ['insert-text', 'lines', 'paste', 'dom-text']],
   ];
   for (const [editor, field, want] of cases) assert.deepEqual([...writePath(editor, field)], want, `${editor} field=${field}`);
   // Model editors never get a raw DOM write: their model would revert it and it proves nothing.
@@ -68,6 +69,26 @@ test('the adapter\'s editor selects the write path; the element found overrides 
   const { SITES, GENERIC } = loadAdapters();
   const { WRITE_PATHS } = writePart();
   for (const a of [...SITES, GENERIC]) assert.ok(a.editor in WRITE_PATHS, `${a.id}: editor ${a.editor}`);
+});
+
+test('a write is checked line by line: lost line breaks and lost lines are counted, blank lines and spacing are not losses', () => {
+  const { lineLoss } = writePart();
+  const meant = 'Call a tool:\n```json\n{"tool": "add"}\n```\nThen stop.';
+  const cases = [
+    // [what the editor holds, what lineLoss says (null: nothing lost)]
+    [meant, null],
+    ['Call a tool:\n\n```json\n\n{"tool":  "add"}\n\n```\n\nThen stop.\n', null], // paragraphs render with blank lines
+    ['earlier text\n\n' + meant, null], // what was in the input before stays before it
+    ['Call a tool:```json{"tool": "add"}```Then stop.', /4 of 4 line breaks were lost/], // Quill's insertText
+    ['Call a tool:\n```json\n{"tool": "add"}```\nThen stop.', /1 of 4 line breaks were lost/],
+    ['Call a tool:\n```json\n```\nThen stop.', /1 of 5 lines did not arrive \(first: "\{"tool": "add"\}"\)/],
+    ['', /stayed empty/],
+  ];
+  for (const [held, want] of cases) {
+    const got = lineLoss(held, meant);
+    if (want === null) assert.equal(got, null, JSON.stringify(held));
+    else assert.match(String(got), want, JSON.stringify(held));
+  }
 });
 
 test('every part keeps the first copy when injected twice', () => {

@@ -87,12 +87,19 @@ export async function coreCall(page, message) {
 
 const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css', '.json': 'application/json', '.png': 'image/png' };
 
-/** Serves a folder on 127.0.0.1 with a port chosen by the OS. */
-export async function serveStatic(dir, { routes = {} } = {}) {
+/**
+ * Serves a folder on 127.0.0.1 with a port chosen by the OS. `fallback(path)` names the file
+ * (relative to `dir`) to serve for a path that has none, as a single-page app's server does.
+ */
+export async function serveStatic(dir, { routes = {}, fallback = null } = {}) {
   const server = createServer((req, res) => {
     const path = new URL(req.url, 'http://x').pathname;
     if (routes[path]) return routes[path](req, res);
-    const file = resolve(dir, '.' + (path.endsWith('/') ? path + 'index.html' : path));
+    let file = resolve(dir, '.' + (path.endsWith('/') ? path + 'index.html' : path));
+    if (fallback && !existsSync(file)) {
+      const other = fallback(path);
+      if (other) file = resolve(dir, other);
+    }
     if (!file.startsWith(resolve(dir)) || !existsSync(file)) { res.writeHead(404); res.end('not found'); return; }
     res.writeHead(200, { 'content-type': TYPES[extname(file)] || 'application/octet-stream' });
     res.end(readFileSync(file));

@@ -17,7 +17,8 @@ before(async () => {
 });
 after(async () => { await rig?.close(); });
 
-const states = async (chatRef) => (await rig.calls(chatRef)).map((c) => `${c.tool}:${c.state}`);
+// The fixture's conversation gets its own URL on the first send: `page` names the chat now.
+const states = async (chatRef, page) => (await rig.calls(chatRef, page)).map((c) => `${c.tool}:${c.state}`);
 const url = (q = '') => `${site.origin}/chatgpt/${q}`;
 
 test('a re-render of a finished reply runs nothing again', async () => {
@@ -30,8 +31,8 @@ test('a re-render of a finished reply runs nothing again', async () => {
   // Witness that the re-render went through the pipeline: a later reply's call runs (the page
   // is read in order); then the ledger holds it and the first call, once each.
   await rig.insertInstructions(chatRef);
-  await until(async () => (await rig.calls(chatRef)).filter((c) => c.state === 'done').length >= 2, { timeoutMs: 30_000, what: 'the later reply\'s call' });
-  const calls = await rig.calls(chatRef);
+  await until(async () => (await rig.calls(chatRef, page)).filter((c) => c.state === 'done').length >= 2, { timeoutMs: 30_000, what: 'the later reply\'s call' });
+  const calls = await rig.calls(chatRef, page);
   assert.deepEqual(calls.map((c) => `${c.tool}:${c.state}`), ['add:done', 'add:done']);
   assert.notEqual(calls[0].messageId, calls[1].messageId, 'the second call came from the later reply');
   await page.close();
@@ -43,14 +44,14 @@ test('page reload mid-loop: the call is neither lost nor run twice; old replies 
   const args = encodeURIComponent(JSON.stringify({ steps: 1, delay_ms: 1500 }));
   const { page, chatRef } = await rig.openChat(url(`?tool=slow_count&args=${args}`), {}, 'chatgpt');
   await rig.insertInstructions(chatRef);
-  await until(async () => (await states(chatRef)).includes('slow_count:running'), { timeoutMs: 15_000, what: 'the call running' });
+  await until(async () => (await states(chatRef, page)).includes('slow_count:running'), { timeoutMs: 15_000, what: 'the call running' });
   await page.reload();
   await page.locator('mcp-relay-ui[data-state="ready"]').waitFor({ state: 'attached' });
-  await until(async () => (await rig.calls(chatRef)).every((c) => c.state === 'done'), { timeoutMs: 15_000, what: 'the call to finish' });
+  await until(async () => (await rig.calls(chatRef, page)).every((c) => c.state === 'done'), { timeoutMs: 15_000, what: 'the call to finish' });
   // The result reached the chat: delivered into the reloaded page, and the model answered. The
   // answer is also the witness that the reloaded page was read (its old replies as history).
   await waitForReply(page, chatgpt, 'Final answer');
-  const calls = await rig.calls(chatRef);
+  const calls = await rig.calls(chatRef, page);
   assert.deepEqual(calls.map((c) => `${c.tool}:${c.state}`), ['slow_count:done'], 'one call, run once, across the reload');
   assert.equal(calls[0].delivered, true, 'the result was delivered');
   await page.close();
@@ -77,7 +78,7 @@ test('service worker stopped while a reply streams: the call is detected once an
   assert.ok(sessionId);
   const marker = await rig.call({ type: 'ping' }).then(() => rig.ext.context.serviceWorkers().at(-1).evaluate(() => globalThis.__relayTestMarker === true));
   assert.equal(marker, false, 'the worker was restarted (its globals are gone)');
-  assert.deepEqual(await states(chatRef), ['add:done']);
+  assert.deepEqual(await states(chatRef, page), ['add:done']);
   await page.close();
 });
 
@@ -87,7 +88,7 @@ test('loop limit reached: the extra call is not run, and it says so on its card 
   await waitInClosedShadow(page, 'mcp-relay-ui', '.card[data-state="limited"]');
   const [cardText] = await textsInClosedShadow(page, 'mcp-relay-ui', '.card[data-state="limited"]');
   assert.match(cardText, /limit/i);
-  assert.deepEqual(await states(chatRef), ['add:done', 'add:limited']);
+  assert.deepEqual(await states(chatRef, page), ['add:done', 'add:limited']);
   const final = await waitForReply(page, chatgpt, 'Final answer');
   assert.match(final, /limit/i, 'the model was told the call was skipped');
   await page.close();
@@ -106,8 +107,8 @@ test('a call in a user message or posted by the page runs nothing', async () => 
   // Witness that the page was read after those: the instructions make the assistant reply with
   // a call of its own (add 2 + 3), which runs; it is the only call.
   await rig.insertInstructions(chatRef);
-  await until(async () => (await rig.calls(chatRef)).length > 0, { timeoutMs: 30_000, what: 'the assistant\'s call' });
-  const calls = await rig.calls(chatRef);
+  await until(async () => (await rig.calls(chatRef, page)).length > 0, { timeoutMs: 30_000, what: 'the assistant\'s call' });
+  const calls = await rig.calls(chatRef, page);
   assert.deepEqual(calls.map((c) => [c.tool, c.arguments]), [['add', { a: 2, b: 3 }]]);
   await page.close();
 });
@@ -117,7 +118,7 @@ test('generic adapter: a site registered without a description runs the loop', a
   const { page, chatRef } = await rig.openChat(`${generic.origin}/chatgpt/`, {}, 'generic');
   await rig.insertInstructions(chatRef);
   await waitForReply(page, chatgpt, 'Final answer');
-  assert.deepEqual(await states(chatRef), ['add:done']);
+  assert.deepEqual(await states(chatRef, page), ['add:done']);
   const report = await rig.call({ type: 'sites/check', chat: chatRef });
   assert.equal(report.adapter, 'generic');
   const input = report.checks.find((c) => c.part === 'input');

@@ -27,7 +27,7 @@ for (const id of ['chatgpt', 'gemini', 'kimi']) {
     assert.deepEqual(withFile.files.map((f) => [f.name, f.type]), [['tool-result-1.png', 'image/png']]);
     assert.ok(withFile.files[0].size > 50, 'the PNG bytes came through');
     assert.match(withFile.text, /tool-result-1\.png/, 'the text names the attachment');
-    assert.deepEqual((await rig.calls(chatRef)).map((c) => `${c.tool}:${c.state}`), ['generate_image:done']);
+    assert.deepEqual((await rig.calls(chatRef, page)).map((c) => `${c.tool}:${c.state}`), ['generate_image:done']);
     await page.close();
   });
 }

@@ -2,12 +2,13 @@
 // behaviour) registered as a custom site with that adapter, the instructions inserted, a
 // streamed reply whose call is detected once and run against the demo MCP server, the result
 // inserted and submitted, the final answer observed; then a site check shows the adapter's
-// selectors match.
+// selectors match. The instructions must arrive with every line break, both messages must be
+// submitted by the extension, and no stop, voice or other trap control may be clicked.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadAdapters, fixtureFolders, startRig, waitForReply, SITES_DIR } from '../fixtures/sites/_shared/loop.mjs';
+import { loadAdapters, fixtureFolders, startRig, waitForReply, linesOf, SITES_DIR } from '../fixtures/sites/_shared/loop.mjs';
 
 const { SITES } = loadAdapters();
 let rig;
@@ -25,16 +26,26 @@ for (const adapter of SITES) {
   test(`${adapter.name}: instructions → streamed call → run once → result submitted → final answer; site check`, async () => {
     const site = await rig.addSite(adapter.id);
     const { page, chatRef } = await rig.openChat(`${site.origin}/${adapter.id}/`, {}, adapter.id);
+    const prompt = await rig.call({ type: 'prompt/build', chat: chatRef });
     const inserted = await rig.insertInstructions(chatRef);
     assert.equal(inserted.inserted, true, JSON.stringify(inserted));
     assert.equal(inserted.submitted, true, 'the instructions were submitted');
 
     const final = await waitForReply(page, adapter, 'Final answer');
     assert.match(final, /\b5\b/, 'the assistant saw the real result of add(2, 3)');
-    const calls = await rig.calls(chatRef);
-    assert.deepEqual(calls.map((c) => [c.tool, c.state, c.delivered]), [['add', 'done', true]], 'one call, run once, delivered');
+    // The conversation has its own URL now (reached without a reload): the chat followed it.
+    const calls = await rig.calls(chatRef, page);
+    assert.deepEqual(calls.map((c) => [c.tool, c.state, c.delivered, !!c.unsent]), [['add', 'done', true, false]], 'one call, run once, delivered and sent');
+    const f = await page.evaluate(() => ({ ...window.__fixture }));
+    assert.deepEqual(linesOf(f.submitted[0].text), linesOf(prompt.text), 'the instructions arrived with every line break');
+    assert.equal(f.submitted.length, 2, 'the extension submitted the instructions and the result');
+    assert.match(f.submitted[1].text, /tool[- _]result/, 'the second message is the result');
+    assert.deepEqual([f.stopClicks, f.trapClicks], [0, 0], 'no stop, voice or other control was clicked');
 
-    // The site check: the adapter's first-choice selectors match this page.
+    // The site check: the adapter's first-choice selectors match this page (with text in the
+    // composer: an empty one shows a voice button in Send's place on some sites).
+    await page.locator(adapter.input[0]).click();
+    await page.keyboard.type('x');
     const report = await rig.call({ type: 'sites/check', chat: chatRef });
     assert.equal(report.adapter, adapter.id);
     const byPart = Object.fromEntries(report.checks.map((c) => [c.part, c]));

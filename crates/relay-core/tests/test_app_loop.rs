@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use relay_core::app::{chat_key, App, CallEnd, ChatSettings, Config, Effect};
 use relay_core::client::ServerConfig;
+use relay_core::contract::tab::InsertOutcome;
 use relay_core::contract::{ErrorBody, Role};
 use relay_core::model::{CallToolResult, Content, Tool, ToolAnnotations};
 use relay_core::policy::{CallState, Ledger, ToolPolicy, UserDecision};
@@ -345,7 +346,7 @@ fn results_reach_the_chat_once_even_when_the_tab_could_not_take_them() {
     assert!(d.text.contains("one") && d.text.contains("two") && d.submit);
     assert!(app.take_delivery(&chat(), "m").is_none(), "taken once");
     // The tab was reloading: nothing was written, so the chat's next update delivers again.
-    app.delivery_written(&d, false);
+    app.delivery_written(&d, &InsertOutcome::default());
     let (_, effects) = app.reply_update(&chat(), "m-next", "", false, false);
     assert!(effects.contains(&Effect::Deliver {
         chat: chat(),
@@ -353,9 +354,97 @@ fn results_reach_the_chat_once_even_when_the_tab_could_not_take_them() {
     }));
     let d2 = app.take_delivery(&chat(), "m").expect("again");
     assert_eq!(d2.text, d.text);
-    app.delivery_written(&d2, true);
+    app.delivery_written(&d2, &written(true));
     let (_, effects) = app.reply_update(&chat(), "m-next", "", false, false);
     assert!(!effects.iter().any(|e| matches!(e, Effect::Deliver { .. })));
+}
+
+/// A tab's answer to `relay/insert`: written as meant, sent or not.
+fn written(submitted: bool) -> InsertOutcome {
+    InsertOutcome {
+        inserted: true,
+        submitted,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn a_result_that_did_not_leave_the_input_is_never_done_for_the_user() {
+    // (what the tab answered, delivered, unsent, note kept)
+    let damaged = InsertOutcome {
+        partial: true,
+        error: Some("2 line breaks were lost (lines 3-5 joined)".into()),
+        ..Default::default()
+    };
+    let not_sent = InsertOutcome {
+        error: Some("The send did not take.".into()),
+        ..written(false)
+    };
+    let cases = [
+        (written(true), true, false, false),
+        (not_sent, true, true, true),
+        (damaged, true, true, true),
+        (InsertOutcome::default(), false, false, false),
+    ];
+    for (outcome, delivered, unsent, noted) in cases {
+        let mut app = app_with(auto(), Some(ToolPolicy::Allow));
+        let (answer, _) = app.reply_update(&chat(), "m", &call_text("add", "a"), true, false);
+        let key = answer.calls[0].key.clone();
+        run(&mut app, &key, ok("one"));
+        let d = app.take_delivery(&chat(), "m").expect("ready");
+        let effects = app.delivery_written(&d, &outcome);
+        let rec = &app.ledger.calls[&key];
+        assert_eq!(
+            (rec.delivered, rec.unsent, rec.delivery_note.is_some()),
+            (delivered, unsent, noted),
+            "{outcome:?}"
+        );
+        // The card is told whenever the delivery did not go as asked.
+        let notified = effects
+            .iter()
+            .any(|e| matches!(e, Effect::Notify { key: k, .. } if k == &key));
+        assert_eq!(notified, unsent || !delivered, "{outcome:?}");
+        // Text already in the input is never written a second time.
+        let (_, effects) = app.reply_update(&chat(), "m-next", "", false, false);
+        let again = effects.iter().any(|e| matches!(e, Effect::Deliver { .. }));
+        assert_eq!(again, !delivered, "{outcome:?}");
+        // The user pressed Send: the model's next reply ends, and nothing waits in the input.
+        let (_, effects) = app.reply_update(&chat(), "m-next", "Thanks.", true, false);
+        assert!(!app.ledger.calls[&key].unsent, "{outcome:?}");
+        let told = effects
+            .iter()
+            .any(|e| matches!(e, Effect::Notify { key: k, .. } if k == &key));
+        assert_eq!(told, unsent, "{outcome:?}");
+    }
+}
+
+#[test]
+fn a_new_chat_keeps_its_settings_when_its_url_becomes_the_conversations() {
+    let fresh = chat_key(7, "https://chat.example/new");
+    let conversation = chat_key(7, "https://chat.example/chat/9f1c");
+    let other = chat_key(7, "https://chat.example/chat/other");
+    let mut app = app_with(auto(), Some(ToolPolicy::Allow));
+    app.config
+        .chats
+        .insert(fresh.clone(), app.config.chat(&chat()));
+    app.new_turn(&fresh);
+    // Moving between two conversations carries nothing.
+    assert!(app.chat_moved(&chat(), &other, false).is_empty());
+    assert!(app.config.chat(&other).server_ids.is_empty());
+    // The new chat became a conversation: its settings go with it, and its calls run there.
+    let effects = app.chat_moved(&fresh, &conversation, true);
+    assert!(effects.contains(&Effect::SaveConfig), "{effects:?}");
+    assert_eq!(app.config.chat(&conversation), app.config.chat(&fresh));
+    let (answer, effects) =
+        app.reply_update(&conversation, "r1", &call_text("add", "x"), true, false);
+    assert_eq!(runs(&effects).len(), 1);
+    assert!(answer.calls[0].key.starts_with(&conversation));
+    // A conversation with settings of its own keeps them.
+    let mut own = app.config.chat(&conversation);
+    own.auto_submit = false;
+    app.set_chat(&other, own.clone());
+    assert!(app.chat_moved(&fresh, &other, true).is_empty());
+    assert_eq!(app.config.chat(&other), own);
 }
 
 #[test]

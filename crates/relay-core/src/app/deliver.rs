@@ -2,6 +2,7 @@
 //! formatted results are written into the chat's input together, exactly once, and kept for a
 //! later try while the tab cannot take them.
 
+use crate::contract::tab::InsertOutcome;
 use crate::model::CallToolResult;
 use crate::policy::{CallRecord, CallState};
 use crate::result::{format_results, Attachment, Nudge, Outcome, ResultInput, ResultOptions};
@@ -90,16 +91,41 @@ impl App {
         })
     }
 
-    /// The tab wrote the delivery (`inserted`), or could not (gone, reloading, no input found):
-    /// then the results stay deliverable for the chat's next update.
-    pub fn delivery_written(&mut self, delivery: &Delivery, inserted: bool) -> Vec<Effect> {
+    /// What the tab did with a delivery. Written as meant: delivered; if a send was asked and
+    /// not proven, the record says so (`unsent`), so neither the card nor the panel calls it
+    /// done while the result sits in the input. Written damaged (`partial`): delivered too (a
+    /// second write would add a second copy) but unsent, with what was lost. Not written at all
+    /// (gone, reloading, no input found): the results stay deliverable for the chat's next
+    /// update.
+    pub fn delivery_written(
+        &mut self,
+        delivery: &Delivery,
+        outcome: &InsertOutcome,
+    ) -> Vec<Effect> {
+        let written = outcome.inserted || outcome.partial;
+        let unsent = written && (outcome.partial || (delivery.submit && !outcome.submitted));
+        let note = if unsent || !written {
+            outcome.error.clone()
+        } else {
+            None
+        };
+        let mut effects = vec![Effect::SaveLedger];
         for key in &delivery.keys {
             if let Some(x) = self.ledger.calls.get_mut(key) {
-                x.delivered = inserted;
+                x.delivered = written;
+                x.unsent = unsent;
+                x.delivery_note = note.clone();
                 x.reply_text = Some(delivery.text.clone());
             }
+            if unsent || !written {
+                // The card changes: "in the input, not sent", or why nothing was written.
+                effects.push(Effect::Notify {
+                    chat: delivery.chat.clone(),
+                    key: key.clone(),
+                });
+            }
         }
-        vec![Effect::SaveLedger]
+        effects
     }
 }
 

@@ -23,7 +23,7 @@ use crate::model::{ServerTools, Tool};
 use crate::parse::StreamParser;
 use crate::policy::Ledger;
 
-pub use chat::{chat_key, tab_of};
+pub use chat::{chat_key, content_chat, tab_of};
 pub use config::{
     ChatSettings, Config, Settings, ToolSetting, CONFIG_KEY, LEDGER_KEEP, LEDGER_KEY, TOOLS_KEY,
 };

@@ -88,6 +88,21 @@ impl App {
         let limits = self.config.limits(&settings);
         let mut effects = Vec::new();
         let mut changed = false;
+        if done && !history {
+            // A new reply ended: the model got a message after the one we could not send (the
+            // user pressed Send), so results waiting in the input are not waiting any more.
+            for r in self.ledger.calls.values_mut() {
+                if r.chat == chat && r.unsent && r.message_id != message_id {
+                    r.unsent = false;
+                    r.delivery_note = None;
+                    changed = true;
+                    effects.push(Effect::Notify {
+                        chat: chat.to_owned(),
+                        key: r.key.clone(),
+                    });
+                }
+            }
+        }
         for call in &update.calls {
             if history {
                 continue; // replies that were on the page before we looked are never run

@@ -18,7 +18,10 @@
 //! Senders are classified by the service worker from Chrome's `MessageSender` (never from
 //! anything inside the message): extension pages (side panel, options) are [`Role::Page`];
 //! content scripts of this extension in a chat tab are [`Role::Content`]. Anything else (web
-//! pages, other extensions) is dropped before it reaches the core.
+//! pages, other extensions) is dropped before it reaches the core. A content script's chat is
+//! its tab plus its page's current URL: every content message carries `url` (`location.href`),
+//! taken only within the sender's origin ([`crate::app::content_chat`]), because Chrome's sender
+//! URL does not follow in-page navigations.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -221,6 +221,12 @@ messages! {
             #[serde(default, deserialize_with = "lenient::flag")] done: Option<bool>,
             #[serde(default, deserialize_with = "lenient::flag")] history: Option<bool>,
         }
+    ChatMoved = "chat/moved", roles: CONTENT,
+        doc: "{from, fresh} the sender's page moved, without a reload, from the URL `from` to its current URL; `fresh`: `from` was a new-chat URL, so the chat's settings go with it. → ChatSettings of the current URL",
+        js: ("{from: string, fresh: boolean}" => "ChatSettings") {
+            #[serde(default, deserialize_with = "lenient::string")] from: Option<String>,
+            #[serde(default, deserialize_with = "lenient::flag")] fresh: Option<bool>,
+        }
     ActivityList = "activity/list", roles: BOTH,
         doc: "{chat?} → [CallRecord] of the chat (content scripts: their own tab)",
         js: ("{chat?: ChatRef}" => "CallRecord[]") {

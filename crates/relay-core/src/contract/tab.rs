@@ -26,6 +26,23 @@ pub enum TabMessage {
     Calls { calls: Vec<Value> },
 }
 
+/// A content script's answer to `relay/insert`: what the chat's editor holds and whether the
+/// message left. Read leniently: a tab that answered nothing (closed, reloading) is
+/// `InsertOutcome::default()`, nothing written.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct InsertOutcome {
+    /// The editor holds the text, line by line as meant.
+    pub inserted: bool,
+    /// The message left: the editor emptied and a new user turn with the text appeared.
+    pub submitted: bool,
+    /// Text is in the editor but not as meant (line breaks or lines lost even after the
+    /// fallbacks): writing it again would only add a second damaged copy.
+    pub partial: bool,
+    /// What went wrong, for the user (what was lost, why the send did not take).
+    pub error: Option<String>,
+}
+
 /// The tab messages: wire name, JavaScript type of its fields and of the answer, and doc.
 pub struct TabMessageSpec {
     /// The `type` field.

@@ -72,6 +72,13 @@ pub struct CallRecord {
     /// Whether the result was written into the chat.
     #[serde(default)]
     pub delivered: bool,
+    /// The result was written but the chat's message did not leave (the send did not take, or
+    /// the text reached the input damaged): the user must press Send. Never "done" for the user.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unsent: bool,
+    /// Why the last delivery did not go as asked (what was lost, why the send did not take).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delivery_note: Option<String>,
     /// Whether the tool's server declares it destructive: such a call is approved in the side
     /// panel only (see `policy::approval`).
     #[serde(default)]
@@ -199,6 +206,8 @@ impl Ledger {
             reply_text: None,
             progress: None,
             delivered: false,
+            unsent: false,
+            delivery_note: None,
             destructive: call.destructive,
         };
         self.calls.insert(key, record.clone());
@@ -227,6 +236,18 @@ impl Ledger {
     /// The user wrote their own message: a new turn starts.
     pub fn new_turn(&mut self, chat: &str) {
         self.counters.remove(chat);
+    }
+
+    /// A new chat became a conversation (its URL changed): its turn's counters go with it.
+    /// Returns whether anything moved.
+    pub fn carry_turn(&mut self, from: &str, to: &str) -> bool {
+        match self.counters.remove(from) {
+            Some(c) => {
+                self.counters.insert(to.to_owned(), c);
+                true
+            }
+            None => false,
+        }
     }
 
     /// Moves a call to a new state; returns the updated record. A final state is never left

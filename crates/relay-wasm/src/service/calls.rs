@@ -5,6 +5,7 @@
 use std::rc::Rc;
 
 use relay_core::app::{CallEnd, Delivery, Effect};
+use relay_core::contract::tab::InsertOutcome;
 use relay_core::contract::{ErrorBody, Role, TabMessage};
 use relay_core::policy::UserDecision;
 use serde_json::Value;
@@ -155,13 +156,16 @@ impl Service {
         let Some(delivery) = self.app.borrow_mut().take_delivery(chat, message_id) else {
             return;
         };
-        let inserted = self.write(&delivery).await;
-        let effects = self.app.borrow_mut().delivery_written(&delivery, inserted);
+        let outcome = self.write(&delivery).await;
+        let effects = self.app.borrow_mut().delivery_written(&delivery, &outcome);
         self.run_background(effects).await;
     }
 
-    async fn write(&self, d: &Delivery) -> bool {
-        let Some(tab) = d.tab else { return false };
+    /// Sends a delivery to its tab; a tab that did not answer wrote nothing.
+    async fn write(&self, d: &Delivery) -> InsertOutcome {
+        let Some(tab) = d.tab else {
+            return InsertOutcome::default();
+        };
         let message = TabMessage::Insert {
             text: d.text.clone(),
             submit: d.submit,
@@ -174,7 +178,7 @@ impl Service {
         send_to_tab(tab, &message)
             .await
             .ok()
-            .and_then(|a| a.get("inserted").and_then(Value::as_bool))
-            .unwrap_or(false)
+            .and_then(|a| serde_json::from_value(a).ok())
+            .unwrap_or_default()
     }
 }

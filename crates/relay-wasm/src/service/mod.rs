@@ -16,7 +16,9 @@ use std::cell::{Cell, Ref, RefCell, RefMut};
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
-use relay_core::app::{chat_key, App, Config, Settings, CONFIG_KEY, LEDGER_KEY, TOOLS_KEY};
+use relay_core::app::{
+    chat_key, content_chat, App, Config, Settings, CONFIG_KEY, LEDGER_KEY, TOOLS_KEY,
+};
 use relay_core::client::{ClientError, ServerConfig, TransportKind};
 use relay_core::contract::storage::SITES_KEY;
 use relay_core::contract::{self, ErrorBody, Request, Role, TabMessage};
@@ -403,6 +405,20 @@ impl Service {
                 Ok(serde_json::to_value(parse_tool_calls(text, &servers)).unwrap_or(Value::Null))
             }
             Request::ReplyUpdate { .. } => self.reply_update(role, sender, msg).await,
+            Request::ChatMoved { from, fresh } => {
+                let to = self.chat_for(role, sender, msg)?;
+                let tab = relay_core::app::tab_of(&to).ok_or_else(|| invalid("chat has no tab"))?;
+                let from = from
+                    .as_deref()
+                    .ok_or_else(|| invalid("'from' is required"))?;
+                let from = content_chat(tab, sender.url.as_deref().unwrap_or(""), Some(from));
+                let effects = self
+                    .app
+                    .borrow_mut()
+                    .chat_moved(&from, &to, fresh.unwrap_or(false));
+                self.run_effects(effects).await?;
+                Ok(serde_json::to_value(self.config().chat(&to)).unwrap_or(Value::Null))
+            }
             Request::ActivityList { .. } => {
                 let chat = self.chat_for(role, sender, msg)?;
                 let ledger = self.ledger();
@@ -476,7 +492,14 @@ impl Service {
                 let tab = sender
                     .tab_id
                     .ok_or_else(|| invalid("content script without a tab"))?;
-                Ok(chat_key(tab, sender.url.as_deref().unwrap_or("")))
+                // Its page's current URL (after in-page navigations), within the sender's
+                // origin: the rule is relay_core::app::content_chat's.
+                let reported = msg.get("url").and_then(Value::as_str);
+                Ok(content_chat(
+                    tab,
+                    sender.url.as_deref().unwrap_or(""),
+                    reported,
+                ))
             }
             Role::Page => {
                 let chat = msg
