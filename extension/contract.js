@@ -111,10 +111,14 @@
 /** @typedef {'run' | 'deny' | 'always'} Decision */
 /** @typedef {{calls: CallRecord[], pending: boolean, diagnostics?: unknown[]}} ReplyUpdate */
 
-/** @typedef {{origin: string, adapter: string}} Site */
+/** @typedef {{origin: string, adapter: string, custom?: AdapterData}} Site */
+/**
+ * A site adapter as data (taught, edited or imported; validated by the core):
+ * @typedef {{id: string, name: string, editor: string, input: string[], send: string[], assistant: string[], stop: string[], disabled: string[], user: string[], code: string[], files: {input: string[], drop: string[], preview: string[]} | null, maxText?: number}} AdapterData
+ */
 /** @typedef {'input' | 'send' | 'stop' | 'assistant' | 'user'} SitePart */
 /** @typedef {{part: SitePart, selector: string | null, matches: number, visible: number}} SiteCheckRow */
-/** @typedef {{adapter: string, editor: string, writePath?: string[], checks: SiteCheckRow[]}} SiteCheck */
+/** @typedef {{adapter: string, editor: string, writePath?: string[], checks: SiteCheckRow[], unsure?: boolean}} SiteCheck */
 
 /** A file the core asks a content script to attach. @typedef {{fileName?: string, mimeType?: string, data?: string}} Attachment */
 /**
@@ -153,10 +157,12 @@
  *   'settings/get': {},
  *   'settings/set': {settings: Record<string, unknown>},
  *   'sites/list': {},
- *   'sites/add': {origin: string, adapter: string},
+ *   'sites/add': {origin: string, adapter: string | AdapterData},
  *   'sites/remove': {origin: string},
  *   'sites/check': {chat: ChatRef},
  *   'sites/adapter': {},
+ *   'sites/taught': {adapter: AdapterData},
+ *   'sites/teach': {chat: ChatRef},
  * }} Requests
  */
 /**
@@ -191,7 +197,9 @@
  *   'sites/add': Site[],
  *   'sites/remove': Site[],
  *   'sites/check': SiteCheck,
- *   'sites/adapter': {adapter: string} | null,
+ *   'sites/adapter': {adapter: string, custom?: AdapterData} | null,
+ *   'sites/taught': AdapterData,
+ *   'sites/teach': {started: boolean},
  * }} Responses
  */
 /** @typedef {keyof Requests} MessageType */
@@ -254,14 +262,18 @@ export const MESSAGES = Object.freeze({
   'settings/set': ['page'],
   /** → [Site] custom sites {origin, adapter} */
   'sites/list': ['page'],
-  /** {origin, adapter} adds a custom chat site (content script registered for it). → [Site] */
+  /** {origin, adapter} adds a custom chat site (content script registered for it); adapter is an adapter id or adapter data (validated, kept as the site's `custom`). → [Site] */
   'sites/add': ['page'],
   /** {origin} removes a custom chat site. → [Site] */
   'sites/remove': ['page'],
   /** {chat} asks the chat tab's content script which adapter selectors match. → {adapter, checks: [{part, selector, matches}]} */
   'sites/check': ['page'],
-  /** The adapter id configured for the sender's origin. → {adapter} or null */
+  /** The adapter configured for the sender's origin: its id and, for a taught or edited one, its data. → {adapter, custom?} or null */
   'sites/adapter': ['content'],
+  /** {adapter} saves what "Teach this page" made (validated) as the sender origin's adapter. → AdapterData */
+  'sites/taught': ['content'],
+  /** {chat} starts "Teach this page" in the chat's tab (the user then picks the parts with trusted clicks). → {started} */
+  'sites/teach': ['page'],
 });
 
 // ---- core → tab (generated from relay_core::contract::tab) ----------------------------------
@@ -272,6 +284,7 @@ export const MESSAGES = Object.freeze({
  *   'relay/insert': {text: string, submit: boolean, attachments?: Attachment[]},
  *   'relay/check': {},
  *   'relay/calls': {calls: CallRecord[]},
+ *   'relay/teach': {},
  * }} TabMessages
  */
 /**
@@ -280,6 +293,7 @@ export const MESSAGES = Object.freeze({
  *   'relay/insert': InsertOutcome,
  *   'relay/check': SiteCheck,
  *   'relay/calls': void,
+ *   'relay/teach': {started: boolean},
  * }} TabAnswers
  */
 /** @typedef {keyof TabMessages} TabMessageType */
@@ -292,6 +306,7 @@ export const TAB_MESSAGES = Object.freeze({
   'relay/insert': 'Write text (and attach files) into the chat input; submit when asked.',
   'relay/check': 'Report which adapter selectors match on the page.',
   'relay/calls': 'Changed call records of this tab, for its call cards.',
+  'relay/teach': 'Start "Teach this page": the user picks the input, the send button and a reply.',
 });
 
 // ---- storage (generated from relay_core::contract::storage) ---------------------------------

@@ -67,6 +67,29 @@ export interface Namespace {
   read: {
     startReading(): void;
     userMessageCount(): number;
+    scheduleScan(delay?: number): void;
+  };
+  /** Discovery of a page's parts by shape (discover.js). */
+  discover?: {
+    queryDeep(selector: string, roots?: (Document | ShadowRoot | Element)[]): HTMLElement[];
+    allRoots(): (Document | ShadowRoot)[];
+    parentOf(n: Node): Element | null;
+    containsDeep(outer: Element, inner: Element): boolean;
+    deepText(el: Element): string;
+    readable(el: HTMLElement): HTMLElement;
+    findComposer(): HTMLElement | null;
+    findSend(input: HTMLElement | null): HTMLElement | null;
+    assistantTurns(): HTMLElement[];
+    noteSubmitted(text: string): void;
+    report(): { input: HTMLElement | null; send: HTMLElement | null; turns: HTMLElement[]; how: string; submitted: number };
+    labelOf(el: Element): string;
+  };
+  /** "Teach this page" (teach.js). */
+  teach?: {
+    start(): void;
+    notice(show: boolean): void;
+    use(data: Record<string, any>): void;
+    unsure(): boolean;
   };
   write: {
     insert(text: string, submit: boolean, attachments: Attachment[]): Promise<InsertOutcome>;

@@ -56,7 +56,8 @@
     observed = now;
   }
 
-  const assistantMessages = () => dom.all(state.adapter.assistant);
+  // The generic adapter finds turns by shape and structure (discover.js), across shadow roots.
+  const assistantMessages = () => (state.adapter === NS.Sites.GENERIC && NS.discover ? NS.discover.assistantTurns() : dom.all(state.adapter.assistant));
 
   function scan() {
     const messages = assistantMessages();
@@ -124,5 +125,5 @@
     scan();
   }
 
-  NS.read = { startReading, userMessageCount: () => dom.all(state.adapter.user).length };
+  NS.read = { startReading, userMessageCount: () => dom.all(state.adapter.user).length, scheduleScan };
 })();

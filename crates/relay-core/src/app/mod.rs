@@ -10,6 +10,7 @@
 //! execution, an outcome that may have happened is `unknown`, results reach the chat exactly once
 //! even when the tab could not take them at first.
 
+mod adapter;
 mod chat;
 mod config;
 mod deliver;
@@ -23,6 +24,7 @@ use crate::model::{ServerTools, Tool};
 use crate::parse::StreamParser;
 use crate::policy::Ledger;
 
+pub use adapter::{validate_adapter, AdapterError, EDITORS};
 pub use chat::{chat_key, tab_of};
 pub use config::{
     ChatSettings, Config, Settings, ToolSetting, CONFIG_KEY, LEDGER_KEEP, LEDGER_KEY, TOOLS_KEY,

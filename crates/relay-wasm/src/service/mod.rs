@@ -108,6 +108,11 @@ fn now_ms() -> u64 {
     js_sys::Date::now() as u64
 }
 
+/// An adapter the core refused, with the field and the fix.
+fn adapter_error(e: relay_core::app::AdapterError) -> ErrorBody {
+    ErrorBody::new("invalid_argument", e.to_string()).with_hint(e.hint())
+}
+
 fn invalid(message: impl Into<String>) -> ErrorBody {
     ErrorBody::new("invalid_argument", message)
 }
@@ -412,14 +417,21 @@ impl Service {
             Request::SitesList { .. } => self.sites().await.map(Value::from),
             Request::SitesAdd { .. } => {
                 let origin = web_origin(msg.get("origin"))?;
-                let adapter = msg
-                    .get("adapter")
-                    .and_then(Value::as_str)
-                    .unwrap_or("generic")
-                    .to_owned();
+                // An adapter id, or adapter data (taught, edited or imported): the core decides
+                // whether the data is valid and keeps its normal form as the site's `custom`.
+                let entry = match msg.get("adapter") {
+                    Some(data @ Value::Object(_)) => {
+                        let custom =
+                            relay_core::app::validate_adapter(data).map_err(adapter_error)?;
+                        json!({"origin": origin, "adapter": custom["id"].clone(), "custom": custom})
+                    }
+                    other => {
+                        json!({"origin": origin, "adapter": other.and_then(Value::as_str).unwrap_or("generic")})
+                    }
+                };
                 let mut sites = self.sites().await?;
                 sites.retain(|s| s.get("origin").and_then(Value::as_str) != Some(origin.as_str()));
-                sites.push(json!({"origin": origin, "adapter": adapter}));
+                sites.push(entry);
                 self.local
                     .set(SITES_KEY, &Value::from(sites.clone()))
                     .await?;
@@ -455,8 +467,34 @@ impl Service {
                     .find(|s| {
                         s.get("origin").and_then(Value::as_str) == Some(sender.origin.as_str())
                     })
-                    .map(|s| json!({"adapter": s.get("adapter").cloned().unwrap_or(Value::Null)}))
+                    .map(|s| {
+                        let mut a =
+                            json!({"adapter": s.get("adapter").cloned().unwrap_or(Value::Null)});
+                        if let Some(custom) = s.get("custom").filter(|c| c.is_object()) {
+                            a["custom"] = custom.clone();
+                        }
+                        a
+                    })
                     .unwrap_or(Value::Null))
+            }
+            Request::SitesTaught { .. } => {
+                // A content script saves for its own origin only (the sender's, from Chrome).
+                let data = msg
+                    .get("adapter")
+                    .ok_or_else(|| invalid("'adapter' is required"))?;
+                let custom = relay_core::app::validate_adapter(data).map_err(adapter_error)?;
+                let origin = sender.origin.clone();
+                let mut sites = self.sites().await?;
+                sites.retain(|s| s.get("origin").and_then(Value::as_str) != Some(origin.as_str()));
+                sites.push(json!({"origin": origin, "adapter": custom["id"].clone(), "custom": custom.clone()}));
+                self.local.set(SITES_KEY, &Value::from(sites)).await?;
+                Ok(custom)
+            }
+            Request::SitesTeach { .. } => {
+                let chat = self.chat_for(role, sender, msg)?;
+                let tab =
+                    relay_core::app::tab_of(&chat).ok_or_else(|| invalid("chat has no tab"))?;
+                send_to_tab(tab, &TabMessage::Teach {}).await
             }
         }
     }
