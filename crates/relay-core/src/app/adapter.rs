@@ -277,7 +277,7 @@ mod tests {
                 "unknown part 'x'",
             ),
             (
-                json!({"input": ["a"; 9], "send": ["b"], "assistant": ["c"]}),
+                json!({"input": vec!["a"; 9], "send": ["b"], "assistant": ["c"]}),
                 "at most 8",
             ),
         ];
