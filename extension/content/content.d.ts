@@ -21,13 +21,16 @@ export interface Adapter {
   readonly code: readonly string[];
   readonly files: { readonly input: readonly string[]; readonly drop: readonly string[]; readonly preview: readonly string[] } | null;
   readonly maxText: number;
+  /** Selectors that all match on the site's pages (self-hosted chats on any origin). */
+  readonly signature?: readonly string[];
 }
 
 export interface SitesApi {
   readonly SITES: readonly Adapter[];
   readonly GENERIC: Adapter;
   byId(id: string): Adapter | null;
-  forLocation(loc: { hostname: string }): Adapter | null;
+  forLocation(loc: { hostname: string; pathname?: string }): Adapter | null;
+  bySignature(doc: ParentNode): Adapter | null;
 }
 
 export interface ContentState {

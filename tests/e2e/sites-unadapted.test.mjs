@@ -131,3 +131,16 @@ test('unsure discovery says so; "Teach this page" by trusted clicks makes the ad
   await again.page.close();
   await page.close();
 });
+
+test('Open WebUI on an origin added as generic is recognised by its page signature and runs the loop', async () => {
+  const site = await rig.addSite('generic');
+  const { page, chatRef } = await rig.openChat(`${site.origin}/openwebui/`, {}, 'openwebui');
+  const prompt = await rig.call({ type: 'prompt/build', chat: chatRef });
+  const inserted = await rig.call({ type: 'chat/insert', chat: chatRef, text: prompt.text, submit: true });
+  assert.equal(inserted.submitted, true, JSON.stringify(inserted));
+  await until(() => page.evaluate(() => [...document.querySelectorAll('div.chat-assistant')].some((e) => e.innerText.includes('Final answer'))),
+    { timeoutMs: 30_000, what: 'the final answer' });
+  await until(async () => (await rig.calls(chatRef)).some((c) => c.delivered), { what: 'the delivered call' });
+  assert.deepEqual((await rig.calls(chatRef)).map((c) => [c.tool, c.state, c.delivered]), [['add', 'done', true]]);
+  await page.close();
+});
