@@ -101,6 +101,7 @@
  * @property {boolean} delivered
  * @property {CallState} state
  * @property {boolean} [destructive] the tool is annotated destructive (approve in the side panel only)
+ * @property {'auto_run_off' | 'policy_ask'} [wait] why a pending call waits
  * @property {unknown} [progress]
  * @property {any} [result]
  * @property {{kind?: string, message?: string, hint?: string}} [error]
@@ -147,7 +148,7 @@
  *   'resources/list': {serverId: string},
  *   'resources/read': {serverId: string, uri: string},
  *   'chat/get': {chat?: ChatRef},
- *   'chat/set': {chat: ChatRef, settings: Partial<ChatSettings>},
+ *   'chat/set': {chat: ChatRef, settings: Partial<ChatSettings>, scope?: 'site' | 'chat'},
  *   'prompt/build': {chat?: ChatRef, serverIds?: string[], options?: object},
  *   'chat/insert': {chat: ChatRef, text: string, submit?: boolean},
  *   'reply/parse': {text: string, serverIds?: string[]},
@@ -183,8 +184,8 @@
  *   'prompts/get': any,
  *   'resources/list': any,
  *   'resources/read': any,
- *   'chat/get': ChatSettings,
- *   'chat/set': ChatSettings,
+ *   'chat/get': ChatSettings & {source: 'chat' | 'site' | 'default'},
+ *   'chat/set': ChatSettings & {source: 'chat' | 'site' | 'default'},
  *   'prompt/build': Prompt | null,
  *   'chat/insert': InsertOutcome,
  *   'reply/parse': {calls: unknown[], diagnostics: unknown[]},
@@ -240,9 +241,9 @@ export const MESSAGES = Object.freeze({
   'resources/list': ['page'],
   /** {serverId, uri} → MCP ReadResourceResult */
   'resources/read': ['page'],
-  /** {chat?} this chat's settings (content scripts: their own tab). → ChatSettings */
+  /** {chat?} this chat's settings (content scripts: their own tab): its own, else its site's, else the defaults (source says which). → ChatSettings */
   'chat/get': ['page', 'content'],
-  /** {chat, settings} → ChatSettings */
+  /** {chat, settings, scope?} sets the chat's settings and remembers them for its site (scope "chat": this chat only). → ChatSettings */
   'chat/set': ['page'],
   /** {chat?, serverIds?, options?} → Prompt {text, chars, tokensEstimate, tools} or null */
   'prompt/build': ['page', 'content'],

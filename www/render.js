@@ -191,6 +191,9 @@ export function callView(record, { onDecide } = {}) {
       h('span', { class: `badge state-${state}`, text: t('state_' + state) }),
       record.durationMs !== undefined ? h('small', { class: 'call-duration', text: duration(record.durationMs) }) : null),
     state === 'unknown' ? h('p', { class: 'notice', text: t('callUnknownExplain') }) : null,
+    // Why a call waits (the core says): an allowed tool in a chat with auto-run off, or a tool
+    // that asks every time.
+    state === 'pending' && record.wait ? h('p', { class: 'notice call-wait', dataset: { wait: String(record.wait) }, text: t(record.wait === 'auto_run_off' ? 'callWaitAutoRunOff' : 'callWaitPolicyAsk') }) : null,
     inlineArgs ? h('p', { class: 'call-args' }, h('code', { text: compact, attrs: { 'aria-label': t('callArguments') } })) : null,
     hasArgs && !inlineArgs
       ? h('details', { class: 'call-args' }, h('summary', { text: t('callArguments') }), h('pre', { class: 'result-json', text: json(record.arguments) }))

@@ -315,7 +315,10 @@
     const look = () => {
       watchTimer = null;
       if (state.adapter !== Sites.GENERIC || !NS.discover) return;
-      if (NS.discover.assistantTurns().length) { showNotice(false); return; }
+      const r = NS.discover.report();
+      // Only once something was sent: a click elsewhere (a menu, a setting) expects no reply.
+      if (!r.submitted) return;
+      if (r.turns.length) { showNotice(false); return; }
       if (++tries >= 8) { showNotice(true); return; }
       watchTimer = setTimeout(look, 500);
     };

@@ -73,12 +73,16 @@ export function mountChat(section, app) {
     await Promise.all([refreshPrompt(), renderLibrary()]);
   }
 
+  // Settings are picked once per site (the core remembers them for the chat's origin); this
+  // switch keeps a change to this chat only.
+  let onlyThisChat = false;
+
   /** @param {Partial<import('../../extension/contract.js').ChatSettings>} patch */
   async function save(patch) {
     status.replaceChildren();
     if (!chat) return;
     try {
-      settings = await call('chat/set', { chat, settings: { ...settings, ...patch } });
+      settings = await call('chat/set', { chat, settings: { ...settings, ...patch }, scope: onlyThisChat ? 'chat' : 'site' });
     } catch (e) {
       status.replaceChildren(errorView(e));
     }
@@ -123,7 +127,15 @@ export function mountChat(section, app) {
       });
       return el;
     };
+    /** @type {any} */
+    const src = settings && /** @type {any} */ (settings).source;
+    let origin = '';
+    try { origin = chat ? new URL(chat.url).origin : ''; } catch { /* not a URL */ }
+    const scopeNote = h('p', { class: 'muted', id: 'chat-source', dataset: { source: String(src || 'default') },
+      text: src === 'site' ? t('chatFromSite', origin) : src === 'chat' ? t('chatOwnSettings', origin) : t('chatDefaults', origin) });
     settingsBox.replaceChildren(
+      scopeNote,
+      toggle(t('chatOnlyThis'), onlyThisChat, (on) => { onlyThisChat = on; }, { id: 'chat-only-this' }),
       h('fieldset', { class: 'chat-servers' }, h('legend', { text: t('chatServers') }), serverChecks),
       field(t('chatStrategy'), strategy, { hint: t('strategyHint_' + (s.strategy || fallback)) }),
       toggle(t('chatAutoExecute'), !!s.autoExecute, (on) => save({ autoExecute: on }), { id: 'chat-auto-execute' }),

@@ -184,14 +184,15 @@ messages! {
             #[serde(default, deserialize_with = "lenient::string")] uri: Option<String>,
         }
     ChatGet = "chat/get", roles: BOTH,
-        doc: "{chat?} this chat's settings (content scripts: their own tab). → ChatSettings",
-        js: ("{chat?: ChatRef}" => "ChatSettings") {
+        doc: "{chat?} this chat's settings (content scripts: their own tab): its own, else its site's, else the defaults (source says which). → ChatSettings",
+        js: ("{chat?: ChatRef}" => "ChatSettings & {source: 'chat' | 'site' | 'default'}") {
             #[serde(default, deserialize_with = "lenient::chat")] chat: Option<ChatRef>,
         }
-    ChatSet = "chat/set", roles: PAGE, doc: "{chat, settings} → ChatSettings",
-        js: ("{chat: ChatRef, settings: Partial<ChatSettings>}" => "ChatSettings") {
+    ChatSet = "chat/set", roles: PAGE, doc: "{chat, settings, scope?} sets the chat's settings and remembers them for its site (scope \"chat\": this chat only). → ChatSettings",
+        js: ("{chat: ChatRef, settings: Partial<ChatSettings>, scope?: 'site' | 'chat'}" => "ChatSettings & {source: 'chat' | 'site' | 'default'}") {
             #[serde(default, deserialize_with = "lenient::chat")] chat: Option<ChatRef>,
             #[serde(default)] settings: Value,
+            #[serde(default, deserialize_with = "lenient::string")] scope: Option<String>,
         }
     PromptBuild = "prompt/build", roles: BOTH,
         doc: "{chat?, serverIds?, options?} → Prompt {text, chars, tokensEstimate, tools} or null",

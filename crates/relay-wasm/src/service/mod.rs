@@ -244,6 +244,10 @@ impl Service {
     async fn save_ledger(&self) -> Result<(), ErrorBody> {
         let value =
             serde_json::to_value(self.app.borrow_mut().ledger_to_store()).unwrap_or(Value::Null);
+        // The toolbar badge follows the ledger (calls waiting for the user), set first so a
+        // panel that hears of the ledger change reads the new count.
+        let pending = self.app.borrow().pending_count();
+        chrome::set_pending_badge(pending).await;
         self.session
             .set(LEDGER_KEY, &value)
             .await
@@ -359,16 +363,22 @@ impl Service {
             }
             Request::ChatGet { .. } => {
                 let chat = self.chat_for(role, sender, msg)?;
-                Ok(serde_json::to_value(self.config().chat(&chat)).unwrap_or(Value::Null))
+                Ok(self.chat_view(&chat))
             }
             Request::ChatSet { .. } => {
                 let chat = self.chat_for(role, sender, msg)?;
                 let settings: relay_core::app::ChatSettings =
                     serde_json::from_value(msg.get("settings").cloned().unwrap_or(Value::Null))
                         .map_err(|e| invalid(format!("settings: {e}")))?;
-                let effects = self.app.borrow_mut().set_chat(&chat, settings);
+                // Picked once per site, unless the user overrides this chat only.
+                let only_chat = msg.get("scope").and_then(Value::as_str) == Some("chat");
+                let effects = if only_chat {
+                    self.app.borrow_mut().set_chat_only(&chat, settings)
+                } else {
+                    self.app.borrow_mut().set_chat(&chat, settings)
+                };
                 self.run_effects(effects).await?;
-                Ok(serde_json::to_value(self.config().chat(&chat)).unwrap_or(Value::Null))
+                Ok(self.chat_view(&chat))
             }
             Request::PromptBuild { .. } => self.build_prompt(role, sender, msg).await,
             Request::ChatInsert { .. } => {
@@ -497,6 +507,17 @@ impl Service {
                 send_to_tab(tab, &TabMessage::Teach {}).await
             }
         }
+    }
+
+    /// A chat's settings as the panel shows them, with where they come from (`source`: its
+    /// own, its site's, or the defaults).
+    fn chat_view(&self, chat: &str) -> Value {
+        let config = self.config();
+        let mut v = serde_json::to_value(config.chat(chat)).unwrap_or(Value::Null);
+        if let Value::Object(m) = &mut v {
+            m.insert("source".into(), Value::from(config.chat_source(chat)));
+        }
+        v
     }
 
     /// Custom chat sites the user added: `[{origin, adapter}]`.
