@@ -86,6 +86,7 @@ export interface Namespace {
     noteSubmitted(text: string): void;
     report(): { input: HTMLElement | null; send: HTMLElement | null; turns: HTMLElement[]; how: string; submitted: number };
     labelOf(el: Element): string;
+    turnOf(el: Element, composer: Element | null): Element | null;
   };
   /** "Teach this page" (teach.js). */
   teach?: {

@@ -10,7 +10,9 @@
 //   label (Send/发送/Submit), its type and its shape (an icon button beside the editor).
 // - The assistant turns: explicit markers first (role / author / message attributes), then the
 //   transcript's structure: the repeated siblings among which the user's submitted text
-//   appears; the ones that do not hold a submitted text are the assistant's.
+//   appears; the ones that do not hold a submitted text are the assistant's. Where no turn
+//   shows the submitted text, the turn whose text grows after a send is the assistant's, and
+//   the turns with its attributes are too (when they tell it from the others).
 // Every search crosses open shadow roots (web components); closed ones are the page's own.
 // Selectors may name shadow hops with ` >>> ` ("host >>> inner" = inner inside host's open
 // shadow root), the form "Teach this page" saves for such pages.
@@ -249,6 +251,30 @@
     submitted.push({ head, tail });
     if (submitted.length > 20) submitted.shift();
     structure = null; // a new anchor: look again
+    watchGrowth();
+  }
+
+  // After a send, the reply is the turn whose text grows: count, for a while, where the page's
+  // text changes (bounded: GROWTH_MS after the send, our UI and the composer excluded).
+  const GROWTH_MS = 30_000;
+  /** @type {Map<Element, number>} */
+  let growth = new Map();
+  let growthUntil = 0;
+  const growthObserver = new MutationObserver((records) => {
+    if (Date.now() > growthUntil) { growthObserver.disconnect(); return; }
+    for (const r of records) {
+      if (r.type !== 'characterData' && !r.addedNodes.length) continue;
+      const el = r.target.nodeType === Node.ELEMENT_NODE ? /** @type {Element} */ (r.target) : r.target.parentElement;
+      if (el && !ours(el)) growth.set(el, (growth.get(el) || 0) + 1);
+    }
+  });
+  function watchGrowth() {
+    growth = new Map();
+    growthUntil = Date.now() + GROWTH_MS;
+    growthObserver.disconnect();
+    for (const r of allRoots()) {
+      growthObserver.observe(r instanceof Document ? (r.body || r.documentElement) : r, { childList: true, subtree: true, characterData: true });
+    }
   }
   /** @param {string} text */
   const isSubmitted = (text) => {
@@ -273,10 +299,57 @@
   }, true);
 
   /**
-   * The turn list found by structure: the container and the tag of its turns.
-   * @type {{parent: Element | ShadowRoot, tag: string} | null}
+   * The turn list found by structure: the container, the tag of its turns and, when found by
+   * growth, the attributes that tell the assistant's turns from the user's.
+   * @type {{parent: Element | ShadowRoot, tag: string, sig?: string} | null}
    */
   let structure = null;
+
+  /** A turn's attributes that are the same for every turn of its kind (no ids, no numbers). */
+  const sig = (/** @type {Element} */ e) => [...e.attributes]
+    .filter((a) => !/^(id|style)$/.test(a.name) && !/\d{2,}|^\d+$/.test(a.value))
+    .map((a) => `${a.name}=${a.value}`).sort().join('&');
+
+  /**
+   * The turn an element belongs to: the highest ancestor (across shadow roots) whose parent
+   * repeats its tag without holding the composer; null when there is none.
+   * @param {Element} el
+   * @param {Element | null} composer
+   * @returns {Element | null}
+   */
+  function turnOf(el, composer) {
+    /** @type {Element | null} */
+    let best = null;
+    for (let cur = /** @type {Element | null} */ (el); cur && cur !== document.body; cur = parentOf(cur)) {
+      if (composer && containsDeep(cur, composer)) break;
+      const parent = cur.parentNode;
+      if (!parent || !(parent instanceof Element || parent instanceof ShadowRoot)) continue;
+      const same = [...parent.children].filter((c) => c.localName === cur.localName);
+      if (same.length >= 2 && !(composer && same.some((c) => containsDeep(c, composer)))) best = cur;
+    }
+    return best;
+  }
+
+  /**
+   * The turn list found by growth: the turn holding the element whose text changed most since
+   * the send, when its attributes tell it from the other turns (else it could be the user's:
+   * unsure, and the page says so).
+   * @param {HTMLElement | null} composer
+   */
+  function findByGrowth(composer) {
+    let top = null, most = 2; // a few changes are not a stream
+    for (const [el, n] of growth) {
+      if (!el.isConnected || (composer && (containsDeep(el, composer) || containsDeep(composer, el)))) continue;
+      if (n > most) { most = n; top = el; }
+    }
+    const turn = top && turnOf(top, composer);
+    if (!turn || !turn.parentNode) return null;
+    const parent = /** @type {Element | ShadowRoot} */ (turn.parentNode);
+    const mine = sig(turn);
+    const same = turnsOf(parent, turn.localName);
+    if (!same.some((t) => sig(t) !== mine)) return null;
+    return { parent, tag: turn.localName, sig: mine };
+  }
   let lastSearch = 0;
 
   /** @param {Element | ShadowRoot} parent @param {string} tag */
@@ -347,7 +420,7 @@
     return best;
   }
 
-  /** How the last turns were found: 'marker', 'structure', 'attribute' or 'none'. */
+  /** How the last turns were found: 'marker', 'structure', 'growth', 'attribute' or 'none'. */
   let how = 'none';
 
   /**
@@ -361,14 +434,18 @@
     if (structure && !(structure.parent instanceof ShadowRoot ? structure.parent.host.isConnected : structure.parent.isConnected)) structure = null;
     if (!structure && submitted.length && Date.now() - lastSearch > 250) {
       lastSearch = Date.now();
-      structure = findStructure(composer);
+      structure = findStructure(composer) || findByGrowth(composer);
+    }
+    if (structure && structure.sig !== undefined) {
+      const mine = structure.sig;
+      how = 'growth';
+      return turnsOf(structure.parent, structure.tag).filter((t) => sig(t) === mine && !ours(t)).map(readable);
     }
     if (structure) {
       const turns = turnsOf(structure.parent, structure.tag);
       const users = turns.filter((t) => isSubmitted(deepText(t)));
       // Turns that look like a known user turn (same attributes) are user turns too, when the
       // user's and the assistant's turns look different at all.
-      const sig = (/** @type {Element} */ e) => [...e.attributes].filter((a) => !/^(id|style)$/.test(a.name) && !/\d{2,}/.test(a.value)).map((a) => `${a.name}=${a.value}`).sort().join('&');
       const userSigs = new Set(users.map(sig));
       const others = turns.filter((t) => !users.includes(t));
       const distinct = others.some((t) => !userSigs.has(sig(t)));
@@ -389,5 +466,5 @@
     return { input, send, turns, how, submitted: submitted.length };
   }
 
-  NS.discover = { queryDeep, allRoots, parentOf, containsDeep, deepText, readable, findComposer, findSend, assistantTurns, noteSubmitted, report, labelOf };
+  NS.discover = { queryDeep, allRoots, parentOf, containsDeep, deepText, readable, findComposer, findSend, assistantTurns, noteSubmitted, report, labelOf, turnOf };
 })();

@@ -121,17 +121,7 @@
    */
   function turnOf(el) {
     const d = /** @type {NonNullable<typeof NS.discover>} */ (NS.discover);
-    const composer = picked.input || null;
-    /** @type {HTMLElement} */
-    let best = el;
-    for (let cur = /** @type {Element | null} */ (el); cur && cur !== document.body; cur = d.parentOf(cur)) {
-      if (composer && d.containsDeep(cur, composer)) break;
-      const parent = cur.parentNode;
-      if (!parent || !(parent instanceof Element || parent instanceof ShadowRoot)) continue;
-      const same = [...parent.children].filter((c) => c.localName === cur.localName);
-      if (same.length >= 2 && !(composer && same.some((c) => d.containsDeep(c, composer)))) best = /** @type {HTMLElement} */ (cur);
-    }
-    return best;
+    return /** @type {HTMLElement} */ (d.turnOf(el, picked.input || null) || el);
   }
 
   /** @param {MouseEvent} ev */

@@ -55,15 +55,16 @@ async function assertLoop(page, chatRef, promptText) {
 }
 
 const PAGES = [
-  { id: 'shadow', what: 'turns inside web components (open shadow roots)' },
-  { id: 'vue', what: 'a list that re-renders on every token' },
-  { id: 'article', what: 'an article transcript whose assistant has no known selector' },
+  { id: 'shadow', how: 'structure', what: 'turns inside web components (open shadow roots)' },
+  { id: 'vue', how: 'structure', what: 'a list that re-renders on every token' },
+  { id: 'article', how: 'structure', what: 'an article transcript whose assistant has no known selector' },
+  { id: 'article', how: 'growth', query: '?collapse=1', what: 'an article transcript that folds the user\'s messages (the reply is the turn that grows)' },
 ];
 
 for (const p of PAGES) {
   test(`generic adapter, ${p.what}: the whole loop, no stray click`, async () => {
     const site = await rig.addSite('generic');
-    const { page, chatRef } = await rig.openChat(`${site.origin}/_unadapted/${p.id}/`, {}, 'generic');
+    const { page, chatRef } = await rig.openChat(`${site.origin}/_unadapted/${p.id}/${p.query || ''}`, {}, 'generic');
     await recordStrayClicks(page);
     const prompt = await rig.call({ type: 'prompt/build', chat: chatRef });
     const inserted = await rig.call({ type: 'chat/insert', chat: chatRef, text: prompt.text, submit: true });
@@ -78,6 +79,7 @@ for (const p of PAGES) {
     assert.equal(byPart.input.matches, 1, JSON.stringify(byPart.input));
     assert.equal(byPart.send.matches, 1, JSON.stringify(byPart.send));
     assert.equal(byPart.assistant.matches, 2, `the call and the final answer: ${JSON.stringify(byPart.assistant)}`);
+    assert.ok(byPart.assistant.selector.startsWith(`(${p.how})`), `found by ${p.how}: ${byPart.assistant.selector}`);
     assert.equal(report.unsure, false);
     if (p.id === 'vue') {
       // The fixture did what it claims: the whole list was replaced many times over.
@@ -89,7 +91,7 @@ for (const p of PAGES) {
 
 test('unsure discovery says so; "Teach this page" by trusted clicks makes the adapter that completes the loop', async () => {
   const site = await rig.addSite('generic');
-  const { page, chatRef } = await rig.openChat(`${site.origin}/_unadapted/article/?collapse=1`, {}, 'generic');
+  const { page, chatRef } = await rig.openChat(`${site.origin}/_unadapted/article/?collapse=1&instant=1`, {}, 'generic');
   const prompt = await rig.call({ type: 'prompt/build', chat: chatRef });
   const inserted = await rig.call({ type: 'chat/insert', chat: chatRef, text: prompt.text, submit: true });
   assert.equal(inserted.submitted, true, JSON.stringify(inserted));
@@ -127,7 +129,7 @@ test('unsure discovery says so; "Teach this page" by trusted clicks makes the ad
   await assertLoop(page, chatRef, prompt.text);
 
   // The taught adapter is the origin's: a new page of the site uses it from the start.
-  const again = await rig.openChat(`${site.origin}/_unadapted/article/?collapse=1&fresh=1`, {}, 'taught');
+  const again = await rig.openChat(`${site.origin}/_unadapted/article/?collapse=1&instant=1&fresh=1`, {}, 'taught');
   await again.page.close();
   await page.close();
 });
