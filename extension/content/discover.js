@@ -47,7 +47,20 @@
    * The document and every open shadow root in it (depth first), bounded.
    * @returns {(Document | ShadowRoot)[]}
    */
+  /** @type {{at: number, roots: (Document | ShadowRoot)[]} | null} */
+  let rootsCache = null;
   function allRoots() {
+    // A scan asks several times in a row: walk the page at most every ROOTS_TTL_MS.
+    const now = Date.now();
+    if (rootsCache && now - rootsCache.at < ROOTS_TTL_MS && rootsCache.roots.every((r) => r instanceof Document || r.host.isConnected)) return rootsCache.roots;
+    const roots = walkRoots();
+    rootsCache = { at: now, roots };
+    return roots;
+  }
+  const ROOTS_TTL_MS = 100;
+
+  /** @returns {(Document | ShadowRoot)[]} */
+  function walkRoots() {
     /** @type {(Document | ShadowRoot)[]} */
     const out = [document];
     for (let i = 0; i < out.length && out.length < 2000; i++) {
@@ -420,6 +433,10 @@
     return best;
   }
 
+  /** @type {{at: number, turns: HTMLElement[]} | null} */
+  let markedCache = null;
+  const MARKED_TTL_MS = 300;
+
   /** How the last turns were found: 'marker', 'structure', 'growth', 'attribute' or 'none'. */
   let how = 'none';
 
@@ -453,7 +470,11 @@
       how = 'structure';
       return replies.map(readable);
     }
-    const marked = markedTurns();
+    // Walking every attribute of the page is the costly path: at most every MARKED_TTL_MS.
+    if (!markedCache || Date.now() - markedCache.at > MARKED_TTL_MS || markedCache.turns.some((t) => !t.isConnected)) {
+      markedCache = { at: Date.now(), turns: markedTurns() };
+    }
+    const marked = markedCache.turns;
     how = marked.length ? 'attribute' : 'none';
     return marked.map(readable);
   }

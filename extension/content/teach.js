@@ -157,6 +157,10 @@
   }
   overlay.addEventListener('mousemove', onMove);
   overlay.addEventListener('click', onClick);
+  // Escape leaves the picker (a trusted key press only).
+  document.addEventListener('keydown', (ev) => {
+    if (ev.isTrusted && step >= 0 && ev.key === 'Escape') { ev.preventDefault(); stop(); }
+  }, true);
 
   function start() {
     showNotice(false);
