@@ -69,6 +69,11 @@ test('the site check of an unsure page offers "Teach this page", which starts th
   await chat.keyboard.press('Enter');
   await until(() => chat.evaluate(() => window.__fixture.replies === 1), { what: 'the reply' });
 
+  // The chat view says so by itself, with the same way out.
+  const chatView = await openExtensionPage(ext, 'www/panel.html#chat');
+  await chatView.locator('#chat-unsure:not([hidden]) #chat-teach').waitFor({ timeout: 10_000 });
+  await chatView.close();
+
   await panel.bringToFront();
   await panel.click('#site-check');
   await panel.locator('#site-unsure').waitFor({ timeout: 10_000 });

@@ -70,7 +70,22 @@ export function mountChat(section, app) {
       return;
     }
     renderSettings();
-    await Promise.all([refreshPrompt(), renderLibrary()]);
+    await Promise.all([refreshPrompt(), renderLibrary(), showDiscovery(chat)]);
+  }
+
+  // A page where the generic adapter cannot tell the parts: say so here too, with the way out.
+  const discovery = h('div', { id: 'chat-unsure', hidden: true });
+  /** @param {import('../../extension/contract.js').ChatRef} forChat */
+  async function showDiscovery(forChat) {
+    if (!who.contains(discovery)) who.after(discovery);
+    const r = await call('sites/check', { chat: forChat }).catch(() => null);
+    discovery.hidden = !(r && r.unsure);
+    if (discovery.hidden) return discovery.replaceChildren();
+    const teach = h('button', { type: 'button', id: 'chat-teach', text: t('teachStart') });
+    teach.addEventListener('click', () => {
+      call('sites/teach', { chat: forChat }).catch((e) => status.replaceChildren(errorView(e)));
+    });
+    discovery.replaceChildren(h('p', { class: 'notice', attrs: { role: 'status' }, text: t('sitesUnsure') }), teach);
   }
 
   // Settings are picked once per site (the core remembers them for the chat's origin); this
