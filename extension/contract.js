@@ -103,6 +103,7 @@
  * @property {string} [deliveryNote] why the last delivery did not go as asked (what was lost, why the send did not take)
  * @property {CallState} state
  * @property {boolean} [destructive] the tool is annotated destructive (approve in the side panel only)
+ * @property {'auto_run_off' | 'policy_ask'} [wait] why a pending call waits
  * @property {unknown} [progress]
  * @property {any} [result]
  * @property {{kind?: string, message?: string, hint?: string}} [error]
@@ -113,10 +114,14 @@
 /** @typedef {'run' | 'deny' | 'always'} Decision */
 /** @typedef {{calls: CallRecord[], pending: boolean, diagnostics?: unknown[]}} ReplyUpdate */
 
-/** @typedef {{origin: string, adapter: string}} Site */
+/** @typedef {{origin: string, adapter: string, custom?: AdapterData}} Site */
+/**
+ * A site adapter as data (taught, edited or imported; validated by the core):
+ * @typedef {{id: string, name: string, editor: string, input: string[], send: string[], assistant: string[], stop: string[], disabled: string[], user: string[], code: string[], files: {input: string[], drop: string[], preview: string[]} | null, maxText?: number}} AdapterData
+ */
 /** @typedef {'input' | 'send' | 'stop' | 'assistant' | 'user'} SitePart */
 /** @typedef {{part: SitePart, selector: string | null, matches: number, visible: number}} SiteCheckRow */
-/** @typedef {{adapter: string, editor: string, writePath?: string[], checks: SiteCheckRow[]}} SiteCheck */
+/** @typedef {{adapter: string, editor: string, writePath?: string[], checks: SiteCheckRow[], unsure?: boolean}} SiteCheck */
 
 /** A file the core asks a content script to attach. @typedef {{fileName?: string, mimeType?: string, data?: string}} Attachment */
 /**
@@ -145,7 +150,7 @@
  *   'resources/list': {serverId: string},
  *   'resources/read': {serverId: string, uri: string},
  *   'chat/get': {chat?: ChatRef},
- *   'chat/set': {chat: ChatRef, settings: Partial<ChatSettings>},
+ *   'chat/set': {chat: ChatRef, settings: Partial<ChatSettings>, scope?: 'site' | 'chat'},
  *   'prompt/build': {chat?: ChatRef, serverIds?: string[], options?: object},
  *   'chat/insert': {chat: ChatRef, text: string, submit?: boolean},
  *   'reply/parse': {text: string, serverIds?: string[]},
@@ -156,10 +161,12 @@
  *   'settings/get': {},
  *   'settings/set': {settings: Record<string, unknown>},
  *   'sites/list': {},
- *   'sites/add': {origin: string, adapter: string},
+ *   'sites/add': {origin: string, adapter: string | AdapterData},
  *   'sites/remove': {origin: string},
  *   'sites/check': {chat: ChatRef},
  *   'sites/adapter': {},
+ *   'sites/taught': {adapter: AdapterData},
+ *   'sites/teach': {chat: ChatRef},
  * }} Requests
  */
 /**
@@ -180,8 +187,8 @@
  *   'prompts/get': any,
  *   'resources/list': any,
  *   'resources/read': any,
- *   'chat/get': ChatSettings,
- *   'chat/set': ChatSettings,
+ *   'chat/get': ChatSettings & {source: 'chat' | 'site' | 'default'},
+ *   'chat/set': ChatSettings & {source: 'chat' | 'site' | 'default'},
  *   'prompt/build': Prompt | null,
  *   'chat/insert': InsertOutcome,
  *   'reply/parse': {calls: unknown[], diagnostics: unknown[]},
@@ -195,7 +202,9 @@
  *   'sites/add': Site[],
  *   'sites/remove': Site[],
  *   'sites/check': SiteCheck,
- *   'sites/adapter': {adapter: string} | null,
+ *   'sites/adapter': {adapter: string, custom?: AdapterData} | null,
+ *   'sites/taught': AdapterData,
+ *   'sites/teach': {started: boolean},
  * }} Responses
  */
 /** @typedef {keyof Requests} MessageType */
@@ -236,9 +245,9 @@ export const MESSAGES = Object.freeze({
   'resources/list': ['page'],
   /** {serverId, uri} → MCP ReadResourceResult */
   'resources/read': ['page'],
-  /** {chat?} this chat's settings (content scripts: their own tab). → ChatSettings */
+  /** {chat?} this chat's settings (content scripts: their own tab): its own, else its site's, else the defaults (source says which). → ChatSettings */
   'chat/get': ['page', 'content'],
-  /** {chat, settings} → ChatSettings */
+  /** {chat, settings, scope?} sets the chat's settings and remembers them for its site (scope "chat": this chat only). → ChatSettings */
   'chat/set': ['page'],
   /** {chat?, serverIds?, options?} → Prompt {text, chars, tokensEstimate, tools} or null */
   'prompt/build': ['page', 'content'],
@@ -260,14 +269,18 @@ export const MESSAGES = Object.freeze({
   'settings/set': ['page'],
   /** → [Site] custom sites {origin, adapter} */
   'sites/list': ['page'],
-  /** {origin, adapter} adds a custom chat site (content script registered for it). → [Site] */
+  /** {origin, adapter} adds a custom chat site (content script registered for it); adapter is an adapter id or adapter data (validated, kept as the site's `custom`). → [Site] */
   'sites/add': ['page'],
   /** {origin} removes a custom chat site. → [Site] */
   'sites/remove': ['page'],
   /** {chat} asks the chat tab's content script which adapter selectors match. → {adapter, checks: [{part, selector, matches}]} */
   'sites/check': ['page'],
-  /** The adapter id configured for the sender's origin. → {adapter} or null */
+  /** The adapter configured for the sender's origin: its id and, for a taught or edited one, its data. → {adapter, custom?} or null */
   'sites/adapter': ['content'],
+  /** {adapter} saves what "Teach this page" made (validated) as the sender origin's adapter. → AdapterData */
+  'sites/taught': ['content'],
+  /** {chat} starts "Teach this page" in the chat's tab (the user then picks the parts with trusted clicks). → {started} */
+  'sites/teach': ['page'],
 });
 
 // ---- core → tab (generated from relay_core::contract::tab) ----------------------------------
@@ -278,6 +291,7 @@ export const MESSAGES = Object.freeze({
  *   'relay/insert': {text: string, submit: boolean, attachments?: Attachment[]},
  *   'relay/check': {},
  *   'relay/calls': {calls: CallRecord[]},
+ *   'relay/teach': {},
  * }} TabMessages
  */
 /**
@@ -286,6 +300,7 @@ export const MESSAGES = Object.freeze({
  *   'relay/insert': InsertOutcome,
  *   'relay/check': SiteCheck,
  *   'relay/calls': void,
+ *   'relay/teach': {started: boolean},
  * }} TabAnswers
  */
 /** @typedef {keyof TabMessages} TabMessageType */
@@ -298,6 +313,7 @@ export const TAB_MESSAGES = Object.freeze({
   'relay/insert': 'Write text (and attach files) into the chat input; submit when asked.',
   'relay/check': 'Report which adapter selectors match on the page.',
   'relay/calls': 'Changed call records of this tab, for its call cards.',
+  'relay/teach': 'Start "Teach this page": the user picks the input, the send button and a reply.',
 });
 
 // ---- storage (generated from relay_core::contract::storage) ---------------------------------

@@ -5,7 +5,7 @@
 // core, so two open panels always show the same thing.
 import { call } from '../extension/contract.js';
 import { h } from './dom.js';
-import { t } from './i18n.js';
+import { t, currentLanguage } from './i18n.js';
 
 export { call };
 
@@ -32,10 +32,35 @@ export function errorView(e, { compact = false } = {}) {
   if (kind === 'unavailable') {
     return h('p', { class: 'notice unavailable', attrs: { role: 'status' }, dataset: { kind } }, t('errUnavailable'), ' ', h('code', { text: message }));
   }
+  // The core writes its messages in English. In another panel language, say what kind of
+  // failure it is and what to do in that language, and keep the core's exact words below.
+  const localized = !currentLanguage().startsWith('en') ? localizedError(kind) : null;
+  if (localized) {
+    return h('div', { class: 'error', attrs: { role: 'alert' }, dataset: { kind, localized: 'true' } },
+      h('p', { class: 'error-message', text: localized.message }),
+      !compact && localized.hint ? h('p', { class: 'error-hint', text: localized.hint }) : null,
+      h('details', { class: 'error-details' }, h('summary', { text: t('errDetails') }),
+        h('p', { class: 'error-original', text: message }), hint ? h('p', { class: 'error-original', text: hint }) : null),
+      h('small', { class: 'error-kind', text: kind }));
+  }
   return h('div', { class: 'error', attrs: { role: 'alert' }, dataset: { kind } },
     h('p', { class: 'error-message', text: message }),
     !compact && hint ? h('p', { class: 'error-hint', text: hint }) : null,
     h('small', { class: 'error-kind', text: kind }));
+}
+
+/**
+ * The panel language's message and hint for an error kind of the core, or null when the
+ * locale has none (the core's English text is shown then).
+ * @param {string} kind
+ * @returns {{message: string, hint: string} | null}
+ */
+export function localizedError(kind) {
+  if (!/^[a-z_]+$/.test(kind)) return null;
+  const message = t('errKind_' + kind);
+  if (!message || message === 'errKind_' + kind) return null;
+  const hint = t('errHint_' + kind);
+  return { message, hint: hint && hint !== 'errHint_' + kind ? hint : '' };
 }
 
 /**

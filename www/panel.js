@@ -37,6 +37,8 @@ const MOUNT = {
 
 /** An element of panel.html by id (each one exists: the page is ours). */
 const byId = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
+/** Shows the pending-approval count on the Activity tab (set once the panel starts). */
+let showPendingBadge = () => {};
 
 /** @type {Map<string, Promise<any>>} */
 const prefetched = new Map();
@@ -72,6 +74,7 @@ const app = {
     app.language = lang || 'auto';
     localize();
     showCoreStatus();
+    showPendingBadge();
     for (const c of Object.values(controllers)) c.relocalize();
     if (app.current) await (await controller(app.current)).show();
   },
@@ -168,7 +171,25 @@ async function boot() {
     (p) => { pong = p; app.coreVersion = p.core; showCoreStatus(); },
     (e) => { pingError = e; showCoreStatus(); },
   );
+  // The Activity tab shows how many calls wait for approval: the count the core puts on the
+  // toolbar icon (set before the ledger it comes from is stored).
+  const activityTab = byId('tab-activity');
+  const pendingBadge = document.createElement('span');
+  pendingBadge.className = 'tab-badge';
+  pendingBadge.id = 'activity-badge';
+  pendingBadge.hidden = true;
+  const showPending = async () => {
+    const text = await chrome.action.getBadgeText({}).catch(() => '');
+    // Localizing the tab rewrites its text: put the badge back after it.
+    if (!activityTab.contains(pendingBadge)) activityTab.appendChild(pendingBadge);
+    pendingBadge.textContent = text;
+    pendingBadge.hidden = !text;
+    activityTab.setAttribute('aria-description', text ? t('activityPending', text) : '');
+  };
+  showPendingBadge = () => { showPending(); };
+  showPending();
   onStorageChange(async (changes) => {
+    if (touches(changes, ['ledger'])) showPending();
     if (app.current) controllers[app.current]?.changed(changes);
     if (touches(changes, ['config'])) {
       // Another panel may have switched the language: follow what the core now says.

@@ -194,6 +194,9 @@ export function callView(record, { onDecide } = {}) {
     // The result sits in the chat's input: the user has to press Send there.
     record.unsent ? h('p', { class: 'notice', dataset: { unsent: 'true' }, text: t('resultNotSent') }) : null,
     record.deliveryNote ? h('p', { class: 'error-message', text: String(record.deliveryNote) }) : null,
+    // Why a call waits (the core says): an allowed tool in a chat with auto-run off, or a tool
+    // that asks every time.
+    state === 'pending' && record.wait ? h('p', { class: 'notice call-wait', dataset: { wait: String(record.wait) }, text: t(record.wait === 'auto_run_off' ? 'callWaitAutoRunOff' : 'callWaitPolicyAsk') }) : null,
     inlineArgs ? h('p', { class: 'call-args' }, h('code', { text: compact, attrs: { 'aria-label': t('callArguments') } })) : null,
     hasArgs && !inlineArgs
       ? h('details', { class: 'call-args' }, h('summary', { text: t('callArguments') }), h('pre', { class: 'result-json', text: json(record.arguments) }))

@@ -132,6 +132,12 @@
     args.className = 'args';
     args.textContent = JSON.stringify(rec.arguments);
     card.replaceChildren(head, args);
+    // Why it waits, as the core decided it (an allowed tool waits when auto-run is off here).
+    if (rec.state === 'pending' && rec.wait) {
+      const why = line(rec.wait === 'auto_run_off' ? t('callWaitAutoRunOff', 'Allowed, but auto-run is off in this chat.') : t('callWaitPolicyAsk', 'This tool asks before each run.'), 'note');
+      why.dataset.wait = String(rec.wait);
+      card.appendChild(why);
+    }
     if (rec.state === 'pending' || rec.state === 'unknown') {
       if (rec.destructive === true) {
         // The core refuses a content script's approval of a destructive tool: say where it can

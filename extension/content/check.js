@@ -27,6 +27,12 @@
         const el = dom.genericInput();
         return { part, selector: el ? dom.describe(el) : null, matches: el ? 1 : 0, visible: el ? 1 : 0 };
       }
+      if (part === 'assistant' && generic && NS.discover) {
+        // Found by structure (the turns beside the user's submitted text) or by attributes.
+        const turns = NS.discover.assistantTurns();
+        const how = NS.discover.report().how;
+        return { part, selector: turns.length ? `(${how}) ${dom.describe(turns[0])}` : null, matches: turns.length, visible: turns.filter(dom.visible).length };
+      }
       if (part === 'send' && generic) {
         const el = dom.findSend(dom.findInput());
         return { part, selector: el ? dom.describe(el) : null, matches: el ? 1 : 0, visible: el && dom.visible(el) ? 1 : 0 };
@@ -35,7 +41,9 @@
     });
     const input = dom.findInput();
     const isField = input instanceof HTMLTextAreaElement || input instanceof HTMLInputElement;
-    return { adapter: adapter.id, editor: adapter.editor, writePath: input ? [...NS.write.writePath(adapter.editor, isField)] : [], checks };
+    // Discovery that cannot tell the parts: the panel offers "Teach this page".
+    const unsure = generic && !!NS.teach && NS.teach.unsure();
+    return { adapter: adapter.id, editor: adapter.editor, writePath: input ? [...NS.write.writePath(adapter.editor, isField)] : [], checks, unsure };
   }
 
   NS.check = { check };

@@ -31,13 +31,16 @@ export interface Adapter {
   readonly streaming?: readonly string[];
   /** Long pastes become an attachment chip; `sent`: the site sends it to the model. */
   readonly longPaste?: { readonly over: number; readonly chip: readonly string[]; readonly sent: boolean };
+  /** Selectors that all match on the site's pages (self-hosted chats on any origin). */
+  readonly signature?: readonly string[];
 }
 
 export interface SitesApi {
   readonly SITES: readonly Adapter[];
   readonly GENERIC: Adapter;
   byId(id: string): Adapter | null;
-  forLocation(loc: { hostname: string }): Adapter | null;
+  forLocation(loc: { hostname: string; pathname?: string }): Adapter | null;
+  bySignature(doc: ParentNode): Adapter | null;
 }
 
 export interface ContentState {
@@ -83,6 +86,30 @@ export interface Namespace {
     userMessageCount(): number;
     conversationOf(href: string): string | null;
     moveKind(from: string, to: string): 'same' | 'fresh' | 'switch';
+    scheduleScan(delay?: number): void;
+  };
+  /** Discovery of a page's parts by shape (discover.js). */
+  discover?: {
+    queryDeep(selector: string, roots?: (Document | ShadowRoot | Element)[]): HTMLElement[];
+    allRoots(): (Document | ShadowRoot)[];
+    parentOf(n: Node): Element | null;
+    containsDeep(outer: Element, inner: Element): boolean;
+    deepText(el: Element): string;
+    readable(el: HTMLElement): HTMLElement;
+    findComposer(): HTMLElement | null;
+    findSend(input: HTMLElement | null): HTMLElement | null;
+    assistantTurns(): HTMLElement[];
+    noteSubmitted(text: string): void;
+    report(): { input: HTMLElement | null; send: HTMLElement | null; turns: HTMLElement[]; how: string; submitted: number };
+    labelOf(el: Element): string;
+    turnOf(el: Element, composer: Element | null): Element | null;
+  };
+  /** "Teach this page" (teach.js). */
+  teach?: {
+    start(): void;
+    notice(show: boolean): void;
+    use(data: Record<string, any>): void;
+    unsure(): boolean;
   };
   write: {
     insert(text: string, submit: boolean, attachments: Attachment[]): Promise<InsertOutcome>;

@@ -47,7 +47,8 @@
   function firstMatch(selectors, root = document) {
     for (const selector of selectors) {
       try {
-        const el = root.querySelector(selector);
+        // ` >>> ` hops into open shadow roots (discover.js; taught adapters use it).
+        const el = selector.includes('>>>') && ns.discover ? ns.discover.queryDeep(selector)[0] : root.querySelector(selector);
         if (el) return { selector, el };
       } catch { /* an adapter selector the browser does not support: try the next */ }
     }
@@ -72,7 +73,7 @@
   function all(selectors) {
     for (const s of selectors) {
       try {
-        const els = document.querySelectorAll(s);
+        const els = s.includes('>>>') && ns.discover ? ns.discover.queryDeep(s) : document.querySelectorAll(s);
         if (els.length) return /** @type {HTMLElement[]} */ ([...els]);
       } catch { /* next */ }
     }
@@ -102,6 +103,7 @@
   // The generic adapter finds the input by shape: the largest visible editable box, favouring
   // the one lowest on the page (chat composers sit at the bottom).
   function genericInput() {
+    if (ns.discover) return ns.discover.findComposer();
     /** @type {HTMLElement[]} */
     const found = [...document.querySelectorAll(/** @type {string} */ ('textarea, [contenteditable="true"], [contenteditable=""], input[type="text"]'))].map((e) => /** @type {HTMLElement} */ (e));
     const candidates = found.filter((el) => visible(el) && !(state.ui && state.ui.contains(el)));
@@ -138,12 +140,15 @@
     if (a.send.length) {
       for (const selector of a.send) {
         let els;
-        try { els = document.querySelectorAll(selector); } catch { continue; }
-        const el = [...els].find((e) => !stopLike(e));
+        // ` >>> ` hops into open shadow roots (discover.js; taught adapters use it).
+        try { els = selector.includes('>>>') && ns.discover ? ns.discover.queryDeep(selector) : [...document.querySelectorAll(selector)]; } catch { continue; }
+        const el = els.find((e) => !stopLike(/** @type {HTMLElement} */ (e)));
         if (el) return /** @type {HTMLElement} */ (el);
       }
       return null;
     }
+    // Only inside the composer, never a message's or a code block's button (discover.js).
+    if (ns.discover) return ns.discover.findSend(input);
     const scope = (input && input.closest('form')) || document;
     /** @type {HTMLElement[]} */
     const buttons = [...scope.querySelectorAll('button, [role="button"]')].map((e) => /** @type {HTMLElement} */ (e));

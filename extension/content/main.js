@@ -28,6 +28,11 @@
       sendResponse(NS.check.check());
       return false;
     }
+    if (msg && msg.type === 'relay/teach' && NS.teach) {
+      NS.teach.start();
+      sendResponse({ started: true });
+      return false;
+    }
     if (msg && msg.type === 'relay/calls' && Array.isArray(msg.calls)) {
       for (const c of msg.calls) cards.renderCard(c);
     }
@@ -41,6 +46,10 @@
       if (!Sites.forLocation(location)) {
         const custom = await call('sites/adapter').catch(() => null);
         state.adapter = (custom && Sites.byId(custom.adapter)) || Sites.GENERIC;
+        // A self-hosted chat the user added as generic: its page signature names its adapter.
+        if (state.adapter === Sites.GENERIC) state.adapter = Sites.bySignature(document) || Sites.GENERIC;
+        // A taught or edited adapter: data the core validated (teach.js fills in defaults).
+        if (custom && custom.custom && NS.teach) NS.teach.use(custom.custom);
       }
       cards.host.dataset.adapter = state.adapter.id;
       NS.read.startReading();

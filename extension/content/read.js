@@ -99,7 +99,9 @@
   /** The adapter's reply elements, without those inside a reasoning block. */
   function assistantMessages() {
     const thinking = state.adapter.thinking || [];
-    return dom.all(state.adapter.assistant).filter((el) => !thinking.length || !dom.matchesAny(el, thinking));
+    // The generic adapter finds turns by shape and structure (discover.js), across shadow roots.
+    const turns = state.adapter === NS.Sites.GENERIC && NS.discover ? NS.discover.assistantTurns() : dom.all(state.adapter.assistant);
+    return turns.filter((el) => !thinking.length || !dom.matchesAny(el, thinking));
   }
 
   /**
@@ -377,5 +379,5 @@
    */
   const userMessages = () => dom.all(state.adapter.user);
 
-  NS.read = { startReading, noteSubmit, userMessages, userMessageCount: () => userMessages().length, conversationOf, moveKind };
+  NS.read = { startReading, noteSubmit, userMessages, userMessageCount: () => userMessages().length, conversationOf, moveKind, scheduleScan };
 })();

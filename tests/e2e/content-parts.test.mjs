@@ -29,7 +29,9 @@ test('no part of the content script opens a shadow root or exposes one', () => {
   for (const f of files) {
     const src = readFileSync(join(ROOT, f), 'utf8').replace(/^\s*(\/\/|\*|\/\*\*).*$/gm, ''); // code, not comments
     assert.ok(!/mode:\s*'open'/.test(src), `${f} opens a shadow root`);
-    assert.ok(!/\.shadowRoot\b/.test(src), `${f} reads .shadowRoot`);
+    // discover.js reads the page's own open shadow roots (web components) to find its parts;
+    // no other part touches a shadow root but through its own closed one.
+    if (f !== 'extension/content/discover.js') assert.ok(!/\.shadowRoot\b/.test(src), `${f} reads .shadowRoot`);
     assert.ok(!/'always'/.test(src), `${f} mentions the decision 'always'`);
   }
   const cards = readFileSync(join(ROOT, 'extension/content/cards.js'), 'utf8');

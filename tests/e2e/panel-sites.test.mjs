@@ -49,7 +49,7 @@ test('add a custom site from Settings, check the chat page, remove the site', as
   await panel.locator('.view-status [role="alert"]').first().waitFor();
   assert.equal(await panel.locator('#sites-list li[data-origin]').count(), 1);
 
-  await panel.locator(`#sites-list li[data-origin="${site.origin}"] button`).click();
+  await panel.locator(`#sites-list li[data-origin="${site.origin}"] button[data-action="remove"]`).click();
   await panel.locator(`#sites-list li[data-origin="${site.origin}"]`).waitFor({ state: 'detached' });
   await until(async () => !(await registered()), { what: 'the content script to be unregistered' });
   await chat.close();

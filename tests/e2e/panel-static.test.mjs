@@ -56,6 +56,9 @@ const FAMILIES = {
   strategyHint_: ['auto', 'toolFirst', 'toolForced', 'disabled'],
   transport_: ['auto', 'streamable', 'sse'],
   lang_: ['auto', 'en', 'zh_CN'],
+  // The core's error kinds, said in the panel's language (www/core.js errorView).
+  errKind_: ['invalid_argument',  'internal',  'tab',  'storage',  'outcome_unknown',  'denied',  'connection',  'auth',  'http',  'protocol',  'rpc',  'tool',  'timeout',  'retries_exhausted',  'cancelled',  'session_expired',  'unsupported_protocol_version',  'config',  'forbidden',  'malformed',  'unknown_message',  'permission'],
+  errHint_: ['invalid_argument',  'internal',  'tab',  'storage',  'outcome_unknown',  'denied',  'connection',  'auth',  'http',  'protocol',  'rpc',  'tool',  'timeout',  'retries_exhausted',  'session_expired',  'unsupported_protocol_version',  'config',  'forbidden',  'unknown_message',  'permission'],
 };
 
 test('every message the panel uses exists', () => {

@@ -119,3 +119,17 @@ test('(e) a destructive tool is approved in the side panel only, never from the 
   assert.equal(picked.calls('wipe_disk').length, 1);
   await page.close();
 });
+
+test('(f) a content script saves a taught adapter for its own origin only, and only a valid one', async () => {
+  const tab = await openChat(ext, panel, site, chatSettings());
+  const adapter = { id: 'taught', input: ['textarea'], send: ['button'], assistant: ['.reply'] };
+  // An invalid adapter is refused by the core's validation.
+  refused(await asContent(ext, tab.tabId, { type: 'sites/taught', adapter: { ...adapter, assistant: [] } }), 'invalid_argument', 'an adapter without replies');
+  // An `origin` in the message is not the content script's to choose: the sender's is used.
+  ok(await asContent(ext, tab.tabId, { type: 'sites/taught', adapter, origin: 'https://victim.example' }));
+  const sites = ok(await coreCall(panel, { type: 'sites/list' }));
+  assert.ok(!sites.some((s) => s.origin === 'https://victim.example'), 'no adapter for another origin');
+  const own = sites.find((s) => s.origin === new URL(tab.page.url()).origin);
+  assert.deepEqual(own && own.custom.assistant, ['.reply']);
+  await tab.page.close();
+});

@@ -70,15 +70,34 @@ export function mountChat(section, app) {
       return;
     }
     renderSettings();
-    await Promise.all([refreshPrompt(), renderLibrary()]);
+    await Promise.all([refreshPrompt(), renderLibrary(), showDiscovery(chat)]);
   }
+
+  // A page where the generic adapter cannot tell the parts: say so here too, with the way out.
+  const discovery = h('div', { id: 'chat-unsure', hidden: true });
+  /** @param {import('../../extension/contract.js').ChatRef} forChat */
+  async function showDiscovery(forChat) {
+    if (!who.contains(discovery)) who.after(discovery);
+    const r = await call('sites/check', { chat: forChat }).catch(() => null);
+    discovery.hidden = !(r && r.unsure);
+    if (discovery.hidden) return discovery.replaceChildren();
+    const teach = h('button', { type: 'button', id: 'chat-teach', text: t('teachStart') });
+    teach.addEventListener('click', () => {
+      call('sites/teach', { chat: forChat }).catch((e) => status.replaceChildren(errorView(e)));
+    });
+    discovery.replaceChildren(h('p', { class: 'notice', attrs: { role: 'status' }, text: t('sitesUnsure') }), teach);
+  }
+
+  // Settings are picked once per site (the core remembers them for the chat's origin); this
+  // switch keeps a change to this chat only.
+  let onlyThisChat = false;
 
   /** @param {Partial<import('../../extension/contract.js').ChatSettings>} patch */
   async function save(patch) {
     status.replaceChildren();
     if (!chat) return;
     try {
-      settings = await call('chat/set', { chat, settings: { ...settings, ...patch } });
+      settings = await call('chat/set', { chat, settings: { ...settings, ...patch }, scope: onlyThisChat ? 'chat' : 'site' });
     } catch (e) {
       status.replaceChildren(errorView(e));
     }
@@ -123,7 +142,15 @@ export function mountChat(section, app) {
       });
       return el;
     };
+    /** @type {any} */
+    const src = settings && /** @type {any} */ (settings).source;
+    let origin = '';
+    try { origin = chat ? new URL(chat.url).origin : ''; } catch { /* not a URL */ }
+    const scopeNote = h('p', { class: 'muted', id: 'chat-source', dataset: { source: String(src || 'default') },
+      text: src === 'site' ? t('chatFromSite', origin) : src === 'chat' ? t('chatOwnSettings', origin) : t('chatDefaults', origin) });
     settingsBox.replaceChildren(
+      scopeNote,
+      toggle(t('chatOnlyThis'), onlyThisChat, (on) => { onlyThisChat = on; }, { id: 'chat-only-this' }),
       h('fieldset', { class: 'chat-servers' }, h('legend', { text: t('chatServers') }), serverChecks),
       field(t('chatStrategy'), strategy, { hint: t('strategyHint_' + (s.strategy || fallback)) }),
       toggle(t('chatAutoExecute'), !!s.autoExecute, (on) => save({ autoExecute: on }), { id: 'chat-auto-execute' }),

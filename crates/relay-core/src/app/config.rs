@@ -75,13 +75,47 @@ pub struct Config {
     pub servers: Vec<ServerConfig>,
     pub tools: BTreeMap<String, BTreeMap<String, ToolSetting>>,
     pub chats: BTreeMap<String, ChatSettings>,
+    /// Per site (origin): the settings picked last on that site, which every chat of the site
+    /// starts with until it is given its own.
+    pub sites: BTreeMap<String, ChatSettings>,
     pub settings: Settings,
 }
 
+/// The origin (`scheme://host[:port]`) of a chat key's URL, lowercased; None without one.
+pub fn chat_origin(chat: &str) -> Option<String> {
+    let url = chat.split_once('|')?.1;
+    let (scheme, rest) = url.split_once("://")?;
+    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+    (!scheme.is_empty() && !host.is_empty()).then(|| {
+        format!(
+            "{}://{}",
+            scheme.to_ascii_lowercase(),
+            host.to_ascii_lowercase()
+        )
+    })
+}
+
 impl Config {
-    /// A chat's settings (defaults for a chat never configured).
+    /// A chat's settings: its own, else those remembered for its site (a user picks servers and
+    /// switches once per site), else the defaults.
     pub fn chat(&self, chat: &str) -> ChatSettings {
-        self.chats.get(chat).cloned().unwrap_or_default()
+        self.chats
+            .get(chat)
+            .or_else(|| chat_origin(chat).and_then(|o| self.sites.get(&o)))
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Where a chat's settings come from: `"chat"` (its own), `"site"` (its site's) or
+    /// `"default"`.
+    pub fn chat_source(&self, chat: &str) -> &'static str {
+        if self.chats.contains_key(chat) {
+            "chat"
+        } else if chat_origin(chat).is_some_and(|o| self.sites.contains_key(&o)) {
+            "site"
+        } else {
+            "default"
+        }
     }
 
     /// The loop limits of a chat: its own, else the extension's.
@@ -201,7 +235,7 @@ impl Config {
     pub fn remove_server(&mut self, id: &str) {
         self.servers.retain(|s| s.id != id);
         self.tools.remove(id);
-        for chat in self.chats.values_mut() {
+        for chat in self.chats.values_mut().chain(self.sites.values_mut()) {
             chat.server_ids.retain(|s| s != id);
         }
     }

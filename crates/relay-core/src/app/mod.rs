@@ -10,6 +10,7 @@
 //! execution, an outcome that may have happened is `unknown`, results reach the chat exactly once
 //! even when the tab could not take them at first.
 
+mod adapter;
 mod chat;
 mod config;
 mod deliver;
@@ -23,9 +24,11 @@ use crate::model::{ServerTools, Tool};
 use crate::parse::StreamParser;
 use crate::policy::Ledger;
 
+pub use adapter::{validate_adapter, AdapterError, EDITORS};
 pub use chat::{chat_key, content_chat, tab_of};
 pub use config::{
-    ChatSettings, Config, Settings, ToolSetting, CONFIG_KEY, LEDGER_KEEP, LEDGER_KEY, TOOLS_KEY,
+    chat_origin, ChatSettings, Config, Settings, ToolSetting, CONFIG_KEY, LEDGER_KEEP, LEDGER_KEY,
+    TOOLS_KEY,
 };
 pub use deliver::{outcome_of, Delivery};
 pub use servers::{server_from, ServerState};
@@ -157,8 +160,28 @@ impl App {
         vec![Effect::SaveLedger]
     }
 
-    /// Replaces a chat's settings.
+    /// Sets a chat's settings and remembers them for its site: the site's chats that have no
+    /// settings of their own (new ones included) start with them.
     pub fn set_chat(&mut self, chat: &str, settings: ChatSettings) -> Vec<Effect> {
+        if let Some(origin) = config::chat_origin(chat) {
+            self.config.sites.insert(origin, settings.clone());
+        }
+        self.config.chats.insert(chat.to_owned(), settings);
+        vec![Effect::SaveConfig]
+    }
+
+    /// How many calls wait for the user's decision, in every chat: the toolbar badge.
+    pub fn pending_count(&self) -> usize {
+        self.ledger
+            .calls
+            .values()
+            .filter(|c| c.state == crate::policy::CallState::Pending)
+            .count()
+    }
+
+    /// Sets one chat's own settings (an override): its site's remembered settings and the
+    /// site's other chats are unchanged.
+    pub fn set_chat_only(&mut self, chat: &str, settings: ChatSettings) -> Vec<Effect> {
         self.config.chats.insert(chat.to_owned(), settings);
         vec![Effect::SaveConfig]
     }

@@ -127,6 +127,19 @@ impl App {
             );
             if let Admission::New(rec) = admission {
                 changed = true;
+                if rec.state == CallState::Pending {
+                    // Say why it waits: an allowed tool in a chat without auto-run is the case
+                    // users cannot guess ("Allow" in the tools view, "waiting" on the card).
+                    let (policy, _) = self.config.tool_setting(&call.server, &call.tool);
+                    let why = if policy == ToolPolicy::Allow && !settings.auto_execute {
+                        "auto_run_off"
+                    } else {
+                        "policy_ask"
+                    };
+                    if let Some(r) = self.ledger.calls.get_mut(&rec.key) {
+                        r.wait = Some(why.to_owned());
+                    }
+                }
                 if rec.state == CallState::Running {
                     effects.push(Effect::Run(rec.key));
                 }

@@ -184,14 +184,15 @@ messages! {
             #[serde(default, deserialize_with = "lenient::string")] uri: Option<String>,
         }
     ChatGet = "chat/get", roles: BOTH,
-        doc: "{chat?} this chat's settings (content scripts: their own tab). → ChatSettings",
-        js: ("{chat?: ChatRef}" => "ChatSettings") {
+        doc: "{chat?} this chat's settings (content scripts: their own tab): its own, else its site's, else the defaults (source says which). → ChatSettings",
+        js: ("{chat?: ChatRef}" => "ChatSettings & {source: 'chat' | 'site' | 'default'}") {
             #[serde(default, deserialize_with = "lenient::chat")] chat: Option<ChatRef>,
         }
-    ChatSet = "chat/set", roles: PAGE, doc: "{chat, settings} → ChatSettings",
-        js: ("{chat: ChatRef, settings: Partial<ChatSettings>}" => "ChatSettings") {
+    ChatSet = "chat/set", roles: PAGE, doc: "{chat, settings, scope?} sets the chat's settings and remembers them for its site (scope \"chat\": this chat only). → ChatSettings",
+        js: ("{chat: ChatRef, settings: Partial<ChatSettings>, scope?: 'site' | 'chat'}" => "ChatSettings & {source: 'chat' | 'site' | 'default'}") {
             #[serde(default, deserialize_with = "lenient::chat")] chat: Option<ChatRef>,
             #[serde(default)] settings: Value,
+            #[serde(default, deserialize_with = "lenient::string")] scope: Option<String>,
         }
     PromptBuild = "prompt/build", roles: BOTH,
         doc: "{chat?, serverIds?, options?} → Prompt {text, chars, tokensEstimate, tools} or null",
@@ -248,8 +249,8 @@ messages! {
     SitesList = "sites/list", roles: PAGE, doc: "→ [Site] custom sites {origin, adapter}",
         js: ("{}" => "Site[]") {}
     SitesAdd = "sites/add", roles: PAGE,
-        doc: "{origin, adapter} adds a custom chat site (content script registered for it). → [Site]",
-        js: ("{origin: string, adapter: string}" => "Site[]") {
+        doc: "{origin, adapter} adds a custom chat site (content script registered for it); adapter is an adapter id or adapter data (validated, kept as the site's `custom`). → [Site]",
+        js: ("{origin: string, adapter: string | AdapterData}" => "Site[]") {
             #[serde(default)] origin: Option<Value>,
             #[serde(default, deserialize_with = "lenient::string")] adapter: Option<String>,
         }
@@ -263,6 +264,16 @@ messages! {
             #[serde(default, deserialize_with = "lenient::chat")] chat: Option<ChatRef>,
         }
     SitesAdapter = "sites/adapter", roles: CONTENT,
-        doc: "The adapter id configured for the sender's origin. → {adapter} or null",
-        js: ("{}" => "{adapter: string} | null") {}
+        doc: "The adapter configured for the sender's origin: its id and, for a taught or edited one, its data. → {adapter, custom?} or null",
+        js: ("{}" => "{adapter: string, custom?: AdapterData} | null") {}
+    SitesTaught = "sites/taught", roles: CONTENT,
+        doc: "{adapter} saves what \"Teach this page\" made (validated) as the sender origin's adapter. → AdapterData",
+        js: ("{adapter: AdapterData}" => "AdapterData") {
+            #[serde(default)] adapter: Option<Value>,
+        }
+    SitesTeach = "sites/teach", roles: PAGE,
+        doc: "{chat} starts \"Teach this page\" in the chat's tab (the user then picks the parts with trusted clicks). → {started}",
+        js: ("{chat: ChatRef}" => "{started: boolean}") {
+            #[serde(default, deserialize_with = "lenient::chat")] chat: Option<ChatRef>,
+        }
 }

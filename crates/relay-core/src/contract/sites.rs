@@ -3,11 +3,14 @@
 //! block of `extension/content/sites.js` (whose adapters stay data there).
 
 /// One built-in site: its adapter id (as in `extension/content/sites.js`) and every host name
-/// its chats are served from.
+/// its chats are served from. A host may carry a path prefix (`github.com/copilot`): the chat
+/// lives under that path of a larger site. A site without hosts (Open WebUI) is self-hosted on
+/// origins the user adds and recognised there by its page signature.
 pub struct BuiltinSite {
     /// The adapter id.
     pub id: &'static str,
-    /// Host names (no scheme, no port); each gets `https://<host>/*`.
+    /// Host names (no scheme, no port), optionally with a path prefix; each gets
+    /// `https://<host>/*` (`https://<host/path>*` with a path).
     pub hosts: &'static [&'static str],
 }
 
@@ -15,7 +18,7 @@ pub struct BuiltinSite {
 pub const BUILTIN_SITES: &[BuiltinSite] = &[
     BuiltinSite {
         id: "gemini",
-        hosts: &["gemini.google.com"],
+        hosts: &["gemini.google.com", "business.gemini.google"],
     },
     BuiltinSite {
         id: "chatgpt",
@@ -31,7 +34,7 @@ pub const BUILTIN_SITES: &[BuiltinSite] = &[
     },
     BuiltinSite {
         id: "aistudio",
-        hosts: &["aistudio.google.com"],
+        hosts: &["aistudio.google.com", "aistudio.google.cn"],
     },
     BuiltinSite {
         id: "perplexity",
@@ -39,7 +42,7 @@ pub const BUILTIN_SITES: &[BuiltinSite] = &[
     },
     BuiltinSite {
         id: "grok",
-        hosts: &["grok.com"],
+        hosts: &["grok.com", "x.com/i/grok"],
     },
     BuiltinSite {
         id: "kimi",
@@ -49,14 +52,58 @@ pub const BUILTIN_SITES: &[BuiltinSite] = &[
         id: "qwen",
         hosts: &["chat.qwen.ai"],
     },
+    BuiltinSite {
+        id: "t3chat",
+        hosts: &["t3.chat"],
+    },
+    BuiltinSite {
+        id: "openrouter",
+        hosts: &["openrouter.ai"],
+    },
+    BuiltinSite {
+        id: "mistral",
+        hosts: &["chat.mistral.ai"],
+    },
+    BuiltinSite {
+        id: "ghcopilot",
+        hosts: &["github.com/copilot"],
+    },
+    BuiltinSite {
+        id: "mscopilot",
+        hosts: &["copilot.microsoft.com"],
+    },
+    BuiltinSite {
+        id: "zai",
+        hosts: &["chat.z.ai"],
+    },
+    BuiltinSite {
+        id: "doubao",
+        hosts: &["www.doubao.com"],
+    },
+    BuiltinSite {
+        id: "yuanbao",
+        hosts: &["yuanbao.tencent.com"],
+    },
+    BuiltinSite {
+        id: "huggingchat",
+        hosts: &["huggingface.co/chat"],
+    },
+    BuiltinSite {
+        id: "openwebui",
+        hosts: &[],
+    },
 ];
 
 /// Host permissions the extension always has besides the chat sites: loopback MCP servers.
 pub const LOOPBACK_PERMISSIONS: &[&str] = &["http://127.0.0.1/*", "http://localhost/*"];
 
-/// The match pattern of a host.
+/// The match pattern of a host, or of a host with a path prefix.
 pub fn match_pattern(host: &str) -> String {
-    format!("https://{host}/*")
+    if host.contains('/') {
+        format!("https://{host}*")
+    } else {
+        format!("https://{host}/*")
+    }
 }
 
 /// Every built-in site's match patterns, in table order.

@@ -24,6 +24,9 @@ pub enum TabMessage {
     /// Call records of this tab that changed, for its call cards.
     #[serde(rename = "relay/calls")]
     Calls { calls: Vec<Value> },
+    /// Start "Teach this page" (the picker takes the user's trusted clicks only).
+    #[serde(rename = "relay/teach")]
+    Teach {},
 }
 
 /// A content script's answer to `relay/insert`: what the chat's editor holds and whether the
@@ -75,6 +78,12 @@ pub const TAB_MESSAGES: &[TabMessageSpec] = &[
         js_answer: "void",
         doc: "Changed call records of this tab, for its call cards.",
     },
+    TabMessageSpec {
+        name: "relay/teach",
+        js_fields: "{}",
+        js_answer: "{started: boolean}",
+        doc: "Start \"Teach this page\": the user picks the input, the send button and a reply.",
+    },
 ];
 
 impl TabMessage {
@@ -84,6 +93,7 @@ impl TabMessage {
             TabMessage::Insert { .. } => "relay/insert",
             TabMessage::Check {} => "relay/check",
             TabMessage::Calls { .. } => "relay/calls",
+            TabMessage::Teach {} => "relay/teach",
         }
     }
 

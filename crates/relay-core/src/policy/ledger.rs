@@ -83,6 +83,10 @@ pub struct CallRecord {
     /// panel only (see `policy::approval`).
     #[serde(default)]
     pub destructive: bool,
+    /// Why a pending call waits, for its card and the panel: `auto_run_off` (the tool is
+    /// allowed but this chat does not run calls by itself) or `policy_ask` (the tool asks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait: Option<String>,
 }
 
 /// A call as it arrives from the parser, with where it came from.
@@ -209,6 +213,7 @@ impl Ledger {
             unsent: false,
             delivery_note: None,
             destructive: call.destructive,
+            wait: None,
         };
         self.calls.insert(key, record.clone());
         Admission::New(record)

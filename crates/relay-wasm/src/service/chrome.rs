@@ -27,6 +27,14 @@ extern "C" {
     #[wasm_bindgen(catch, js_namespace = ["chrome", "declarativeNetRequest"], js_name = updateSessionRules)]
     fn dnr_update_session_rules(options: &JsValue) -> Result<js_sys::Promise, JsValue>;
 
+    /// `chrome.action.setBadgeText({text})`.
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "action"], js_name = setBadgeText)]
+    fn action_set_badge_text(details: &JsValue) -> Result<js_sys::Promise, JsValue>;
+
+    /// `chrome.action.setBadgeBackgroundColor({color})`.
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "action"], js_name = setBadgeBackgroundColor)]
+    fn action_set_badge_background_color(details: &JsValue) -> Result<js_sys::Promise, JsValue>;
+
     /// `chrome.runtime.getURL(path)`: `chrome-extension://<id>/<path>`.
     #[wasm_bindgen(catch, js_namespace = ["chrome", "runtime"], js_name = getURL)]
     fn runtime_get_url(path: &str) -> Result<String, JsValue>;
@@ -150,4 +158,26 @@ pub(super) async fn sync_origin_rules(servers: &[ServerConfig]) -> Result<(), Er
             )
         })?;
     Ok(())
+}
+
+/// Shows how many calls wait for approval on the toolbar icon (nothing when none). Outside an
+/// extension (Node, tests) the API is absent and nothing happens.
+pub(super) async fn set_pending_badge(count: usize) {
+    let text = if count == 0 {
+        String::new()
+    } else if count > 99 {
+        "99+".to_owned()
+    } else {
+        count.to_string()
+    };
+    if let Ok(arg) = to_js(&json!({"color": "#c62828"})) {
+        if let Ok(p) = action_set_badge_background_color(&arg) {
+            let _ = wasm_bindgen_futures::JsFuture::from(p).await;
+        }
+    }
+    if let Ok(arg) = to_js(&json!({"text": text})) {
+        if let Ok(p) = action_set_badge_text(&arg) {
+            let _ = wasm_bindgen_futures::JsFuture::from(p).await;
+        }
+    }
 }

@@ -110,6 +110,11 @@ fn now_ms() -> u64 {
     js_sys::Date::now() as u64
 }
 
+/// An adapter the core refused, with the field and the fix.
+fn adapter_error(e: relay_core::app::AdapterError) -> ErrorBody {
+    ErrorBody::new("invalid_argument", e.to_string()).with_hint(e.hint())
+}
+
 fn invalid(message: impl Into<String>) -> ErrorBody {
     ErrorBody::new("invalid_argument", message)
 }
@@ -241,6 +246,10 @@ impl Service {
     async fn save_ledger(&self) -> Result<(), ErrorBody> {
         let value =
             serde_json::to_value(self.app.borrow_mut().ledger_to_store()).unwrap_or(Value::Null);
+        // The toolbar badge follows the ledger (calls waiting for the user), set first so a
+        // panel that hears of the ledger change reads the new count.
+        let pending = self.app.borrow().pending_count();
+        chrome::set_pending_badge(pending).await;
         self.session
             .set(LEDGER_KEY, &value)
             .await
@@ -356,16 +365,22 @@ impl Service {
             }
             Request::ChatGet { .. } => {
                 let chat = self.chat_for(role, sender, msg)?;
-                Ok(serde_json::to_value(self.config().chat(&chat)).unwrap_or(Value::Null))
+                Ok(self.chat_view(&chat))
             }
             Request::ChatSet { .. } => {
                 let chat = self.chat_for(role, sender, msg)?;
                 let settings: relay_core::app::ChatSettings =
                     serde_json::from_value(msg.get("settings").cloned().unwrap_or(Value::Null))
                         .map_err(|e| invalid(format!("settings: {e}")))?;
-                let effects = self.app.borrow_mut().set_chat(&chat, settings);
+                // Picked once per site, unless the user overrides this chat only.
+                let only_chat = msg.get("scope").and_then(Value::as_str) == Some("chat");
+                let effects = if only_chat {
+                    self.app.borrow_mut().set_chat_only(&chat, settings)
+                } else {
+                    self.app.borrow_mut().set_chat(&chat, settings)
+                };
                 self.run_effects(effects).await?;
-                Ok(serde_json::to_value(self.config().chat(&chat)).unwrap_or(Value::Null))
+                Ok(self.chat_view(&chat))
             }
             Request::PromptBuild { .. } => self.build_prompt(role, sender, msg).await,
             Request::ChatInsert { .. } => {
@@ -428,14 +443,21 @@ impl Service {
             Request::SitesList { .. } => self.sites().await.map(Value::from),
             Request::SitesAdd { .. } => {
                 let origin = web_origin(msg.get("origin"))?;
-                let adapter = msg
-                    .get("adapter")
-                    .and_then(Value::as_str)
-                    .unwrap_or("generic")
-                    .to_owned();
+                // An adapter id, or adapter data (taught, edited or imported): the core decides
+                // whether the data is valid and keeps its normal form as the site's `custom`.
+                let entry = match msg.get("adapter") {
+                    Some(data @ Value::Object(_)) => {
+                        let custom =
+                            relay_core::app::validate_adapter(data).map_err(adapter_error)?;
+                        json!({"origin": origin, "adapter": custom["id"].clone(), "custom": custom})
+                    }
+                    other => {
+                        json!({"origin": origin, "adapter": other.and_then(Value::as_str).unwrap_or("generic")})
+                    }
+                };
                 let mut sites = self.sites().await?;
                 sites.retain(|s| s.get("origin").and_then(Value::as_str) != Some(origin.as_str()));
-                sites.push(json!({"origin": origin, "adapter": adapter}));
+                sites.push(entry);
                 self.local
                     .set(SITES_KEY, &Value::from(sites.clone()))
                     .await?;
@@ -471,10 +493,47 @@ impl Service {
                     .find(|s| {
                         s.get("origin").and_then(Value::as_str) == Some(sender.origin.as_str())
                     })
-                    .map(|s| json!({"adapter": s.get("adapter").cloned().unwrap_or(Value::Null)}))
+                    .map(|s| {
+                        let mut a =
+                            json!({"adapter": s.get("adapter").cloned().unwrap_or(Value::Null)});
+                        if let Some(custom) = s.get("custom").filter(|c| c.is_object()) {
+                            a["custom"] = custom.clone();
+                        }
+                        a
+                    })
                     .unwrap_or(Value::Null))
             }
+            Request::SitesTaught { .. } => {
+                // A content script saves for its own origin only (the sender's, from Chrome).
+                let data = msg
+                    .get("adapter")
+                    .ok_or_else(|| invalid("'adapter' is required"))?;
+                let custom = relay_core::app::validate_adapter(data).map_err(adapter_error)?;
+                let origin = sender.origin.clone();
+                let mut sites = self.sites().await?;
+                sites.retain(|s| s.get("origin").and_then(Value::as_str) != Some(origin.as_str()));
+                sites.push(json!({"origin": origin, "adapter": custom["id"].clone(), "custom": custom.clone()}));
+                self.local.set(SITES_KEY, &Value::from(sites)).await?;
+                Ok(custom)
+            }
+            Request::SitesTeach { .. } => {
+                let chat = self.chat_for(role, sender, msg)?;
+                let tab =
+                    relay_core::app::tab_of(&chat).ok_or_else(|| invalid("chat has no tab"))?;
+                send_to_tab(tab, &TabMessage::Teach {}).await
+            }
         }
+    }
+
+    /// A chat's settings as the panel shows them, with where they come from (`source`: its
+    /// own, its site's, or the defaults).
+    fn chat_view(&self, chat: &str) -> Value {
+        let config = self.config();
+        let mut v = serde_json::to_value(config.chat(chat)).unwrap_or(Value::Null);
+        if let Value::Object(m) = &mut v {
+            m.insert("source".into(), Value::from(config.chat_source(chat)));
+        }
+        v
     }
 
     /// Custom chat sites the user added: `[{origin, adapter}]`.
