@@ -83,6 +83,8 @@ export interface Namespace {
     startReading(): void;
     noteSubmit(): void;
     userMessages(): HTMLElement[];
+    userTurnsShowText(): boolean;
+    assistantCount(): number;
     userMessageCount(): number;
     conversationOf(href: string): string | null;
     moveKind(from: string, to: string): 'same' | 'fresh' | 'switch';
@@ -99,6 +101,7 @@ export interface Namespace {
     findComposer(): HTMLElement | null;
     findSend(input: HTMLElement | null): HTMLElement | null;
     assistantTurns(): HTMLElement[];
+    userTurns(): { turns: HTMLElement[]; showsText: boolean };
     noteSubmitted(text: string): void;
     report(): { input: HTMLElement | null; send: HTMLElement | null; turns: HTMLElement[]; how: string; submitted: number };
     labelOf(el: Element): string;

@@ -479,6 +479,23 @@
     return marked.map(readable);
   }
 
+  /**
+   * The user's turns of the structure found by shape (the send check's witness that a message
+   * left): turns holding a submitted text, or, where the transcript folds the user's text (found
+   * by growth), the turns that look unlike the assistant's. `showsText`: whether a user turn
+   * shows what was sent. Empty when discovery has no structure (markers, attributes, nothing).
+   * @returns {{turns: HTMLElement[], showsText: boolean}}
+   */
+  function userTurns() {
+    if (!structure) return { turns: [], showsText: true };
+    const turns = turnsOf(structure.parent, structure.tag).filter((t) => !ours(t));
+    if (structure.sig !== undefined) {
+      const mine = structure.sig;
+      return { turns: turns.filter((t) => sig(t) !== mine), showsText: false };
+    }
+    return { turns: turns.filter((t) => isSubmitted(deepText(t))), showsText: true };
+  }
+
   /** What discovery found, for the site check and the "unsure" notice. */
   function report() {
     const input = findComposer();
@@ -487,5 +504,5 @@
     return { input, send, turns, how, submitted: submitted.length };
   }
 
-  NS.discover = { queryDeep, allRoots, parentOf, containsDeep, deepText, readable, findComposer, findSend, assistantTurns, noteSubmitted, report, labelOf, turnOf };
+  NS.discover = { queryDeep, allRoots, parentOf, containsDeep, deepText, readable, findComposer, findSend, assistantTurns, userTurns, noteSubmitted, report, labelOf, turnOf };
 })();

@@ -377,7 +377,14 @@
    * The user's messages on the page, newest last.
    * @returns {HTMLElement[]}
    */
-  const userMessages = () => dom.all(state.adapter.user);
+  const userMessages = () => {
+    const marked = dom.all(state.adapter.user);
+    // The generic adapter on a page its selectors miss: the user turns discovery found by shape.
+    if (marked.length || state.adapter !== NS.Sites.GENERIC || !NS.discover) return marked;
+    return NS.discover.userTurns().turns;
+  };
+  /** Whether a user turn shows the text sent (false where the page folds it, found by growth). */
+  const userTurnsShowText = () => state.adapter !== NS.Sites.GENERIC || !NS.discover || NS.discover.userTurns().showsText;
 
-  NS.read = { startReading, noteSubmit, userMessages, userMessageCount: () => userMessages().length, conversationOf, moveKind, scheduleScan };
+  NS.read = { startReading, noteSubmit, userMessages, userTurnsShowText, assistantCount: () => assistantMessages().length, userMessageCount: () => userMessages().length, conversationOf, moveKind, scheduleScan };
 })();

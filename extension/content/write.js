@@ -248,6 +248,8 @@
 
   /** @param {string} s letters and digits only, for comparing texts however a site renders them */
   const alnum = (s) => s.replace(/[^\p{L}\p{N}]+/gu, '').toLowerCase();
+  /** A user turn's text, also where it lives in the turn's open shadow roots (web components). */
+  const turnText = (/** @type {HTMLElement} */ u) => (NS.discover ? NS.discover.deepText(u) : u.innerText) || '';
 
   /**
    * Clicks send once the reply in progress (if any) is over and send is enabled, never a stop
@@ -262,6 +264,7 @@
     // While a reply streams, send is (or sits beside) stop: wait for the reply to end.
     for (let i = 0; i < 1200 && dom.isStreaming(); i++) await dom.sleep(50); // up to 60 s
     const usersBefore = new Set(NS.read.userMessages());
+    const repliesBefore = NS.read.assistantCount();
     let clicked = false;
     for (let i = 0; i < 100 && !clicked; i++) { // up to 5 s: uploads keep send disabled a while
       const btn = dom.findSend(input);
@@ -284,9 +287,16 @@
     const userSelectorsWork = () => usersBefore.size > 0 || NS.read.userMessages().length > 0;
     for (let i = 0; i < 100; i++) { // up to 5 s
       const emptied = !alnum(editorText(input)).includes(head);
+      const showsText = !asAttachment && NS.read.userTurnsShowText();
       const turn = NS.read.userMessages().find((u) => !usersBefore.has(u)
-        && (asAttachment || alnum(u.innerText || '').includes(head) || alnum(u.innerText || '').includes(tail)));
-      if (emptied && (turn || (!userSelectorsWork() && dom.isStreaming()))) return { submitted: true };
+        && (!showsText || alnum(turnText(u)).includes(head) || alnum(turnText(u)).includes(tail)));
+      // Where no user turn can be found (an adapter without user selectors, a taught one), the
+      // page's answer to the send is the witness: a reply streaming or a new reply turn; where
+      // the page shows no transcript we can find at all (discovery unsure), only the editor
+      // letting go of the text after our click is left to see.
+      const replies = NS.read.assistantCount();
+      const answered = dom.isStreaming() || replies > repliesBefore || (repliesBefore === 0 && replies === 0);
+      if (emptied && (turn || (!userSelectorsWork() && answered))) return { submitted: true };
       await dom.sleep(50);
     }
     return { submitted: false, error: t('resultNotSent', 'The result is in the input, not sent — press Send') };

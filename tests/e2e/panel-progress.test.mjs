@@ -33,7 +33,7 @@ test('approve a pending call in the activity view, watch its progress, see its r
 
   const done = panel.locator('article.call[data-state="done"]');
   await done.waitFor({ timeout: 20_000 });
-  const [record] = await rig.calls(chatRef);
+  const [record] = await rig.calls(chatRef, page);
   assert.equal(record.state, 'done');
   assert.equal(record.progress.total, 6);
   assert.ok(JSON.stringify(record.result).length > 20, 'a result came back');

@@ -46,7 +46,7 @@ const lines = (s) => s.split('\n').map((l) => l.trim()).filter(Boolean);
 async function assertLoop(page, chatRef, promptText) {
   const final = await reply(page, 'Final answer');
   assert.match(final, /\b5\b/, 'the assistant saw the real result of add(2, 3)');
-  const calls = await rig.calls(chatRef);
+  const calls = await rig.calls(chatRef, page);
   assert.deepEqual(calls.map((c) => [c.tool, c.state, c.delivered]), [['add', 'done', true]], 'one call, run once, delivered');
   const submitted = await page.evaluate(() => window.__fixture.submitted.map((s) => s.text));
   assert.equal(submitted.length, 2, 'the instructions and the result were submitted (by the extension)');
@@ -99,7 +99,7 @@ test('unsure discovery says so; "Teach this page" by trusted clicks makes the ad
   await until(() => page.evaluate(() => window.__fixture.replies === 1), { what: 'the reply with the call' });
   await waitInClosedShadow(page, 'mcp-relay-teach', '.notice:not([hidden])', { timeoutMs: 15_000 });
   assert.equal((await rig.call({ type: 'sites/check', chat: chatRef })).unsure, true, 'the site check says discovery is unsure');
-  assert.deepEqual(await rig.calls(chatRef), [], 'no call seen before teaching');
+  assert.deepEqual(await rig.calls(chatRef, page), [], 'no call seen before teaching');
 
   // A page script that reached the notice's button cannot start the picker (untrusted click).
   await pageWorldCallInClosedShadow(page, 'mcp-relay-teach', 'button[data-action="teach"]', 'function () { this.click(); }');
@@ -142,7 +142,7 @@ test('Open WebUI on an origin added as generic is recognised by its page signatu
   assert.equal(inserted.submitted, true, JSON.stringify(inserted));
   await until(() => page.evaluate(() => [...document.querySelectorAll('div.chat-assistant')].some((e) => e.innerText.includes('Final answer'))),
     { timeoutMs: 30_000, what: 'the final answer' });
-  await until(async () => (await rig.calls(chatRef)).some((c) => c.delivered), { what: 'the delivered call' });
-  assert.deepEqual((await rig.calls(chatRef)).map((c) => [c.tool, c.state, c.delivered]), [['add', 'done', true]]);
+  await until(async () => (await rig.calls(chatRef, page)).some((c) => c.delivered), { what: 'the delivered call' });
+  assert.deepEqual((await rig.calls(chatRef, page)).map((c) => [c.tool, c.state, c.delivered]), [['add', 'done', true]]);
   await page.close();
 });
