@@ -50,9 +50,7 @@ fn echo_server(delay_ms: u64) -> Script {
         "tools/list" => Some(Reply::result(&req.id(), json!({"tools": [tool("echo")]}))),
         "tools/call" => {
             let text = req.params()["arguments"]["message"].clone();
-            Some(
-                Reply::result(&req.id(), text_result(text.as_str().unwrap_or(""))).delay(delay_ms),
-            )
+            Some(Reply::result(&req.id(), text_result(text.as_str().unwrap_or(""))).delay(delay_ms))
         }
         _ => None,
     }))
@@ -143,8 +141,10 @@ impl Driver {
                 let script = self.scripts.get_mut(&request.url).expect("a scripted url");
                 let reply = script(&req, &mut Ctx::default());
                 self.seq += 1;
-                self.due
-                    .insert((self.now + reply.delay_ms, self.seq), (request.exchange, reply));
+                self.due.insert(
+                    (self.now + reply.delay_ms, self.seq),
+                    (request.exchange, reply),
+                );
             }
             PoolAction::Abort(exchange) => {
                 self.aborted.insert(exchange);
@@ -235,7 +235,10 @@ fn operations_reach_their_server_and_complete_their_own_operation() {
     let ops: Vec<(OpId, &str)> = (0..6)
         .map(|i| {
             let (server, message) = [("a", "to a"), ("b", "to b")][i % 2];
-            (d.submit(server, echo(&format!("{message} {i}")), None), server)
+            (
+                d.submit(server, echo(&format!("{message} {i}")), None),
+                server,
+            )
         })
         .collect();
     d.run(1_000);
@@ -243,8 +246,14 @@ fn operations_reach_their_server_and_complete_their_own_operation() {
         assert_eq!(text(d.ok(*op)), format!("to {server} {i}"));
     }
     // One session per server, reused by every call.
-    assert_eq!((d.count(4001, "initialize"), d.count(4002, "initialize")), (1, 1));
-    assert_eq!((d.count(4001, "tools/call"), d.count(4002, "tools/call")), (3, 3));
+    assert_eq!(
+        (d.count(4001, "initialize"), d.count(4002, "initialize")),
+        (1, 1)
+    );
+    assert_eq!(
+        (d.count(4001, "tools/call"), d.count(4002, "tools/call")),
+        (3, 3)
+    );
     let connected: Vec<&str> = d
         .events
         .iter()
@@ -254,7 +263,9 @@ fn operations_reach_their_server_and_complete_their_own_operation() {
     assert_eq!(connected.len(), 2);
     assert!(connected.contains(&"a") && connected.contains(&"b"));
     let status = d.pool.status();
-    assert!(status.iter().all(|s| s.connected && s.stats.initialize_requests == 1));
+    assert!(status
+        .iter()
+        .all(|s| s.connected && s.stats.initialize_requests == 1));
 }
 
 #[test]
@@ -262,7 +273,10 @@ fn unknown_and_disabled_servers_are_refused_at_once() {
     let mut off = config("off", 4003);
     off.enabled = false;
     let mut d = Driver::new(PoolOptions::default(), vec![(off, echo_server(0))]);
-    for (server, want) in [("nope", "no server with id `nope`"), ("off", "server `off` is disabled")] {
+    for (server, want) in [
+        ("nope", "no server with id `nope`"),
+        ("off", "server `off` is disabled"),
+    ] {
         let error = d.pool.submit(server, list(), None, 0).expect_err(server);
         assert_eq!(error.kind(), "config");
         assert!(error.to_string().contains(want), "{error}");
@@ -281,19 +295,20 @@ fn the_concurrency_limit_holds_per_server() {
         d.submit("a", list(), None);
         d.run(100);
         d.most_in_flight = 0;
-        let ops: Vec<OpId> = (0..8).map(|i| d.submit("a", echo(&i.to_string()), None)).collect();
+        let ops: Vec<OpId> = (0..8)
+            .map(|i| d.submit("a", echo(&i.to_string()), None))
+            .collect();
         d.run(5_000);
         assert_eq!(d.most_in_flight, limit, "limit {limit}");
-        assert!(ops.iter().all(|op| matches!(d.ok(*op), Output::ToolResult(_))));
+        assert!(ops
+            .iter()
+            .all(|op| matches!(d.ok(*op), Output::ToolResult(_))));
     }
 }
 
 #[test]
 fn cancelling_by_key_settles_the_call_and_aborts_its_exchange_once() {
-    let mut d = Driver::new(
-        quiet(),
-        vec![(config("a", 4001), echo_server(10_000))],
-    );
+    let mut d = Driver::new(quiet(), vec![(config("a", 4001), echo_server(10_000))]);
     let slow = d.submit("a", echo("slow"), Some("k1"));
     let done = d.submit("a", echo("fast"), Some("k2"));
     d.run(100);
@@ -378,7 +393,11 @@ fn set_servers_keeps_unchanged_sessions_and_restarts_changed_ones() {
             .iter()
             .filter(|r| r.url == url(port) && r.method == HttpMethod::Delete)
             .count();
-        assert_eq!((d.count(port, "initialize"), sent_deletes), (inits, deletes), "{port}");
+        assert_eq!(
+            (d.count(port, "initialize"), sent_deletes),
+            (inits, deletes),
+            "{port}"
+        );
     }
 }
 
@@ -473,7 +492,10 @@ fn operations_read_from_data_as_javascript_sends_them() {
             Operation::ListTools { refresh: true },
         ),
         (json!({"method": "prompts/list"}), Operation::ListPrompts),
-        (json!({"method": "resources/list"}), Operation::ListResources),
+        (
+            json!({"method": "resources/list"}),
+            Operation::ListResources,
+        ),
         (
             json!({"method": "resources/templates/list"}),
             Operation::ListResourceTemplates,
@@ -514,7 +536,10 @@ fn operations_read_from_data_as_javascript_sends_them() {
         json!({"method": "tools/call", "name": "x", "arguments": [1]}),
         json!({"name": "x"}),
     ] {
-        assert!(serde_json::from_value::<Operation>(bad.clone()).is_err(), "{bad}");
+        assert!(
+            serde_json::from_value::<Operation>(bad.clone()).is_err(),
+            "{bad}"
+        );
     }
 }
 

@@ -13,6 +13,7 @@
 mod chat;
 mod config;
 mod deliver;
+mod requests;
 mod servers;
 mod tools;
 mod turn;
@@ -28,7 +29,8 @@ pub use config::{
     ChatSettings, Config, Settings, ToolSetting, CONFIG_KEY, LEDGER_KEEP, LEDGER_KEY, TOOLS_KEY,
 };
 pub use deliver::{outcome_of, Delivery};
-pub use servers::{server_from, ServerState};
+pub use requests::{adapter_for, manual_answer, sites_with, web_origin, Io, Sender, Step};
+pub use servers::{extension_id, origin_rules, server_from, Health, ServerState};
 pub use tools::PolicyChange;
 pub use turn::{CallEnd, PreparedCall, ReplyUpdate};
 
@@ -65,6 +67,8 @@ pub struct App {
     /// Last known tools per server (persisted, so prompts work right after a restart).
     pub tools: BTreeMap<String, Vec<Tool>>,
     pub ledger: Ledger,
+    /// Each server's last connection error and request latency (not persisted).
+    pub health: HashMap<String, Health>,
     /// One streaming parser per reply being written (`chat|message`); rebuilt from the text a
     /// content script sends after a restart.
     parsers: HashMap<String, StreamParser>,
@@ -83,6 +87,7 @@ impl App {
             config,
             tools,
             ledger,
+            health: HashMap::new(),
             parsers: HashMap::new(),
         };
         let recovered = app.ledger.recover_after_restart();

@@ -26,8 +26,8 @@ pub enum BodyReader {
     Empty,
 }
 
-/// Builds the `Request` a session asked for, without sending it.
-fn build(
+/// Builds the `Request` a session asked for, without sending it (public for its tests).
+pub fn build(
     method: HttpMethod,
     url: &str,
     header_list: &[(String, String)],
@@ -165,78 +165,5 @@ pub fn error_message(error: &JsValue) -> String {
         (Some(message), None) => message,
         (None, Some(cause)) => cause,
         (None, None) => "unknown network error".to_owned(),
-    }
-}
-
-#[cfg(all(test, target_arch = "wasm32"))]
-mod tests {
-    use super::*;
-    use wasm_bindgen_test::wasm_bindgen_test;
-
-    fn signal() -> AbortSignal {
-        web_sys::AbortController::new()
-            .map(|c| c.signal())
-            .unwrap_or_else(|_| JsValue::UNDEFINED.unchecked_into())
-    }
-
-    fn pairs(h: &[(&str, &str)]) -> Vec<(String, String)> {
-        h.iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect()
-    }
-
-    #[wasm_bindgen_test]
-    fn requests_keep_their_url_method_and_headers() {
-        // (url as the session gives it, url fetch must see)
-        let cases = [
-            ("http://127.0.0.1:3001/mcp", "http://127.0.0.1:3001/mcp"),
-            (
-                "http://127.0.0.1:3001/messages/?session_id=4f2a9c",
-                "http://127.0.0.1:3001/messages/?session_id=4f2a9c",
-            ),
-            (
-                "http://127.0.0.1:3001/message?sessionId=a-1&x=2",
-                "http://127.0.0.1:3001/message?sessionId=a-1&x=2",
-            ),
-            ("http://127.0.0.1:3001/mcp?", "http://127.0.0.1:3001/mcp"),
-        ];
-        let headers = pairs(&[
-            ("Accept", "application/json, text/event-stream"),
-            ("X-Extra", "a"),
-            ("X-Extra", "b"),
-        ]);
-        for (url, want) in cases {
-            for (method, name, body) in [
-                (HttpMethod::Post, "POST", Some("{}")),
-                (HttpMethod::Get, "GET", None),
-                (HttpMethod::Delete, "DELETE", None),
-            ] {
-                let request = build(method, url, &headers, body, &signal())
-                    .unwrap_or_else(|e| panic!("{url}: {e}"));
-                assert_eq!(request.url(), want, "{name} {url}");
-                assert_eq!(request.method().as_str(), name);
-                let sent = request.headers();
-                assert_eq!(
-                    sent.get("accept").as_deref(),
-                    Some("application/json, text/event-stream")
-                );
-                assert_eq!(sent.get("x-extra").as_deref(), Some("a, b"), "{url}");
-            }
-        }
-    }
-
-    #[wasm_bindgen_test]
-    fn a_bad_header_or_url_fails_the_exchange_with_a_message() {
-        let bad_header = build(
-            HttpMethod::Post,
-            "http://127.0.0.1:3001/mcp",
-            &pairs(&[("Authorization", "Bearer a\nb")]),
-            Some("{}"),
-            &signal(),
-        );
-        let message = bad_header.err().unwrap_or_default();
-        assert!(message.starts_with("header `Authorization`"), "{message}");
-        let bad_url = build(HttpMethod::Get, "not a url", &[], None, &signal());
-        assert!(bad_url.is_err());
     }
 }
