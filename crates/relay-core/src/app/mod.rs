@@ -20,6 +20,7 @@ mod turn;
 
 use std::collections::{BTreeMap, HashMap};
 
+use crate::contract::storage::Area;
 use crate::model::{ServerTools, Tool};
 use crate::parse::StreamParser;
 use crate::policy::Ledger;
@@ -29,7 +30,7 @@ pub use config::{
     ChatSettings, Config, Settings, ToolSetting, CONFIG_KEY, LEDGER_KEEP, LEDGER_KEY, TOOLS_KEY,
 };
 pub use deliver::{outcome_of, Delivery};
-pub use requests::{adapter_for, manual_answer, sites_with, web_origin, Io, Sender, Step};
+pub use requests::{adapter_for, sites_with, web_origin, Io, Sender, Step};
 pub use servers::{extension_id, origin_rules, server_from, Health, ServerState};
 pub use tools::PolicyChange;
 pub use turn::{CallEnd, PreparedCall, ReplyUpdate};
@@ -146,6 +147,28 @@ impl App {
         }
         self.tools.insert(server.to_owned(), tools);
         vec![Effect::SaveTools]
+    }
+
+    /// What a `Save*` effect writes: the storage area, the key and the value.
+    pub fn stored(&mut self, effect: &Effect) -> Option<(Area, &'static str, serde_json::Value)> {
+        let json = |v: serde_json::Result<serde_json::Value>| v.unwrap_or_default();
+        match effect {
+            Effect::SaveConfig => Some((
+                Area::Local,
+                CONFIG_KEY,
+                json(serde_json::to_value(&self.config)),
+            )),
+            Effect::SaveTools => Some((
+                Area::Local,
+                TOOLS_KEY,
+                json(serde_json::to_value(&self.tools)),
+            )),
+            Effect::SaveLedger => {
+                let ledger = json(serde_json::to_value(self.ledger_to_store()));
+                Some((Area::Session, LEDGER_KEY, ledger))
+            }
+            _ => None,
+        }
     }
 
     /// Forgets a server: configuration, tools and chat picks.

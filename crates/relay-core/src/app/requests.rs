@@ -13,6 +13,7 @@ use super::{chat_key, tab_of, App, ChatSettings, Effect, PolicyChange, Settings}
 use crate::client::config::MASK;
 use crate::client::{import_mcp_servers, HttpUrl, Operation, ServerConfig, TransportKind};
 use crate::contract::{ChatRef, ErrorBody, Request, Role, TabMessage};
+use crate::model::CallToolResult;
 use crate::parse::parse_tool_calls;
 use crate::policy::{ToolPolicy, UserDecision};
 use crate::prompt::PromptOptions;
@@ -53,8 +54,8 @@ impl Sender {
 // Not `non_exhaustive`: the driver must perform every kind of IO.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Io {
-    /// Answer every server's view with its live state.
-    ServersList,
+    /// Answer these servers' views with their live state.
+    ServersList(Vec<String>),
     /// Make the Origin rules, then [`App::add_server`], connect, list its tools, answer its view.
     ServersAdd(ServerConfig),
     /// Make the Origin rules, then [`App::update_server`], reconnect, answer its view.
@@ -73,7 +74,7 @@ pub enum Io {
         refresh: bool,
     },
     /// A run by hand: list the server's tools if this one is unknown, then
-    /// [`App::manual_call`], the call, and [`manual_answer`].
+    /// [`App::manual_call`], the call, and [`App::manual_done`].
     ToolsCall {
         server: String,
         tool: String,
@@ -95,11 +96,12 @@ pub enum Io {
     },
     /// Answer the custom sites.
     SitesList,
-    /// Store the custom sites [`sites_with`] this one.
-    SitesAdd { origin: String, adapter: String },
-    /// Store the custom sites without this one; give its host permission back unless
-    /// [`App::origin_in_use`].
-    SitesRemove(String),
+    /// Store the custom sites [`sites_with`] this origin's adapter (or without it: then give its
+    /// host permission back unless [`App::origin_in_use`]), and answer them.
+    SitesChange {
+        origin: String,
+        adapter: Option<String>,
+    },
     /// Answer [`adapter_for`] the sender's origin.
     SitesAdapter(String),
 }
@@ -167,12 +169,6 @@ pub fn adapter_for(sites: &[Value], origin: &str) -> Value {
         .unwrap_or(Value::Null)
 }
 
-/// The answer to a run by hand.
-pub fn manual_answer(server: &str, tool: &str, sent: Value, result: Value, duration: u64) -> Value {
-    json!({"state": "done", "tool": tool, "serverId": server, "arguments": sent,
-           "result": result, "durationMs": duration})
-}
-
 impl App {
     /// The chat a message is about: a content script's own tab, or the `chat` a page names.
     pub fn chat_for(&self, sender: &Sender, chat: Option<&ChatRef>) -> Result<String, ErrorBody> {
@@ -219,6 +215,22 @@ impl App {
         vec![Effect::SaveConfig]
     }
 
+    /// How a run by hand ended (after `duration` ms), as the side panel gets it.
+    pub fn manual_done(
+        &mut self,
+        server: &str,
+        tool: &str,
+        sent: Map<String, Value>,
+        result: Result<CallToolResult, ErrorBody>,
+        duration: u64,
+    ) -> Result<Value, ErrorBody> {
+        self.call_ended(server, duration, true);
+        Ok(
+            json!({"state": "done", "tool": tool, "serverId": server, "arguments": sent,
+                  "result": result?, "durationMs": duration}),
+        )
+    }
+
     /// Whether a configured server lives on `origin` (its host permission is still needed).
     pub fn origin_in_use(&self, origin: &str) -> bool {
         self.config
@@ -242,7 +254,10 @@ impl App {
                 let answer = to_value(&self.config.settings);
                 Ok(Step::Done(answer, vec![Effect::SaveConfig]))
             }
-            Request::ServersList {} => io(Io::ServersList),
+            Request::ServersList {} => {
+                let ids = self.config.servers.iter().map(|s| s.id.clone()).collect();
+                io(Io::ServersList(ids))
+            }
             Request::ServersAdd { server } => io(Io::ServersAdd(self.new_server(server)?)),
             Request::ServersUpdate { server } => io(Io::ServersUpdate(self.edited_server(server)?)),
             Request::ServersRemove { id } => io(Io::ServersRemove(required(id, "id")?)),
@@ -481,11 +496,14 @@ impl App {
                 Ok(Step::Done(to_value(record), effects))
             }
             Request::SitesList {} => io(Io::SitesList),
-            Request::SitesAdd { origin, adapter } => io(Io::SitesAdd {
+            Request::SitesAdd { origin, adapter } => io(Io::SitesChange {
                 origin: web_origin(origin.as_ref())?,
-                adapter: adapter.unwrap_or_else(|| "generic".to_owned()),
+                adapter: Some(adapter.unwrap_or_else(|| "generic".to_owned())),
             }),
-            Request::SitesRemove { origin } => io(Io::SitesRemove(web_origin(origin.as_ref())?)),
+            Request::SitesRemove { origin } => io(Io::SitesChange {
+                origin: web_origin(origin.as_ref())?,
+                adapter: None,
+            }),
             Request::SitesCheck { chat } => io(Io::Tab {
                 tab: self.tab_for(sender, chat.as_ref())?,
                 message: TabMessage::Check {},

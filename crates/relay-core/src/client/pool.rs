@@ -376,16 +376,21 @@ impl Pool {
         })
     }
 
-    /// The end of an exchange's body.
-    pub fn handle_body_end(&mut self, exchange: ExchangeId, now_ms: u64) {
-        self.with_session(exchange, now_ms, true, |s, x| s.handle_body_end(x, now_ms));
+    /// The end of an exchange's body. Always `false`: nothing more is wanted of it.
+    pub fn handle_body_end(&mut self, exchange: ExchangeId, now_ms: u64) -> bool {
+        self.with_session(exchange, now_ms, true, |s, x| s.handle_body_end(x, now_ms))
     }
 
-    /// An exchange failed (no response, or its body broke off).
-    pub fn handle_transport_error(&mut self, exchange: ExchangeId, message: &str, now_ms: u64) {
+    /// An exchange failed (no response, or its body broke off). Always `false`.
+    pub fn handle_transport_error(
+        &mut self,
+        exchange: ExchangeId,
+        message: &str,
+        now_ms: u64,
+    ) -> bool {
         self.with_session(exchange, now_ms, true, |s, x| {
             s.handle_transport_error(x, message, now_ms)
-        });
+        })
     }
 
     /// Hands a piece of a response to its session (when still wanted), then pumps it.

@@ -6,7 +6,7 @@
 //! await client.request("id", {method: "tools/call", name, arguments}, {onProgress, key}?)
 //! // also ping, prompts/list, prompts/get {name, arguments}, resources/list,
 //! // resources/templates/list, resources/read {uri}: see relay_core::client::Operation
-//! client.cancel(key); client.removeServer("id"); client.setServers([...]); client.close()
+//! client.cancel(key); client.removeServer("id"); client.close()
 //! client.status()                                  // → [{id, enabled, connected, transport, info, stats}]
 //! client.setEventListener((serverId, event) => …)  // connected / listChanged / log / notification
 //! ```
@@ -19,21 +19,12 @@ use relay_core::contract::ErrorBody;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
-use super::client::{CallOptions, McpClient};
+use super::client::McpClient;
 use crate::js::{error_value, from_js, from_js_lenient, to_js, to_js_text};
-
-/// Server configs: an array, or its JSON text.
-fn servers_from(value: JsValue) -> Result<Vec<ServerConfig>, JsValue> {
-    match value.as_string() {
-        Some(text) => serde_json::from_str(&text)
-            .map_err(|e| error_value(&ErrorBody::new("invalid_argument", format!("servers: {e}")))),
-        None => from_js_lenient(value, "servers"),
-    }
-}
 
 #[wasm_bindgen(js_class = RelayClient)]
 impl McpClient {
-    /// `servers`: an array of server configs (or its JSON text); `options`: `{maxConcurrent,
+    /// `servers`: an array of server configs; `options`: `{maxConcurrent,
     /// listen, toolsTtlMs, maxAttempts, baseDelayMs, maxDelayMs, budgetMs, clientName,
     /// clientVersion}`, all optional.
     #[wasm_bindgen(constructor)]
@@ -44,16 +35,10 @@ impl McpClient {
         };
         let client = McpClient::new(options);
         if !(servers.is_undefined() || servers.is_null()) {
-            client.set_servers(servers_from(servers)?);
+            let servers: Vec<ServerConfig> = from_js_lenient(servers, "servers")?;
+            client.with(|pool, now| pool.set_servers(servers, now));
         }
         Ok(client)
-    }
-
-    /// Replaces the configured servers (unchanged ones keep their sessions).
-    #[wasm_bindgen(js_name = setServers)]
-    pub fn js_set_servers(&self, servers: JsValue) -> Result<(), JsValue> {
-        self.set_servers(servers_from(servers)?);
-        Ok(())
     }
 
     /// Removes a server: pending calls are cancelled, its session deleted (HTTP DELETE).
@@ -125,11 +110,7 @@ impl McpClient {
         let cancel_key = get("key").and_then(|k| k.as_string());
         let client = self.clone();
         future_to_promise(async move {
-            let options = CallOptions {
-                on_progress,
-                cancel_key,
-            };
-            match client.run(&server_id, op, options).await {
+            match client.run(&server_id, op, on_progress, cancel_key).await {
                 // A tool list crosses faster as JSON text (see `js`).
                 Ok(output @ Output::Tools(_)) => to_js_text(&output),
                 Ok(output) => to_js(&output),

@@ -11,7 +11,7 @@ use std::rc::{Rc, Weak};
 
 use relay_core::client::{
     ClientError, ExchangeId, HttpRequest, OpId, Operation, Output, Pool, PoolAction, PoolOptions,
-    Progress, ResponseHead, ServerConfig, SessionEvent,
+    Progress, SessionEvent,
 };
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
@@ -26,19 +26,11 @@ pub type ProgressFn = Rc<dyn Fn(&Progress)>;
 /// Receives everything a server says that is not an answer: `(server id, event)`.
 pub type EventFn = Rc<dyn Fn(&str, &SessionEvent)>;
 
-/// Per-call options: a progress callback, and a key [`McpClient::cancel`] accepts.
-#[derive(Default, Clone)]
-pub struct CallOptions {
-    pub on_progress: Option<ProgressFn>,
-    pub cancel_key: Option<String>,
-}
-
-type Outcome = Rc<RefCell<Option<Result<Output, ClientError>>>>;
-
 pub(super) struct Inner {
     pool: Pool,
-    /// Where each operation's outcome goes, and the `resolve` of the promise its future awaits.
-    waiters: HashMap<OpId, (Outcome, js_sys::Function)>,
+    /// The `resolve` of the promise each operation's future awaits, and the outcomes.
+    waiters: HashMap<OpId, js_sys::Function>,
+    outcomes: HashMap<OpId, Result<Output, ClientError>>,
     progress: HashMap<OpId, ProgressFn>,
     controllers: HashMap<ExchangeId, AbortController>,
     timer: Option<(u64, Timer)>,
@@ -53,13 +45,6 @@ pub struct McpClient {
     pub(super) inner: Rc<RefCell<Inner>>,
 }
 
-enum Delivery {
-    Head(ResponseHead),
-    Chunk(Vec<u8>),
-    End,
-    Error(String),
-}
-
 impl McpClient {
     /// A client with no servers.
     pub fn new(options: PoolOptions) -> Self {
@@ -68,6 +53,7 @@ impl McpClient {
         let inner = Inner {
             pool: Pool::new(options, seed),
             waiters: HashMap::new(),
+            outcomes: HashMap::new(),
             progress: HashMap::new(),
             controllers: HashMap::new(),
             timer: None,
@@ -85,17 +71,8 @@ impl McpClient {
         result
     }
 
-    /// See [`Pool::set_servers`].
-    pub fn set_servers(&self, servers: Vec<ServerConfig>) {
-        self.with(|pool, now| pool.set_servers(servers, now));
-    }
-
-    /// See [`Pool::add_server`].
-    pub fn add_server(&self, server: ServerConfig) {
-        self.with(|pool, now| pool.add_server(server, now));
-    }
-
-    /// Runs one operation on a server (a tool call reports progress when asked to).
+    /// Runs one operation on a server: a tool call with `on_progress` reports progress, and
+    /// `cancel_key` is a key [`McpClient::cancel`] accepts.
     // ClientError carries the context a user needs (method, server, hint); these futures wait on
     // the network, so moving a large error costs nothing that matters.
     #[allow(clippy::result_large_err)]
@@ -103,35 +80,32 @@ impl McpClient {
         &self,
         server_id: &str,
         mut op: Operation,
-        options: CallOptions,
+        on_progress: Option<ProgressFn>,
+        cancel_key: Option<String>,
     ) -> Result<Output, ClientError> {
         if let Operation::CallTool { progress, .. } = &mut op {
-            *progress = options.on_progress.is_some();
+            *progress = on_progress.is_some();
         }
-        let cancel_key = options.cancel_key;
-        let id = {
-            let mut inner = self.inner.borrow_mut();
-            inner.pool.submit(server_id, op, cancel_key, now_ms())?
-        };
-        let outcome: Outcome = Rc::default();
         let mut resolve = None;
         let promise = js_sys::Promise::new(&mut |done, _| resolve = Some(done));
-        if let Some(resolve) = resolve {
+        {
             let mut inner = self.inner.borrow_mut();
-            inner.waiters.insert(id, (outcome.clone(), resolve));
-            if let Some(on_progress) = options.on_progress {
-                inner.progress.insert(id, on_progress);
-            }
-        }
-        drive(&self.inner);
-        let _ = JsFuture::from(promise).await;
-        let result = outcome.borrow_mut().take();
-        result.unwrap_or_else(|| {
-            Err(ClientError::Cancelled {
-                method: "request".to_owned(),
-                reason: "the client gave no answer".to_owned(),
+            let id = inner.pool.submit(server_id, op, cancel_key, now_ms())?;
+            inner.waiters.extend(resolve.map(|resolve| (id, resolve)));
+            inner
+                .progress
+                .extend(on_progress.map(|on_progress| (id, on_progress)));
+            drop(inner);
+            drive(&self.inner);
+            let _ = JsFuture::from(promise).await;
+            let outcome = self.inner.borrow_mut().outcomes.remove(&id);
+            outcome.unwrap_or_else(|| {
+                Err(ClientError::Cancelled {
+                    method: "request".to_owned(),
+                    reason: "the client gave no answer".to_owned(),
+                })
             })
-        })
+        }
     }
 }
 
@@ -170,10 +144,10 @@ fn drive(inner: &Rc<RefCell<Inner>>) {
                 let waiter = {
                     let mut guard = inner.borrow_mut();
                     guard.progress.remove(&op);
+                    guard.outcomes.insert(op, result);
                     guard.waiters.remove(&op)
                 };
-                if let Some((outcome, resolve)) = waiter {
-                    *outcome.borrow_mut() = Some(result);
+                if let Some(resolve) = waiter {
                     let _ = resolve.call0(&JsValue::NULL);
                 }
             }
@@ -214,73 +188,62 @@ fn drive(inner: &Rc<RefCell<Inner>>) {
 
 /// One HTTP exchange, from `fetch` to the end of its body (or until the pool wants no more).
 async fn exchange(inner: Weak<RefCell<Inner>>, request: HttpRequest, controller: AbortController) {
-    let give = |delivery| deliver(&inner, request.exchange, delivery);
+    let id = request.exchange;
+    let fail = |message: String| {
+        deliver(&inner, id, |p, now| {
+            p.handle_transport_error(id, &message, now)
+        });
+    };
+    let end = || {
+        deliver(&inner, id, |p, now| p.handle_body_end(id, now));
+    };
     let (head, body) = match fetch::start(&request, &controller.signal()).await {
         Ok(started) => started,
-        Err(message) => {
-            give(Delivery::Error(message));
-            return;
-        }
+        Err(message) => return fail(message),
     };
-    let wanted = give(Delivery::Head(head));
+    let wanted = deliver(&inner, id, |p, now| p.handle_response_head(id, head, now));
     let reader = match body {
         BodyReader::Stream(reader) if !wanted => return fetch::cancel(&reader),
         _ if !wanted => return,
         BodyReader::Stream(reader) => reader,
-        BodyReader::Empty => {
-            give(Delivery::End);
-            return;
-        }
+        BodyReader::Empty => return end(),
         BodyReader::Whole(response) => {
-            let read = fetch::read_whole(&response).await;
-            if give(read.map_or_else(Delivery::Error, Delivery::Chunk)) {
-                give(Delivery::End);
+            let bytes = match fetch::read_whole(&response).await {
+                Ok(bytes) => bytes,
+                Err(message) => return fail(message),
+            };
+            if deliver(&inner, id, |p, now| p.handle_body(id, &bytes, now)) {
+                end();
             }
             return;
         }
     };
     loop {
-        let step = match fetch::read(&reader).await {
-            Ok(Some(chunk)) => Delivery::Chunk(chunk),
-            Ok(None) => Delivery::End,
-            Err(message) => Delivery::Error(message),
+        let chunk = match fetch::read(&reader).await {
+            Ok(Some(chunk)) => chunk,
+            Ok(None) => return end(),
+            Err(message) => return fail(message),
         };
-        let last = matches!(step, Delivery::End | Delivery::Error(_));
-        // The end and a failure are never "wanted further": the loop ends with them.
-        if !give(step) {
-            if !last {
-                fetch::cancel(&reader);
-            }
-            return;
+        if !deliver(&inner, id, |p, now| p.handle_body(id, &chunk, now)) {
+            return fetch::cancel(&reader);
         }
     }
 }
 
-/// Hands a piece of a response to the pool; `false` when nobody wants the rest (aborted
-/// exchange, removed server), so the caller stops reading.
-fn deliver(inner: &Weak<RefCell<Inner>>, id: ExchangeId, delivery: Delivery) -> bool {
+/// Hands a piece of a response to the pool (`f` answers whether the rest is wanted) and
+/// performs what that caused; `false` when nobody wants the rest (ended, aborted, removed
+/// server), so the caller stops reading.
+fn deliver(
+    inner: &Weak<RefCell<Inner>>,
+    id: ExchangeId,
+    f: impl FnOnce(&mut Pool, u64) -> bool,
+) -> bool {
     let Some(inner) = inner.upgrade() else {
         return false;
     };
-    let now = now_ms();
-    {
-        let mut guard = inner.borrow_mut();
-        let pool = &mut guard.pool;
-        let wanted = match delivery {
-            Delivery::Head(head) => pool.handle_response_head(id, head, now),
-            Delivery::Chunk(chunk) => pool.handle_body(id, &chunk, now),
-            Delivery::End => {
-                pool.handle_body_end(id, now);
-                false
-            }
-            Delivery::Error(message) => {
-                pool.handle_transport_error(id, &message, now);
-                false
-            }
-        };
-        if !wanted {
-            guard.controllers.remove(&id);
-        }
+    let wanted = f(&mut inner.borrow_mut().pool, now_ms());
+    if !wanted {
+        inner.borrow_mut().controllers.remove(&id);
     }
     drive(&inner);
     let wanted = inner.borrow().pool.is_wanted(id);

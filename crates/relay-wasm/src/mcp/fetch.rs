@@ -18,9 +18,8 @@ use super::global;
 pub enum BodyReader {
     /// Streamed chunk by chunk: event streams, and anything long-lived.
     Stream(ReadableStreamDefaultReader),
-    /// Read whole in one step (one await instead of one per chunk): a plain answer whose
-    /// declared length is small. Anything else is streamed, so the session's size limit can
-    /// stop an oversized body before it is all in memory.
+    /// Read whole in one step (one await instead of one per chunk), when
+    /// `ResponseHead::read_whole` allows it.
     Whole(Response),
     /// No body (202, 204...).
     Empty,
@@ -97,9 +96,7 @@ pub async fn start(
     let head = ResponseHead::new(response.status(), response.headers().entries().collect());
     let body = match response.body() {
         None => BodyReader::Empty,
-        Some(_) if !request.long_lived && !head.is_event_stream() && small(&head) => {
-            BodyReader::Whole(response)
-        }
+        Some(_) if head.read_whole(request) => BodyReader::Whole(response),
         // `unchecked_into`: Node's undici readers are not instances of a global class everywhere.
         Some(body) => BodyReader::Stream(
             body.get_reader()
@@ -107,15 +104,6 @@ pub async fn start(
         ),
     };
     Ok((head, body))
-}
-
-/// Bodies up to this declared length are read in one step.
-const WHOLE_BODY_MAX: u64 = 1024 * 1024;
-
-fn small(head: &ResponseHead) -> bool {
-    head.header("content-length")
-        .and_then(|len| len.trim().parse::<u64>().ok())
-        .is_some_and(|len| len <= WHOLE_BODY_MAX)
 }
 
 /// The whole body of a response.
@@ -145,25 +133,6 @@ pub fn cancel(reader: &ReadableStreamDefaultReader) {
     });
 }
 
-/// A readable message from a JS error: `message`, plus Node's `cause` (`ECONNREFUSED`...),
-/// which says much more than "fetch failed".
-pub fn error_message(error: &JsValue) -> String {
-    let get =
-        |value: &JsValue, key: &str| js_sys::Reflect::get(value, &JsValue::from_str(key)).ok();
-    let message = get(error, "message")
-        .and_then(|m| m.as_string())
-        .or_else(|| error.as_string());
-    let cause = get(error, "cause")
-        .filter(|c| c.is_object())
-        .and_then(|cause| {
-            get(&cause, "code")
-                .and_then(|c| c.as_string())
-                .or_else(|| get(&cause, "message").and_then(|m| m.as_string()))
-        });
-    match (message, cause) {
-        (Some(message), Some(cause)) => format!("{message} ({cause})"),
-        (Some(message), None) => message,
-        (None, Some(cause)) => cause,
-        (None, None) => "unknown network error".to_owned(),
-    }
+fn error_message(error: &JsValue) -> String {
+    crate::js::message(error, "unknown network error")
 }

@@ -9,4 +9,5 @@ mod client;
 pub mod fetch;
 mod global;
 
-pub use client::{CallOptions, EventFn, McpClient, ProgressFn};
+pub use client::{EventFn, McpClient, ProgressFn};
+pub(crate) use global::now_ms;

@@ -4,13 +4,14 @@
 use std::rc::Rc;
 
 use relay_core::app::{tab_of, CallEnd, Effect};
-use relay_core::client::{Operation, Progress};
+use relay_core::client::Progress;
+use relay_core::contract::storage::Area;
 use relay_core::contract::{ErrorBody, TabMessage};
 use serde_json::Value;
+use wasm_bindgen_futures::spawn_local;
 
 use super::chrome::send_to_tab;
-use super::{now_ms, Service, CONFIG_KEY, LEDGER_KEY, TOOLS_KEY};
-use crate::mcp::{CallOptions, ProgressFn};
+use super::{now_ms, Service};
 
 impl Service {
     /// Carries out the app's effects: storage writes now (in order), the rest in the
@@ -20,51 +21,39 @@ impl Service {
         effects: Vec<Effect>,
     ) -> Result<(), ErrorBody> {
         for effect in effects {
+            let stored = self.app.borrow_mut().stored(&effect);
+            if let Some((area, key, value)) = stored {
+                let store = match area {
+                    Area::Local => &self.local,
+                    Area::Session => &self.session,
+                };
+                store.set(key, &value).await?;
+                continue;
+            }
+            let svc = Rc::clone(self);
             match effect {
-                Effect::SaveConfig => {
-                    let config = json(&self.app.borrow().config);
-                    self.local.set(CONFIG_KEY, &config).await?;
-                }
-                Effect::SaveTools => {
-                    let tools = json(&self.app.borrow().tools);
-                    self.local.set(TOOLS_KEY, &tools).await?;
-                }
-                Effect::SaveLedger => {
-                    let ledger = json(self.app.borrow_mut().ledger_to_store());
-                    self.session.set(LEDGER_KEY, &ledger).await?;
-                }
-                Effect::Run(key) => {
-                    let svc = Rc::clone(self);
-                    wasm_bindgen_futures::spawn_local(async move { svc.execute(&key).await });
-                }
-                Effect::Notify { chat, key } => {
+                Effect::Run(key) => spawn_local(async move { svc.execute(&key).await }),
+                Effect::Notify { chat, key } => spawn_local(async move {
                     // The card shows the call as it is when the message goes out.
-                    let svc = Rc::clone(self);
-                    wasm_bindgen_futures::spawn_local(async move {
-                        let record = svc.app.borrow().ledger.calls.get(&key).map(json);
-                        if let (Some(tab), Some(record)) = (tab_of(&chat), record) {
-                            let calls = vec![record];
-                            let _ = send_to_tab(tab, &TabMessage::Calls { calls }).await;
-                        }
-                    });
-                }
-                Effect::Insert { tab, text, submit } => {
+                    let record = svc.app.borrow().ledger.calls.get(&key).cloned();
+                    if let (Some(tab), Some(record)) = (tab_of(&chat), record) {
+                        let calls = vec![serde_json::to_value(record).unwrap_or(Value::Null)];
+                        let _ = send_to_tab(tab, &TabMessage::Calls { calls }).await;
+                    }
+                }),
+                Effect::Insert { tab, text, submit } => spawn_local(async move {
                     let attachments = Vec::new();
                     let message = TabMessage::Insert {
                         text,
                         submit,
                         attachments,
                     };
-                    wasm_bindgen_futures::spawn_local(async move {
-                        let _ = send_to_tab(tab, &message).await;
-                    });
-                }
+                    let _ = send_to_tab(tab, &message).await;
+                }),
                 Effect::Deliver { chat, message_id } => {
-                    let svc = Rc::clone(self);
-                    wasm_bindgen_futures::spawn_local(async move {
-                        svc.deliver(&chat, &message_id).await;
-                    });
+                    spawn_local(async move { svc.deliver(&chat, &message_id).await })
                 }
+                Effect::SaveConfig | Effect::SaveTools | Effect::SaveLedger => {}
             }
         }
         Ok(())
@@ -87,33 +76,20 @@ impl Service {
             Err(effects) => return self.run_background(effects).await,
         };
         let (svc, progress_key) = (Rc::clone(self), key.to_owned());
-        let on_progress: ProgressFn = Rc::new(move |p: &Progress| {
+        let on_progress = Rc::new(move |p: &Progress| {
             if let Ok(v) = serde_json::to_value(p) {
                 svc.app.borrow_mut().call_progress(&progress_key, v);
             }
         });
-        let options = CallOptions {
-            on_progress: Some(on_progress),
-            cancel_key: Some(key.to_owned()),
-        };
-        let op = Operation::CallTool {
-            name: call.tool,
-            arguments: call.arguments,
-            progress: true,
-        };
-        let result = self.client.run(&call.server_id, op, options).await;
+        let (op, cancel_key) = (call.operation(), Some(key.to_owned()));
+        let result = (self.client)
+            .run(&call.server_id, op, Some(on_progress), cancel_key)
+            .await;
         let duration = now_ms().saturating_sub(started);
-        self.app
-            .borrow_mut()
-            .call_ended(&call.server_id, duration, false);
-        let end = match result.and_then(|o| o.into_tool_result()) {
-            Ok(r) => CallEnd::Result(r),
-            Err(e) => CallEnd::Error {
-                error: ErrorBody::from(&e),
-                may_have_run: e.may_have_run(),
-            },
-        };
-        let effects = self.app.borrow_mut().finish_call(key, end, duration);
+        let mut app = self.app.borrow_mut();
+        app.call_ended(&call.server_id, duration, false);
+        let effects = app.finish_call(key, CallEnd::from_client(result), duration);
+        drop(app);
         self.run_background(effects).await;
     }
 
@@ -122,30 +98,15 @@ impl Service {
         let Some(d) = self.app.borrow_mut().take_delivery(chat, message_id) else {
             return;
         };
-        let message = TabMessage::Insert {
-            text: d.text.clone(),
-            submit: d.submit,
-            attachments: d
-                .attachments
-                .iter()
-                .filter_map(|a| serde_json::to_value(a).ok())
-                .collect(),
-        };
-        let inserted = match d.tab {
-            Some(tab) => send_to_tab(tab, &message)
-                .await
-                .ok()
-                .and_then(|a| a.get("inserted").and_then(Value::as_bool)),
+        let answer = match d.tab {
+            Some(tab) => send_to_tab(tab, &d.message()).await.ok(),
             None => None,
         };
+        let inserted = answer.and_then(|a| a.get("inserted").and_then(Value::as_bool));
         let effects = self
             .app
             .borrow_mut()
             .delivery_written(&d, inserted.unwrap_or(false));
         self.run_background(effects).await;
     }
-}
-
-fn json<T: serde::Serialize + ?Sized>(value: &T) -> Value {
-    serde_json::to_value(value).unwrap_or(Value::Null)
 }

@@ -14,8 +14,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use relay_core::app::{
-    adapter_for, manual_answer, sites_with, App, Config, Io, Sender, Step, CONFIG_KEY, LEDGER_KEY,
-    TOOLS_KEY,
+    adapter_for, sites_with, App, Config, Io, Sender, Step, CONFIG_KEY, LEDGER_KEY, TOOLS_KEY,
 };
 use relay_core::client::{Operation, PoolOptions, ServerConfig};
 use relay_core::contract::storage::SITES_KEY;
@@ -24,8 +23,8 @@ use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
 use crate::js::{from_js, to_js};
-use crate::mcp::{CallOptions, McpClient};
-use crate::storage::{StorageError, Store};
+use crate::mcp::{now_ms, McpClient};
+use crate::storage::Store;
 
 mod chrome;
 mod effects;
@@ -50,19 +49,6 @@ thread_local! {
         loaded: Cell::new(false),
         app: RefCell::new(App::default()),
     });
-}
-
-impl From<StorageError> for ErrorBody {
-    fn from(e: StorageError) -> Self {
-        ErrorBody::new("storage", e.to_string()).with_hint(
-            "Reload the extension; if it persists, reset its data in the side panel's settings.",
-        )
-    }
-}
-
-/// Milliseconds since the epoch, from the JS clock (the core never reads one).
-fn now_ms() -> u64 {
-    js_sys::Date::now() as u64
 }
 
 type HandlerResult = Result<Value, ErrorBody>;
@@ -115,7 +101,8 @@ impl Service {
         if self.loaded.get() {
             return Ok(());
         }
-        self.client.set_servers(config.servers.clone());
+        let servers = config.servers.clone();
+        self.client.with(|pool, now| pool.set_servers(servers, now));
         // A worker that stopped mid-call cannot know whether the call ran: the app turns such
         // calls "unknown" and tells their chats.
         let (app, effects) = App::restore(config, tools, ledger);
@@ -144,20 +131,10 @@ impl Service {
     async fn perform(self: &Rc<Self>, io: Io) -> HandlerResult {
         // Exhaustive: IO the app asks for without a performer here does not compile.
         match io {
-            Io::ServersList => {
-                let ids: Vec<String> = self
-                    .app
-                    .borrow()
-                    .config
-                    .servers
-                    .iter()
-                    .map(|s| s.id.clone())
-                    .collect();
-                Ok(ids
-                    .iter()
-                    .filter_map(|id| self.server_view(id).ok())
-                    .collect())
-            }
+            Io::ServersList(ids) => Ok(ids
+                .iter()
+                .filter_map(|id| self.server_view(id).ok())
+                .collect()),
             Io::ServersAdd(server) => self.add_server(server).await,
             Io::ServersUpdate(server) => {
                 let (id, updated) = (server.id.clone(), server.clone());
@@ -168,8 +145,9 @@ impl Service {
                 })
                 .await?;
                 let effects = self.app.borrow_mut().update_server(server.clone());
-                self.client.remove_server(&id);
-                self.client.add_server(server.clone());
+                self.client.with(|pool, now| pool.remove_server(&id, now));
+                let added = server.clone();
+                self.client.with(|pool, now| pool.add_server(added, now));
                 self.run_effects(effects).await?;
                 if server.enabled {
                     let _ = self.list_tools(&id, true).await;
@@ -177,7 +155,7 @@ impl Service {
                 self.server_view(&id)
             }
             Io::ServersRemove(id) => {
-                self.client.remove_server(&id);
+                self.client.with(|pool, now| pool.remove_server(&id, now));
                 let effects = self.app.borrow_mut().remove_server(&id);
                 self.run_effects(effects).await?;
                 let servers = self.app.borrow().config.servers.clone();
@@ -222,26 +200,24 @@ impl Service {
                     let _ = self.list_tools(&server, false).await;
                 }
                 let arguments = self.app.borrow().manual_call(&server, &tool, &arguments)?;
-                let sent = Value::Object(arguments.clone());
-                let started = now_ms();
+                let (name, sent, started) = (tool.clone(), arguments.clone(), now_ms());
                 let op = Operation::CallTool {
-                    name: tool.clone(),
+                    name,
                     arguments,
                     progress: false,
                 };
-                let result = self.client.run(&server, op, CallOptions::default()).await;
+                let result = self.client.run(&server, op, None, None).await;
+                let result = result
+                    .and_then(|o| o.into_tool_result())
+                    .map_err(|e| ErrorBody::from(&e));
                 let duration = now_ms().saturating_sub(started);
-                self.app.borrow_mut().call_ended(&server, duration, true);
-                let result = result.map_err(|e| ErrorBody::from(&e))?;
-                let result = serde_json::to_value(result).unwrap_or(Value::Null);
-                Ok(manual_answer(&server, &tool, sent, result, duration))
+                self.app
+                    .borrow_mut()
+                    .manual_done(&server, &tool, sent, result, duration)
             }
-            Io::Mcp { server, op } => {
-                match self.client.run(&server, op, CallOptions::default()).await {
-                    Ok(output) => Ok(serde_json::to_value(output).unwrap_or(Value::Null)),
-                    Err(e) => Err(ErrorBody::from(&e)),
-                }
-            }
+            Io::Mcp { server, op } => (self.client.run(&server, op, None, None).await)
+                .map(|output| serde_json::to_value(output).unwrap_or(Value::Null))
+                .map_err(|e| ErrorBody::from(&e)),
             Io::PromptBuild { chat, ids, options } => {
                 // Tools come from the stored lists; a server never listed yet is asked now.
                 for id in &ids {
@@ -260,22 +236,14 @@ impl Service {
                 send_to_tab(tab, &message).await
             }
             Io::SitesList => self.sites().await.map(Value::from),
-            Io::SitesAdd { origin, adapter } => {
-                let sites = sites_with(self.sites().await?, &origin, Some(&adapter));
-                self.local
-                    .set(SITES_KEY, &Value::from(sites.clone()))
-                    .await?;
-                Ok(Value::from(sites))
-            }
-            Io::SitesRemove(origin) => {
-                let sites = sites_with(self.sites().await?, &origin, None);
-                self.local
-                    .set(SITES_KEY, &Value::from(sites.clone()))
-                    .await?;
-                if !self.app.borrow().origin_in_use(&origin) {
+            Io::SitesChange { origin, adapter } => {
+                let sites =
+                    Value::from(sites_with(self.sites().await?, &origin, adapter.as_deref()));
+                self.local.set(SITES_KEY, &sites).await?;
+                if adapter.is_none() && !self.app.borrow().origin_in_use(&origin) {
                     release_origin(&origin).await;
                 }
-                Ok(Value::from(sites))
+                Ok(sites)
             }
             Io::SitesAdapter(origin) => Ok(adapter_for(&self.sites().await?, &origin)),
         }
@@ -285,7 +253,7 @@ impl Service {
         let (id, added) = (server.id.clone(), server.clone());
         self.prepare_servers(|list| list.push(added)).await?;
         let effects = self.app.borrow_mut().add_server(server.clone())?;
-        self.client.add_server(server);
+        self.client.with(|pool, now| pool.add_server(server, now));
         self.run_effects(effects).await?;
         let _ = self.list_tools(&id, false).await;
         self.server_view(&id)
@@ -296,7 +264,7 @@ impl Service {
         let started = now_ms();
         let result = self
             .client
-            .run(id, Operation::ListTools { refresh }, CallOptions::default())
+            .run(id, Operation::ListTools { refresh }, None, None)
             .await;
         let result = result
             .and_then(|o| o.into_tools())
