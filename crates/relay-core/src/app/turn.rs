@@ -62,10 +62,11 @@ pub enum CallEnd {
 impl CallEnd {
     /// How the client's answer ends a call: a result, or an error that says whether the tool
     /// may have run.
+    #[allow(clippy::result_large_err)] // ClientError carries the context a user needs.
     pub fn from_client(
         result: Result<crate::client::Output, crate::client::ClientError>,
     ) -> CallEnd {
-        match result.and_then(|o| o.into_tool_result()) {
+        match result.and_then(crate::client::Output::into_tool_result) {
             Ok(r) => CallEnd::Result(r),
             Err(e) => CallEnd::Error {
                 error: ErrorBody::from(&e),

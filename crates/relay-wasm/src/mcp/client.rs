@@ -88,24 +88,24 @@ impl McpClient {
         }
         let mut resolve = None;
         let promise = js_sys::Promise::new(&mut |done, _| resolve = Some(done));
-        {
+        let id = {
             let mut inner = self.inner.borrow_mut();
             let id = inner.pool.submit(server_id, op, cancel_key, now_ms())?;
             inner.waiters.extend(resolve.map(|resolve| (id, resolve)));
             inner
                 .progress
                 .extend(on_progress.map(|on_progress| (id, on_progress)));
-            drop(inner);
-            drive(&self.inner);
-            let _ = JsFuture::from(promise).await;
-            let outcome = self.inner.borrow_mut().outcomes.remove(&id);
-            outcome.unwrap_or_else(|| {
-                Err(ClientError::Cancelled {
-                    method: "request".to_owned(),
-                    reason: "the client gave no answer".to_owned(),
-                })
+            id
+        };
+        drive(&self.inner);
+        let _ = JsFuture::from(promise).await;
+        let outcome = self.inner.borrow_mut().outcomes.remove(&id);
+        outcome.unwrap_or_else(|| {
+            Err(ClientError::Cancelled {
+                method: "request".to_owned(),
+                reason: "the client gave no answer".to_owned(),
             })
-        }
+        })
     }
 }
 

@@ -86,10 +86,11 @@ impl Service {
             .run(&call.server_id, op, Some(on_progress), cancel_key)
             .await;
         let duration = now_ms().saturating_sub(started);
-        let mut app = self.app.borrow_mut();
-        app.call_ended(&call.server_id, duration, false);
-        let effects = app.finish_call(key, CallEnd::from_client(result), duration);
-        drop(app);
+        let effects = {
+            let mut app = self.app.borrow_mut();
+            app.call_ended(&call.server_id, duration, false);
+            app.finish_call(key, CallEnd::from_client(result), duration)
+        };
         self.run_background(effects).await;
     }
 

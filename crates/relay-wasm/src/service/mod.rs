@@ -16,7 +16,7 @@ use std::rc::Rc;
 use relay_core::app::{
     adapter_for, sites_with, App, Config, Io, Sender, Step, CONFIG_KEY, LEDGER_KEY, TOOLS_KEY,
 };
-use relay_core::client::{Operation, PoolOptions, ServerConfig};
+use relay_core::client::{Operation, Output, PoolOptions, ServerConfig};
 use relay_core::contract::storage::SITES_KEY;
 use relay_core::contract::{self, ErrorBody};
 use serde_json::{json, Value};
@@ -208,7 +208,7 @@ impl Service {
                 };
                 let result = self.client.run(&server, op, None, None).await;
                 let result = result
-                    .and_then(|o| o.into_tool_result())
+                    .and_then(Output::into_tool_result)
                     .map_err(|e| ErrorBody::from(&e));
                 let duration = now_ms().saturating_sub(started);
                 self.app
@@ -267,7 +267,7 @@ impl Service {
             .run(id, Operation::ListTools { refresh }, None, None)
             .await;
         let result = result
-            .and_then(|o| o.into_tools())
+            .and_then(Output::into_tools)
             .map_err(|e| ErrorBody::from(&e));
         let failed = result.as_ref().err().cloned();
         let latency = now_ms().saturating_sub(started);
