@@ -339,3 +339,62 @@ fn a_site_keeps_its_permission_while_a_server_lives_on_its_origin() {
     }
     assert_eq!(Role::Page, page().role().expect("page"));
 }
+
+#[test]
+fn origin_rules_are_made_for_the_server_list_as_it_will_be() {
+    let app = app();
+    let moved = ServerConfig::new("notes", "Notes", "http://127.0.0.1:4000/mcp");
+    let fresh = ServerConfig::new("new", "New", "http://localhost:5000/mcp");
+    let urls =
+        |list: Vec<ServerConfig>| -> Vec<String> { list.into_iter().map(|s| s.url).collect() };
+    // (server, replace, URLs of the list it makes the rules for)
+    let table = [
+        (
+            &moved,
+            true,
+            vec![
+                "http://127.0.0.1:4000/mcp",
+                "http://127.0.0.1:9/mcp",
+                "http://127.0.0.1:8/sse",
+            ],
+        ),
+        // Added under a taken id (refused later): both servers keep their rules meanwhile.
+        (
+            &moved,
+            false,
+            vec![
+                "http://127.0.0.1:3001/mcp",
+                "http://127.0.0.1:9/mcp",
+                "http://127.0.0.1:8/sse",
+                "http://127.0.0.1:4000/mcp",
+            ],
+        ),
+        (
+            &fresh,
+            false,
+            vec![
+                "http://127.0.0.1:3001/mcp",
+                "http://127.0.0.1:9/mcp",
+                "http://127.0.0.1:8/sse",
+                "http://localhost:5000/mcp",
+            ],
+        ),
+        (
+            &fresh,
+            true,
+            vec![
+                "http://127.0.0.1:3001/mcp",
+                "http://127.0.0.1:9/mcp",
+                "http://127.0.0.1:8/sse",
+            ],
+        ),
+    ];
+    for (server, replace, want) in table {
+        assert_eq!(
+            urls(app.servers_with(server, replace)),
+            want,
+            "{} {replace}",
+            server.id
+        );
+    }
+}

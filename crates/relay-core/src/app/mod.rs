@@ -31,7 +31,9 @@ pub use config::{
 };
 pub use deliver::{outcome_of, Delivery};
 pub use requests::{adapter_for, sites_with, web_origin, Io, Sender, Step};
-pub use servers::{extension_id, origin_rules, server_from, Health, ServerState};
+pub use servers::{
+    extension_id, origin_rules, origin_rules_update, server_from, Health, ServerState,
+};
 pub use tools::PolicyChange;
 pub use turn::{CallEnd, PreparedCall, ReplyUpdate};
 

@@ -206,6 +206,18 @@ impl App {
         Ok(vec![Effect::SaveConfig])
     }
 
+    /// The server list as it will be once `server` is added (or, with `replace`, once it
+    /// replaces the server of its id): the Origin rules are made for it before the list changes.
+    pub fn servers_with(&self, server: &ServerConfig, replace: bool) -> Vec<ServerConfig> {
+        let mut next = self.config.servers.clone();
+        match next.iter_mut().find(|s| s.id == server.id) {
+            Some(slot) if replace => *slot = server.clone(),
+            _ if replace => {}
+            _ => next.push(server.clone()),
+        }
+        next
+    }
+
     /// Replaces a server with its edited configuration ([`App::edited_server`]).
     pub fn update_server(&mut self, server: ServerConfig) -> Vec<Effect> {
         self.health.remove(&server.id);

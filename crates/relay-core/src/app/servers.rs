@@ -202,6 +202,20 @@ pub fn extension_id(url: &str) -> Option<&str> {
         .filter(|id| !id.is_empty())
 }
 
+/// The `declarativeNetRequest.updateSessionRules` argument that replaces the `existing` session
+/// rules with [`origin_rules`].
+pub fn origin_rules_update(
+    existing: &Value,
+    servers: &[ServerConfig],
+    extension_id: &str,
+) -> Value {
+    let ids: Vec<Value> = existing
+        .as_array()
+        .map(|rules| rules.iter().filter_map(|r| r.get("id").cloned()).collect())
+        .unwrap_or_default();
+    json!({"removeRuleIds": ids, "addRules": origin_rules(servers, extension_id)})
+}
+
 /// The `declarativeNetRequest` session rules for `servers`: loopback MCP servers built on the
 /// Python SDK refuse any foreign `Origin` (DNS-rebinding protection), and a service worker's
 /// POST carries `Origin: chrome-extension://<id>`. One rule per enabled loopback origin removes
@@ -288,7 +302,14 @@ mod tests {
             server("d", "http://127.0.0.1:9000/mcp", false),
             server("e", "https://remote.example/mcp", true),
         ];
+        let update = origin_rules_update(&json!([{"id": 4}, {"id": 9}]), &servers, "abc");
+        assert_eq!(update["removeRuleIds"], json!([4, 9]));
+        assert_eq!(
+            origin_rules_update(&Value::Null, &[], "abc")["removeRuleIds"],
+            json!([])
+        );
         let rules = origin_rules(&servers, "abc");
+        assert_eq!(update["addRules"], json!(rules));
         let filters: Vec<&str> = rules
             .iter()
             .map(|r| r["condition"]["urlFilter"].as_str().unwrap_or(""))

@@ -1,7 +1,7 @@
 //! The Chrome APIs the service drives: messages to a chat tab, the Origin rules of loopback
 //! servers, and host permissions given back.
 
-use relay_core::app::{extension_id, origin_rules};
+use relay_core::app::{extension_id, origin_rules_update};
 use relay_core::client::ServerConfig;
 use relay_core::contract::{ErrorBody, TabMessage};
 use serde_json::{json, Value};
@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use super::HandlerResult;
-use crate::js::{from_js, to_js};
+use crate::js::{from_js, message, to_js};
 
 #[wasm_bindgen]
 extern "C" {
@@ -75,22 +75,18 @@ pub(super) async fn sync_origin_rules(servers: &[ServerConfig]) -> Result<(), Er
     let url = runtime_get_url("").unwrap_or_default();
     let extension_id = extension_id(&url)
         .ok_or_else(|| ErrorBody::new("unavailable", "the extension id is not available"))?;
-    let rules = origin_rules(servers, extension_id);
     let failed =
         |what: &str| ErrorBody::new("internal", format!("cannot {what} the session rules"));
     let existing = JsFuture::from(existing).await.map_err(|_| failed("read"))?;
-    let existing: Vec<Value> = from_js(existing, "session rules").unwrap_or_default();
-    let remove: Vec<Value> = existing
-        .iter()
-        .filter_map(|r| r.get("id").cloned())
-        .collect();
-    let update =
-        to_js(&json!({"removeRuleIds": remove, "addRules": rules})).map_err(|_| failed("build"))?;
+    let existing = from_js(existing, "session rules").unwrap_or(Value::Null);
+    let update = to_js(&origin_rules_update(&existing, servers, extension_id))
+        .map_err(|_| failed("build"))?;
     let pending = dnr_update_session_rules(&update).map_err(|_| failed("update"))?;
     JsFuture::from(pending).await.map_err(|e| {
+        let reason = message(&e, "rejected");
         ErrorBody::new(
             "internal",
-            format!("cannot update the session rules: {e:?}"),
+            format!("cannot update the session rules: {reason}"),
         )
     })?;
     Ok(())

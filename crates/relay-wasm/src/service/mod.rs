@@ -111,15 +111,6 @@ impl Service {
         self.run_effects(effects).await
     }
 
-    /// Makes the Origin rules for the server list as `change` leaves it, before the list
-    /// changes: configuration and client then change together with no await between them, so
-    /// no connection to a new loopback server goes out before its rule exists.
-    async fn prepare_servers(&self, change: impl FnOnce(&mut Vec<ServerConfig>)) -> HandlerResult {
-        let mut next = self.app.borrow().config.servers.clone();
-        change(&mut next);
-        sync_origin_rules(&next).await.map(|()| Value::Null)
-    }
-
     /// A server's view with its live connection state.
     fn server_view(&self, id: &str) -> HandlerResult {
         let status = self.client.with(|pool, _| pool.status());
@@ -138,16 +129,12 @@ impl Service {
             Io::ServersAdd(server) => self.add_server(server).await,
             Io::ServersUpdate(server) => {
                 let (id, updated) = (server.id.clone(), server.clone());
-                self.prepare_servers(|list| {
-                    if let Some(slot) = list.iter_mut().find(|s| s.id == updated.id) {
-                        *slot = updated;
-                    }
-                })
-                .await?;
+                // The Origin rules come first; then configuration and client change with no
+                // await between them (see `add_server`).
+                let next = self.app.borrow().servers_with(&server, true);
+                sync_origin_rules(&next).await?;
                 let effects = self.app.borrow_mut().update_server(server.clone());
-                self.client.with(|pool, now| pool.remove_server(&id, now));
-                let added = server.clone();
-                self.client.with(|pool, now| pool.add_server(added, now));
+                self.client.with(|pool, now| pool.add_server(updated, now));
                 self.run_effects(effects).await?;
                 if server.enabled {
                     let _ = self.list_tools(&id, true).await;
@@ -250,8 +237,13 @@ impl Service {
     }
 
     async fn add_server(self: &Rc<Self>, server: ServerConfig) -> HandlerResult {
-        let (id, added) = (server.id.clone(), server.clone());
-        self.prepare_servers(|list| list.push(added)).await?;
+        // The Origin rules for the list as it will be come first; then configuration and client
+        // change together with no await between them, so no concurrent handler sees a server
+        // the client does not know, and no connection to a new loopback server goes out
+        // before its rule exists.
+        let id = server.id.clone();
+        let next = self.app.borrow().servers_with(&server, false);
+        sync_origin_rules(&next).await?;
         let effects = self.app.borrow_mut().add_server(server.clone())?;
         self.client.with(|pool, now| pool.add_server(server, now));
         self.run_effects(effects).await?;
