@@ -65,7 +65,7 @@ impl Driver {
             scripts.insert(config.url.clone(), script);
             configs.push(config);
         }
-        pool.set_servers(configs, 0);
+        pool.set_servers(configs);
         Driver {
             pool,
             now: 0,
@@ -338,8 +338,8 @@ fn removing_a_server_cancels_its_calls_deletes_its_session_and_ignores_late_answ
     let pending = d.submit("a", echo("never"), Some("k"));
     let other = d.submit("b", echo("kept"), None);
     d.run(100);
-    assert!(d.pool.remove_server("a", d.now));
-    assert!(!d.pool.remove_server("a", d.now));
+    assert!(d.pool.remove_server("a"));
+    assert!(!d.pool.remove_server("a"));
     d.run(10_000);
     assert_eq!(d.err_kind(pending), "outcome_unknown");
     assert_eq!(text(d.ok(other)), "kept");
@@ -355,7 +355,7 @@ fn removing_a_server_cancels_its_calls_deletes_its_session_and_ignores_late_answ
     assert_eq!(d.unwanted.len(), 1);
     assert!(!d.pool.cancel("k", d.now));
     // The server re-added under the same id starts a new session.
-    d.pool.add_server(config("a", 4001), d.now);
+    d.pool.add_server(config("a", 4001));
     let again = d.submit("a", echo("again"), None);
     d.run(10_000);
     assert_eq!(text(d.ok(again)), "again");
@@ -378,7 +378,7 @@ fn set_servers_keeps_unchanged_sessions_and_restarts_changed_ones() {
     d.run(100);
     let mut changed = config("b", 4002);
     changed.timeout_ms = 1_234;
-    d.pool.set_servers(vec![config("a", 4001), changed], d.now);
+    d.pool.set_servers(vec![config("a", 4001), changed]);
     let ids: Vec<String> = d.pool.status().into_iter().map(|s| s.id).collect();
     assert_eq!(ids, ["a", "b"]);
     for s in ["a", "b"] {

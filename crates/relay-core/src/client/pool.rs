@@ -196,7 +196,7 @@ impl Pool {
 
     /// Makes the configured servers exactly `servers`: new ones are added, removed ones get
     /// their session deleted, changed ones start over. Unchanged ones keep their session.
-    pub fn set_servers(&mut self, servers: Vec<ServerConfig>, now_ms: u64) {
+    pub fn set_servers(&mut self, servers: Vec<ServerConfig>) {
         let stale: Vec<String> = self
             .slots
             .iter()
@@ -208,18 +208,18 @@ impl Pool {
             .map(|(id, _)| id.clone())
             .collect();
         for id in stale {
-            self.remove_server(&id, now_ms);
+            self.remove_server(&id);
         }
         for server in servers {
             if !self.slots.contains_key(&server.id) {
-                self.add_server(server, now_ms);
+                self.add_server(server);
             }
         }
     }
 
     /// Adds (or replaces) one server.
-    pub fn add_server(&mut self, server: ServerConfig, now_ms: u64) {
-        self.remove_server(&server.id, now_ms);
+    pub fn add_server(&mut self, server: ServerConfig) {
+        self.remove_server(&server.id);
         self.next_serial += 1;
         let serial = self.next_serial;
         let session = Session::new(self.session_config(server.clone(), serial));
@@ -234,12 +234,12 @@ impl Pool {
 
     /// Removes a server: pending operations are cancelled and its session is deleted (HTTP
     /// DELETE, whose answer nobody wants). Returns whether it existed.
-    pub fn remove_server(&mut self, id: &str, now_ms: u64) -> bool {
+    pub fn remove_server(&mut self, id: &str) -> bool {
         let Some(slot) = self.slots.get_mut(id) else {
             return false;
         };
         slot.session.shutdown("the server was removed");
-        self.pump(id, now_ms);
+        self.pump(id);
         let Some(slot) = self.slots.remove(id) else {
             return true;
         };
@@ -254,10 +254,10 @@ impl Pool {
     }
 
     /// Ends every session (DELETE) and removes all servers.
-    pub fn close(&mut self, now_ms: u64) {
+    pub fn close(&mut self) {
         let ids: Vec<String> = self.slots.keys().cloned().collect();
         for id in ids {
-            self.remove_server(&id, now_ms);
+            self.remove_server(&id);
         }
     }
 
@@ -293,7 +293,7 @@ impl Pool {
             self.cancel_keys.insert(k.clone(), id);
         }
         self.ops.insert(id, (key, call, cancel_key));
-        self.pump(server_id, now_ms);
+        self.pump(server_id);
         Ok(id)
     }
 
@@ -309,7 +309,7 @@ impl Pool {
             return false;
         };
         slot.session.cancel(call, "cancelled by the user", now_ms);
-        self.pump(&key.id, now_ms);
+        self.pump(&key.id);
         true
     }
 
@@ -348,7 +348,7 @@ impl Pool {
             if let Some(slot) = self.slots.get_mut(&id) {
                 slot.session.handle_timeout(now_ms);
             }
-            self.pump(&id, now_ms);
+            self.pump(&id);
         }
     }
 
@@ -364,21 +364,19 @@ impl Pool {
         head: ResponseHead,
         now_ms: u64,
     ) -> bool {
-        self.with_session(exchange, now_ms, false, |s, x| {
+        self.with_session(exchange, false, |s, x| {
             s.handle_response_head(x, head, now_ms)
         })
     }
 
     /// A chunk of an exchange's body; `false`: stop reading it.
     pub fn handle_body(&mut self, exchange: ExchangeId, chunk: &[u8], now_ms: u64) -> bool {
-        self.with_session(exchange, now_ms, false, |s, x| {
-            s.handle_body(x, chunk, now_ms)
-        })
+        self.with_session(exchange, false, |s, x| s.handle_body(x, chunk, now_ms))
     }
 
     /// The end of an exchange's body. Always `false`: nothing more is wanted of it.
     pub fn handle_body_end(&mut self, exchange: ExchangeId, now_ms: u64) -> bool {
-        self.with_session(exchange, now_ms, true, |s, x| s.handle_body_end(x, now_ms))
+        self.with_session(exchange, true, |s, x| s.handle_body_end(x, now_ms))
     }
 
     /// An exchange failed (no response, or its body broke off). Always `false`.
@@ -388,7 +386,7 @@ impl Pool {
         message: &str,
         now_ms: u64,
     ) -> bool {
-        self.with_session(exchange, now_ms, true, |s, x| {
+        self.with_session(exchange, true, |s, x| {
             s.handle_transport_error(x, message, now_ms)
         })
     }
@@ -397,7 +395,6 @@ impl Pool {
     fn with_session(
         &mut self,
         exchange: ExchangeId,
-        now_ms: u64,
         last: bool,
         f: impl FnOnce(&mut Session, ExchangeId),
     ) -> bool {
@@ -415,7 +412,7 @@ impl Pool {
             slot.exchanges.remove(&inner);
         }
         f(&mut slot.session, inner);
-        self.pump(&key.id, now_ms);
+        self.pump(&key.id);
         self.is_wanted(exchange)
     }
 
@@ -426,7 +423,7 @@ impl Pool {
     }
 
     /// Moves what a session asked for and reported into the pool's actions.
-    fn pump(&mut self, id: &str, _now_ms: u64) {
+    fn pump(&mut self, id: &str) {
         // Bounded: a session only produces output in answer to input.
         for _ in 0..100_000 {
             let Some(slot) = self.slots.get_mut(id) else {

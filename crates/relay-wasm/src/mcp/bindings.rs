@@ -36,7 +36,7 @@ impl McpClient {
         let client = McpClient::new(options);
         if !(servers.is_undefined() || servers.is_null()) {
             let servers: Vec<ServerConfig> = from_js_lenient(servers, "servers")?;
-            client.with(|pool, now| pool.set_servers(servers, now));
+            client.with(|pool, _| pool.set_servers(servers));
         }
         Ok(client)
     }
@@ -44,12 +44,12 @@ impl McpClient {
     /// Removes a server: pending calls are cancelled, its session deleted (HTTP DELETE).
     #[wasm_bindgen(js_name = removeServer)]
     pub fn remove_server(&self, server_id: &str) -> bool {
-        self.with(|pool, now| pool.remove_server(server_id, now))
+        self.with(|pool, _| pool.remove_server(server_id))
     }
 
     /// Ends every session.
     pub fn close(&self) {
-        self.with(|pool, now| pool.close(now));
+        self.with(|pool, _| pool.close());
     }
 
     /// Cancels the call started with `{key}`; whether one was pending.

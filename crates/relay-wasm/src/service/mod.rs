@@ -102,7 +102,7 @@ impl Service {
             return Ok(());
         }
         let servers = config.servers.clone();
-        self.client.with(|pool, now| pool.set_servers(servers, now));
+        self.client.with(|pool, _| pool.set_servers(servers));
         // A worker that stopped mid-call cannot know whether the call ran: the app turns such
         // calls "unknown" and tells their chats.
         let (app, effects) = App::restore(config, tools, ledger);
@@ -134,7 +134,7 @@ impl Service {
                 let next = self.app.borrow().servers_with(&server, true);
                 sync_origin_rules(&next).await?;
                 let effects = self.app.borrow_mut().update_server(server.clone());
-                self.client.with(|pool, now| pool.add_server(updated, now));
+                self.client.with(|pool, _| pool.add_server(updated));
                 self.run_effects(effects).await?;
                 if server.enabled {
                     let _ = self.list_tools(&id, true).await;
@@ -142,7 +142,7 @@ impl Service {
                 self.server_view(&id)
             }
             Io::ServersRemove(id) => {
-                self.client.with(|pool, now| pool.remove_server(&id, now));
+                self.client.with(|pool, _| pool.remove_server(&id));
                 let effects = self.app.borrow_mut().remove_server(&id);
                 self.run_effects(effects).await?;
                 let servers = self.app.borrow().config.servers.clone();
@@ -245,7 +245,7 @@ impl Service {
         let next = self.app.borrow().servers_with(&server, false);
         sync_origin_rules(&next).await?;
         let effects = self.app.borrow_mut().add_server(server.clone())?;
-        self.client.with(|pool, now| pool.add_server(server, now));
+        self.client.with(|pool, _| pool.add_server(server));
         self.run_effects(effects).await?;
         let _ = self.list_tools(&id, false).await;
         self.server_view(&id)
