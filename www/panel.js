@@ -1,5 +1,5 @@
 // @ts-check
-// The side panel: five views (servers, tools, this chat, activity, settings) behind an ARIA tab
+// The side panel: the views of VIEW_LIST (below) behind an ARIA tab
 // list. Each view reads its state from the core through the message contract and re-reads it
 // when chrome.storage changes, so several open panels agree. Plain ES modules, no build step.
 import { call, onStorageChange, touches } from './core.js';
@@ -23,17 +23,23 @@ import { mountServers } from './views/servers.js';
  * @property {Record<string, any>} [settings] the core's Settings as the chat view last read them
  */
 
-const VIEWS = ['servers', 'tools', 'chat', 'activity', 'settings'];
-// The first view loads with the page; the others load on first use (or when the browser is idle
-// after the first paint), so the server list is not waiting for code it does not need.
+/**
+ * The panel's views in tab order: the one list their tabs, their panels (built below) and the
+ * loading of their code derive from. The first view loads with the page; the others load on
+ * first use (or when the browser is idle after the first paint), so the server list is not
+ * waiting for code it does not need.
+ * @type {{id: string, label: string, mount: () => Promise<Mount>}[]}
+ */
+const VIEW_LIST = [
+  { id: 'servers', label: 'tabServers', mount: async () => mountServers },
+  { id: 'tools', label: 'tabTools', mount: () => import('./views/tools.js').then((m) => m.mountTools) },
+  { id: 'chat', label: 'tabChat', mount: () => import('./views/chat.js').then((m) => m.mountChat) },
+  { id: 'activity', label: 'tabActivity', mount: () => import('./views/activity.js').then((m) => m.mountActivity) },
+  { id: 'settings', label: 'tabSettings', mount: () => import('./views/settings.js').then((m) => m.mountSettings) },
+];
+const VIEWS = VIEW_LIST.map((v) => v.id);
 /** @type {Record<string, () => Promise<Mount>>} */
-const MOUNT = {
-  servers: async () => mountServers,
-  tools: () => import('./views/tools.js').then((m) => m.mountTools),
-  chat: () => import('./views/chat.js').then((m) => m.mountChat),
-  activity: () => import('./views/activity.js').then((m) => m.mountActivity),
-  settings: () => import('./views/settings.js').then((m) => m.mountSettings),
-};
+const MOUNT = Object.fromEntries(VIEW_LIST.map((v) => [v.id, v.mount]));
 
 /** An element of panel.html by id (each one exists: the page is ours). */
 const byId = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
@@ -93,6 +99,23 @@ function controller(/** @type {string} */ view) {
   });
   return mounting[view];
 }
+/** Builds each view's tab and panel (ARIA tabs pattern) into panel.html's tab list and main. */
+function buildViews() {
+  for (const { id, label } of VIEW_LIST) {
+    const tab = document.createElement('button');
+    Object.assign(tab, { type: 'button', id: 'tab-' + id, textContent: t(label) });
+    tab.setAttribute('role', 'tab');
+    tab.setAttribute('aria-controls', 'view-' + id);
+    Object.assign(tab.dataset, { view: id, i18n: label });
+    byId('tabs').append(tab);
+    const panel = document.createElement('section');
+    Object.assign(panel, { id: 'view-' + id, tabIndex: 0, hidden: true });
+    panel.setAttribute('role', 'tabpanel');
+    panel.setAttribute('aria-labelledby', tab.id);
+    byId('views').append(panel);
+  }
+}
+buildViews();
 const tabs = VIEWS.map((v) => byId('tab-' + v));
 /** @type {{core: string} | null} */
 let pong = null;
@@ -116,7 +139,7 @@ function showCoreStatus() {
  * @param {{focus?: boolean}} [options]
  */
 async function select(view, { focus = false } = {}) {
-  if (!VIEWS.includes(view)) view = 'servers';
+  if (!VIEWS.includes(view)) view = VIEWS[0];
   if (app.current === view) return;
   const previous = app.current;
   app.current = view;
@@ -198,7 +221,7 @@ async function boot() {
       if (lang !== app.language) await app.applyLanguage(lang);
     }
   });
-  await select(location.hash.slice(1) || 'servers');
+  await select(location.hash.slice(1) || VIEWS[0]);
   // Warm the other views' code once the first one is on screen, so switching tabs is instant.
   const warm = () => VIEWS.forEach((v) => { if (v !== app.current) MOUNT[v]().catch(() => {}); });
   if ('requestIdleCallback' in window) requestIdleCallback(warm, { timeout: 2000 });

@@ -88,20 +88,20 @@ function fail(error) {
 
 /** What the official conformance runner expects of a client, per scenario. */
 async function conformance(client, scenario) {
-  const tools = await client.listTools('server');
+  const tools = await client.request('server', { method: 'tools/list' });
   switch (scenario) {
     case 'initialize':
       return { tools: tools.map((t) => t.name) };
     case 'tools_call':
-      return client.callTool('server', 'add_numbers', { a: 5, b: 3 });
+      return client.request('server', { method: 'tools/call', name: 'add_numbers', arguments: { a: 5, b: 3 } });
     case 'sse-retry':
-      return client.callTool('server', 'test_reconnection', {});
+      return client.request('server', { method: 'tools/call', name: 'test_reconnection', arguments: {} });
     default: {
       // Unknown scenario: exercise every tool without arguments, report what happened.
       const results = {};
       for (const tool of tools) {
         try {
-          results[tool.name] = await client.callTool('server', tool.name, {});
+          results[tool.name] = await client.request('server', { method: 'tools/call', name: tool.name, arguments: {} });
         } catch (error) {
           results[tool.name] = { error };
         }
@@ -114,28 +114,28 @@ async function conformance(client, scenario) {
 async function inspect(client, options) {
   switch (options.method) {
     case 'tools/list':
-      return { tools: await client.listTools('server', true) };
+      return { tools: await client.request('server', { method: 'tools/list', refresh: true }) };
     case 'tools/call': {
       if (!options.tool) usage('tools/call needs --tool');
       const callOptions = options.progress
         ? { onProgress: (p) => process.stderr.write(`${JSON.stringify({ progress: p })}\n`) }
         : undefined;
-      return client.callTool('server', options.tool, options.toolArgs, callOptions);
+      return client.request('server', { method: 'tools/call', name: options.tool, arguments: options.toolArgs }, callOptions);
     }
     case 'prompts/list':
-      return { prompts: await client.listPrompts('server') };
+      return { prompts: await client.request('server', { method: 'prompts/list' }) };
     case 'prompts/get':
       if (!options.prompt) usage('prompts/get needs --prompt');
-      return client.getPrompt('server', options.prompt, options.toolArgs);
+      return client.request('server', { method: 'prompts/get', name: options.prompt, arguments: options.toolArgs });
     case 'resources/list':
-      return { resources: await client.listResources('server') };
+      return { resources: await client.request('server', { method: 'resources/list' }) };
     case 'resources/templates/list':
-      return { resourceTemplates: await client.listResourceTemplates('server') };
+      return { resourceTemplates: await client.request('server', { method: 'resources/templates/list' }) };
     case 'resources/read':
       if (!options.uri) usage('resources/read needs --uri');
-      return client.readResource('server', options.uri);
+      return client.request('server', { method: 'resources/read', uri: options.uri });
     case 'ping':
-      return client.ping('server');
+      return client.request('server', { method: 'ping' });
     default:
       return usage(`unsupported method ${options.method}`);
   }

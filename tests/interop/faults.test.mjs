@@ -37,7 +37,7 @@ async function rejection(promise) {
 }
 
 async function stillUsable(c) {
-  const echoed = await within(5_000, c.callTool('f', 'echo', { message: 'still here' }), 'follow-up call');
+  const echoed = await within(5_000, c.request('f', { method: 'tools/call', name: 'echo', arguments: { message: 'still here' } }), 'follow-up call');
   assert.equal(echoed.content[0].text, 'Echo: still here');
 }
 
@@ -55,7 +55,7 @@ for (const mode of ['json', 'sse']) {
       const c = client(server.url, { timeoutMs: 400 });
       const before = await stats(server.url);
       const started = Date.now();
-      const error = await rejection(within(5_000, c.callTool('f', 'hang', {})));
+      const error = await rejection(within(5_000, c.request('f', { method: 'tools/call', name: 'hang', arguments: {} })));
       assert.equal(error.kind, 'outcome_unknown', JSON.stringify(error));
       assert.ok(Date.now() - started >= 400, 'waited the timeout');
       assert.match(error.hint, /may or may not have run/);
@@ -67,18 +67,18 @@ for (const mode of ['json', 'sse']) {
 
     test('a listing that never answers is retried, then reported with the timeout as its cause', async () => {
       const c = client(server.url, { timeoutMs: 300, maxAttempts: 2 });
-      await c.ping('f');
-      await c.callTool('f', 'arm', { fault: 'hang' });
-      const listed = await within(5_000, c.listTools('f', true));
+      await c.request('f', { method: 'ping' });
+      await c.request('f', { method: 'tools/call', name: 'arm', arguments: { fault: 'hang' } });
+      const listed = await within(5_000, c.request('f', { method: 'tools/list', refresh: true }));
       assert.ok(listed.some((t) => t.name === 'echo'), 'the retry succeeded');
       c.close();
     });
 
     test('5xx then success: retried transparently', async () => {
       const c = client(server.url);
-      await c.callTool('f', 'arm', { fault: '503' });
+      await c.request('f', { method: 'tools/call', name: 'arm', arguments: { fault: '503' } });
       const before = await stats(server.url);
-      const tools = await within(5_000, c.listTools('f', true));
+      const tools = await within(5_000, c.request('f', { method: 'tools/list', refresh: true }));
       assert.ok(tools.length > 0);
       const after = await stats(server.url);
       assert.equal(after.toolsList - before.toolsList, 2, 'one 503, one success');
@@ -89,10 +89,10 @@ for (const mode of ['json', 'sse']) {
 
     test('SSE stream cut mid-event: a listing is retried, a tool call is unknown', async () => {
       const c = client(server.url);
-      await c.callTool('f', 'arm', { fault: 'cut' });
-      const tools = await within(5_000, c.listTools('f', true));
+      await c.request('f', { method: 'tools/call', name: 'arm', arguments: { fault: 'cut' } });
+      const tools = await within(5_000, c.request('f', { method: 'tools/list', refresh: true }));
       assert.ok(tools.length > 0, 'listing recovered');
-      const error = await rejection(within(5_000, c.callTool('f', 'cut', {})));
+      const error = await rejection(within(5_000, c.request('f', { method: 'tools/call', name: 'cut', arguments: {} })));
       assert.equal(error.kind, 'outcome_unknown', JSON.stringify(error));
       await stillUsable(c);
       c.close();
@@ -101,7 +101,7 @@ for (const mode of ['json', 'sse']) {
     test('malformed JSON-RPC answer to a tool call: outcome unknown (it reached the server), the session survives', async () => {
       const c = client(server.url);
       const before = await stats(server.url);
-      const error = await rejection(within(5_000, c.callTool('f', 'malformed', {})));
+      const error = await rejection(within(5_000, c.request('f', { method: 'tools/call', name: 'malformed', arguments: {} })));
       // The call was delivered and answered unreadably: it may have run, so it is never re-sent.
       assert.equal(error.kind, 'outcome_unknown', JSON.stringify(error));
       assert.match(error.message, /malformed JSON-RPC/);
@@ -114,10 +114,10 @@ for (const mode of ['json', 'sse']) {
 
     test('session expired mid-session: re-initialized transparently, the call goes through', async () => {
       const c = client(server.url);
-      await c.ping('f');
+      await c.request('f', { method: 'ping' });
       const before = await stats(server.url);
-      await c.callTool('f', 'expire_session', {});
-      const echoed = await within(5_000, c.callTool('f', 'echo', { message: 'after expiry' }));
+      await c.request('f', { method: 'tools/call', name: 'expire_session', arguments: {} });
+      const echoed = await within(5_000, c.request('f', { method: 'tools/call', name: 'echo', arguments: { message: 'after expiry' } }));
       assert.equal(echoed.content[0].text, 'Echo: after expiry');
       const after = await stats(server.url);
       assert.equal(after.initialize - before.initialize, 1, 'exactly one new initialize');
@@ -128,7 +128,7 @@ for (const mode of ['json', 'sse']) {
     test('a 10 MB result arrives whole', async () => {
       const c = client(server.url, { timeoutMs: 20_000 });
       const started = Date.now();
-      const big = await within(20_000, c.callTool('f', 'big', { mb: 10 }));
+      const big = await within(20_000, c.request('f', { method: 'tools/call', name: 'big', arguments: { mb: 10 } }));
       assert.equal(big.content[0].text.length, 10 * 1024 * 1024);
       process.stderr.write(`# 10 MB ${mode} result in ${Date.now() - started} ms\n`);
       await stillUsable(c);
@@ -137,7 +137,7 @@ for (const mode of ['json', 'sse']) {
 
     test('unknown tool: a tool error (the tool did not run), not a transport failure', async () => {
       const c = client(server.url);
-      const error = await rejection(c.callTool('f', 'no_such_tool', {}));
+      const error = await rejection(c.request('f', { method: 'tools/call', name: 'no_such_tool', arguments: {} }));
       assert.equal(error.kind, 'tool');
       await stillUsable(c);
       c.close();
@@ -151,10 +151,10 @@ describe('server lifecycle faults', () => {
     const port = new URL(server.url).port;
     const c = client(server.url, { timeoutMs: 5_000 });
     try {
-      await c.ping('f');
+      await c.request('f', { method: 'ping' });
       const before = await stats(server.url);
       // Observed at once: the rejection arrives while the server is being stopped.
-      const outcome = rejection(within(5_000, c.callTool('f', 'hang', {})));
+      const outcome = rejection(within(5_000, c.request('f', { method: 'tools/call', name: 'hang', arguments: {} })));
       // The server counted the call: it is in flight (never answered) when the server dies.
       await until(async () => (await stats(server.url)).toolsCall === before.toolsCall + 1, {
         timeoutMs: 5_000,
@@ -164,7 +164,7 @@ describe('server lifecycle faults', () => {
       const error = await outcome;
       assert.equal(error.kind, 'outcome_unknown', JSON.stringify(error));
       // Down: safe requests fail as connection errors after their retries.
-      const down = await rejection(within(10_000, c.ping('f')));
+      const down = await rejection(within(10_000, c.request('f', { method: 'ping' })));
       assert.match(down.kind, /connection|retries_exhausted/, JSON.stringify(down));
       server = await startFaultServer(['--port', port]);
       await stillUsable(c);
@@ -180,7 +180,7 @@ describe('server lifecycle faults', () => {
     await server.stop();
     const c = client(url, { maxAttempts: 2 });
     const started = Date.now();
-    const error = await rejection(within(10_000, c.listTools('f')));
+    const error = await rejection(within(10_000, c.request('f', { method: 'tools/list' })));
     assert.equal(error.kind, 'retries_exhausted', JSON.stringify(error));
     assert.match(error.message, /initialize failed after 2 attempts/);
     assert.match(error.hint, /server is running/);

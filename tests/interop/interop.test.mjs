@@ -101,7 +101,7 @@ for (const entry of matrix) {
     });
 
     test('initializes once and lists every tool', async () => {
-      const tools = await within(15_000, client.listTools('s'));
+      const tools = await within(15_000, client.request('s', { method: 'tools/list' }));
       assert.ok(tools.length > 0);
       for (const tool of tools) {
         assert.equal(typeof tool.name, 'string');
@@ -124,45 +124,45 @@ for (const entry of matrix) {
       // The next listing comes from the cache, unless the server announced a change meanwhile
       // (server-everything sends tools/list_changed right after initialization; over the legacy
       // transport it may arrive after the first listing). A third listing is then cached.
-      const again = await client.listTools('s');
+      const again = await client.request('s', { method: 'tools/list' });
       assert.deepEqual(again.map((t) => t.name), tools.map((t) => t.name));
       const changed = events.some((e) => e.type === 'listChanged' && e.list === 'tools');
       if (client.status()[0].stats.cacheHits === 0) {
         assert.ok(changed, 'a refetch only after list_changed');
-        await client.listTools('s');
+        await client.request('s', { method: 'tools/list' });
       }
       assert.equal(client.status()[0].stats.cacheHits, 1);
     });
 
     test('calls a tool of each result kind', { skip: entry.calls ? false : 'tools discovered at run time' }, async () => {
       for (const [kind, [name, args, check]] of Object.entries(entry.calls)) {
-        const result = await within(15_000, client.callTool('s', name, args), `${kind} call`);
+        const result = await within(15_000, client.request('s', { method: 'tools/call', name, arguments: args }), `${kind} call`);
         assert.ok(check(result), `${kind}: ${JSON.stringify(result).slice(0, 300)}`);
       }
     });
 
     test('reads a resource and a templated resource', { skip: entry.extras ? false : 'no known resource' }, async () => {
       const [uri, check] = entry.extras.resource;
-      assert.ok(check(await within(15_000, client.readResource('s', uri))));
+      assert.ok(check(await within(15_000, client.request('s', { method: 'resources/read', uri }))));
       const [templated, checkTemplated] = entry.extras.template;
-      assert.ok(checkTemplated(await within(15_000, client.readResource('s', templated))));
-      const resources = await client.listResources('s');
+      assert.ok(checkTemplated(await within(15_000, client.request('s', { method: 'resources/read', uri: templated }))));
+      const resources = await client.request('s', { method: 'resources/list' });
       assert.ok(resources.length > 0);
-      const templates = await client.listResourceTemplates('s');
+      const templates = await client.request('s', { method: 'resources/templates/list' });
       assert.ok(templates.length > 0);
     });
 
     test('lists prompts and gets one with arguments', { skip: entry.extras ? false : 'no known prompt' }, async () => {
-      const prompts = await within(15_000, client.listPrompts('s'));
+      const prompts = await within(15_000, client.request('s', { method: 'prompts/list' }));
       const [name, args, check] = entry.extras.prompt;
       assert.ok(prompts.some((p) => p.name === name));
-      assert.ok(check(await within(15_000, client.getPrompt('s', name, args))));
+      assert.ok(check(await within(15_000, client.request('s', { method: 'prompts/get', name, arguments: args }))));
     });
 
     test('reports progress of a long call', { skip: entry.extras ? false : 'no known progress tool' }, async () => {
       const [name, args, expected] = entry.extras.progress;
       const updates = [];
-      const result = await within(20_000, client.callTool('s', name, args, { onProgress: (p) => updates.push(p) }));
+      const result = await within(20_000, client.request('s', { method: 'tools/call', name, arguments: args }, { onProgress: (p) => updates.push(p) }));
       assert.ok(result.content.length > 0);
       // json_response servers cannot stream progress: they drop it, and the call still works.
       assert.equal(updates.length, expected, JSON.stringify(updates));
@@ -172,22 +172,22 @@ for (const entry of matrix) {
     test('an unknown tool is reported by the server, and the session goes on', async () => {
       let outcome;
       try {
-        outcome = await within(15_000, client.callTool('s', 'no-such-tool-here', {}));
+        outcome = await within(15_000, client.request('s', { method: 'tools/call', name: 'no-such-tool-here', arguments: {} }));
       } catch (error) {
         outcome = error;
       }
       // Servers differ: a JSON-RPC error (kind "tool") or a result with isError.
       assert.ok(outcome.kind === 'tool' || outcome.isError === true, JSON.stringify(outcome));
-      await within(15_000, client.ping('s'));
+      await within(15_000, client.request('s', { method: 'ping' }));
       const inits = client.status()[0].stats.initializeRequests;
       assert.equal(inits, entry.transport === 'sse' ? 2 : 1, 'one session for the whole run');
     });
 
     test('generic sweep: every tool without required arguments answers', { skip: entry.calls ? 'covered above' : false }, async () => {
-      const tools = await client.listTools('s');
+      const tools = await client.request('s', { method: 'tools/list' });
       let called = 0;
       for (const tool of tools.filter((t) => !(t.inputSchema.required?.length))) {
-        const result = await within(15_000, client.callTool('s', tool.name, {}), tool.name);
+        const result = await within(15_000, client.request('s', { method: 'tools/call', name: tool.name, arguments: {} }), tool.name);
         assert.ok(Array.isArray(result.content), tool.name);
         called += 1;
       }
@@ -206,11 +206,11 @@ describe('transport selection', { skip: everythingMissing ?? false }, () => {
       { id: 'wrong', url: sse.url, transport: 'streamable', timeoutMs: 3_000 },
     ], { listen: false, maxAttempts: 1 });
     try {
-      assert.ok((await within(15_000, client.listTools('sse'))).length > 0);
-      assert.ok((await within(15_000, client.listTools('http'))).length > 0);
+      assert.ok((await within(15_000, client.request('sse', { method: 'tools/list' }))).length > 0);
+      assert.ok((await within(15_000, client.request('http', { method: 'tools/list' }))).length > 0);
       let error;
       try {
-        await within(15_000, client.listTools('wrong'));
+        await within(15_000, client.request('wrong', { method: 'tools/list' }));
       } catch (e) {
         error = e;
       }
@@ -229,11 +229,11 @@ describe('transport selection', { skip: everythingMissing ?? false }, () => {
     const http = await startServerEverything('streamableHttp');
     const client = new RelayClient([{ id: 'http', url: http.url }], { listen: false });
     try {
-      await within(15_000, client.ping('http'));
+      await within(15_000, client.request('http', { method: 'ping' }));
       assert.equal(client.removeServer('http'), true);
       let error;
       try {
-        await client.ping('http');
+        await client.request('http', { method: 'ping' });
       } catch (e) {
         error = e;
       }

@@ -83,7 +83,7 @@ async function main() {
     const direct = await directClient(url);
     const before = await serverStats(url);
     const relay = new RelayClient([{ id: 'bench', name: 'bench', url }], {});
-    const viaRelay = (message) => relay.callTool('bench', 'echo', { message });
+    const viaRelay = (message) => relay.request('bench', { method: 'tools/call', name: 'echo', arguments: { message } });
 
     // 100 calls on a fresh client: one initialize, reused by every call.
     for (let i = 0; i < 100; i += 1) await viaRelay(`warm ${i}`);

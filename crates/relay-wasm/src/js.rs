@@ -1,22 +1,11 @@
-//! Conversions at the JS boundary: structured values in and out with `serde-wasm-bindgen`,
-//! errors as `{kind, message, hint}` objects.
+//! Conversions at the JS boundary: structured values in and out with `serde-wasm-bindgen`
+//! (answers as plain data, as `JSON.parse` would give them: maps as objects, `None` as `null`;
+//! a lone surrogate in an incoming string becomes U+FFFD), errors as `{kind, message, hint}`.
 //!
-//! Answers are built with `Serializer::json_compatible()`: maps become plain objects, `None`
-//! becomes `null`, so what a page receives is plain data, as `JSON.parse` would give it.
-//! Incoming strings are decoded by wasm-bindgen's UTF-8 encoder, which turns a lone surrogate
-//! (a page's trick, or a reply cut mid-emoji) into U+FFFD instead of failing the message.
-//! Options and configurations built by JavaScript code ([`from_js_lenient`]) get a second chance
-//! through JSON text when serde-wasm-bindgen refuses them (a property set to `undefined` where a
-//! number is expected), so what read before still reads. One difference remains: a property set
-//! to `undefined` inside free-form JSON (a tool's arguments) reads as `null` where JSON text
-//! dropped it; messages from Chrome never carry `undefined`.
-//!
-//! [`to_js_text`] and [`from_js_text`] keep the JSON text path where a measurement showed it
-//! clearly faster (BENCHMARKS.md, "Boundary: JSON text vs serde-wasm-bindgen"): lists of tool
-//! definitions, many small objects and strings, cross in about half the time as text (100
-//! tools: 1.2 ms in / 0.7 ms out as text, 2.4 / 1.1 ms through serde-wasm-bindgen). Messages,
-//! answers and parse results (one large string crosses once instead of being escaped and
-//! re-parsed: 2.9 ms against 5.4 ms for 0.9 MB) go through serde-wasm-bindgen.
+//! JSON text stays where BENCHMARKS.md ("Boundary: JSON text vs serde-wasm-bindgen") measured it
+//! clearly faster: lists of tool definitions, many small objects and strings, cross in about
+//! half the time as text ([`to_js_text`], [`from_js_text`]). Options and configurations built by
+//! JavaScript code get a second chance through JSON text ([`from_js_lenient`]).
 
 use relay_core::contract::ErrorBody;
 use serde::{de::DeserializeOwned, Serialize};
@@ -24,6 +13,10 @@ use wasm_bindgen::JsValue;
 
 const SERIALIZER: serde_wasm_bindgen::Serializer =
     serde_wasm_bindgen::Serializer::json_compatible();
+
+fn invalid(message: String) -> JsValue {
+    error_value(&ErrorBody::new("invalid_argument", message))
+}
 
 /// Serialises to a plain JS value (objects, arrays, strings, numbers, booleans, null).
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
@@ -45,44 +38,34 @@ pub fn to_js_text<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> 
     })
 }
 
-/// Reads a JS value as a Rust type, with a clear error naming what was expected.
-/// `undefined` reads as `null`. For values Chrome hands over (messages, storage, senders):
-/// they are JSON-clean already.
+/// Reads a JS value as a Rust type (`undefined` reads as `null`), for values Chrome hands over
+/// (messages, storage, senders): they are JSON-clean already.
 pub fn from_js<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsValue> {
-    serde_wasm_bindgen::from_value(value)
-        .map_err(|e| error_value(&ErrorBody::new("invalid_argument", format!("{what}: {e}"))))
+    serde_wasm_bindgen::from_value(value).map_err(|e| invalid(format!("{what}: {e}")))
 }
 
-/// [`from_js`] for options and configurations that JavaScript code builds by hand.
-/// serde-wasm-bindgen reads `{timeoutMs: undefined}` as a present field and refuses it where a
-/// number is expected; `JSON.stringify` drops it, so the field takes its default as it always
-/// did. The same second chance covers what JSON converts and serde-wasm-bindgen does not (a
-/// `Date`, an object with `toJSON`). Not the default: it instantiates both deserializers for
-/// `T`; on the few types that use it the wasm is 13 KB gzipped larger (BENCHMARKS.md).
+/// [`from_js`] for options and configurations that JavaScript code builds by hand:
+/// serde-wasm-bindgen refuses `{timeoutMs: undefined}` where a number is expected, while
+/// `JSON.stringify` drops it, so the field takes its default (also a `Date`, a `toJSON`). Not
+/// the default: it instantiates both deserializers for `T` (13 KB gzipped more, BENCHMARKS.md).
 pub fn from_js_lenient<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsValue> {
     serde_wasm_bindgen::from_value(value.clone()).or_else(|_| from_js_text(&value, what))
 }
 
-/// Reads a JS value through JSON text (`JSON.stringify`, serde_json): for lists of tools, see
-/// the module documentation. `undefined` reads as `null`.
+/// Reads a JS value through JSON text (`JSON.stringify`, serde_json); `undefined` reads as
+/// `null`.
 pub fn from_js_text<T: DeserializeOwned>(value: &JsValue, what: &str) -> Result<T, JsValue> {
-    let text = if value.is_undefined() {
-        "null".to_owned()
-    } else {
-        js_sys::JSON::stringify(value)
+    let text = match value.is_undefined() {
+        true => "null".to_owned(),
+        false => js_sys::JSON::stringify(value)
             .ok()
             .and_then(|s| s.as_string())
-            .ok_or_else(|| {
-                error_value(&ErrorBody::new(
-                    "invalid_argument",
-                    format!("{what}: not JSON data"),
-                ))
-            })?
+            .ok_or_else(|| invalid(format!("{what}: not JSON data")))?,
     };
     // `JSON.stringify` writes a lone surrogate as an escape serde_json refuses; like the
     // structured path, it becomes U+FFFD instead of making the whole value unreadable.
     serde_json::from_str(&relay_core::json_text::replace_lone_surrogates(&text))
-        .map_err(|e| error_value(&ErrorBody::new("invalid_argument", format!("{what}: {e}"))))
+        .map_err(|e| invalid(format!("{what}: {e}")))
 }
 
 /// An error object for a rejected promise or a thrown exception.
@@ -90,4 +73,21 @@ pub fn error_value(error: &ErrorBody) -> JsValue {
     error
         .serialize(&SERIALIZER)
         .unwrap_or_else(|_| JsValue::from_str(&error.message))
+}
+
+/// A readable message from a JS error: `message`, plus Node's `cause` (`ECONNREFUSED`...),
+/// which says much more than "fetch failed"; `fallback` when there is neither.
+pub fn message(error: &JsValue, fallback: &str) -> String {
+    let get =
+        |value: &JsValue, key: &str| js_sys::Reflect::get(value, &JsValue::from_str(key)).ok();
+    let text = |value: Option<JsValue>| value.and_then(|v| v.as_string());
+    let message = text(get(error, "message")).or_else(|| error.as_string());
+    let cause = get(error, "cause").filter(JsValue::is_object);
+    let cause = cause.and_then(|c| text(get(&c, "code")).or_else(|| text(get(&c, "message"))));
+    match (message, cause) {
+        (Some(message), Some(cause)) => format!("{message} ({cause})"),
+        (Some(message), None) => message,
+        (None, Some(cause)) => cause,
+        (None, None) => fallback.to_owned(),
+    }
 }

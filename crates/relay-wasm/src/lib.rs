@@ -6,7 +6,9 @@
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
 mod api;
+// Benchmark-only exports, outside `src/`: never part of the extension's build.
 #[cfg(feature = "boundary-bench")]
+#[path = "../bench/boundary.rs"]
 mod boundary_bench;
 mod js;
 pub mod mcp;

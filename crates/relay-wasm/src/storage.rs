@@ -1,14 +1,16 @@
-//! Persistent state: `chrome.storage.local` in the extension, an in-memory map elsewhere (Node,
+//! Persistent state: `chrome.storage.<area>` in the extension, an in-memory map elsewhere (Node,
 //! plain browser tests). Everything that must survive a service-worker restart goes through here.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use js_sys::{Object, Promise, Reflect};
+use relay_core::contract::ErrorBody;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
+
+use crate::js::{from_js, message, to_js};
 
 #[wasm_bindgen]
 extern "C" {
@@ -42,69 +44,63 @@ pub enum StorageError {
     Corrupt(String, String),
 }
 
-fn js_message(v: &JsValue) -> String {
-    v.dyn_ref::<js_sys::Error>()
-        .map(|e| String::from(e.message()))
-        .or_else(|| v.as_string())
-        .unwrap_or_else(|| format!("{v:?}"))
+impl From<StorageError> for ErrorBody {
+    fn from(e: StorageError) -> Self {
+        ErrorBody::new("storage", e.to_string()).with_hint(
+            "Reload the extension; if it persists, reset its data in the side panel's settings.",
+        )
+    }
+}
+
+fn failed(e: JsValue) -> StorageError {
+    StorageError::Chrome(message(&e, "unknown error"))
 }
 
 impl Store {
     /// `chrome.storage.<area>` when it exists, memory otherwise.
     pub fn detect(area: &str) -> Store {
-        let global = js_sys::global();
-        let found = Reflect::get(&global, &"chrome".into())
-            .ok()
-            .filter(|c| c.is_object())
-            .and_then(|c| Reflect::get(&c, &"storage".into()).ok())
-            .filter(|s| s.is_object())
-            .and_then(|s| Reflect::get(&s, &area.into()).ok())
-            .filter(|a| a.is_object());
+        let found = ["chrome", "storage", area].iter().try_fold(
+            js_sys::global().into(),
+            |at: JsValue, key| {
+                Reflect::get(&at, &JsValue::from_str(key))
+                    .ok()
+                    .filter(JsValue::is_object)
+            },
+        );
         match found {
             Some(a) => Store::Chrome(a.unchecked_into()),
             None => Store::Memory(RefCell::new(BTreeMap::new())),
         }
     }
 
-    async fn settle(started: Result<Promise, JsValue>) -> Result<JsValue, StorageError> {
-        let promise = started.map_err(|e| StorageError::Chrome(js_message(&e)))?;
-        JsFuture::from(promise)
-            .await
-            .map_err(|e| StorageError::Chrome(js_message(&e)))
-    }
-
     /// Reads one key as JSON (`Value::Null` when absent).
     pub async fn get(&self, key: &str) -> Result<Value, StorageError> {
-        match self {
-            Store::Memory(m) => Ok(m.borrow().get(key).cloned().unwrap_or(Value::Null)),
-            Store::Chrome(area) => {
-                let got = Self::settle(area.get(&JsValue::from_str(key))).await?;
-                let v = Reflect::get(&got, &key.into())
-                    .map_err(|e| StorageError::Chrome(js_message(&e)))?;
-                if v.is_undefined() || v.is_null() {
-                    return Ok(Value::Null);
-                }
-                crate::js::from_js(v, key)
-                    .map_err(|e| StorageError::Corrupt(key.to_owned(), js_message(&e)))
-            }
+        let area = match self {
+            Store::Memory(m) => return Ok(m.borrow().get(key).cloned().unwrap_or(Value::Null)),
+            Store::Chrome(area) => area,
+        };
+        let got = JsFuture::from(area.get(&JsValue::from_str(key)).map_err(failed)?).await;
+        let v = Reflect::get(&got.map_err(failed)?, &key.into()).map_err(failed)?;
+        if v.is_undefined() || v.is_null() {
+            return Ok(Value::Null);
         }
+        from_js(v, key).map_err(|e| StorageError::Corrupt(key.to_owned(), message(&e, "")))
     }
 
     /// Writes one key.
     pub async fn set(&self, key: &str, value: &Value) -> Result<(), StorageError> {
-        match self {
+        let area = match self {
             Store::Memory(m) => {
                 m.borrow_mut().insert(key.to_owned(), value.clone());
-                Ok(())
+                return Ok(());
             }
-            Store::Chrome(area) => {
-                let obj = Object::new();
-                let v =
-                    crate::js::to_js(value).map_err(|e| StorageError::Chrome(js_message(&e)))?;
-                Reflect::set(&obj, &key.into(), &v)
-                    .map_err(|e| StorageError::Chrome(js_message(&e)))?;
-                Self::settle(area.set(&obj)).await.map(|_| ())
-            }
-        }
+            Store::Chrome(area) => area,
+        };
+        let items = Object::new();
+        Reflect::set(&items, &key.into(), &to_js(value).map_err(failed)?).map_err(failed)?;
+        JsFuture::from(area.set(&items).map_err(failed)?)
+            .await
+            .map_err(failed)?;
+        Ok(())
     }
 }

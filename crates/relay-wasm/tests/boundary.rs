@@ -113,9 +113,9 @@ fn undefined_fields_read_as_missing() {
     let options = js(r#"{"listen":false}"#);
     let _ = Reflect::set(&options, &"maxConcurrent".into(), &JsValue::UNDEFINED);
     let servers: JsValue = js_sys::Array::of1(&server).into();
-    let client = relay_wasm::mcp::RelayClient::new(servers, options);
+    let client = relay_wasm::mcp::McpClient::js_new(servers, options);
     let client = client.unwrap_or_else(|e| panic!("refused: {e:?}"));
-    let status = client.status().unwrap_or(JsValue::NULL);
+    let status = client.js_status().unwrap_or(JsValue::NULL);
     assert_eq!(
         field(&status, &["0", "id"]).as_string().as_deref(),
         Some("s")

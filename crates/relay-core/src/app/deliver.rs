@@ -22,6 +22,21 @@ pub struct Delivery {
     pub submit: bool,
 }
 
+impl Delivery {
+    /// The message that writes these results into the chat.
+    pub fn message(&self) -> crate::contract::TabMessage {
+        crate::contract::TabMessage::Insert {
+            text: self.text.clone(),
+            submit: self.submit,
+            attachments: self
+                .attachments
+                .iter()
+                .filter_map(|a| serde_json::to_value(a).ok())
+                .collect(),
+        }
+    }
+}
+
 impl App {
     /// A delivery attempt for every message of `chat` whose calls are all final and not yet
     /// written.

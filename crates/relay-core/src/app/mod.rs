@@ -14,12 +14,14 @@ mod adapter;
 mod chat;
 mod config;
 mod deliver;
+mod requests;
 mod servers;
 mod tools;
 mod turn;
 
 use std::collections::{BTreeMap, HashMap};
 
+use crate::contract::storage::Area;
 use crate::model::{ServerTools, Tool};
 use crate::parse::StreamParser;
 use crate::policy::Ledger;
@@ -31,7 +33,10 @@ pub use config::{
     TOOLS_KEY,
 };
 pub use deliver::{outcome_of, Delivery};
-pub use servers::{server_from, ServerState};
+pub use requests::{adapter_for, site_entry, sites_with, web_origin, Io, Sender, Step};
+pub use servers::{
+    extension_id, origin_rules, origin_rules_update, server_from, Health, ServerState,
+};
 pub use tools::PolicyChange;
 pub use turn::{CallEnd, PreparedCall, ReplyUpdate};
 
@@ -68,6 +73,8 @@ pub struct App {
     /// Last known tools per server (persisted, so prompts work right after a restart).
     pub tools: BTreeMap<String, Vec<Tool>>,
     pub ledger: Ledger,
+    /// Each server's last connection error and request latency (not persisted).
+    pub health: HashMap<String, Health>,
     /// One streaming parser per reply being written (`chat|message`); rebuilt from the text a
     /// content script sends after a restart.
     parsers: HashMap<String, StreamParser>,
@@ -86,6 +93,7 @@ impl App {
             config,
             tools,
             ledger,
+            health: HashMap::new(),
             parsers: HashMap::new(),
         };
         let recovered = app.ledger.recover_after_restart();
@@ -144,6 +152,28 @@ impl App {
         }
         self.tools.insert(server.to_owned(), tools);
         vec![Effect::SaveTools]
+    }
+
+    /// What a `Save*` effect writes: the storage area, the key and the value.
+    pub fn stored(&mut self, effect: &Effect) -> Option<(Area, &'static str, serde_json::Value)> {
+        let json = |v: serde_json::Result<serde_json::Value>| v.unwrap_or_default();
+        match effect {
+            Effect::SaveConfig => Some((
+                Area::Local,
+                CONFIG_KEY,
+                json(serde_json::to_value(&self.config)),
+            )),
+            Effect::SaveTools => Some((
+                Area::Local,
+                TOOLS_KEY,
+                json(serde_json::to_value(&self.tools)),
+            )),
+            Effect::SaveLedger => {
+                let ledger = json(serde_json::to_value(self.ledger_to_store()));
+                Some((Area::Session, LEDGER_KEY, ledger))
+            }
+            _ => None,
+        }
     }
 
     /// Forgets a server: configuration, tools and chat picks.

@@ -5,10 +5,14 @@
 use serde_json::{json, Value};
 
 use crate::client::config::MASK;
-use crate::client::ServerConfig;
+use crate::client::{loopback_origin, ServerConfig, ServerStatus};
 use crate::contract::ErrorBody;
+use crate::model::Tool;
 
-use super::App;
+use super::{App, Effect};
+
+/// A server's last connection error and last request latency (ms), for its view.
+pub type Health = (Option<ErrorBody>, Option<u64>);
 
 /// What the driver knows of a server's connection, for its view.
 #[derive(Debug, Clone, Default)]
@@ -141,6 +145,107 @@ impl App {
     }
 }
 
+impl App {
+    /// A server's view with what the client knows of its connection and its last error and
+    /// latency.
+    pub fn live_view(&self, id: &str, status: Option<&ServerStatus>) -> Option<Value> {
+        let (error, latency_ms) = self.health.get(id).cloned().unwrap_or((None, None));
+        let state = ServerState {
+            connected: status.is_some_and(|s| s.connected),
+            info: status
+                .and_then(|s| s.info.as_ref())
+                .and_then(|i| serde_json::to_value(i).ok()),
+            transport: status
+                .and_then(|s| s.transport)
+                .and_then(|t| serde_json::to_value(t).ok()),
+            error,
+            latency_ms,
+        };
+        self.server_view(id, state)
+    }
+
+    /// How a server's `tools/list` ended: its tools (persisted when they changed) and the
+    /// latency, or the error its view shows.
+    pub fn tools_listed(
+        &mut self,
+        id: &str,
+        result: Result<Vec<Tool>, ErrorBody>,
+        latency_ms: u64,
+    ) -> Vec<Effect> {
+        match result {
+            Ok(tools) => {
+                self.health.insert(id.to_owned(), (None, Some(latency_ms)));
+                self.set_tools(id, tools)
+            }
+            Err(error) => {
+                self.health.insert(id.to_owned(), (Some(error), None));
+                Vec::new()
+            }
+        }
+    }
+
+    /// A call on a server ended after `latency_ms`. A run by hand also clears the server's last
+    /// error; a call of the loop keeps it.
+    pub fn call_ended(&mut self, id: &str, latency_ms: u64, by_hand: bool) {
+        let health = self.health.entry(id.to_owned()).or_insert((None, None));
+        if by_hand {
+            health.0 = None;
+        }
+        health.1 = Some(latency_ms);
+    }
+}
+
+/// The extension's id from `chrome.runtime.getURL("")` (`chrome-extension://<id>/`).
+pub fn extension_id(url: &str) -> Option<&str> {
+    url.strip_prefix("chrome-extension://")
+        .map(|rest| rest.trim_end_matches('/'))
+        .filter(|id| !id.is_empty())
+}
+
+/// The `declarativeNetRequest.updateSessionRules` argument that replaces the `existing` session
+/// rules with [`origin_rules`].
+pub fn origin_rules_update(
+    existing: &Value,
+    servers: &[ServerConfig],
+    extension_id: &str,
+) -> Value {
+    let ids: Vec<Value> = existing
+        .as_array()
+        .map(|rules| rules.iter().filter_map(|r| r.get("id").cloned()).collect())
+        .unwrap_or_default();
+    json!({"removeRuleIds": ids, "addRules": origin_rules(servers, extension_id)})
+}
+
+/// The `declarativeNetRequest` session rules for `servers`: loopback MCP servers built on the
+/// Python SDK refuse any foreign `Origin` (DNS-rebinding protection), and a service worker's
+/// POST carries `Origin: chrome-extension://<id>`. One rule per enabled loopback origin removes
+/// the header from this extension's own requests (`tabIds: [-1]`: never a page's; and
+/// `initiatorDomains`, since a web page's workers are tab -1 too), so they look like a local
+/// client's.
+pub fn origin_rules(servers: &[ServerConfig], extension_id: &str) -> Vec<Value> {
+    let mut origins: Vec<String> = servers
+        .iter()
+        .filter(|s| s.enabled)
+        .filter_map(|s| loopback_origin(&s.url))
+        .collect();
+    origins.sort();
+    origins.dedup();
+    origins
+        .iter()
+        .enumerate()
+        .map(|(i, origin)| {
+            json!({
+                "id": i + 1,
+                "priority": 1,
+                "action": {"type": "modifyHeaders", "requestHeaders": [{"header": "origin", "operation": "remove"}]},
+                "condition": {"urlFilter": format!("|{origin}/"), "tabIds": [-1],
+                              "initiatorDomains": [extension_id],
+                              "resourceTypes": ["xmlhttprequest", "other"]},
+            })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,5 +286,49 @@ mod tests {
                 .kind,
             "invalid_argument"
         );
+    }
+
+    #[test]
+    fn origin_rules_cover_enabled_loopback_servers_once_each() {
+        let server = |id: &str, url: &str, enabled: bool| {
+            let mut s = ServerConfig::new(id, id, url);
+            s.enabled = enabled;
+            s
+        };
+        let servers = [
+            server("a", "http://127.0.0.1:3001/mcp", true),
+            server("b", "http://127.0.0.1:3001/other", true),
+            server("c", "http://localhost:8000/mcp", true),
+            server("d", "http://127.0.0.1:9000/mcp", false),
+            server("e", "https://remote.example/mcp", true),
+        ];
+        let update = origin_rules_update(&json!([{"id": 4}, {"id": 9}]), &servers, "abc");
+        assert_eq!(update["removeRuleIds"], json!([4, 9]));
+        assert_eq!(
+            origin_rules_update(&Value::Null, &[], "abc")["removeRuleIds"],
+            json!([])
+        );
+        let rules = origin_rules(&servers, "abc");
+        assert_eq!(update["addRules"], json!(rules));
+        let filters: Vec<&str> = rules
+            .iter()
+            .map(|r| r["condition"]["urlFilter"].as_str().unwrap_or(""))
+            .collect();
+        assert_eq!(
+            filters,
+            ["|http://127.0.0.1:3001/", "|http://localhost:8000/"]
+        );
+        assert!(rules
+            .iter()
+            .all(|r| r["condition"]["initiatorDomains"] == json!(["abc"])));
+        assert_eq!(rules[1]["id"], 2);
+        // (getURL answer, id)
+        for (url, want) in [
+            ("chrome-extension://abc/", Some("abc")),
+            ("chrome-extension:///", None),
+            ("https://x/", None),
+        ] {
+            assert_eq!(extension_id(url), want, "{url}");
+        }
     }
 }

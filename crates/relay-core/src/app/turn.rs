@@ -35,6 +35,17 @@ pub struct PreparedCall {
     pub arguments: Map<String, Value>,
 }
 
+impl PreparedCall {
+    /// The `tools/call` to send (with progress: the card shows it).
+    pub fn operation(&self) -> crate::client::Operation {
+        crate::client::Operation::CallTool {
+            name: self.tool.clone(),
+            arguments: self.arguments.clone(),
+            progress: true,
+        }
+    }
+}
+
 /// How a call that was sent ended.
 #[derive(Debug, Clone)]
 pub enum CallEnd {
@@ -46,6 +57,23 @@ pub enum CallEnd {
         error: ErrorBody,
         may_have_run: bool,
     },
+}
+
+impl CallEnd {
+    /// How the client's answer ends a call: a result, or an error that says whether the tool
+    /// may have run.
+    #[allow(clippy::result_large_err)] // ClientError carries the context a user needs.
+    pub fn from_client(
+        result: Result<crate::client::Output, crate::client::ClientError>,
+    ) -> CallEnd {
+        match result.and_then(crate::client::Output::into_tool_result) {
+            Ok(r) => CallEnd::Result(r),
+            Err(e) => CallEnd::Error {
+                error: ErrorBody::from(&e),
+                may_have_run: e.may_have_run(),
+            },
+        }
+    }
 }
 
 impl App {

@@ -262,3 +262,14 @@ impl ClientError {
         }
     }
 }
+
+impl From<&ClientError> for crate::contract::ErrorBody {
+    /// The error as an answer's `{kind, message, hint}`.
+    fn from(e: &ClientError) -> Self {
+        let body = crate::contract::ErrorBody::new(e.kind(), e.to_string());
+        match e.hint() {
+            hint if hint.is_empty() => body,
+            hint => body.with_hint(hint),
+        }
+    }
+}

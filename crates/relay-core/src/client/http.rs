@@ -66,6 +66,9 @@ pub enum Action {
     Abort(ExchangeId),
 }
 
+/// The largest declared body length [`ResponseHead::read_whole`] allows.
+pub const WHOLE_BODY_MAX: u64 = 1024 * 1024;
+
 /// Status and headers of a response.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -91,6 +94,18 @@ impl ResponseHead {
             .is_some_and(|ct| ct.to_ascii_lowercase().contains("text/event-stream"))
     }
 
+    /// Whether the driver may read this response's body whole, in one step, instead of chunk
+    /// by chunk: a plain answer to a request that is not long-lived, with a declared length up
+    /// to [`WHOLE_BODY_MAX`]. Anything else is streamed, so an event stream is decoded as it
+    /// arrives and the session's size limit stops an oversized body before it is all in memory.
+    pub fn read_whole(&self, request: &HttpRequest) -> bool {
+        let small = self
+            .header("content-length")
+            .and_then(|len| len.trim().parse::<u64>().ok())
+            .is_some_and(|len| len <= WHOLE_BODY_MAX);
+        small && !request.long_lived && !self.is_event_stream()
+    }
+
     /// `Retry-After` in milliseconds, for its delta-seconds form (the date form needs a clock
     /// we do not have; it is ignored).
     pub fn retry_after_ms(&self) -> Option<u64> {
@@ -107,4 +122,50 @@ fn header_value<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a s
         .iter()
         .find(|(k, _)| k.eq_ignore_ascii_case(name))
         .map(|(_, v)| v.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_small_plain_answers_are_read_whole() {
+        let request = |long_lived| HttpRequest {
+            exchange: ExchangeId(1),
+            method: HttpMethod::Post,
+            url: "http://127.0.0.1:1/mcp".into(),
+            headers: Vec::new(),
+            body: None,
+            long_lived,
+        };
+        // (content-type, content-length, long-lived request, read whole)
+        let table = [
+            ("application/json", Some("120"), false, true),
+            ("application/json", Some("1048576"), false, true),
+            ("application/json", Some("1048577"), false, false),
+            ("application/json", Some(" 12 "), false, true),
+            ("application/json", Some("many"), false, false),
+            ("application/json", None, false, false),
+            ("application/json", Some("120"), true, false),
+            ("text/event-stream", Some("120"), false, false),
+            (
+                "Text/Event-Stream; charset=utf-8",
+                Some("120"),
+                false,
+                false,
+            ),
+        ];
+        for (content_type, length, long_lived, want) in table {
+            let mut headers = vec![("Content-Type".to_owned(), content_type.to_owned())];
+            if let Some(length) = length {
+                headers.push(("Content-Length".to_owned(), length.to_owned()));
+            }
+            let head = ResponseHead::new(200, headers);
+            assert_eq!(
+                head.read_whole(&request(long_lived)),
+                want,
+                "{content_type} {length:?} {long_lived}"
+            );
+        }
+    }
 }

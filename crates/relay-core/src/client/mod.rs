@@ -2,6 +2,7 @@
 //! requests for a driver to perform and turns responses back into results.
 //!
 //! - [`session`]: the state machine (lifecycle, transports, retries, timeouts, cache, queue).
+//! - [`pool`]: the sessions of every server, as one sans-IO state machine for a driver.
 //! - [`jsonrpc`]: JSON-RPC 2.0 messages.
 //! - [`ops`]: the operations (`tools/list`, `tools/call`, ...) and their results.
 //! - [`error`]: the error taxonomy, each error with a hint for the user.
@@ -14,6 +15,7 @@ pub mod error;
 pub mod http;
 pub mod jsonrpc;
 pub mod ops;
+pub mod pool;
 pub mod retry;
 pub mod session;
 pub mod url;
@@ -25,6 +27,7 @@ pub use config::{
 pub use error::{ClientError, ErrorReport};
 pub use http::{Action, ExchangeId, HttpMethod, HttpRequest, ResponseHead};
 pub use ops::{Operation, Output};
+pub use pool::{OpId, Pool, PoolAction, PoolOptions, Progress, ServerStatus};
 pub use retry::{Jitter, RetryPolicy};
 pub use session::{
     CallId, ListKind, ServerInfo, Session, SessionConfig, SessionEvent, SessionStats, Transport,

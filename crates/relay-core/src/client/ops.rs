@@ -1,38 +1,57 @@
 //! The MCP operations a user of the client can ask for, how each becomes JSON-RPC requests
 //! (list operations follow `nextCursor` through every page), and how results are read.
 
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{json, Map, Value};
 
 use crate::model::{
     CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
 };
 
-/// Something to ask a server.
-#[derive(Debug, Clone, PartialEq)]
+/// Something to ask a server. As data (a driver's JavaScript callers), it is tagged by its
+/// JSON-RPC method: `{"method": "tools/call", "name": "echo", "arguments": {...}}`,
+/// `{"method": "tools/list", "refresh": true}`, `{"method": "ping"}`; absent or `null` arguments
+/// are none. `progress` is the driver's to set (it has a progress callback or not).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "method")]
 #[non_exhaustive]
 pub enum Operation {
+    #[serde(rename = "ping")]
     Ping,
     /// All tools, every page. Served from the cache unless `refresh` or stale.
+    #[serde(rename = "tools/list")]
     ListTools {
+        #[serde(default)]
         refresh: bool,
     },
+    #[serde(rename = "prompts/list")]
     ListPrompts,
+    #[serde(rename = "resources/list")]
     ListResources,
+    #[serde(rename = "resources/templates/list")]
     ListResourceTemplates,
     /// Runs a tool. With `progress`, a progress token is sent and progress is reported.
+    #[serde(rename = "tools/call")]
     CallTool {
         name: String,
+        #[serde(default, deserialize_with = "object_or_empty")]
         arguments: Map<String, Value>,
+        #[serde(skip)]
         progress: bool,
     },
+    #[serde(rename = "prompts/get")]
     GetPrompt {
         name: String,
+        #[serde(default, deserialize_with = "object_or_empty")]
         arguments: Map<String, Value>,
     },
-    ReadResource {
-        uri: String,
-    },
+    #[serde(rename = "resources/read")]
+    ReadResource { uri: String },
+}
+
+/// Arguments: an object, or none when `null`.
+fn object_or_empty<'de, D: Deserializer<'de>>(d: D) -> Result<Map<String, Value>, D::Error> {
+    Ok(Option::<Map<String, Value>>::deserialize(d)?.unwrap_or_default())
 }
 
 impl Operation {

@@ -4,7 +4,7 @@
 //! Each message is declared once, in [`messages!`]'s invocation below: its variant, wire name,
 //! allowed roles, doc, typed fields, and the JavaScript types of its request and answer (for the
 //! generated `extension/contract.js`, see `cargo xtask codegen`). A message without a handler in
-//! relay-wasm's dispatch does not compile, because the dispatch matches this enum exhaustively.
+//! `crate::app::App::handle` does not compile, because it matches this enum exhaustively.
 //!
 //! Fields are typed as the handlers read them, and read as leniently as the handlers always did:
 //! a string field of the wrong type or empty reads as absent, a flag of the wrong type as absent
@@ -252,7 +252,7 @@ messages! {
         doc: "{origin, adapter} adds a custom chat site (content script registered for it); adapter is an adapter id or adapter data (validated, kept as the site's `custom`). → [Site]",
         js: ("{origin: string, adapter: string | AdapterData}" => "Site[]") {
             #[serde(default)] origin: Option<Value>,
-            #[serde(default, deserialize_with = "lenient::string")] adapter: Option<String>,
+            #[serde(default)] adapter: Option<Value>,
         }
     SitesRemove = "sites/remove", roles: PAGE, doc: "{origin} removes a custom chat site. → [Site]",
         js: ("{origin: string}" => "Site[]") {

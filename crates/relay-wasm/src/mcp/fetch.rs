@@ -18,16 +18,15 @@ use super::global;
 pub enum BodyReader {
     /// Streamed chunk by chunk: event streams, and anything long-lived.
     Stream(ReadableStreamDefaultReader),
-    /// Read whole in one step (one await instead of one per chunk): a plain answer whose
-    /// declared length is small. Anything else is streamed, so the session's size limit can
-    /// stop an oversized body before it is all in memory.
+    /// Read whole in one step (one await instead of one per chunk), when
+    /// `ResponseHead::read_whole` allows it.
     Whole(Response),
     /// No body (202, 204...).
     Empty,
 }
 
-/// Builds the `Request` a session asked for, without sending it.
-fn build(
+/// Builds the `Request` a session asked for, without sending it (public for its tests).
+pub fn build(
     method: HttpMethod,
     url: &str,
     header_list: &[(String, String)],
@@ -97,9 +96,7 @@ pub async fn start(
     let head = ResponseHead::new(response.status(), response.headers().entries().collect());
     let body = match response.body() {
         None => BodyReader::Empty,
-        Some(_) if !request.long_lived && !head.is_event_stream() && small(&head) => {
-            BodyReader::Whole(response)
-        }
+        Some(_) if head.read_whole(request) => BodyReader::Whole(response),
         // `unchecked_into`: Node's undici readers are not instances of a global class everywhere.
         Some(body) => BodyReader::Stream(
             body.get_reader()
@@ -107,15 +104,6 @@ pub async fn start(
         ),
     };
     Ok((head, body))
-}
-
-/// Bodies up to this declared length are read in one step.
-const WHOLE_BODY_MAX: u64 = 1024 * 1024;
-
-fn small(head: &ResponseHead) -> bool {
-    head.header("content-length")
-        .and_then(|len| len.trim().parse::<u64>().ok())
-        .is_some_and(|len| len <= WHOLE_BODY_MAX)
 }
 
 /// The whole body of a response.
@@ -145,98 +133,6 @@ pub fn cancel(reader: &ReadableStreamDefaultReader) {
     });
 }
 
-/// A readable message from a JS error: `message`, plus Node's `cause` (`ECONNREFUSED`...),
-/// which says much more than "fetch failed".
-pub fn error_message(error: &JsValue) -> String {
-    let get =
-        |value: &JsValue, key: &str| js_sys::Reflect::get(value, &JsValue::from_str(key)).ok();
-    let message = get(error, "message")
-        .and_then(|m| m.as_string())
-        .or_else(|| error.as_string());
-    let cause = get(error, "cause")
-        .filter(|c| c.is_object())
-        .and_then(|cause| {
-            get(&cause, "code")
-                .and_then(|c| c.as_string())
-                .or_else(|| get(&cause, "message").and_then(|m| m.as_string()))
-        });
-    match (message, cause) {
-        (Some(message), Some(cause)) => format!("{message} ({cause})"),
-        (Some(message), None) => message,
-        (None, Some(cause)) => cause,
-        (None, None) => "unknown network error".to_owned(),
-    }
-}
-
-#[cfg(all(test, target_arch = "wasm32"))]
-mod tests {
-    use super::*;
-    use wasm_bindgen_test::wasm_bindgen_test;
-
-    fn signal() -> AbortSignal {
-        web_sys::AbortController::new()
-            .map(|c| c.signal())
-            .unwrap_or_else(|_| JsValue::UNDEFINED.unchecked_into())
-    }
-
-    fn pairs(h: &[(&str, &str)]) -> Vec<(String, String)> {
-        h.iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect()
-    }
-
-    #[wasm_bindgen_test]
-    fn requests_keep_their_url_method_and_headers() {
-        // (url as the session gives it, url fetch must see)
-        let cases = [
-            ("http://127.0.0.1:3001/mcp", "http://127.0.0.1:3001/mcp"),
-            (
-                "http://127.0.0.1:3001/messages/?session_id=4f2a9c",
-                "http://127.0.0.1:3001/messages/?session_id=4f2a9c",
-            ),
-            (
-                "http://127.0.0.1:3001/message?sessionId=a-1&x=2",
-                "http://127.0.0.1:3001/message?sessionId=a-1&x=2",
-            ),
-            ("http://127.0.0.1:3001/mcp?", "http://127.0.0.1:3001/mcp"),
-        ];
-        let headers = pairs(&[
-            ("Accept", "application/json, text/event-stream"),
-            ("X-Extra", "a"),
-            ("X-Extra", "b"),
-        ]);
-        for (url, want) in cases {
-            for (method, name, body) in [
-                (HttpMethod::Post, "POST", Some("{}")),
-                (HttpMethod::Get, "GET", None),
-                (HttpMethod::Delete, "DELETE", None),
-            ] {
-                let request = build(method, url, &headers, body, &signal())
-                    .unwrap_or_else(|e| panic!("{url}: {e}"));
-                assert_eq!(request.url(), want, "{name} {url}");
-                assert_eq!(request.method().as_str(), name);
-                let sent = request.headers();
-                assert_eq!(
-                    sent.get("accept").as_deref(),
-                    Some("application/json, text/event-stream")
-                );
-                assert_eq!(sent.get("x-extra").as_deref(), Some("a, b"), "{url}");
-            }
-        }
-    }
-
-    #[wasm_bindgen_test]
-    fn a_bad_header_or_url_fails_the_exchange_with_a_message() {
-        let bad_header = build(
-            HttpMethod::Post,
-            "http://127.0.0.1:3001/mcp",
-            &pairs(&[("Authorization", "Bearer a\nb")]),
-            Some("{}"),
-            &signal(),
-        );
-        let message = bad_header.err().unwrap_or_default();
-        assert!(message.starts_with("header `Authorization`"), "{message}");
-        let bad_url = build(HttpMethod::Get, "not a url", &[], None, &signal());
-        assert!(bad_url.is_err());
-    }
+fn error_message(error: &JsValue) -> String {
+    crate::js::message(error, "unknown network error")
 }

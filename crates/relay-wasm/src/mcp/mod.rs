@@ -1,17 +1,13 @@
-//! The MCP client's edge: `relay_core::client::Session` driven over `gloo_net::http` (the
-//! global `fetch`), with streamed bodies, `AbortController` cancellation and `setTimeout`
-//! deadlines. Works in a service worker and in Node (no `window`).
-//!
-//! - [`McpClient`]: the Rust API the service worker's handlers use.
-//! - [`RelayClient`]: the same as a JavaScript class (Node host, tests, benchmarks).
+//! The MCP client's edge: `relay_core::client::Pool` driven over `gloo_net::http` (the global
+//! `fetch`), with streamed bodies, `AbortController` cancellation and one `setTimeout`.
+//! Works in a service worker and in Node (no `window`). [`McpClient`] is the Rust API the
+//! service uses and, as `RelayClient` (`bindings`), the JavaScript class of the Node host.
 
 mod bindings;
 mod client;
-mod fetch;
+#[doc(hidden)]
+pub mod fetch;
 mod global;
-mod oneshot;
 
-pub use bindings::RelayClient;
-pub use client::{
-    CallOptions, ClientOptions, EventFn, McpClient, Progress, ProgressFn, ServerStatus,
-};
+pub use client::{EventFn, McpClient, ProgressFn};
+pub(crate) use global::now_ms;

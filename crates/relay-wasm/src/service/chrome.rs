@@ -1,13 +1,15 @@
 //! The Chrome APIs the service drives: messages to a chat tab, the Origin rules of loopback
 //! servers, and host permissions given back.
 
+use relay_core::app::{extension_id, origin_rules_update};
 use relay_core::client::ServerConfig;
 use relay_core::contract::{ErrorBody, TabMessage};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
 
-use super::{invalid, HandlerResult};
-use crate::js::{from_js, to_js};
+use super::HandlerResult;
+use crate::js::{from_js, message, to_js};
 
 #[wasm_bindgen]
 extern "C" {
@@ -50,12 +52,10 @@ pub(super) async fn send_to_tab(tab: i64, message: &TabMessage) -> HandlerResult
             "chrome.tabs.sendMessage is not available here",
         )
     })?;
-    let answer = wasm_bindgen_futures::JsFuture::from(promise)
-        .await
-        .map_err(|_| {
-            ErrorBody::new("tab", "The chat tab did not answer.")
-                .with_hint("Reload the chat page so MCP Relay can connect to it.")
-        })?;
+    let answer = JsFuture::from(promise).await.map_err(|_| {
+        ErrorBody::new("tab", "The chat tab did not answer.")
+            .with_hint("Reload the chat page so MCP Relay can connect to it.")
+    })?;
     Ok(from_js(answer, "tab answer").unwrap_or(Value::Null))
 }
 
@@ -67,96 +67,36 @@ pub(super) async fn release_origin(origin: &str) {
         return;
     };
     if let Ok(promise) = permissions_remove(&arg) {
-        let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+        let _ = JsFuture::from(promise).await;
     }
 }
 
-/// Accepts `http(s)://host[:port]` only: a content script is registered for exactly this origin.
-pub(super) fn web_origin(v: Option<&Value>) -> Result<String, ErrorBody> {
-    let s = v
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .trim()
-        .trim_end_matches('/');
-    let rest = s
-        .strip_prefix("https://")
-        .or_else(|| s.strip_prefix("http://"));
-    let valid = rest.is_some_and(|r| {
-        !r.is_empty()
-            && r.chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'))
-    });
-    if !valid {
-        return Err(invalid(format!("'{s}' is not a web origin")).with_hint(
-            "Use the form https://chat.example.com (scheme, host and optional port, nothing else).",
-        ));
-    }
-    Ok(s.to_ascii_lowercase())
-}
-
-/// Loopback MCP servers built on the Python SDK refuse any foreign `Origin` (DNS-rebinding
-/// protection), and a service worker's POST carries `Origin: chrome-extension://<id>`. For each
-/// enabled loopback server, a `declarativeNetRequest` session rule removes the Origin header from
-/// this extension's own requests to that server (`tabIds: [-1]`: never a page's), so they look
-/// like a local client's; `initiatorDomains` keeps web pages' workers (also tab -1) out.
-/// Rebuilt whole from the configuration before any connection is made.
+/// Rebuilds the `declarativeNetRequest` session rules that drop the Origin header of this
+/// extension's requests to loopback servers (`relay_core::app::origin_rules` says which and
+/// why), before any connection is made.
 pub(super) async fn sync_origin_rules(servers: &[ServerConfig]) -> Result<(), ErrorBody> {
     // Throwing at once (rather than rejecting) means the API is not there: not an extension
     // (Node, tests), so there is nothing to rewrite.
     let Ok(existing) = dnr_get_session_rules() else {
         return Ok(());
     };
-    let mut origins: Vec<String> = servers
-        .iter()
-        .filter(|s| s.enabled)
-        .filter_map(|s| relay_core::client::loopback_origin(&s.url))
-        .collect();
-    origins.sort();
-    origins.dedup();
-    // Only this extension's own requests: `tabIds: [-1]` alone also matches a web page's
-    // shared or service worker, which would then reach the server without its Origin.
-    let extension_id = runtime_get_url("")
-        .ok()
-        .and_then(|u| {
-            u.strip_prefix("chrome-extension://")
-                .map(|rest| rest.trim_end_matches('/').to_owned())
-        })
-        .filter(|id| !id.is_empty())
+    let url = runtime_get_url("").unwrap_or_default();
+    let extension_id = extension_id(&url)
         .ok_or_else(|| ErrorBody::new("unavailable", "the extension id is not available"))?;
-    let rules: Vec<Value> = origins
-        .iter()
-        .enumerate()
-        .map(|(i, origin)| {
-            json!({
-                "id": i + 1,
-                "priority": 1,
-                "action": {"type": "modifyHeaders", "requestHeaders": [{"header": "origin", "operation": "remove"}]},
-                "condition": {"urlFilter": format!("|{origin}/"), "tabIds": [-1],
-                              "initiatorDomains": [extension_id],
-                              "resourceTypes": ["xmlhttprequest", "other"]},
-            })
-        })
-        .collect();
-    let existing = wasm_bindgen_futures::JsFuture::from(existing)
-        .await
-        .map_err(|_| ErrorBody::new("internal", "cannot read the session rules"))?;
-    let existing: Vec<Value> = from_js(existing, "session rules").unwrap_or_default();
-    let remove: Vec<Value> = existing
-        .iter()
-        .filter_map(|r| r.get("id").cloned())
-        .collect();
-    let update = to_js(&json!({"removeRuleIds": remove, "addRules": rules}))
-        .map_err(|_| ErrorBody::new("internal", "cannot build the session rules"))?;
-    let pending = dnr_update_session_rules(&update)
-        .map_err(|_| ErrorBody::new("internal", "cannot update the session rules"))?;
-    wasm_bindgen_futures::JsFuture::from(pending)
-        .await
-        .map_err(|e| {
-            ErrorBody::new(
-                "internal",
-                format!("cannot update the session rules: {e:?}"),
-            )
-        })?;
+    let failed =
+        |what: &str| ErrorBody::new("internal", format!("cannot {what} the session rules"));
+    let existing = JsFuture::from(existing).await.map_err(|_| failed("read"))?;
+    let existing = from_js(existing, "session rules").unwrap_or(Value::Null);
+    let update = to_js(&origin_rules_update(&existing, servers, extension_id))
+        .map_err(|_| failed("build"))?;
+    let pending = dnr_update_session_rules(&update).map_err(|_| failed("update"))?;
+    JsFuture::from(pending).await.map_err(|e| {
+        let reason = message(&e, "rejected");
+        ErrorBody::new(
+            "internal",
+            format!("cannot update the session rules: {reason}"),
+        )
+    })?;
     Ok(())
 }
 

@@ -2,63 +2,34 @@
 //! `relay_core::app`, which owns the state and every decision.
 //!
 //! The service worker classifies the sender (see `extension/background.js`) and passes
-//! `{role, origin, tabId, url}`; the contract (`relay_core::contract`) admits or refuses the
-//! message, then one handler per message name does the work. Answers are always envelopes
-//! (`{ok, data}` / `{ok: false, error}`), never rejections, so callers have one shape to read.
+//! `{role, origin, tabId, url}`; the contract admits or refuses the message, the app decides it
+//! ([`App::handle`]): an answer with effects to carry out (`effects`), or IO to perform here.
+//! Answers are always envelopes (`{ok, data}` / `{ok: false, error}`), never rejections.
 //!
-//! State: the configuration (servers, tool policies, chats, settings) lives in
-//! `chrome.storage.local`, the call ledger in `chrome.storage.session` (cleared when the browser
-//! closes, kept across service-worker restarts). Both are loaded once per worker life into
-//! memory, changed synchronously, and written back whole after each change, so concurrent
-//! handlers never interleave a read-modify-write.
+//! State: the configuration lives in `chrome.storage.local`, the call ledger in
+//! `chrome.storage.session`; both are loaded once per worker life, changed synchronously in the
+//! app, and written back whole, so concurrent handlers never interleave a read-modify-write.
 
-use std::cell::{Cell, Ref, RefCell, RefMut};
-use std::collections::{BTreeMap, HashMap};
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use relay_core::app::{
-    chat_key, content_chat, App, Config, Settings, CONFIG_KEY, LEDGER_KEY, TOOLS_KEY,
+    adapter_for, sites_with, App, Config, Io, Sender, Step, CONFIG_KEY, LEDGER_KEY, TOOLS_KEY,
 };
-use relay_core::client::{ClientError, ServerConfig, TransportKind};
+use relay_core::client::{Operation, Output, PoolOptions, ServerConfig};
 use relay_core::contract::storage::SITES_KEY;
-use relay_core::contract::{self, ErrorBody, Request, Role, TabMessage};
-use relay_core::model::Tool;
-use relay_core::parse::parse_tool_calls;
-use relay_core::policy::Ledger;
-use serde::Deserialize;
-use serde_json::{json, Map, Value};
+use relay_core::contract::{self, ErrorBody};
+use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
 use crate::js::{from_js, to_js};
-use crate::mcp::{ClientOptions, McpClient};
-use crate::storage::{StorageError, Store};
+use crate::mcp::{now_ms, McpClient};
+use crate::storage::Store;
 
-mod calls;
 mod chrome;
-mod servers;
-mod tools;
+mod effects;
 
-use chrome::{release_origin, send_to_tab, sync_origin_rules, web_origin};
-
-/// Who sent a message, as the service worker established it from Chrome's `MessageSender`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Sender {
-    /// `"page"` or `"content"`.
-    pub role: String,
-    /// The sender's origin (`https://chatgpt.com`, `chrome-extension://…`).
-    #[serde(default)]
-    pub origin: String,
-    /// The tab of a content script.
-    #[serde(default)]
-    pub tab_id: Option<i64>,
-    /// The page URL of a content script.
-    #[serde(default)]
-    pub url: Option<String>,
-}
-
-/// A server's last connection error and last call latency (ms), for the side panel.
-type Health = (Option<ErrorBody>, Option<u64>);
+use chrome::{release_origin, send_to_tab, sync_origin_rules};
 
 /// The service-worker state. Rebuilt from storage after a restart.
 pub struct Service {
@@ -68,55 +39,16 @@ pub struct Service {
     loaded: Cell<bool>,
     /// The application (configuration, tools, ledger, parsers) and all its decisions.
     app: RefCell<App>,
-    /// Last connection error and call latency per server, for the side panel.
-    health: RefCell<HashMap<String, Health>>,
 }
 
 thread_local! {
     static SERVICE: Rc<Service> = Rc::new(Service {
         local: Store::detect("local"),
         session: Store::detect("session"),
-        client: McpClient::new(ClientOptions::default()),
+        client: McpClient::new(PoolOptions::default()),
         loaded: Cell::new(false),
         app: RefCell::new(App::default()),
-        health: RefCell::new(HashMap::new()),
     });
-}
-
-fn service() -> Rc<Service> {
-    SERVICE.with(Rc::clone)
-}
-
-impl From<StorageError> for ErrorBody {
-    fn from(e: StorageError) -> Self {
-        ErrorBody::new("storage", e.to_string()).with_hint(
-            "Reload the extension; if it persists, reset its data in the side panel's settings.",
-        )
-    }
-}
-
-fn client_error(e: &ClientError) -> ErrorBody {
-    let r = e.report();
-    let body = ErrorBody::new(r.kind, r.message);
-    if r.hint.is_empty() {
-        body
-    } else {
-        body.with_hint(r.hint)
-    }
-}
-
-/// Milliseconds since the epoch, from the JS clock (the core never reads one).
-fn now_ms() -> u64 {
-    js_sys::Date::now() as u64
-}
-
-/// An adapter the core refused, with the field and the fix.
-fn adapter_error(e: relay_core::app::AdapterError) -> ErrorBody {
-    ErrorBody::new("invalid_argument", e.to_string()).with_hint(e.hint())
-}
-
-fn invalid(message: impl Into<String>) -> ErrorBody {
-    ErrorBody::new("invalid_argument", message)
 }
 
 type HandlerResult = Result<Value, ErrorBody>;
@@ -126,55 +58,37 @@ type HandlerResult = Result<Value, ErrorBody>;
 /// Chrome's sender information, never from the message.
 #[wasm_bindgen]
 pub async fn handle(message: JsValue, sender: JsValue) -> Result<JsValue, JsValue> {
-    let sender: Sender = match from_js(sender, "sender") {
-        Ok(s) => s,
-        Err(_) => {
-            return to_js(&contract::err(ErrorBody::new(
-                "forbidden",
-                "missing sender",
-            )))
-        }
-    };
-    let answer = match admit(message, &sender.role) {
-        Ok((request, role, msg)) => {
-            let svc = service();
-            match svc.ensure_loaded().await {
-                Ok(()) => match svc.dispatch(&request, role, &sender, &msg).await {
-                    Ok(data) => contract::ok(data),
-                    Err(e) => contract::err(e),
-                },
-                Err(e) => contract::err(e),
-            }
-        }
+    let answer = match answer(message, sender).await {
+        Ok(data) => contract::ok(data),
         Err(e) => contract::err(e),
     };
     to_js(&answer)
 }
 
-/// The typed request, the sender's role, and the raw message (the handlers read their fields
-/// from it as they always did; the contract has already checked the shape).
-fn admit(message: JsValue, role: &str) -> Result<(Request, Role, Value), ErrorBody> {
-    let role = match role {
-        "page" => Role::Page,
-        "content" => Role::Content,
-        other => {
-            return Err(ErrorBody::new(
-                "forbidden",
-                format!("unknown sender role '{other}'"),
-            ))
-        }
-    };
-    let msg: Value = from_js(message, "message")
+async fn answer(message: JsValue, sender: JsValue) -> HandlerResult {
+    let mut sender: Sender =
+        from_js(sender, "sender").map_err(|_| ErrorBody::new("forbidden", "missing sender"))?;
+    let role = sender.role()?;
+    let message: Value = from_js(message, "message")
         .map_err(|_| ErrorBody::from(contract::ContractError::Malformed))?;
-    let request = contract::admit(&msg, role)?;
-    Ok((request, role, msg))
-}
-
-fn str_field<'a>(msg: &'a Value, key: &str) -> Result<&'a str, ErrorBody> {
-    msg.get(key)
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .ok_or_else(|| invalid(format!("'{key}' is required")))
+    let request = contract::admit(&message, role)?;
+    if role == contract::Role::Content {
+        // What the page's URL is now; the core decides how far to trust it.
+        sender.reported_url = message
+            .get("url")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+    }
+    let svc = SERVICE.with(Rc::clone);
+    svc.ensure_loaded().await?;
+    let step = svc.app.borrow_mut().handle(request, &sender)?;
+    match step {
+        Step::Done(value, effects) => {
+            svc.run_effects(effects).await?;
+            Ok(value)
+        }
+        Step::Io(io) => svc.perform(io).await,
+    }
 }
 
 impl Service {
@@ -184,9 +98,8 @@ impl Service {
         }
         let config: Config =
             serde_json::from_value(self.local.get(CONFIG_KEY).await?).unwrap_or_default();
-        let tools: BTreeMap<String, Vec<Tool>> =
-            serde_json::from_value(self.local.get(TOOLS_KEY).await?).unwrap_or_default();
-        let ledger: Ledger =
+        let tools = serde_json::from_value(self.local.get(TOOLS_KEY).await?).unwrap_or_default();
+        let ledger =
             serde_json::from_value(self.session.get(LEDGER_KEY).await?).unwrap_or_default();
         if self.loaded.get() {
             return Ok(()); // another handler finished loading while we awaited
@@ -195,7 +108,8 @@ impl Service {
         if self.loaded.get() {
             return Ok(());
         }
-        self.client.set_servers(config.servers.clone());
+        let servers = config.servers.clone();
+        self.client.with(|pool, _| pool.set_servers(servers));
         // A worker that stopped mid-call cannot know whether the call ran: the app turns such
         // calls "unknown" and tells their chats.
         let (app, effects) = App::restore(config, tools, ledger);
@@ -204,336 +118,165 @@ impl Service {
         self.run_effects(effects).await
     }
 
-    fn config(&self) -> Ref<'_, Config> {
-        Ref::map(self.app.borrow(), |a| &a.config)
+    /// A server's view with its live connection state.
+    fn server_view(&self, id: &str) -> HandlerResult {
+        let status = self.client.with(|pool, _| pool.status());
+        let status = status.into_iter().find(|s| s.id == id);
+        let view = self.app.borrow().live_view(id, status.as_ref());
+        view.ok_or_else(|| ErrorBody::new("invalid_argument", format!("no server '{id}'")))
     }
 
-    fn config_mut(&self) -> RefMut<'_, Config> {
-        RefMut::map(self.app.borrow_mut(), |a| &mut a.config)
-    }
-
-    fn ledger(&self) -> Ref<'_, Ledger> {
-        Ref::map(self.app.borrow(), |a| &a.ledger)
-    }
-
-    fn tools(&self) -> Ref<'_, BTreeMap<String, Vec<Tool>>> {
-        Ref::map(self.app.borrow(), |a| &a.tools)
-    }
-
-    async fn save_config(&self) -> Result<(), ErrorBody> {
-        let value = serde_json::to_value(&*self.config()).unwrap_or(Value::Null);
-        self.local.set(CONFIG_KEY, &value).await.map_err(Into::into)
-    }
-
-    /// Makes the Origin rules for `servers` (the server list as it is about to be) before the
-    /// list changes: configuration and client then change together with no await between them,
-    /// so no concurrent handler sees a server the client does not know, and no connection to a
-    /// new loopback server goes out before its rule exists.
-    async fn prepare_servers(
-        &self,
-        change: impl FnOnce(&mut Vec<ServerConfig>),
-    ) -> Result<(), ErrorBody> {
-        let mut next = self.config().servers.clone();
-        change(&mut next);
-        sync_origin_rules(&next).await
-    }
-
-    async fn save_tools(&self) -> Result<(), ErrorBody> {
-        let value = serde_json::to_value(&*self.tools()).unwrap_or(Value::Null);
-        self.local.set(TOOLS_KEY, &value).await.map_err(Into::into)
-    }
-
-    async fn save_ledger(&self) -> Result<(), ErrorBody> {
-        let value =
-            serde_json::to_value(self.app.borrow_mut().ledger_to_store()).unwrap_or(Value::Null);
-        // The toolbar badge follows the ledger (calls waiting for the user), set first so a
-        // panel that hears of the ledger change reads the new count.
-        let pending = self.app.borrow().pending_count();
-        chrome::set_pending_badge(pending).await;
-        self.session
-            .set(LEDGER_KEY, &value)
-            .await
-            .map_err(Into::into)
-    }
-
-    async fn dispatch(
-        self: &Rc<Self>,
-        request: &Request,
-        role: Role,
-        sender: &Sender,
-        msg: &Value,
-    ) -> HandlerResult {
-        // Exhaustive: a message of the contract without a handler here does not compile.
-        match request {
-            Request::Ping { .. } => Ok(json!({"core": env!("CARGO_PKG_VERSION"), "role": role})),
-            Request::SettingsGet { .. } => {
-                Ok(serde_json::to_value(&self.config().settings).unwrap_or(Value::Null))
+    async fn perform(self: &Rc<Self>, io: Io) -> HandlerResult {
+        // Exhaustive: IO the app asks for without a performer here does not compile.
+        match io {
+            Io::ServersList(ids) => Ok(ids
+                .iter()
+                .filter_map(|id| self.server_view(id).ok())
+                .collect()),
+            Io::ServersAdd(server) => self.add_server(server).await,
+            Io::ServersUpdate(server) => {
+                let (id, updated) = (server.id.clone(), server.clone());
+                // The Origin rules come first; then configuration and client change with no
+                // await between them (see `add_server`).
+                let next = self.app.borrow().servers_with(&server, true);
+                sync_origin_rules(&next).await?;
+                let effects = self.app.borrow_mut().update_server(server.clone());
+                self.client.with(|pool, _| pool.add_server(updated));
+                self.run_effects(effects).await?;
+                if server.enabled {
+                    let _ = self.list_tools(&id, true).await;
+                }
+                self.server_view(&id)
             }
-            Request::SettingsSet { .. } => {
-                let settings: Settings =
-                    serde_json::from_value(msg.get("settings").cloned().unwrap_or(Value::Null))
-                        .map_err(|e| invalid(format!("settings: {e}")))?;
-                self.config_mut().settings = settings;
-                self.save_config().await?;
-                Ok(serde_json::to_value(&self.config().settings).unwrap_or(Value::Null))
-            }
-            Request::ServersList { .. } => Ok(Value::from(self.server_views())),
-            Request::ServersAdd { .. } => {
-                self.add_server(msg.get("server").cloned().unwrap_or(Value::Null))
-                    .await
-            }
-            Request::ServersUpdate { .. } => {
-                self.update_server(msg.get("server").cloned().unwrap_or(Value::Null))
-                    .await
-            }
-            Request::ServersRemove { .. } => {
-                let id = str_field(msg, "id")?.to_owned();
-                self.client.remove_server(&id);
+            Io::ServersRemove(id) => {
+                self.client.with(|pool, _| pool.remove_server(&id));
                 let effects = self.app.borrow_mut().remove_server(&id);
                 self.run_effects(effects).await?;
-                let servers = self.config().servers.clone();
-                sync_origin_rules(&servers).await?;
-                Ok(Value::Null)
+                let servers = self.app.borrow().config.servers.clone();
+                sync_origin_rules(&servers).await.map(|()| Value::Null)
             }
-            Request::ServersImport { .. } => self.import_servers(msg).await,
-            Request::ServersExport { .. } => {
-                let mut out = Map::new();
-                for s in &self.config().servers {
-                    let transport = match s.transport {
-                        TransportKind::Sse => "sse",
-                        _ => "http",
-                    };
-                    out.insert(s.name.clone(), json!({"url": s.url, "type": transport}));
+            Io::ServersImport { servers, skipped } => {
+                let mut views = Vec::new();
+                for server in servers {
+                    let server = self.app.borrow().new_server(server)?;
+                    views.push(self.add_server(server).await?);
                 }
-                Ok(json!({"mcpServers": out}))
+                Ok(json!({"servers": views, "skipped": skipped}))
             }
-            Request::ServersTest { .. } => {
-                let id = str_field(msg, "id")?.to_owned();
-                let _ = self.refresh_tools(&id, true).await;
+            Io::ServersTest(id) => {
+                let _ = self.list_tools(&id, true).await;
                 self.server_view(&id)
-                    .ok_or_else(|| invalid(format!("no server '{id}'")))
             }
-            Request::ToolsList { .. } => self.list_tools(msg).await,
-            Request::ToolsPolicy { .. } => self.set_policy(msg).await,
-            Request::ToolsCall { .. } => self.manual_call(msg).await,
-            Request::PromptsList { .. } => {
-                let id = str_field(msg, "serverId")?;
-                let prompts = self
-                    .client
-                    .list_prompts(id)
-                    .await
-                    .map_err(|e| client_error(&e))?;
-                Ok(serde_json::to_value(prompts).unwrap_or(Value::Null))
-            }
-            Request::PromptsGet { .. } => {
-                let id = str_field(msg, "serverId")?;
-                let prompt = str_field(msg, "name")?;
-                let args: BTreeMap<String, String> =
-                    serde_json::from_value(msg.get("arguments").cloned().unwrap_or(json!({})))
-                        .unwrap_or_default();
-                let got = self
-                    .client
-                    .get_prompt(
-                        id,
-                        prompt,
-                        args.into_iter()
-                            .map(|(k, v)| (k, Value::String(v)))
-                            .collect(),
-                    )
-                    .await
-                    .map_err(|e| client_error(&e))?;
-                Ok(serde_json::to_value(got).unwrap_or(Value::Null))
-            }
-            Request::ResourcesList { .. } => {
-                let id = str_field(msg, "serverId")?;
-                let got = self
-                    .client
-                    .list_resources(id)
-                    .await
-                    .map_err(|e| client_error(&e))?;
-                Ok(serde_json::to_value(got).unwrap_or(Value::Null))
-            }
-            Request::ResourcesRead { .. } => {
-                let id = str_field(msg, "serverId")?;
-                let uri = str_field(msg, "uri")?;
-                let got = self
-                    .client
-                    .read_resource(id, uri)
-                    .await
-                    .map_err(|e| client_error(&e))?;
-                Ok(serde_json::to_value(got).unwrap_or(Value::Null))
-            }
-            Request::ChatGet { .. } => {
-                let chat = self.chat_for(role, sender, msg)?;
-                Ok(self.chat_view(&chat))
-            }
-            Request::ChatSet { .. } => {
-                let chat = self.chat_for(role, sender, msg)?;
-                let settings: relay_core::app::ChatSettings =
-                    serde_json::from_value(msg.get("settings").cloned().unwrap_or(Value::Null))
-                        .map_err(|e| invalid(format!("settings: {e}")))?;
-                // Picked once per site, unless the user overrides this chat only.
-                let only_chat = msg.get("scope").and_then(Value::as_str) == Some("chat");
-                let effects = if only_chat {
-                    self.app.borrow_mut().set_chat_only(&chat, settings)
-                } else {
-                    self.app.borrow_mut().set_chat(&chat, settings)
-                };
-                self.run_effects(effects).await?;
-                Ok(self.chat_view(&chat))
-            }
-            Request::PromptBuild { .. } => self.build_prompt(role, sender, msg).await,
-            Request::ChatInsert { .. } => {
-                let chat = self.chat_for(role, sender, msg)?;
-                let text = str_field(msg, "text")?;
-                let submit = msg.get("submit").and_then(Value::as_bool).unwrap_or(false);
-                // Inserting the instructions starts a new turn of the loop (persisted before
-                // the text goes out).
-                let effects = self.app.borrow_mut().new_turn(&chat);
-                self.run_effects(effects).await?;
-                let tab =
-                    relay_core::app::tab_of(&chat).ok_or_else(|| invalid("chat has no tab"))?;
-                let insert = TabMessage::Insert {
-                    text: text.to_owned(),
-                    submit,
-                    attachments: Vec::new(),
-                };
-                send_to_tab(tab, &insert).await
-            }
-            Request::ReplyParse { .. } => {
-                let text = str_field(msg, "text")?;
-                let servers = match role {
-                    Role::Content => {
-                        let chat = self.chat_for(role, sender, msg)?;
-                        self.app
-                            .borrow()
-                            .selected_tools(&self.config().chat(&chat).server_ids)
+            Io::ToolsList {
+                ids,
+                single,
+                refresh,
+            } => {
+                let mut out = Vec::new();
+                for id in ids {
+                    // A dead server keeps its last known tools in the list (and its error in
+                    // its view), unless it is the one asked for.
+                    if let Err(e) = self.list_tools(&id, refresh).await {
+                        if single {
+                            return Err(e);
+                        }
                     }
-                    Role::Page => {
-                        let ids: Vec<String> = serde_json::from_value(
-                            msg.get("serverIds").cloned().unwrap_or(json!([])),
-                        )
-                        .unwrap_or_default();
-                        self.app.borrow().selected_tools(&ids)
-                    }
-                };
-                Ok(serde_json::to_value(parse_tool_calls(text, &servers)).unwrap_or(Value::Null))
+                    out.extend(self.app.borrow().tool_views(&id));
+                }
+                Ok(Value::from(out))
             }
-            Request::ReplyUpdate { .. } => self.reply_update(role, sender, msg).await,
-            Request::ChatMoved { from, fresh } => {
-                let to = self.chat_for(role, sender, msg)?;
-                let tab = relay_core::app::tab_of(&to).ok_or_else(|| invalid("chat has no tab"))?;
-                let from = from
-                    .as_deref()
-                    .ok_or_else(|| invalid("'from' is required"))?;
-                let from = content_chat(tab, sender.url.as_deref().unwrap_or(""), Some(from));
-                let effects = self
-                    .app
+            Io::ToolsCall {
+                server,
+                tool,
+                arguments,
+            } => {
+                if self.app.borrow().find_tool(&server, &tool).is_none() {
+                    let _ = self.list_tools(&server, false).await;
+                }
+                let arguments = self.app.borrow().manual_call(&server, &tool, &arguments)?;
+                let (name, sent, started) = (tool.clone(), arguments.clone(), now_ms());
+                let op = Operation::CallTool {
+                    name,
+                    arguments,
+                    progress: false,
+                };
+                let result = self.client.run(&server, op, None, None).await;
+                let result = result
+                    .and_then(Output::into_tool_result)
+                    .map_err(|e| ErrorBody::from(&e));
+                let duration = now_ms().saturating_sub(started);
+                self.app
                     .borrow_mut()
-                    .chat_moved(&from, &to, fresh.unwrap_or(false));
+                    .manual_done(&server, &tool, sent, result, duration)
+            }
+            Io::Mcp { server, op } => (self.client.run(&server, op, None, None).await)
+                .map(|output| serde_json::to_value(output).unwrap_or(Value::Null))
+                .map_err(|e| ErrorBody::from(&e)),
+            Io::PromptBuild { chat, ids, options } => {
+                // Tools come from the stored lists; a server never listed yet is asked now.
+                for id in &ids {
+                    if !self.app.borrow().tools.contains_key(id) {
+                        let _ = self.list_tools(id, false).await;
+                    }
+                }
+                Ok(self.app.borrow().prompt(chat.as_ref(), &ids, options))
+            }
+            Io::Tab {
+                tab,
+                message,
+                effects,
+            } => {
                 self.run_effects(effects).await?;
-                Ok(serde_json::to_value(self.config().chat(&to)).unwrap_or(Value::Null))
+                send_to_tab(tab, &message).await
             }
-            Request::ActivityList { .. } => {
-                let chat = self.chat_for(role, sender, msg)?;
-                let ledger = self.ledger();
-                Ok(serde_json::to_value(ledger.for_chat(&chat)).unwrap_or(Value::Null))
-            }
-            Request::ActivityDecide { .. } => self.decide_call(role, sender, msg).await,
-            Request::SitesList { .. } => self.sites().await.map(Value::from),
-            Request::SitesAdd { .. } => {
-                let origin = web_origin(msg.get("origin"))?;
-                // An adapter id, or adapter data (taught, edited or imported): the core decides
-                // whether the data is valid and keeps its normal form as the site's `custom`.
-                let entry = match msg.get("adapter") {
-                    Some(data @ Value::Object(_)) => {
-                        let custom =
-                            relay_core::app::validate_adapter(data).map_err(adapter_error)?;
-                        json!({"origin": origin, "adapter": custom["id"].clone(), "custom": custom})
-                    }
-                    other => {
-                        json!({"origin": origin, "adapter": other.and_then(Value::as_str).unwrap_or("generic")})
-                    }
-                };
-                let mut sites = self.sites().await?;
-                sites.retain(|s| s.get("origin").and_then(Value::as_str) != Some(origin.as_str()));
-                sites.push(entry);
-                self.local
-                    .set(SITES_KEY, &Value::from(sites.clone()))
-                    .await?;
-                Ok(Value::from(sites))
-            }
-            Request::SitesRemove { .. } => {
-                let origin = web_origin(msg.get("origin"))?;
-                let mut sites = self.sites().await?;
-                sites.retain(|s| s.get("origin").and_then(Value::as_str) != Some(origin.as_str()));
-                self.local
-                    .set(SITES_KEY, &Value::from(sites.clone()))
-                    .await?;
-                // Give the host permission back, unless a configured server still needs it.
-                let needed = self.config().servers.iter().any(|s| {
-                    relay_core::client::HttpUrl::parse(&s.url)
-                        .is_ok_and(|u| u.origin().eq_ignore_ascii_case(&origin))
-                });
-                if !needed {
+            Io::SitesList => self.sites().await.map(Value::from),
+            Io::SitesChange {
+                origin,
+                entry,
+                answer,
+            } => {
+                let removed = entry.is_none();
+                let sites = Value::from(sites_with(self.sites().await?, &origin, entry));
+                self.local.set(SITES_KEY, &sites).await?;
+                if removed && !self.app.borrow().origin_in_use(&origin) {
                     release_origin(&origin).await;
                 }
-                Ok(Value::from(sites))
+                Ok(answer.unwrap_or(sites))
             }
-            Request::SitesCheck { .. } => {
-                let chat = self.chat_for(role, sender, msg)?;
-                let tab =
-                    relay_core::app::tab_of(&chat).ok_or_else(|| invalid("chat has no tab"))?;
-                send_to_tab(tab, &TabMessage::Check {}).await
-            }
-            Request::SitesAdapter { .. } => {
-                let sites = self.sites().await?;
-                Ok(sites
-                    .into_iter()
-                    .find(|s| {
-                        s.get("origin").and_then(Value::as_str) == Some(sender.origin.as_str())
-                    })
-                    .map(|s| {
-                        let mut a =
-                            json!({"adapter": s.get("adapter").cloned().unwrap_or(Value::Null)});
-                        if let Some(custom) = s.get("custom").filter(|c| c.is_object()) {
-                            a["custom"] = custom.clone();
-                        }
-                        a
-                    })
-                    .unwrap_or(Value::Null))
-            }
-            Request::SitesTaught { .. } => {
-                // A content script saves for its own origin only (the sender's, from Chrome).
-                let data = msg
-                    .get("adapter")
-                    .ok_or_else(|| invalid("'adapter' is required"))?;
-                let custom = relay_core::app::validate_adapter(data).map_err(adapter_error)?;
-                let origin = sender.origin.clone();
-                let mut sites = self.sites().await?;
-                sites.retain(|s| s.get("origin").and_then(Value::as_str) != Some(origin.as_str()));
-                sites.push(json!({"origin": origin, "adapter": custom["id"].clone(), "custom": custom.clone()}));
-                self.local.set(SITES_KEY, &Value::from(sites)).await?;
-                Ok(custom)
-            }
-            Request::SitesTeach { .. } => {
-                let chat = self.chat_for(role, sender, msg)?;
-                let tab =
-                    relay_core::app::tab_of(&chat).ok_or_else(|| invalid("chat has no tab"))?;
-                send_to_tab(tab, &TabMessage::Teach {}).await
-            }
+            Io::SitesAdapter(origin) => Ok(adapter_for(&self.sites().await?, &origin)),
         }
     }
 
-    /// A chat's settings as the panel shows them, with where they come from (`source`: its
-    /// own, its site's, or the defaults).
-    fn chat_view(&self, chat: &str) -> Value {
-        let config = self.config();
-        let mut v = serde_json::to_value(config.chat(chat)).unwrap_or(Value::Null);
-        if let Value::Object(m) = &mut v {
-            m.insert("source".into(), Value::from(config.chat_source(chat)));
-        }
-        v
+    async fn add_server(self: &Rc<Self>, server: ServerConfig) -> HandlerResult {
+        // The Origin rules for the list as it will be come first; then configuration and client
+        // change together with no await between them, so no concurrent handler sees a server
+        // the client does not know, and no connection to a new loopback server goes out
+        // before its rule exists.
+        let id = server.id.clone();
+        let next = self.app.borrow().servers_with(&server, false);
+        sync_origin_rules(&next).await?;
+        let effects = self.app.borrow_mut().add_server(server.clone())?;
+        self.client.with(|pool, _| pool.add_server(server));
+        self.run_effects(effects).await?;
+        let _ = self.list_tools(&id, false).await;
+        self.server_view(&id)
+    }
+
+    /// Lists a server's tools (every page; from the client's cache unless `refresh`).
+    async fn list_tools(self: &Rc<Self>, id: &str, refresh: bool) -> Result<(), ErrorBody> {
+        let started = now_ms();
+        let result = self
+            .client
+            .run(id, Operation::ListTools { refresh }, None, None)
+            .await;
+        let result = result
+            .and_then(Output::into_tools)
+            .map_err(|e| ErrorBody::from(&e));
+        let failed = result.as_ref().err().cloned();
+        let latency = now_ms().saturating_sub(started);
+        let effects = self.app.borrow_mut().tools_listed(id, result, latency);
+        self.run_effects(effects).await?;
+        failed.map_or(Ok(()), Err)
     }
 
     /// Custom chat sites the user added: `[{origin, adapter}]`.
@@ -541,36 +284,6 @@ impl Service {
         match self.local.get(SITES_KEY).await? {
             Value::Array(a) => Ok(a),
             _ => Ok(Vec::new()),
-        }
-    }
-
-    /// The chat a message is about: a content script's own tab, or the `chat` a page names.
-    fn chat_for(&self, role: Role, sender: &Sender, msg: &Value) -> Result<String, ErrorBody> {
-        match role {
-            Role::Content => {
-                let tab = sender
-                    .tab_id
-                    .ok_or_else(|| invalid("content script without a tab"))?;
-                // Its page's current URL (after in-page navigations), within the sender's
-                // origin: the rule is relay_core::app::content_chat's.
-                let reported = msg.get("url").and_then(Value::as_str);
-                Ok(content_chat(
-                    tab,
-                    sender.url.as_deref().unwrap_or(""),
-                    reported,
-                ))
-            }
-            Role::Page => {
-                let chat = msg
-                    .get("chat")
-                    .ok_or_else(|| invalid("'chat' ({tabId, url}) is required"))?;
-                let tab = chat
-                    .get("tabId")
-                    .and_then(Value::as_i64)
-                    .ok_or_else(|| invalid("'chat.tabId' is required"))?;
-                let url = chat.get("url").and_then(Value::as_str).unwrap_or("");
-                Ok(chat_key(tab, url))
-            }
         }
     }
 }

@@ -1,0 +1,618 @@
+//! Every request of the contract, decided: [`App::handle`] answers what the application can
+//! answer from its own state (with the [`Effect`]s to carry out first), and names the IO the
+//! rest needs ([`Io`]): the driver performs it and comes back to the application for every
+//! decision on the way. Both matches are exhaustive, so a message without a handler does not
+//! compile.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+use super::{
+    chat_key, content_chat, tab_of, validate_adapter, AdapterError, App, ChatSettings, Effect,
+    PolicyChange, Settings,
+};
+use crate::client::config::MASK;
+use crate::client::{import_mcp_servers, HttpUrl, Operation, ServerConfig, TransportKind};
+use crate::contract::{ChatRef, ErrorBody, Request, Role, TabMessage};
+use crate::model::CallToolResult;
+use crate::parse::parse_tool_calls;
+use crate::policy::{ToolPolicy, UserDecision};
+use crate::prompt::PromptOptions;
+
+/// Who sent a message, as the service worker established it from Chrome's `MessageSender`
+/// (never from the message): `{role, origin, tabId?, url?}`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Sender {
+    /// `"page"` or `"content"`.
+    pub role: String,
+    /// The sender's origin (`https://chatgpt.com`, `chrome-extension://…`).
+    #[serde(default)]
+    pub origin: String,
+    /// The tab of a content script.
+    #[serde(default)]
+    pub tab_id: Option<i64>,
+    /// The page URL of a content script, as Chrome gives it (the URL the page loaded with).
+    #[serde(default)]
+    pub url: Option<String>,
+    /// The URL a content script reports for its page now (after in-page navigations): taken
+    /// from the message by the driver, trusted only within the sender's origin
+    /// ([`content_chat`]).
+    #[serde(default)]
+    pub reported_url: Option<String>,
+}
+
+impl Sender {
+    /// The sender's role; anything but a page or a content script is refused.
+    pub fn role(&self) -> Result<Role, ErrorBody> {
+        match self.role.as_str() {
+            "page" => Ok(Role::Page),
+            "content" => Ok(Role::Content),
+            other => Err(ErrorBody::new(
+                "forbidden",
+                format!("unknown sender role '{other}'"),
+            )),
+        }
+    }
+}
+
+/// The IO a request needs; the driver performs it.
+// Not `non_exhaustive`: the driver must perform every kind of IO.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Io {
+    /// Answer these servers' views with their live state.
+    ServersList(Vec<String>),
+    /// Make the Origin rules, then [`App::add_server`], connect, list its tools, answer its view.
+    ServersAdd(ServerConfig),
+    /// Make the Origin rules, then [`App::update_server`], reconnect, answer its view.
+    ServersUpdate(ServerConfig),
+    /// End the server's session, [`App::remove_server`], rebuild the Origin rules.
+    ServersRemove(String),
+    /// Add each of these servers (as `servers/add` would) and answer their views.
+    ServersImport { servers: Vec<Value>, skipped: Value },
+    /// Connect, list the tools, answer the server's view.
+    ServersTest(String),
+    /// List these servers' tools (refreshed when asked) and answer their views; with `single`,
+    /// a failure is the answer.
+    ToolsList {
+        ids: Vec<String>,
+        single: bool,
+        refresh: bool,
+    },
+    /// A run by hand: list the server's tools if this one is unknown, then
+    /// [`App::manual_call`], the call, and [`App::manual_done`].
+    ToolsCall {
+        server: String,
+        tool: String,
+        arguments: Value,
+    },
+    /// An MCP request whose result is the answer.
+    Mcp { server: String, op: Operation },
+    /// List the tools of servers never listed, then answer [`App::prompt`].
+    PromptBuild {
+        chat: Option<ChatSettings>,
+        ids: Vec<String>,
+        options: Option<PromptOptions>,
+    },
+    /// Carry out the effects, send this to the tab, and answer what it says.
+    Tab {
+        tab: i64,
+        message: TabMessage,
+        effects: Vec<Effect>,
+    },
+    /// Answer the custom sites.
+    SitesList,
+    /// Store the custom sites [`sites_with`] this origin's entry (or without it: then give its
+    /// host permission back unless [`App::origin_in_use`]), and answer them (or, with `answer`,
+    /// that value).
+    SitesChange {
+        origin: String,
+        entry: Option<Value>,
+        answer: Option<Value>,
+    },
+    /// Answer [`adapter_for`] the sender's origin.
+    SitesAdapter(String),
+}
+
+/// What a request comes to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// The answer, once these effects are carried out.
+    Done(Value, Vec<Effect>),
+    /// IO to perform.
+    Io(Io),
+}
+
+fn invalid(message: impl Into<String>) -> ErrorBody {
+    ErrorBody::new("invalid_argument", message)
+}
+
+/// A required string field (the contract reads an empty or mistyped one as absent).
+fn required(value: Option<String>, key: &str) -> Result<String, ErrorBody> {
+    value.ok_or_else(|| invalid(format!("'{key}' is required")))
+}
+
+fn to_value(value: impl serde::Serialize) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+/// Accepts `http(s)://host[:port]` only: a content script is registered for exactly this origin.
+pub fn web_origin(v: Option<&Value>) -> Result<String, ErrorBody> {
+    let s = v
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .trim()
+        .trim_end_matches('/');
+    let rest = s
+        .strip_prefix("https://")
+        .or_else(|| s.strip_prefix("http://"));
+    let valid = rest.is_some_and(|r| {
+        !r.is_empty()
+            && r.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'))
+    });
+    if !valid {
+        return Err(invalid(format!("'{s}' is not a web origin")).with_hint(
+            "Use the form https://chat.example.com (scheme, host and optional port, nothing else).",
+        ));
+    }
+    Ok(s.to_ascii_lowercase())
+}
+
+/// The custom sites (`[{origin, adapter, custom?}]`) with `origin`'s entry replaced by
+/// `entry` ([`site_entry`]), or removed.
+pub fn sites_with(mut sites: Vec<Value>, origin: &str, entry: Option<Value>) -> Vec<Value> {
+    sites.retain(|s| s.get("origin").and_then(Value::as_str) != Some(origin));
+    if let Some(entry) = entry {
+        sites.push(entry);
+    }
+    sites
+}
+
+/// A custom site's entry: an adapter id, or adapter data (taught, edited or imported) that the
+/// core validates and keeps, in its normal form, as the site's `custom`.
+pub fn site_entry(origin: &str, adapter: Option<Value>) -> Result<Value, ErrorBody> {
+    match adapter {
+        Some(data @ Value::Object(_)) => {
+            let custom = validate_adapter(&data).map_err(adapter_error)?;
+            Ok(json!({"origin": origin, "adapter": custom["id"].clone(), "custom": custom}))
+        }
+        other => {
+            let id = other.as_ref().and_then(Value::as_str).unwrap_or("generic");
+            Ok(json!({"origin": origin, "adapter": id}))
+        }
+    }
+}
+
+/// An adapter the core refused, with the field and the fix.
+fn adapter_error(e: AdapterError) -> ErrorBody {
+    ErrorBody::new("invalid_argument", e.to_string()).with_hint(e.hint())
+}
+
+/// `{adapter, custom?}` configured for a custom site's origin, or `null`.
+pub fn adapter_for(sites: &[Value], origin: &str) -> Value {
+    sites
+        .iter()
+        .find(|s| s.get("origin").and_then(Value::as_str) == Some(origin))
+        .map(|s| {
+            let mut a = json!({"adapter": s.get("adapter").cloned().unwrap_or(Value::Null)});
+            if let Some(custom) = s.get("custom").filter(|c| c.is_object()) {
+                a["custom"] = custom.clone();
+            }
+            a
+        })
+        .unwrap_or(Value::Null)
+}
+
+impl App {
+    /// The chat a message is about: a content script's own tab, or the `chat` a page names.
+    pub fn chat_for(&self, sender: &Sender, chat: Option<&ChatRef>) -> Result<String, ErrorBody> {
+        match sender.role()? {
+            Role::Content => {
+                let tab = sender
+                    .tab_id
+                    .ok_or_else(|| invalid("content script without a tab"))?;
+                // Its page's current URL (after in-page navigations), within the sender's origin.
+                let url = sender.url.as_deref().unwrap_or("");
+                Ok(content_chat(tab, url, sender.reported_url.as_deref()))
+            }
+            Role::Page => {
+                let chat = chat.ok_or_else(|| invalid("'chat' ({tabId, url}) is required"))?;
+                let tab = chat
+                    .tab_id
+                    .ok_or_else(|| invalid("'chat.tabId' is required"))?;
+                Ok(chat_key(tab, chat.url.as_deref().unwrap_or("")))
+            }
+        }
+    }
+
+    /// A chat's settings as the panel shows them, with where they come from (`source`: its
+    /// own, its site's, or the defaults).
+    pub fn chat_view(&self, chat: &str) -> Value {
+        let mut v = to_value(self.config.chat(chat));
+        if let Value::Object(m) = &mut v {
+            m.insert("source".into(), Value::from(self.config.chat_source(chat)));
+        }
+        v
+    }
+
+    fn tab_for(&self, sender: &Sender, chat: Option<&ChatRef>) -> Result<i64, ErrorBody> {
+        let chat = self.chat_for(sender, chat)?;
+        tab_of(&chat).ok_or_else(|| invalid("chat has no tab"))
+    }
+
+    /// Adds a server prepared by [`App::new_server`] (refused if its id was taken meanwhile).
+    pub fn add_server(&mut self, server: ServerConfig) -> Result<Vec<Effect>, ErrorBody> {
+        if self.config.servers.iter().any(|s| s.id == server.id) {
+            return Err(invalid(format!(
+                "a server with id '{}' was added meanwhile; try again",
+                server.id
+            )));
+        }
+        self.config.servers.push(server);
+        Ok(vec![Effect::SaveConfig])
+    }
+
+    /// The server list as it will be once `server` is added (or, with `replace`, once it
+    /// replaces the server of its id): the Origin rules are made for it before the list changes.
+    pub fn servers_with(&self, server: &ServerConfig, replace: bool) -> Vec<ServerConfig> {
+        let mut next = self.config.servers.clone();
+        match next.iter_mut().find(|s| s.id == server.id) {
+            Some(slot) if replace => *slot = server.clone(),
+            _ if replace => {}
+            _ => next.push(server.clone()),
+        }
+        next
+    }
+
+    /// Replaces a server with its edited configuration ([`App::edited_server`]).
+    pub fn update_server(&mut self, server: ServerConfig) -> Vec<Effect> {
+        self.health.remove(&server.id);
+        if let Some(slot) = self.config.servers.iter_mut().find(|s| s.id == server.id) {
+            *slot = server;
+        }
+        vec![Effect::SaveConfig]
+    }
+
+    /// How a run by hand ended (after `duration` ms), as the side panel gets it.
+    pub fn manual_done(
+        &mut self,
+        server: &str,
+        tool: &str,
+        sent: Map<String, Value>,
+        result: Result<CallToolResult, ErrorBody>,
+        duration: u64,
+    ) -> Result<Value, ErrorBody> {
+        self.call_ended(server, duration, true);
+        Ok(
+            json!({"state": "done", "tool": tool, "serverId": server, "arguments": sent,
+                  "result": result?, "durationMs": duration}),
+        )
+    }
+
+    /// Whether a configured server lives on `origin` (its host permission is still needed).
+    pub fn origin_in_use(&self, origin: &str) -> bool {
+        self.config
+            .servers
+            .iter()
+            .any(|s| HttpUrl::parse(&s.url).is_ok_and(|u| u.origin().eq_ignore_ascii_case(origin)))
+    }
+
+    /// Decides a request of the contract (already admitted for `sender`'s role).
+    pub fn handle(&mut self, request: Request, sender: &Sender) -> Result<Step, ErrorBody> {
+        let role = sender.role()?;
+        let done = |value| Ok(Step::Done(value, Vec::new()));
+        let io = |io| Ok(Step::Io(io));
+        match request {
+            Request::Ping {} => done(json!({"core": env!("CARGO_PKG_VERSION"), "role": role})),
+            Request::SettingsGet {} => done(to_value(&self.config.settings)),
+            Request::SettingsSet { settings } => {
+                let settings: Settings = serde_json::from_value(settings)
+                    .map_err(|e| invalid(format!("settings: {e}")))?;
+                self.config.settings = settings;
+                let answer = to_value(&self.config.settings);
+                Ok(Step::Done(answer, vec![Effect::SaveConfig]))
+            }
+            Request::ServersList {} => {
+                let ids = self.config.servers.iter().map(|s| s.id.clone()).collect();
+                io(Io::ServersList(ids))
+            }
+            Request::ServersAdd { server } => io(Io::ServersAdd(self.new_server(server)?)),
+            Request::ServersUpdate { server } => io(Io::ServersUpdate(self.edited_server(server)?)),
+            Request::ServersRemove { id } => io(Io::ServersRemove(required(id, "id")?)),
+            Request::ServersImport { json, apply } => {
+                let text = required(json, "json")?;
+                let existing: Vec<String> =
+                    self.config.servers.iter().map(|s| s.id.clone()).collect();
+                let report =
+                    import_mcp_servers(&text, &existing).map_err(|e| invalid(e.to_string()))?;
+                let skipped = to_value(&report.skipped);
+                if apply.unwrap_or(false) {
+                    let servers = report
+                        .servers
+                        .iter()
+                        .map(|server| {
+                            let mut v = to_value(server);
+                            if let Some(o) = v.as_object_mut() {
+                                o.remove("id");
+                            }
+                            v
+                        })
+                        .collect();
+                    return io(Io::ServersImport { servers, skipped });
+                }
+                let views: Vec<Value> = report.servers.iter().map(|s| json!({"name": s.name, "url": s.url, "transport": s.transport,
+                    "headers": s.headers.iter().map(|(k, _)| json!({"name": k, "value": MASK})).collect::<Vec<_>>()})).collect();
+                done(json!({"servers": views, "skipped": skipped}))
+            }
+            Request::ServersExport {} => {
+                let mut out = Map::new();
+                for s in &self.config.servers {
+                    let transport = match s.transport {
+                        TransportKind::Sse => "sse",
+                        _ => "http",
+                    };
+                    out.insert(s.name.clone(), json!({"url": s.url, "type": transport}));
+                }
+                done(json!({"mcpServers": out}))
+            }
+            Request::ServersTest { id } => io(Io::ServersTest(required(id, "id")?)),
+            Request::ToolsList { server_id, refresh } => {
+                let single = server_id.is_some();
+                let ids = match server_id {
+                    Some(id) => vec![id],
+                    None => self
+                        .config
+                        .servers
+                        .iter()
+                        .filter(|s| s.enabled)
+                        .map(|s| s.id.clone())
+                        .collect(),
+                };
+                let refresh = refresh.unwrap_or(false);
+                io(Io::ToolsList {
+                    single: single && ids.len() == 1,
+                    ids,
+                    refresh,
+                })
+            }
+            Request::ToolsPolicy {
+                server_id,
+                tool,
+                policy,
+                enabled,
+                read_only,
+                confirm,
+            } => {
+                let server = required(server_id, "serverId")?;
+                let policy: Option<ToolPolicy> = match policy {
+                    None | Some(Value::Null) => None,
+                    Some(p) => Some(
+                        serde_json::from_value(p)
+                            .map_err(|_| invalid("policy must be allow, ask or deny"))?,
+                    ),
+                };
+                let change = PolicyChange {
+                    server: &server,
+                    tool: tool.as_deref(),
+                    policy,
+                    enabled,
+                    read_only: read_only.unwrap_or(false),
+                    confirm: confirm.unwrap_or(false),
+                };
+                let effects = self.set_policy(&change)?;
+                Ok(Step::Done(Value::from(self.tool_views(&server)), effects))
+            }
+            Request::ToolsCall {
+                server_id,
+                tool,
+                arguments,
+            } => io(Io::ToolsCall {
+                server: required(server_id, "serverId")?,
+                tool: required(tool, "tool")?,
+                arguments: arguments.unwrap_or_else(|| json!({})),
+            }),
+            Request::PromptsList { server_id } => io(Io::Mcp {
+                server: required(server_id, "serverId")?,
+                op: Operation::ListPrompts,
+            }),
+            Request::PromptsGet {
+                server_id,
+                name,
+                arguments,
+            } => {
+                let server = required(server_id, "serverId")?;
+                let name = required(name, "name")?;
+                let args: BTreeMap<String, String> =
+                    serde_json::from_value(arguments.unwrap_or_else(|| json!({})))
+                        .unwrap_or_default();
+                let arguments = args.into_iter().map(|(k, v)| (k, Value::String(v)));
+                let op = Operation::GetPrompt {
+                    name,
+                    arguments: arguments.collect(),
+                };
+                io(Io::Mcp { server, op })
+            }
+            Request::ResourcesList { server_id } => io(Io::Mcp {
+                server: required(server_id, "serverId")?,
+                op: Operation::ListResources,
+            }),
+            Request::ResourcesRead { server_id, uri } => {
+                let server = required(server_id, "serverId")?;
+                let uri = required(uri, "uri")?;
+                io(Io::Mcp {
+                    server,
+                    op: Operation::ReadResource { uri },
+                })
+            }
+            Request::ChatGet { chat } => {
+                let chat = self.chat_for(sender, chat.as_ref())?;
+                done(self.chat_view(&chat))
+            }
+            Request::ChatSet {
+                chat,
+                settings,
+                scope,
+            } => {
+                let chat = self.chat_for(sender, chat.as_ref())?;
+                let settings: ChatSettings = serde_json::from_value(settings)
+                    .map_err(|e| invalid(format!("settings: {e}")))?;
+                // Picked once per site, unless the user overrides this chat only.
+                let effects = if scope.as_deref() == Some("chat") {
+                    self.set_chat_only(&chat, settings)
+                } else {
+                    self.set_chat(&chat, settings)
+                };
+                Ok(Step::Done(self.chat_view(&chat), effects))
+            }
+            Request::ChatMoved { from, fresh } => {
+                let to = self.chat_for(sender, None)?;
+                let tab = tab_of(&to).ok_or_else(|| invalid("chat has no tab"))?;
+                let from = required(from, "from")?;
+                let from = content_chat(tab, sender.url.as_deref().unwrap_or(""), Some(&from));
+                let effects = self.chat_moved(&from, &to, fresh.unwrap_or(false));
+                Ok(Step::Done(to_value(self.config.chat(&to)), effects))
+            }
+            Request::PromptBuild {
+                chat,
+                server_ids,
+                options,
+            } => {
+                let chat = self
+                    .chat_for(sender, chat.as_ref())
+                    .ok()
+                    .map(|c| self.config.chat(&c));
+                let requested: Option<Vec<String>> = match server_ids {
+                    Some(v) => Some(
+                        serde_json::from_value(v)
+                            .map_err(|_| invalid("serverIds must be a list of ids"))?,
+                    ),
+                    None => None,
+                };
+                let options: Option<PromptOptions> = match options {
+                    Some(o) => Some(
+                        serde_json::from_value(o).map_err(|e| invalid(format!("options: {e}")))?,
+                    ),
+                    None => None,
+                };
+                let ids = self.prompt_servers(role, chat.as_ref(), requested)?;
+                io(Io::PromptBuild { chat, ids, options })
+            }
+            Request::ChatInsert { chat, text, submit } => {
+                let key = self.chat_for(sender, chat.as_ref())?;
+                let text = required(text, "text")?;
+                let tab = tab_of(&key).ok_or_else(|| invalid("chat has no tab"))?;
+                // Inserting the instructions starts a new turn of the loop (persisted before
+                // the text goes out).
+                let effects = self.new_turn(&key);
+                let message = TabMessage::Insert {
+                    text,
+                    submit: submit.unwrap_or(false),
+                    attachments: Vec::new(),
+                };
+                io(Io::Tab {
+                    tab,
+                    message,
+                    effects,
+                })
+            }
+            Request::ReplyParse { text, server_ids } => {
+                let text = required(text, "text")?;
+                let servers = match role {
+                    Role::Content => {
+                        let chat = self.chat_for(sender, None)?;
+                        self.selected_tools(&self.config.chat(&chat).server_ids)
+                    }
+                    Role::Page => {
+                        let ids: Vec<String> =
+                            serde_json::from_value(server_ids.unwrap_or_else(|| json!([])))
+                                .unwrap_or_default();
+                        self.selected_tools(&ids)
+                    }
+                };
+                done(to_value(parse_tool_calls(&text, &servers)))
+            }
+            Request::ReplyUpdate {
+                message_id,
+                text,
+                done: finished,
+                history,
+            } => {
+                let chat = self.chat_for(sender, None)?;
+                let message_id = required(message_id, "messageId")?;
+                let (answer, effects) = self.reply_update(
+                    &chat,
+                    &message_id,
+                    text.as_deref().unwrap_or(""),
+                    finished.unwrap_or(false),
+                    history.unwrap_or(false),
+                );
+                Ok(Step::Done(to_value(answer), effects))
+            }
+            Request::ActivityList { chat } => {
+                let chat = self.chat_for(sender, chat.as_ref())?;
+                done(to_value(self.ledger.for_chat(&chat)))
+            }
+            Request::ActivityDecide {
+                key,
+                decision,
+                confirm,
+            } => {
+                let key = required(key, "key")?;
+                let decision = required(decision, "decision")?;
+                let decision = UserDecision::parse(&decision)
+                    .ok_or_else(|| invalid(format!("unknown decision '{decision}'")))?;
+                let sender_chat = match role {
+                    Role::Content => Some(self.chat_for(sender, None)?),
+                    Role::Page => None,
+                };
+                let confirm = confirm.unwrap_or(false);
+                let (record, effects) =
+                    self.decide(role, sender_chat.as_deref(), &key, decision, confirm)?;
+                Ok(Step::Done(to_value(record), effects))
+            }
+            Request::SitesList {} => io(Io::SitesList),
+            Request::SitesAdd { origin, adapter } => {
+                let origin = web_origin(origin.as_ref())?;
+                io(Io::SitesChange {
+                    entry: Some(site_entry(&origin, adapter)?),
+                    origin,
+                    answer: None,
+                })
+            }
+            Request::SitesRemove { origin } => io(Io::SitesChange {
+                origin: web_origin(origin.as_ref())?,
+                entry: None,
+                answer: None,
+            }),
+            Request::SitesTaught { adapter } => {
+                // A content script saves for its own origin only (the sender's, from Chrome).
+                let data = adapter.ok_or_else(|| invalid("'adapter' is required"))?;
+                if !data.is_object() {
+                    return Err(adapter_error(AdapterError::NotObject));
+                }
+                let origin = sender.origin.clone();
+                let entry = site_entry(&origin, Some(data))?;
+                let custom = entry["custom"].clone();
+                io(Io::SitesChange {
+                    origin,
+                    entry: Some(entry),
+                    answer: Some(custom),
+                })
+            }
+            Request::SitesTeach { chat } => io(Io::Tab {
+                tab: self.tab_for(sender, chat.as_ref())?,
+                message: TabMessage::Teach {},
+                effects: Vec::new(),
+            }),
+            Request::SitesCheck { chat } => io(Io::Tab {
+                tab: self.tab_for(sender, chat.as_ref())?,
+                message: TabMessage::Check {},
+                effects: Vec::new(),
+            }),
+            Request::SitesAdapter {} => io(Io::SitesAdapter(sender.origin.clone())),
+        }
+    }
+}
