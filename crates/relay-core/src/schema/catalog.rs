@@ -3,7 +3,9 @@
 //! Real tool sets repeat themselves: the same `options` object in eighteen tools, the same
 //! "Maximum number of results to return" thirty times. A prompt that repeats them pays for
 //! every copy; the anchors paid by dropping enums and shapes instead. Here an object shape seen
-//! in several places becomes a named type (`Options = {...}`) and a parameter description seen
+//! in several places becomes a named type (`Options = {...}`; so do long lists of allowed values,
+//! `Format = "json"|"csv"`, and formatted strings, `DateTime = string<date-time>`, when the
+//! copies cost more than the definition) and a parameter description seen
 //! in several places is written once under its name. Nothing is dropped: every type, bound,
 //! enum value, default and description is still in the text, exactly once.
 
@@ -18,6 +20,8 @@ use crate::model::Tool;
 
 /// Shapes shorter than this stay inline: a name would save nothing.
 const MIN_SHARED_SHAPE_CHARS: usize = 24;
+/// Lists of allowed values and formatted scalars shorter than this stay inline (`"a"|"b"`).
+const MIN_SHARED_VALUES_CHARS: usize = 12;
 
 /// What [`render_catalog`] may share between tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -251,7 +255,7 @@ fn share_shapes<'a>(roots: &mut [Node<'a>], defs: &mut Vec<Def<'a>>) {
             *count >= 2 && {
                 let mut text = String::new();
                 render::write_ty(&mut text, ty, &provisional);
-                text.len() >= MIN_SHARED_SHAPE_CHARS
+                worth_a_name(ty, text.len(), *count)
             }
         })
         .map(|(ty, (_, first, hint))| (ty, first, hint))
@@ -363,25 +367,52 @@ fn count_children<'t, 'a>(
     order: &mut usize,
 ) {
     for_each_child(ty, hint, &mut |node, child_hint| {
-        if let Ty::Object(obj) = &node.ty {
-            if !obj.props.is_empty() || !obj.patterns.is_empty() {
-                let entry = counts
-                    .entry(&node.ty)
-                    .or_insert_with(|| (0, *order, child_hint.to_owned()));
-                entry.0 += 1;
-                *order += 1;
-            }
+        if is_shareable(&node.ty) {
+            // A formatted string is named after its format (`DateTime`), not its first use.
+            let name = match &node.ty {
+                Ty::Prim {
+                    format: Some(format),
+                    ..
+                } => format,
+                _ => child_hint,
+            };
+            let entry = counts
+                .entry(&node.ty)
+                .or_insert_with(|| (0, *order, name.to_owned()));
+            entry.0 += 1;
+            *order += 1;
         }
         count_children(&node.ty, child_hint, counts, order);
     });
 }
 
+/// Shapes that may get a name: objects with fields, lists of allowed values, formatted scalars.
+fn is_shareable(ty: &Ty<'_>) -> bool {
+    match ty {
+        Ty::Object(obj) => !obj.props.is_empty() || !obj.patterns.is_empty(),
+        Ty::Lit(values) => values.len() >= 2,
+        // Without notes only: a bound belongs on the parameter's own line.
+        Ty::Prim { format, notes, .. } => format.is_some() && notes.is_empty(),
+        _ => false,
+    }
+}
+
+/// Whether naming a shape of `chars` characters used `count` times saves text: an object from
+/// [`MIN_SHARED_SHAPE_CHARS`] on; a list of allowed values when its copies outweigh the line
+/// that defines it (measured in o200k tokens on the reference sets: `"asc"|"desc"` twice costs
+/// about what `SortOrder = "asc"|"desc"` does, four times it saves).
+fn worth_a_name(ty: &Ty<'_>, chars: usize, count: usize) -> bool {
+    match ty {
+        Ty::Lit(_) | Ty::Prim { .. } => {
+            chars >= MIN_SHARED_VALUES_CHARS && (count - 1) * chars >= 3 * MIN_SHARED_VALUES_CHARS
+        }
+        _ => chars >= MIN_SHARED_SHAPE_CHARS,
+    }
+}
+
 fn replace_children<'a>(ty: &mut Ty<'a>, ids: &HashMap<Ty<'a>, usize>) {
     for_each_child_mut(ty, &mut |node| {
-        if let Some(&id) = matches!(node.ty, Ty::Object(_))
-            .then(|| ids.get(&node.ty))
-            .flatten()
-        {
+        if let Some(&id) = is_shareable(&node.ty).then(|| ids.get(&node.ty)).flatten() {
             node.ty = Ty::Def(id);
         } else {
             replace_children(&mut node.ty, ids);
