@@ -90,7 +90,10 @@ pub fn render_catalog(tools: &[&Tool], options: &CatalogOptions) -> RenderedCata
     }
     let mut defs: Vec<Def<'_>> = std::mem::take(&mut lowerer.defs);
     if options.share_types {
-        share_shapes(&mut roots, &mut defs);
+        // Objects first, then scalars: a scalar repeated only inside a shared object is then
+        // counted once there, and stays inline when that is all.
+        share_shapes(&mut roots, &mut defs, Shape::Object);
+        share_shapes(&mut roots, &mut defs, Shape::Scalar);
     }
     let names = def_names(&defs);
 
@@ -239,15 +242,15 @@ fn shared_descriptions<'a>(lines: &[DocLine<'a>], arena: &'a str) -> HashMap<&'a
 }
 
 /// Replaces object shapes that occur at least twice by named definitions.
-fn share_shapes<'a>(roots: &mut [Node<'a>], defs: &mut Vec<Def<'a>>) {
+fn share_shapes<'a>(roots: &mut [Node<'a>], defs: &mut Vec<Def<'a>>, kind: Shape) {
     let provisional = def_names(defs);
     let mut counts: HashMap<&Ty<'a>, (usize, usize, String)> = HashMap::default();
     let mut order = 0;
     for root in roots.iter() {
-        count_children(&root.ty, "", &mut counts, &mut order);
+        count_children(&root.ty, "", kind, &mut counts, &mut order);
     }
     for def in defs.iter() {
-        count_children(&def.node.ty, &def.name_hint, &mut counts, &mut order);
+        count_children(&def.node.ty, &def.name_hint, kind, &mut counts, &mut order);
     }
     let mut chosen: Vec<(&Ty<'a>, usize, String)> = counts
         .into_iter()
@@ -363,11 +366,12 @@ fn substitute_defs<'a>(ty: &mut Ty<'a>, single: &[bool], bodies: &[Ty<'a>]) -> b
 fn count_children<'t, 'a>(
     ty: &'t Ty<'a>,
     hint: &str,
+    kind: Shape,
     counts: &mut HashMap<&'t Ty<'a>, (usize, usize, String)>,
     order: &mut usize,
 ) {
     for_each_child(ty, hint, &mut |node, child_hint| {
-        if is_shareable(&node.ty) {
+        if shape_of(&node.ty) == Some(kind) {
             // A formatted string is named after its format (`DateTime`), not its first use.
             let name = match &node.ty {
                 Ty::Prim {
@@ -382,18 +386,30 @@ fn count_children<'t, 'a>(
             entry.0 += 1;
             *order += 1;
         }
-        count_children(&node.ty, child_hint, counts, order);
+        count_children(&node.ty, child_hint, kind, counts, order);
     });
 }
 
-/// Shapes that may get a name: objects with fields, lists of allowed values, formatted scalars.
-fn is_shareable(ty: &Ty<'_>) -> bool {
+/// The kinds of shapes that may get a name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// Objects with fields.
+    Object,
+    /// Lists of allowed values, formatted strings.
+    Scalar,
+}
+
+fn shape_of(ty: &Ty<'_>) -> Option<Shape> {
     match ty {
-        Ty::Object(obj) => !obj.props.is_empty() || !obj.patterns.is_empty(),
-        Ty::Lit(values) => values.len() >= 2,
+        Ty::Object(obj) if !obj.props.is_empty() || !obj.patterns.is_empty() => {
+            Some(Shape::Object)
+        }
+        Ty::Lit(values) if values.len() >= 2 => Some(Shape::Scalar),
         // Without notes only: a bound belongs on the parameter's own line.
-        Ty::Prim { format, notes, .. } => format.is_some() && notes.is_empty(),
-        _ => false,
+        Ty::Prim { format, notes, .. } if format.is_some() && notes.is_empty() => {
+            Some(Shape::Scalar)
+        }
+        _ => None,
     }
 }
 
@@ -412,7 +428,7 @@ fn worth_a_name(ty: &Ty<'_>, chars: usize, count: usize) -> bool {
 
 fn replace_children<'a>(ty: &mut Ty<'a>, ids: &HashMap<Ty<'a>, usize>) {
     for_each_child_mut(ty, &mut |node| {
-        if let Some(&id) = is_shareable(&node.ty).then(|| ids.get(&node.ty)).flatten() {
+        if let Some(&id) = shape_of(&node.ty).and_then(|_| ids.get(&node.ty)) {
             node.ty = Ty::Def(id);
         } else {
             replace_children(&mut node.ty, ids);
