@@ -230,7 +230,10 @@ impl ToolSet {
 
     /// Same as `parseToolCalls` for this set.
     pub fn parse(&self, text: &str) -> Result<JsValue, JsValue> {
-        to_js(&relay_core::parse::parse_tool_calls(text, &self.set.servers))
+        to_js(&relay_core::parse::parse_tool_calls(
+            text,
+            &self.set.servers,
+        ))
     }
 
     /// A streaming parser for one reply against this set.

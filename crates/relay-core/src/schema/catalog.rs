@@ -401,9 +401,7 @@ enum Shape {
 
 fn shape_of(ty: &Ty<'_>) -> Option<Shape> {
     match ty {
-        Ty::Object(obj) if !obj.props.is_empty() || !obj.patterns.is_empty() => {
-            Some(Shape::Object)
-        }
+        Ty::Object(obj) if !obj.props.is_empty() || !obj.patterns.is_empty() => Some(Shape::Object),
         Ty::Lit(values) if values.len() >= 2 => Some(Shape::Scalar),
         // Without notes only: a bound belongs on the parameter's own line.
         Ty::Prim { format, notes, .. } if format.is_some() && notes.is_empty() => {
