@@ -6,6 +6,8 @@
 //! - `new StreamParser(servers)`: `.push(fullText)`, `.append(chunk)`, `.finish()` → `{calls, pending, diagnostics}`
 //! - `validateArguments(tool, args)` → `{arguments, errors, coercions, message}`
 //! - `formatResults(inputs, options?)` → `{text, attachments, truncated}`
+//! - `new ToolSet(servers)`: `.prompt(options?)`, `.parse(text)`, `.streamParser()`, `.tools`,
+//!   `.dropPromptCache()` (the tools converted and, on the first prompt, rendered once)
 //!
 //! `servers` is `[{id, name, tools: [MCP Tool as tools/list returns it]}]`; it crosses as JSON
 //! text (`js::from_js_text`: measured twice as fast as structured for tool lists), once per
