@@ -39,14 +39,35 @@ for (const [name, file, server] of [['everything', 'everything-tools.json', 'eve
   fig(`prompt tokens estimate, ${name}`, p.tokensEstimate, 'tokens');
 }
 
+// A first render (the tool list rendered from the definitions, as after tools/list_changed),
+// and a rebuild from the rendered list (another chat, other options: a concatenation).
 const many = new core.ToolSet(JSON.parse(input('tools_1000.json')));
-fig(`prompt generation, ${many.tools} tools (wasm)`, time(() => many.prompt()), 'ms');
+fig(`prompt generation, ${many.tools} tools (wasm)`, time(() => { many.dropPromptCache(); many.prompt(); }), 'ms');
+const forced = { strategy: 'toolForced', customInstructions: 'Answer briefly.' };
+fig(`prompt rebuild from rendered tools, ${many.tools} tools (wasm)`, time(() => many.prompt(forced)), 'ms');
+
+// parseToolCalls(text, servers) on a short reply with the same servers array each time: the
+// tools are converted once and reused while the array is the same (a new array converts again).
+const servers100 = [{ id: 'bench', name: 'bench', tools: fixture('tools100.json') }];
+const shortReply = 'Let me look.\n```json\n{"tool": "notes_search_notes", "server": "bench", "arguments": {"query": "x"}}\n```';
+fig('parseToolCalls fixed cost, same servers array, 100 tools (wasm)', time(() => core.parseToolCalls(shortReply, servers100)) * 1000, 'µs');
+fig('parseToolCalls with a new servers array, 100 tools (wasm)', time(() => core.parseToolCalls(shortReply, [...servers100]), { minMs: 300 }), 'ms');
 
 const set = new core.ToolSet(JSON.parse(input('servers.json')));
 for (const size of ['100KB', '1MB']) {
   const text = input(`reply_${size}.txt`);
   const ms = time(() => set.parse(text));
   fig(`parse ${size} reply throughput (wasm)`, (Buffer.byteLength(text) / 1e6) / (ms / 1000), 'MB/s');
+}
+
+// The floor under any parse in wasm of text that is a JavaScript string: copying it into wasm
+// memory as UTF-8 (TextEncoder.encodeInto, what wasm-bindgen's glue does for non-ASCII text).
+{
+  const text = input('reply_1MB.txt');
+  const buf = new Uint8Array(Buffer.byteLength(text) + 16);
+  const encoder = new TextEncoder();
+  const ms = time(() => encoder.encodeInto(text, buf));
+  fig('UTF-8 copy of the 1MB reply into a buffer, the floor of any wasm parse', (Buffer.byteLength(text) / 1e6) / (ms / 1000), 'MB/s');
 }
 
 // Adversarial replies (unclosed tags of every kind, nested openers, repeated prefixes): the
@@ -71,6 +92,18 @@ for (const [label, file] of [['100KB', 'reply_100KB.txt'], ['100KB one large cal
     p.free();
   });
   fig(`stream/full ratio, ${label} in 1000 appends (wasm)`, streamed / full, 'x');
+}
+
+// The constant cost of one append (boundary crossing, scan step, answer), on one-byte chunks of
+// prose so the scanning itself is negligible: 10,000 appends to one parser, per append.
+{
+  const n = 10_000;
+  const perAppend = time(() => {
+    const p = set.streamParser();
+    for (let i = 0; i < n; i++) p.append('a');
+    p.free();
+  }, { minMs: 300 }) / n;
+  fig('stream append constant cost (wasm)', perAppend * 1000, 'µs');
 }
 
 console.log(JSON.stringify(out));

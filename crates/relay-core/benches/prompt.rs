@@ -1,14 +1,18 @@
 //! Prompt generation speed: the two reference tool sets and 1,000 generated tools.
 //!
-//! Ids: `prompt/everything`, `prompt/tools100`, `prompt/1000_tools` (the wasm bench in Node
-//! measures the same inputs through `relay_core::prompt::bench_tools`).
+//! Ids: `prompt/everything`, `prompt/tools100`, `prompt/1000_tools` (a prompt from the tool
+//! definitions; the wasm bench in Node measures the same inputs through
+//! `relay_core::prompt::bench_tools`), and `prompt_rebuild/1000_tools` (a prompt with other
+//! options from tools rendered once: `PreparedTools::prompt`).
 
 use std::hint::black_box;
 use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use relay_core::model::{ServerTools, Tool};
-use relay_core::prompt::{bench_tools, prompt_for_servers, PromptOptions};
+use relay_core::prompt::{
+    bench_tools, prepare_for_servers, prompt_for_servers, PromptOptions, Strategy,
+};
 
 fn fixture(file: &str, server: &str) -> Vec<ServerTools> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -35,6 +39,17 @@ fn bench(c: &mut Criterion) {
             b.iter(|| prompt_for_servers(black_box(servers), black_box(&options)))
         });
     }
+    group.finish();
+
+    let servers = bench_tools(1_000);
+    let prepared = prepare_for_servers(&servers).expect("tools");
+    let mut forced = PromptOptions::default();
+    forced.strategy = Strategy::ToolForced;
+    forced.custom_instructions = Some("Answer briefly.".to_owned());
+    let mut group = c.benchmark_group("prompt_rebuild");
+    group.bench_function("1000_tools", |b| {
+        b.iter(|| prepared.prompt(black_box(&forced)))
+    });
     group.finish();
 }
 

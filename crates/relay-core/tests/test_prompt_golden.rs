@@ -386,3 +386,39 @@ fn bench_tools_are_deterministic_realistic_and_render() {
         [100, 50]
     );
 }
+
+/// A selection's tools rendered once give, for any options, exactly the prompt (text, counts,
+/// estimate, diagnostics) a fresh build gives.
+#[test]
+fn prepared_tools_give_the_prompt_a_fresh_build_gives() {
+    let variants: Vec<PromptOptions> = vec![
+        PromptOptions::default(),
+        options(|o| o.strategy = Strategy::ToolFirst),
+        options(|o| {
+            o.strategy = Strategy::ToolForced;
+            o.max_calls_per_reply = 1;
+            o.max_calls_per_turn = 3;
+            o.custom_instructions = Some("  Réponds en français. 你好\n".to_owned());
+            o.site_addendum = Some("Keep blocks outside lists.".to_owned());
+        }),
+        options(|o| o.site_addendum = Some("   ".to_owned())),
+        options(|o| o.strategy = Strategy::Disabled),
+    ];
+    let mut twin = bench();
+    twin.name = "everything".to_owned();
+    for servers in [vec![everything()], vec![bench()], vec![everything(), twin]] {
+        let prepared = relay_core::prompt::prepare_for_servers(&servers).expect("tools");
+        for o in &variants {
+            let fresh = prompt_for_servers(&servers, o);
+            assert_eq!(prepared.prompt(o), fresh, "{o:?}");
+            if let Some(p) = fresh {
+                assert_eq!(
+                    p.tokens_estimate,
+                    relay_core::prompt::estimate_tokens(&p.text)
+                );
+                assert_eq!(p.chars, p.text.chars().count());
+            }
+        }
+    }
+    assert!(relay_core::prompt::prepare_for_servers(&[]).is_none());
+}

@@ -107,15 +107,15 @@ fn every_placeholder_is_filled_from_the_context() {
         Server "weather":
         - air_quality(city: string) — Current air quality index.
         Relevant tools:
-        Tools by server. Notation: `p?` optional, `= v` default, `"a"|"b"` allowed values, `1..9` inclusive range, `T[]` list.
+        Tools by server. TypeScript-like; `= v` default, `1..9` inclusive range.
 
         Server "weather":
         - weather_forecast(city: string, days?: integer 1..7 = 3) — Daily weather forecast for a city.
-        To call a tool, write a ```json block holding one object with "tool", "server" and "arguments":
+        To call a tool, write a ```json block like this:
         ```json
-        {"tool": "weather_forecast", "server": "weather", "arguments": {"city": "Paris"}}
+        {"tool":"weather_forecast","server":"weather","arguments":{"city":"Paris"}}
         ```
-        Use the exact tool and server names from the list below and arguments that fit the parameters. For several calls, write one block per call.
+        Use exact tool and server names from the list below; one block per call.
         Literal: ${local:current_time}, unterminated ${local:current_time"#]]
     .assert_eq(&rendered.text);
     assert!(

@@ -6,12 +6,22 @@
 //! - `new StreamParser(servers)`: `.push(fullText)`, `.append(chunk)`, `.finish()` → `{calls, pending, diagnostics}`
 //! - `validateArguments(tool, args)` → `{arguments, errors, coercions, message}`
 //! - `formatResults(inputs, options?)` → `{text, attachments, truncated}`
+//! - `new ToolSet(servers)`: `.prompt(options?)`, `.parse(text)`, `.streamParser()`, `.tools`,
+//!   `.dropPromptCache()` (the tools converted and, on the first prompt, rendered once)
 //!
 //! `servers` is `[{id, name, tools: [MCP Tool as tools/list returns it]}]`; it crosses as JSON
-//! text (`js::from_js_text`: measured twice as fast as structured for tool lists).
+//! text (`js::from_js_text`: measured twice as fast as structured for tool lists), once per
+//! array: the functions that take it keep the last array they converted (its tools and, once a
+//! prompt was asked for, the rendered tool list) and reuse them while they are given the same
+//! array again (`===`). So treat a `servers` array as immutable once passed, and pass a new one
+//! when tools change (as every `tools/list` answer is); a `ToolSet` holds its conversion for
+//! as long as it lives.
+
+use std::cell::{OnceCell, RefCell};
+use std::rc::Rc;
 
 use relay_core::model::{ServerTools, Tool};
-use relay_core::prompt::{prompt_for_servers, PromptOptions};
+use relay_core::prompt::{prepare_for_servers, PreparedTools, PromptOptions};
 use relay_core::result::{format_results, ResultInput, ResultOptions};
 use relay_core::schema::validate;
 use serde_json::{json, Value};
@@ -30,15 +40,60 @@ fn options_or_default<T: serde::de::DeserializeOwned + Default>(
     }
 }
 
+/// Servers converted from JavaScript, with their tools rendered for prompts on first use.
+struct Converted {
+    servers: Rc<[ServerTools]>,
+    prepared: OnceCell<Option<PreparedTools>>,
+}
+
+impl Converted {
+    fn new(servers: Vec<ServerTools>) -> Self {
+        Converted {
+            servers: servers.into(),
+            prepared: OnceCell::new(),
+        }
+    }
+
+    fn prompt(&self, options: JsValue) -> Result<JsValue, JsValue> {
+        let options: PromptOptions = options_or_default(options, "options")?;
+        let prepared = self
+            .prepared
+            .get_or_init(|| prepare_for_servers(&self.servers));
+        match prepared.as_ref().and_then(|p| p.prompt(&options)) {
+            Some(p) => to_js(&p),
+            None => Ok(JsValue::NULL),
+        }
+    }
+}
+
+thread_local! {
+    /// The last `servers` array converted by the free functions, and its conversion.
+    static LAST: RefCell<Option<(JsValue, Rc<Converted>)>> = const { RefCell::new(None) };
+}
+
+/// The conversion of `servers` (`undefined` and `null` read as no servers), reused while the
+/// same array comes back.
+fn converted(servers: &JsValue) -> Result<Rc<Converted>, JsValue> {
+    if servers.is_undefined() || servers.is_null() {
+        return Ok(Rc::new(Converted::new(Vec::new())));
+    }
+    let hit = LAST.with_borrow(|last| {
+        last.as_ref()
+            .filter(|(key, _)| key == servers)
+            .map(|(_, c)| Rc::clone(c))
+    });
+    if let Some(c) = hit {
+        return Ok(c);
+    }
+    let c = Rc::new(Converted::new(from_js_text(servers, "servers")?));
+    LAST.set(Some((servers.clone(), Rc::clone(&c))));
+    Ok(c)
+}
+
 /// The system prompt for all tools of `servers`; `null` when there are none.
 #[wasm_bindgen(js_name = promptForServers)]
 pub fn prompt_for_servers_js(servers: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
-    let servers: Vec<ServerTools> = from_js_text(&servers, "servers")?;
-    let options: PromptOptions = options_or_default(options, "options")?;
-    match prompt_for_servers(&servers, &options) {
-        Some(p) => to_js(&p),
-        None => Ok(JsValue::NULL),
-    }
+    converted(&servers)?.prompt(options)
 }
 
 /// Checks (and safely coerces) arguments against a tool's input schema.
@@ -70,12 +125,8 @@ pub fn format_results_js(inputs: JsValue, options: JsValue) -> Result<JsValue, J
 /// Finds the tool calls in one reply; never throws for any text.
 #[wasm_bindgen(js_name = parseToolCalls)]
 pub fn parse_tool_calls_js(text: &str, servers: JsValue) -> Result<JsValue, JsValue> {
-    let servers: Vec<ServerTools> = if servers.is_undefined() || servers.is_null() {
-        Vec::new()
-    } else {
-        from_js_text(&servers, "servers")?
-    };
-    to_js(&relay_core::parse::parse_tool_calls(text, &servers))
+    let c = converted(&servers)?;
+    to_js(&relay_core::parse::parse_tool_calls(text, &c.servers))
 }
 
 /// An incremental parser for one reply as it streams: reports each complete call once.
@@ -108,13 +159,9 @@ impl StreamParserJs {
     /// A parser for the tools of `servers`.
     #[wasm_bindgen(constructor)]
     pub fn new(servers: JsValue) -> Result<StreamParserJs, JsValue> {
-        let servers: Vec<ServerTools> = if servers.is_undefined() || servers.is_null() {
-            Vec::new()
-        } else {
-            from_js_text(&servers, "servers")?
-        };
+        let c = converted(&servers)?;
         Ok(StreamParserJs {
-            inner: relay_core::parse::StreamParser::new(servers),
+            inner: relay_core::parse::StreamParser::new(Rc::clone(&c.servers)),
             quiet: quiet_updates(),
         })
     }
@@ -151,7 +198,7 @@ impl StreamParserJs {
 /// core's work without the conversion).
 #[wasm_bindgen]
 pub struct ToolSet {
-    servers: Vec<ServerTools>,
+    set: Converted,
 }
 
 #[wasm_bindgen]
@@ -160,35 +207,42 @@ impl ToolSet {
     #[wasm_bindgen(constructor)]
     pub fn new(servers: JsValue) -> Result<ToolSet, JsValue> {
         Ok(ToolSet {
-            servers: from_js_text(&servers, "servers")?,
+            set: Converted::new(from_js_text(&servers, "servers")?),
         })
     }
 
     /// Number of tools in the set.
     #[wasm_bindgen(getter)]
     pub fn tools(&self) -> usize {
-        self.servers.iter().map(|s| s.tools.len()).sum()
+        self.set.servers.iter().map(|s| s.tools.len()).sum()
     }
 
-    /// Same as `promptForServers` for this set.
+    /// Same as `promptForServers` for this set. The tool list is rendered on the first call
+    /// and kept: later prompts (any options) are a concatenation.
     pub fn prompt(&self, options: JsValue) -> Result<JsValue, JsValue> {
-        let options: PromptOptions = options_or_default(options, "options")?;
-        match prompt_for_servers(&self.servers, &options) {
-            Some(p) => to_js(&p),
-            None => Ok(JsValue::NULL),
-        }
+        self.set.prompt(options)
+    }
+
+    /// Forgets the rendered tool list, so the next `prompt` renders it again (for benchmarks
+    /// of a first render).
+    #[wasm_bindgen(js_name = dropPromptCache)]
+    pub fn drop_prompt_cache(&mut self) {
+        self.set.prepared = OnceCell::new();
     }
 
     /// Same as `parseToolCalls` for this set.
     pub fn parse(&self, text: &str) -> Result<JsValue, JsValue> {
-        to_js(&relay_core::parse::parse_tool_calls(text, &self.servers))
+        to_js(&relay_core::parse::parse_tool_calls(
+            text,
+            &self.set.servers,
+        ))
     }
 
     /// A streaming parser for one reply against this set.
     #[wasm_bindgen(js_name = streamParser)]
     pub fn stream_parser(&self) -> StreamParserJs {
         StreamParserJs {
-            inner: relay_core::parse::StreamParser::new(self.servers.clone()),
+            inner: relay_core::parse::StreamParser::new(Rc::clone(&self.set.servers)),
             quiet: quiet_updates(),
         }
     }

@@ -19,6 +19,8 @@ const WASM_FEATURES: &[&str] = &[
     "--enable-nontrapping-float-to-int",
     "--enable-reference-types",
     "--enable-multivalue",
+    // .cargo/config.toml builds wasm32 with +simd128 (the parser's byte searches).
+    "--enable-simd",
 ];
 
 pub fn build(x: &Xtask) -> Result<()> {

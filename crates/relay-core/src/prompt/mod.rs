@@ -12,6 +12,7 @@
 
 mod bench;
 mod limits;
+mod prepared;
 pub mod sections;
 pub mod select;
 pub mod template;
@@ -28,6 +29,7 @@ use crate::schema::{render_catalog, CatalogOptions};
 #[doc(hidden)]
 pub use bench::bench_tools;
 pub use limits::{MAX_NAME, MAX_SCHEMA_TEXT, MAX_TOOLS, MAX_TOOL_DESCRIPTION};
+pub use prepared::PreparedTools;
 pub use select::{select_tools, Selection, SelectionOptions};
 pub use template::{
     render_template, template_requirements, HistoryStep, Rendered, Requirement, Template,
@@ -208,18 +210,6 @@ pub struct Prompt {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-impl Prompt {
-    pub(crate) fn from_text(text: String, tools: usize, diagnostics: Vec<Diagnostic>) -> Self {
-        Prompt {
-            chars: text.chars().count(),
-            tokens_estimate: estimate_tokens(&text),
-            text,
-            tools,
-            diagnostics,
-        }
-    }
-}
-
 /// The result of [`system_prompt`]: the prompt, if any, and what the user should know.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -248,6 +238,15 @@ pub fn server_display_name(server: &ServerTools) -> &str {
 /// The prompt for all tools of `servers`; `None` when there are no tools or the strategy is
 /// `Disabled`.
 pub fn prompt_for_servers(servers: &[ServerTools], options: &PromptOptions) -> Option<Prompt> {
+    if options.strategy == Strategy::Disabled {
+        return None;
+    }
+    prepare_for_servers(servers)?.prompt(options)
+}
+
+/// The tools of all `servers` rendered once for many prompts ([`PreparedTools::prompt`] equals
+/// [`prompt_for_servers`] for any options); `None` when they have no tools.
+pub fn prepare_for_servers(servers: &[ServerTools]) -> Option<PreparedTools> {
     let groups: Vec<Group<'_>> = servers
         .iter()
         .map(|server| Group {
@@ -255,7 +254,7 @@ pub fn prompt_for_servers(servers: &[ServerTools], options: &PromptOptions) -> O
             tools: server.tools.iter().collect(),
         })
         .collect();
-    build(&groups, options, Vec::new()).prompt
+    prepare(&groups, &mut Vec::new())
 }
 
 /// The prompt for the tools of exactly the servers `server_ids` (in that order) among `all`,
@@ -324,7 +323,20 @@ pub(crate) fn build(
             diagnostics,
         };
     }
-    let (owned, picks) = bound_tools(groups, &mut diagnostics);
+    let prompt = prepare(groups, &mut diagnostics).and_then(|p| p.prompt(options));
+    if let Some(p) = &prompt {
+        diagnostics.clone_from(&p.diagnostics);
+    }
+    PromptOutcome {
+        prompt,
+        diagnostics,
+    }
+}
+
+/// Bounds and renders the tools of `groups`; `None` (with a diagnostic) when none is left.
+/// The prepared tools carry `diagnostics` plus what rendering found.
+fn prepare(groups: &[Group<'_>], diagnostics: &mut Vec<Diagnostic>) -> Option<PreparedTools> {
+    let (owned, picks) = bound_tools(groups, diagnostics);
     let bounded: Vec<Group<'_>> = groups
         .iter()
         .zip(picks)
@@ -349,10 +361,7 @@ pub(crate) fn build(
             DiagnosticCode::NoTools,
             "The selected servers have no tools.",
         ));
-        return PromptOutcome {
-            prompt: None,
-            diagnostics,
-        };
+        return None;
     }
     for (i, group) in groups.iter().enumerate() {
         let name = server_display_name(group.server);
@@ -366,14 +375,7 @@ pub(crate) fn build(
             ));
         }
     }
-    let parts = sections::Parts::new(&groups, options);
-    diagnostics.extend(parts.diagnostics.iter().cloned());
-    let text = sections::assemble(&parts);
-    let prompt = Prompt::from_text(text, tool_count, diagnostics.clone());
-    PromptOutcome {
-        prompt: Some(prompt),
-        diagnostics,
-    }
+    Some(PreparedTools::from_groups(&groups, diagnostics.clone()))
 }
 
 /// What the prompt does with one selected tool.

@@ -27,10 +27,10 @@ pub const SECTION_NAMES: &[&str] = &[
     "custom_instructions",
 ];
 
-pub(crate) const NOTATION: &str = "Tools by server. Notation: `p?` optional, `= v` default, `\"a\"|\"b\"` allowed values, `1..9` inclusive range, `T[]` list.\n";
-pub(crate) const TYPES_INTRO: &str = "Types used below:";
-pub(crate) const SHARED_DOCS_INTRO: &str =
-    "Parameters with the same name mean the same in every tool unless described there:";
+pub(crate) const NOTATION: &str =
+    "Tools by server. TypeScript-like; `= v` default, `1..9` inclusive range.\n";
+pub(crate) const TYPES_INTRO: &str = "Types:";
+pub(crate) const SHARED_DOCS_INTRO: &str = "Shared parameters (unless a tool describes them):";
 
 /// Everything the sections are made from, computed once.
 pub(crate) struct Parts<'a> {
@@ -70,71 +70,48 @@ impl<'a> Parts<'a> {
     }
 }
 
-/// The prompt: the non-empty sections separated by blank lines.
-pub(crate) fn assemble(parts: &Parts<'_>) -> String {
-    let mut out = String::with_capacity(parts.tools.len() + 4096);
-    for name in SECTION_NAMES {
-        // The tool list is most of the text: borrowed, not rebuilt.
-        let owned = if *name == "tools" {
-            None
-        } else {
-            parts.section(name)
-        };
-        let text = owned.as_deref().unwrap_or(&parts.tools);
-        if text.is_empty() {
-            continue;
-        }
-        if !out.is_empty() {
-            out.push_str("\n\n");
-        }
-        out.push_str(text);
-    }
-    out
-}
-
 /// The user asks for help and explains who runs the tools: no system-prompt costume.
 pub fn intro() -> String {
-    "Please help me, using tools where useful. You can't run tools yourself, but I can: \
-     write a call as shown below and I will run it and send you the result."
+    "Please help me, using tools where useful. You can't run tools, but I can: \
+     write a call as below and I'll send the result."
         .to_owned()
 }
 
 /// The one call format the parser expects by default, with one example from a real tool.
 pub fn call_format(example: Option<&(&str, &str, Value)>) -> String {
     let example = match example {
-        Some((tool, server, arguments)) => spaced_json(
-            &serde_json::json!({"tool": tool, "server": server, "arguments": arguments}),
-        ),
-        None => r#"{"tool": "TOOL", "server": "SERVER", "arguments": {}}"#.to_owned(),
+        // Compact JSON: the spaces after `:` and `,` cost a token each and teach nothing.
+        Some((tool, server, arguments)) => {
+            serde_json::json!({"tool": tool, "server": server, "arguments": arguments}).to_string()
+        }
+        None => r#"{"tool":"TOOL","server":"SERVER","arguments":{}}"#.to_owned(),
     };
     format!(
-        "To call a tool, write a ```json block holding one object with \"tool\", \"server\" and \"arguments\":\n\
+        "To call a tool, write a ```json block like this:\n\
          ```json\n{example}\n```\n\
-         Use the exact tool and server names from the list below and arguments that fit the parameters. \
-         For several calls, write one block per call."
+         Use exact tool and server names from the list below; one block per call."
     )
 }
 
 /// Stop after the call: the result only exists once the user sends it.
 pub fn waiting() -> String {
-    "After your call blocks, stop and wait: my next message brings the results. Never write results yourself."
+    "After your call blocks, stop: my next message brings the results. Never write results yourself."
         .to_owned()
 }
 
 /// What results look like (the wrapper [`crate::result`] produces).
 pub fn results() -> String {
     format!(
-        "Results come in ```tool-result blocks whose first line names the call, tool and status: \
-         \"{STATUS_OK}\", \"{STATUS_ERROR}\" (the tool failed), \"{STATUS_INVALID}\" (bad call, not run), \
-         \"{STATUS_FAILED}\" (not sent), \"{STATUS_DENIED}\" (I declined), \"{STATUS_SKIPPED}\" or \
-         \"{STATUS_UNKNOWN}\" (it may or may not have run). Images and files come as attachments named in the block."
+        "Results come in ```tool-result blocks headed by call, tool and status: \
+         {STATUS_OK}, {STATUS_ERROR} (tool failed), {STATUS_INVALID} (bad call, not run), \
+         {STATUS_FAILED} (not sent), {STATUS_DENIED} (by me), {STATUS_SKIPPED}, or \
+         {STATUS_UNKNOWN} (may have run). Images and files come as named attachments."
     )
 }
 
 /// How to finish, and the lesson of seed 004: no claimed result without a received one.
 pub fn finishing() -> String {
-    "When you have what you need, answer normally, without a call block. \
-     Never claim a tool did or returned something unless its result came from me."
+    "When done, answer normally without a call block. Never claim a result I did not send."
         .to_owned()
 }
 
@@ -145,10 +122,10 @@ pub fn strategy(options: &PromptOptions) -> String {
             "Prefer tools: when one can help, call it before answering from memory."
         }
         Strategy::ToolForced => "Call at least one tool before you give your answer.",
-        Strategy::Auto | Strategy::Disabled => "Call a tool when it helps; otherwise just answer.",
+        Strategy::Auto | Strategy::Disabled => "Call a tool when it helps, else just answer.",
     };
     format!(
-        "{push} Make at most {} calls in one reply and {} in total for one request of mine; then answer with what you have.",
+        "{push} At most {} calls per reply, {} per request of mine; then answer with what you have.",
         options.max_calls_per_reply, options.max_calls_per_turn
     )
 }

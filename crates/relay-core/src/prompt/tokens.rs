@@ -27,9 +27,16 @@ const WEIGHTS: [f64; FEATURES] = [
     0.971, 1.204, 0.0, 1.197, 0.934, 0.369, 0.508, 0.5, 0.689, 1.0,
 ];
 
+/// The run counts of a text; those of texts joined at a line break add up.
+pub(crate) type Features = [f64; FEATURES];
+
 /// Estimated o200k token count of `text`.
 pub fn estimate_tokens(text: &str) -> usize {
-    let features = token_features(text);
+    estimate_from_features(&token_features(text))
+}
+
+/// The estimate for a text with these [`token_features`].
+pub(crate) fn estimate_from_features(features: &Features) -> usize {
     let total: f64 = features
         .iter()
         .zip(WEIGHTS.iter())

@@ -3,7 +3,9 @@
 //! Real tool sets repeat themselves: the same `options` object in eighteen tools, the same
 //! "Maximum number of results to return" thirty times. A prompt that repeats them pays for
 //! every copy; the anchors paid by dropping enums and shapes instead. Here an object shape seen
-//! in several places becomes a named type (`Options = {...}`) and a parameter description seen
+//! in several places becomes a named type (`Options = {...}`; so do long lists of allowed values,
+//! `Format = "json"|"csv"`, and formatted strings, `DateTime = string<date-time>`, when the
+//! copies cost more than the definition) and a parameter description seen
 //! in several places is written once under its name. Nothing is dropped: every type, bound,
 //! enum value, default and description is still in the text, exactly once.
 
@@ -18,6 +20,8 @@ use crate::model::Tool;
 
 /// Shapes shorter than this stay inline: a name would save nothing.
 const MIN_SHARED_SHAPE_CHARS: usize = 24;
+/// Lists of allowed values and formatted scalars shorter than this stay inline (`"a"|"b"`).
+const MIN_SHARED_VALUES_CHARS: usize = 12;
 
 /// What [`render_catalog`] may share between tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,7 +90,10 @@ pub fn render_catalog(tools: &[&Tool], options: &CatalogOptions) -> RenderedCata
     }
     let mut defs: Vec<Def<'_>> = std::mem::take(&mut lowerer.defs);
     if options.share_types {
-        share_shapes(&mut roots, &mut defs);
+        // Objects first, then scalars: a scalar repeated only inside a shared object is then
+        // counted once there, and stays inline when that is all.
+        share_shapes(&mut roots, &mut defs, Shape::Object);
+        share_shapes(&mut roots, &mut defs, Shape::Scalar);
     }
     let names = def_names(&defs);
 
@@ -235,15 +242,15 @@ fn shared_descriptions<'a>(lines: &[DocLine<'a>], arena: &'a str) -> HashMap<&'a
 }
 
 /// Replaces object shapes that occur at least twice by named definitions.
-fn share_shapes<'a>(roots: &mut [Node<'a>], defs: &mut Vec<Def<'a>>) {
+fn share_shapes<'a>(roots: &mut [Node<'a>], defs: &mut Vec<Def<'a>>, kind: Shape) {
     let provisional = def_names(defs);
     let mut counts: HashMap<&Ty<'a>, (usize, usize, String)> = HashMap::default();
     let mut order = 0;
     for root in roots.iter() {
-        count_children(&root.ty, "", &mut counts, &mut order);
+        count_children(&root.ty, "", kind, &mut counts, &mut order);
     }
     for def in defs.iter() {
-        count_children(&def.node.ty, &def.name_hint, &mut counts, &mut order);
+        count_children(&def.node.ty, &def.name_hint, kind, &mut counts, &mut order);
     }
     let mut chosen: Vec<(&Ty<'a>, usize, String)> = counts
         .into_iter()
@@ -251,7 +258,7 @@ fn share_shapes<'a>(roots: &mut [Node<'a>], defs: &mut Vec<Def<'a>>) {
             *count >= 2 && {
                 let mut text = String::new();
                 render::write_ty(&mut text, ty, &provisional);
-                text.len() >= MIN_SHARED_SHAPE_CHARS
+                worth_a_name(ty, text.len(), *count)
             }
         })
         .map(|(ty, (_, first, hint))| (ty, first, hint))
@@ -359,29 +366,67 @@ fn substitute_defs<'a>(ty: &mut Ty<'a>, single: &[bool], bodies: &[Ty<'a>]) -> b
 fn count_children<'t, 'a>(
     ty: &'t Ty<'a>,
     hint: &str,
+    kind: Shape,
     counts: &mut HashMap<&'t Ty<'a>, (usize, usize, String)>,
     order: &mut usize,
 ) {
     for_each_child(ty, hint, &mut |node, child_hint| {
-        if let Ty::Object(obj) = &node.ty {
-            if !obj.props.is_empty() || !obj.patterns.is_empty() {
-                let entry = counts
-                    .entry(&node.ty)
-                    .or_insert_with(|| (0, *order, child_hint.to_owned()));
-                entry.0 += 1;
-                *order += 1;
-            }
+        if shape_of(&node.ty) == Some(kind) {
+            // A formatted string is named after its format (`DateTime`), not its first use.
+            let name = match &node.ty {
+                Ty::Prim {
+                    format: Some(format),
+                    ..
+                } => format,
+                _ => child_hint,
+            };
+            let entry = counts
+                .entry(&node.ty)
+                .or_insert_with(|| (0, *order, name.to_owned()));
+            entry.0 += 1;
+            *order += 1;
         }
-        count_children(&node.ty, child_hint, counts, order);
+        count_children(&node.ty, child_hint, kind, counts, order);
     });
+}
+
+/// The kinds of shapes that may get a name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// Objects with fields.
+    Object,
+    /// Lists of allowed values, formatted strings.
+    Scalar,
+}
+
+fn shape_of(ty: &Ty<'_>) -> Option<Shape> {
+    match ty {
+        Ty::Object(obj) if !obj.props.is_empty() || !obj.patterns.is_empty() => Some(Shape::Object),
+        Ty::Lit(values) if values.len() >= 2 => Some(Shape::Scalar),
+        // Without notes only: a bound belongs on the parameter's own line.
+        Ty::Prim { format, notes, .. } if format.is_some() && notes.is_empty() => {
+            Some(Shape::Scalar)
+        }
+        _ => None,
+    }
+}
+
+/// Whether naming a shape of `chars` characters used `count` times saves text: an object from
+/// [`MIN_SHARED_SHAPE_CHARS`] on; a list of allowed values when its copies outweigh the line
+/// that defines it (measured in o200k tokens on the reference sets: `"asc"|"desc"` twice costs
+/// about what `SortOrder = "asc"|"desc"` does, four times it saves).
+fn worth_a_name(ty: &Ty<'_>, chars: usize, count: usize) -> bool {
+    match ty {
+        Ty::Lit(_) | Ty::Prim { .. } => {
+            chars >= MIN_SHARED_VALUES_CHARS && (count - 1) * chars >= 3 * MIN_SHARED_VALUES_CHARS
+        }
+        _ => chars >= MIN_SHARED_SHAPE_CHARS,
+    }
 }
 
 fn replace_children<'a>(ty: &mut Ty<'a>, ids: &HashMap<Ty<'a>, usize>) {
     for_each_child_mut(ty, &mut |node| {
-        if let Some(&id) = matches!(node.ty, Ty::Object(_))
-            .then(|| ids.get(&node.ty))
-            .flatten()
-        {
+        if let Some(&id) = shape_of(&node.ty).and_then(|_| ids.get(&node.ty)) {
             node.ty = Ty::Def(id);
         } else {
             replace_children(&mut node.ty, ids);
