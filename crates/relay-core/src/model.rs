@@ -30,7 +30,11 @@ pub struct ToolAnnotations {
 
 /// One tool definition as `tools/list` returns it. Stored whole (seed 001: names alone are not
 /// enough for a model to call a tool).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// Deserialized by hand (below): `#[serde(flatten)]` would buffer every tool into serde's
+/// `Content` tree first, which is slower and, monomorphised per input format, the largest
+/// serde code in the wasm module.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Tool {
@@ -49,6 +53,36 @@ pub struct Tool {
     /// additions), kept so a tool passes through unchanged.
     #[serde(flatten, default, skip_serializing_if = "Map::is_empty")]
     pub extra: Map<String, Value>,
+}
+
+impl<'de> Deserialize<'de> for Tool {
+    /// The members the struct names, in camelCase; every other member into `extra`, in order.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        fn opt<T: serde::de::DeserializeOwned, E: Error>(v: Option<Value>) -> Result<Option<T>, E> {
+            match v {
+                None | Some(Value::Null) => Ok(None),
+                Some(v) => T::deserialize(v).map(Some).map_err(E::custom),
+            }
+        }
+        let mut extra = Map::<String, Value>::deserialize(d)?;
+        let name = match extra.shift_remove("name") {
+            Some(Value::String(s)) => s,
+            Some(other) => String::deserialize(other).map_err(D::Error::custom)?,
+            None => return Err(D::Error::missing_field("name")),
+        };
+        Ok(Tool {
+            name,
+            title: opt(extra.shift_remove("title"))?,
+            description: opt(extra.shift_remove("description"))?,
+            input_schema: extra
+                .shift_remove("inputSchema")
+                .unwrap_or_else(empty_object_schema),
+            output_schema: opt(extra.shift_remove("outputSchema"))?,
+            annotations: opt(extra.shift_remove("annotations"))?,
+            extra,
+        })
+    }
 }
 
 impl Tool {

@@ -20,16 +20,28 @@
 
 use relay_core::contract::ErrorBody;
 use serde::{de::DeserializeOwned, Serialize};
+use serde_json::Value;
 use wasm_bindgen::JsValue;
 
 const SERIALIZER: serde_wasm_bindgen::Serializer =
     serde_wasm_bindgen::Serializer::json_compatible();
 
 /// Serialises to a plain JS value (objects, arrays, strings, numbers, booleans, null).
+///
+/// One representation crosses: every type becomes a `serde_json::Value` first (the serializer
+/// the core already instantiates for storage and answers), and only `Value` meets
+/// serde-wasm-bindgen. Monomorphising each answer type for serde-wasm-bindgen and again for the
+/// JSON text fallback cost more wasm than the extra tree costs time (BENCHMARKS.md, size).
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+    let value = serde_json::to_value(value)
+        .map_err(|e| error_value(&ErrorBody::new("internal", e.to_string())))?;
+    value_to_js(&value)
+}
+
+/// A `Value` as a plain JS value.
+pub fn value_to_js(value: &Value) -> Result<JsValue, JsValue> {
     // serde-wasm-bindgen refuses integers beyond 2^53 (a server's 64-bit id inside a tool
-    // result) and non-string map keys; JSON text rounds the former and quotes the latter, as
-    // the boundary always did, so such a value still arrives.
+    // result); JSON text rounds them, as the boundary always did, so such a value still arrives.
     value.serialize(&SERIALIZER).or_else(|_| to_js_text(value))
 }
 
@@ -47,20 +59,26 @@ pub fn to_js_text<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> 
 
 /// Reads a JS value as a Rust type, with a clear error naming what was expected.
 /// `undefined` reads as `null`. For values Chrome hands over (messages, storage, senders):
-/// they are JSON-clean already.
+/// they are JSON-clean already. As in [`to_js`], only `Value` meets serde-wasm-bindgen.
 pub fn from_js<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsValue> {
-    serde_wasm_bindgen::from_value(value)
-        .map_err(|e| error_value(&ErrorBody::new("invalid_argument", format!("{what}: {e}"))))
+    let value: Value = serde_wasm_bindgen::from_value(value).map_err(|e| invalid(what, &e))?;
+    serde_json::from_value(value).map_err(|e| invalid(what, &e))
+}
+
+fn invalid(what: &str, e: &dyn std::fmt::Display) -> JsValue {
+    error_value(&ErrorBody::new("invalid_argument", format!("{what}: {e}")))
 }
 
 /// [`from_js`] for options and configurations that JavaScript code builds by hand.
-/// serde-wasm-bindgen reads `{timeoutMs: undefined}` as a present field and refuses it where a
-/// number is expected; `JSON.stringify` drops it, so the field takes its default as it always
+/// serde-wasm-bindgen reads `{timeoutMs: undefined}` as a present field (`null`), refused where
+/// a number is expected; `JSON.stringify` drops it, so the field takes its default as it always
 /// did. The same second chance covers what JSON converts and serde-wasm-bindgen does not (a
-/// `Date`, an object with `toJSON`). Not the default: it instantiates both deserializers for
-/// `T`; on the few types that use it the wasm is 13 KB gzipped larger (BENCHMARKS.md).
+/// `Date`, an object with `toJSON`). Both tries read into `Value`, so `T` has one deserializer.
 pub fn from_js_lenient<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsValue> {
-    serde_wasm_bindgen::from_value(value.clone()).or_else(|_| from_js_text(&value, what))
+    from_js(value.clone(), what).or_else(|_| {
+        let v: Value = from_js_text(&value, what)?;
+        serde_json::from_value(v).map_err(|e| invalid(what, &e))
+    })
 }
 
 /// Reads a JS value through JSON text (`JSON.stringify`, serde_json): for lists of tools, see
@@ -82,7 +100,7 @@ pub fn from_js_text<T: DeserializeOwned>(value: &JsValue, what: &str) -> Result<
     // `JSON.stringify` writes a lone surrogate as an escape serde_json refuses; like the
     // structured path, it becomes U+FFFD instead of making the whole value unreadable.
     serde_json::from_str(&relay_core::json_text::replace_lone_surrogates(&text))
-        .map_err(|e| error_value(&ErrorBody::new("invalid_argument", format!("{what}: {e}"))))
+        .map_err(|e| invalid(what, &e))
 }
 
 /// An error object for a rejected promise or a thrown exception.

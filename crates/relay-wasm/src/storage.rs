@@ -90,6 +90,29 @@ impl Store {
         }
     }
 
+    /// Starts reading `keys` at once (one `area.get` for all of them) and returns what
+    /// [`Reading::finish`] resolves: each key's JSON, `Value::Null` when absent. Two areas read
+    /// this way load concurrently: the worker's start-up waits for the slower one, not the sum.
+    pub fn read(&self, keys: &[&str]) -> Reading {
+        match self {
+            Store::Memory(m) => Reading::Done(
+                keys.iter()
+                    .map(|k| m.borrow().get(*k).cloned().unwrap_or(Value::Null))
+                    .collect(),
+            ),
+            Store::Chrome(area) => {
+                let list = js_sys::Array::new();
+                for k in keys {
+                    list.push(&JsValue::from_str(k));
+                }
+                Reading::Pending(
+                    area.get(&list),
+                    keys.iter().map(|k| (*k).to_owned()).collect(),
+                )
+            }
+        }
+    }
+
     /// Writes one key.
     pub async fn set(&self, key: &str, value: &Value) -> Result<(), StorageError> {
         match self {
@@ -104,6 +127,38 @@ impl Store {
                 Reflect::set(&obj, &key.into(), &v)
                     .map_err(|e| StorageError::Chrome(js_message(&e)))?;
                 Self::settle(area.set(&obj)).await.map(|_| ())
+            }
+        }
+    }
+}
+
+/// A read of [`Store::read`], already under way.
+pub enum Reading {
+    /// Memory: the values, read at once.
+    Done(Vec<Value>),
+    /// chrome.storage: the pending `area.get` and its keys.
+    Pending(Result<Promise, JsValue>, Vec<String>),
+}
+
+impl Reading {
+    /// The values of the keys, in the order asked.
+    pub async fn finish(self) -> Result<Vec<Value>, StorageError> {
+        match self {
+            Reading::Done(values) => Ok(values),
+            Reading::Pending(started, keys) => {
+                let got = Store::settle(started).await?;
+                let mut out = Vec::with_capacity(keys.len());
+                for key in keys {
+                    let v = Reflect::get(&got, &JsValue::from_str(&key))
+                        .map_err(|e| StorageError::Chrome(js_message(&e)))?;
+                    out.push(if v.is_undefined() || v.is_null() {
+                        Value::Null
+                    } else {
+                        crate::js::from_js(v, &key)
+                            .map_err(|e| StorageError::Corrupt(key.clone(), js_message(&e)))?
+                    });
+                }
+                Ok(out)
             }
         }
     }

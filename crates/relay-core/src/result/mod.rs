@@ -468,7 +468,14 @@ fn human_size(bytes: usize) -> String {
     } else if bytes < 1024 * 1024 {
         format!("{} KB", (bytes + 512) / 1024)
     } else {
-        format!("{:.1} MB", bytes as f64 / (1024.0 * 1024.0))
+        // Tenths of a MB in integers, rounded half to even as `{:.1}` would: float formatting
+        // would pull core's float printer (~14 KB) into the wasm module for this one line.
+        let (den, num) = (1024 * 1024, bytes as u128 * 10);
+        let (mut tenths, rest) = (num / den, num % den);
+        if 2 * rest > den || (2 * rest == den && tenths % 2 == 1) {
+            tenths += 1;
+        }
+        format!("{}.{} MB", tenths / 10, tenths % 10)
     }
 }
 

@@ -133,6 +133,19 @@ pub(super) async fn sync_origin_rules(servers: &[ServerConfig]) -> Result<(), Er
         .await
         .map_err(|_| ErrorBody::new("internal", "cannot read the session rules"))?;
     let existing: Vec<Value> = from_js(existing, "session rules").unwrap_or_default();
+    // Session rules outlive the worker: on a restart they are usually what we would write, and
+    // an update is a round trip through the browser on every cold start. Every field but the
+    // id, URL filter and initiator is a constant of this code.
+    let key = |r: &Value| {
+        (
+            r.get("id").and_then(Value::as_u64),
+            r.pointer("/condition/urlFilter").cloned(),
+            r.pointer("/condition/initiatorDomains").cloned(),
+        )
+    };
+    if existing.len() == rules.len() && existing.iter().map(key).eq(rules.iter().map(key)) {
+        return Ok(());
+    }
     let remove: Vec<Value> = existing
         .iter()
         .filter_map(|r| r.get("id").cloned())

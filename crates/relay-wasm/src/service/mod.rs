@@ -64,6 +64,8 @@ pub struct Service {
     session: Store,
     client: McpClient,
     loaded: Cell<bool>,
+    /// The load under way, if any (see [`Service::ensure_loaded`]).
+    loading: RefCell<Option<js_sys::Promise>>,
     /// The application (configuration, tools, ledger, parsers) and all its decisions.
     app: RefCell<App>,
     /// Last connection error and call latency per server, for the side panel.
@@ -76,6 +78,7 @@ thread_local! {
         session: Store::detect("session"),
         client: McpClient::new(ClientOptions::default()),
         loaded: Cell::new(false),
+        loading: RefCell::new(None),
         app: RefCell::new(App::default()),
         health: RefCell::new(HashMap::new()),
     });
@@ -129,6 +132,15 @@ pub async fn handle(message: JsValue, sender: JsValue) -> Result<JsValue, JsValu
         }
     };
     let answer = match admit(message, &sender.role) {
+        // A liveness check needs no state: answered at once, while the state loads behind it
+        // (so a worker woken by a ping has restored its calls as before).
+        Ok((Request::Ping { .. }, role, _)) => {
+            let svc = service();
+            wasm_bindgen_futures::spawn_local(async move {
+                let _ = svc.ensure_loaded().await;
+            });
+            contract::ok(ping(role))
+        }
         Ok((request, role, msg)) => {
             let svc = service();
             match svc.ensure_loaded().await {
@@ -142,6 +154,32 @@ pub async fn handle(message: JsValue, sender: JsValue) -> Result<JsValue, JsValu
         Err(e) => contract::err(e),
     };
     to_js(&answer)
+}
+
+/// Answers at once a message that needs neither the state nor the full handler (`ping`, the
+/// liveness check pages and content scripts send first), and starts loading the state behind
+/// it, as `handle` would have; `undefined` for any other message, which then goes to `handle`.
+/// On a cold start this answer costs no storage read and none of the handler's code: in a
+/// fresh worker, V8 compiles each wasm function on its first call, and `handle`'s state
+/// machine is the module's largest function (BENCHMARKS.md, cold start).
+#[wasm_bindgen(js_name = answerAtOnce)]
+pub fn answer_at_once(message: &JsValue, role: &str) -> JsValue {
+    let role = match role {
+        "page" => Role::Page,
+        "content" => Role::Content,
+        _ => return JsValue::UNDEFINED,
+    };
+    let kind = js_sys::Reflect::get(message, &JsValue::from_str("type"))
+        .ok()
+        .and_then(|t| t.as_string());
+    if kind.as_deref() != Some("ping") {
+        return JsValue::UNDEFINED;
+    }
+    let svc = service();
+    wasm_bindgen_futures::spawn_local(async move {
+        let _ = svc.ensure_loaded().await;
+    });
+    crate::js::value_to_js(&contract::ok(ping(role))).unwrap_or(JsValue::UNDEFINED)
 }
 
 /// The typed request, the sender's role, and the raw message (the handlers read their fields
@@ -163,6 +201,11 @@ fn admit(message: JsValue, role: &str) -> Result<(Request, Role, Value), ErrorBo
     Ok((request, role, msg))
 }
 
+/// The answer to `ping`: the core's version and the sender's role.
+fn ping(role: Role) -> Value {
+    json!({"core": env!("CARGO_PKG_VERSION"), "role": role})
+}
+
 fn str_field<'a>(msg: &'a Value, key: &str) -> Result<&'a str, ErrorBody> {
     msg.get(key)
         .and_then(Value::as_str)
@@ -171,16 +214,54 @@ fn str_field<'a>(msg: &'a Value, key: &str) -> Result<&'a str, ErrorBody> {
 }
 
 impl Service {
+    /// Loads the state from storage once per worker life. Handlers that arrive while it loads
+    /// (a panel sends several messages at once on a cold start) wait for the same load instead
+    /// of reading storage again.
     async fn ensure_loaded(self: &Rc<Self>) -> Result<(), ErrorBody> {
         if self.loaded.get() {
             return Ok(());
         }
+        let under_way = self.loading.borrow().clone();
+        let promise = match under_way {
+            Some(p) => p,
+            None => {
+                let svc = Rc::clone(self);
+                let p = wasm_bindgen_futures::future_to_promise(async move {
+                    let result = svc.load().await;
+                    // A failed load is tried again by the next message.
+                    svc.loading.borrow_mut().take();
+                    result
+                        .map(|()| JsValue::UNDEFINED)
+                        .map_err(|e| crate::js::error_value(&e))
+                });
+                *self.loading.borrow_mut() = Some(p.clone());
+                p
+            }
+        };
+        wasm_bindgen_futures::JsFuture::from(promise)
+            .await
+            .map(|_| ())
+            .map_err(|e| {
+                from_js(e, "load error")
+                    .unwrap_or_else(|_| ErrorBody::new("storage", "loading the state failed"))
+            })
+    }
+
+    async fn load(self: &Rc<Self>) -> Result<(), ErrorBody> {
+        if self.loaded.get() {
+            return Ok(());
+        }
+        // One read per area, both under way before either is awaited.
+        let local = self.local.read(&[CONFIG_KEY, TOOLS_KEY]);
+        let session = self.session.read(&[LEDGER_KEY]);
+        let mut local = local.finish().await?.into_iter();
+        let mut session = session.finish().await?.into_iter();
         let config: Config =
-            serde_json::from_value(self.local.get(CONFIG_KEY).await?).unwrap_or_default();
+            serde_json::from_value(local.next().unwrap_or_default()).unwrap_or_default();
         let tools: BTreeMap<String, Vec<Tool>> =
-            serde_json::from_value(self.local.get(TOOLS_KEY).await?).unwrap_or_default();
+            serde_json::from_value(local.next().unwrap_or_default()).unwrap_or_default();
         let ledger: Ledger =
-            serde_json::from_value(self.session.get(LEDGER_KEY).await?).unwrap_or_default();
+            serde_json::from_value(session.next().unwrap_or_default()).unwrap_or_default();
         if self.loaded.get() {
             return Ok(()); // another handler finished loading while we awaited
         }
@@ -254,7 +335,7 @@ impl Service {
     ) -> HandlerResult {
         // Exhaustive: a message of the contract without a handler here does not compile.
         match request {
-            Request::Ping { .. } => Ok(json!({"core": env!("CARGO_PKG_VERSION"), "role": role})),
+            Request::Ping { .. } => Ok(ping(role)),
             Request::SettingsGet { .. } => {
                 Ok(serde_json::to_value(&self.config().settings).unwrap_or(Value::Null))
             }
