@@ -1,5 +1,6 @@
 //! Conversions at the JS boundary: structured values in and out with `serde-wasm-bindgen`,
-//! errors as `{kind, message, hint}` objects.
+//! errors as `{kind, message, hint}` objects. Incoming values are read as `serde_json::Value`
+//! first, so serde-wasm-bindgen's deserializer is instantiated once, not once per type.
 //!
 //! Answers are built with `Serializer::json_compatible()`: maps become plain objects, `None`
 //! becomes `null`, so what a page receives is plain data, as `JSON.parse` would give it.
@@ -28,14 +29,16 @@ const SERIALIZER: serde_wasm_bindgen::Serializer =
 
 /// Serialises to a plain JS value (objects, arrays, strings, numbers, booleans, null).
 ///
-/// One representation crosses: every type becomes a `serde_json::Value` first (the serializer
-/// the core already instantiates for storage and answers), and only `Value` meets
-/// serde-wasm-bindgen. Monomorphising each answer type for serde-wasm-bindgen and again for the
-/// JSON text fallback cost more wasm than the extra tree costs time (BENCHMARKS.md, size).
+/// Straight through serde-wasm-bindgen: a parse result's large strings cross once, with no
+/// intermediate tree (an extra `serde_json::Value` step cost 30% of the wasm parse throughput).
+/// What serde-wasm-bindgen refuses goes through `Value`, whose serializer the core already
+/// instantiates for storage and answers, rather than a per-type JSON text serializer.
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    let value = serde_json::to_value(value)
-        .map_err(|e| error_value(&ErrorBody::new("internal", e.to_string())))?;
-    value_to_js(&value)
+    value.serialize(&SERIALIZER).or_else(|_| {
+        let value = serde_json::to_value(value)
+            .map_err(|e| error_value(&ErrorBody::new("internal", e.to_string())))?;
+        value_to_js(&value)
+    })
 }
 
 /// A `Value` as a plain JS value.
@@ -59,7 +62,9 @@ pub fn to_js_text<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> 
 
 /// Reads a JS value as a Rust type, with a clear error naming what was expected.
 /// `undefined` reads as `null`. For values Chrome hands over (messages, storage, senders):
-/// they are JSON-clean already. As in [`to_js`], only `Value` meets serde-wasm-bindgen.
+/// they are JSON-clean already. Only `Value` meets serde-wasm-bindgen's deserializer, and each
+/// type then reads from `Value` (`serde_json::from_value`, which the core instantiates anyway):
+/// one deserializer per type instead of two or three, 40 KB less wasm (BENCHMARKS.md, size).
 pub fn from_js<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsValue> {
     let value: Value = serde_wasm_bindgen::from_value(value).map_err(|e| invalid(what, &e))?;
     serde_json::from_value(value).map_err(|e| invalid(what, &e))
