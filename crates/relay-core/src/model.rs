@@ -30,7 +30,11 @@ pub struct ToolAnnotations {
 
 /// One tool definition as `tools/list` returns it. Stored whole (seed 001: names alone are not
 /// enough for a model to call a tool).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// Deserialized by hand (below): `#[serde(flatten)]` would buffer every tool into serde's
+/// `Content` tree first, which is slower and, monomorphised per input format, the largest
+/// serde code in the wasm module.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Tool {
@@ -49,6 +53,36 @@ pub struct Tool {
     /// additions), kept so a tool passes through unchanged.
     #[serde(flatten, default, skip_serializing_if = "Map::is_empty")]
     pub extra: Map<String, Value>,
+}
+
+impl<'de> Deserialize<'de> for Tool {
+    /// The members the struct names, in camelCase; every other member into `extra`, in order.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        fn opt<T: serde::de::DeserializeOwned, E: Error>(v: Option<Value>) -> Result<Option<T>, E> {
+            match v {
+                None | Some(Value::Null) => Ok(None),
+                Some(v) => T::deserialize(v).map(Some).map_err(E::custom),
+            }
+        }
+        let mut extra = Map::<String, Value>::deserialize(d)?;
+        let name = match extra.shift_remove("name") {
+            Some(Value::String(s)) => s,
+            Some(other) => String::deserialize(other).map_err(D::Error::custom)?,
+            None => return Err(D::Error::missing_field("name")),
+        };
+        Ok(Tool {
+            name,
+            title: opt(extra.shift_remove("title"))?,
+            description: opt(extra.shift_remove("description"))?,
+            input_schema: extra
+                .shift_remove("inputSchema")
+                .unwrap_or_else(empty_object_schema),
+            output_schema: opt(extra.shift_remove("outputSchema"))?,
+            annotations: opt(extra.shift_remove("annotations"))?,
+            extra,
+        })
+    }
 }
 
 impl Tool {
@@ -118,7 +152,11 @@ pub struct ResourceContents {
 }
 
 /// One content block of a tool result or prompt message.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// Deserialized by hand (below), with the derive's semantics: a known `type` whose members
+/// do not fit, or an unknown one, is kept whole as [`Content::Unknown`]. The derive of a tagged
+/// enum with an untagged fallback buffers every block into serde's `Content` tree first.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Content {
@@ -152,7 +190,54 @@ pub enum Content {
     Unknown(Value),
 }
 
+impl<'de> Deserialize<'de> for Content {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(Content::from_value(Value::deserialize(d)?))
+    }
+}
+
 impl Content {
+    /// The block a wire value is; [`Content::Unknown`] when it is none of the known kinds.
+    fn from_value(v: Value) -> Self {
+        fn string(m: &Map<String, Value>, key: &str) -> Option<String> {
+            m.get(key).and_then(Value::as_str).map(str::to_owned)
+        }
+        /// An optional string member: absent or null is `None`, another type does not fit.
+        fn optional(m: &Map<String, Value>, key: &str) -> Option<Option<String>> {
+            match m.get(key) {
+                None | Some(Value::Null) => Some(None),
+                Some(Value::String(s)) => Some(Some(s.clone())),
+                Some(_) => None,
+            }
+        }
+        let Value::Object(m) = &v else {
+            return Content::Unknown(v);
+        };
+        let known = match m.get("type").and_then(Value::as_str) {
+            Some("text") => string(m, "text").map(|text| Content::Text { text }),
+            Some("image") => string(m, "data")
+                .zip(string(m, "mimeType"))
+                .map(|(data, mime_type)| Content::Image { data, mime_type }),
+            Some("audio") => string(m, "data")
+                .zip(string(m, "mimeType"))
+                .map(|(data, mime_type)| Content::Audio { data, mime_type }),
+            Some("resource") => m
+                .get("resource")
+                .and_then(|r| ResourceContents::deserialize(r).ok())
+                .map(|resource| Content::Resource { resource }),
+            Some("resource_link") => (|| {
+                Some(Content::ResourceLink {
+                    uri: string(m, "uri")?,
+                    name: optional(m, "name")?,
+                    description: optional(m, "description")?,
+                    mime_type: optional(m, "mimeType")?,
+                })
+            })(),
+            _ => None,
+        };
+        known.unwrap_or(Content::Unknown(v))
+    }
+
     /// A text block.
     pub fn text(text: impl Into<String>) -> Self {
         Content::Text { text: text.into() }
@@ -312,10 +397,16 @@ mod tests {
             {"type": "audio", "data": "AAA=", "mimeType": "audio/wav"},
             {"type": "resource", "resource": {"uri": "test://1", "mimeType": "text/plain", "text": "x"}},
             {"type": "resource_link", "uri": "test://2", "name": "two"},
-            {"type": "hologram", "frames": 3}
+            {"type": "hologram", "frames": 3},
+            {"type": "text", "text": 3},
+            {"type": "resource_link", "uri": "test://3", "name": 4},
+            "not an object"
         ]);
         let parsed: Vec<Content> = serde_json::from_value(wire.clone()).expect("parses");
-        assert!(matches!(parsed[5], Content::Unknown(_)));
+        for unknown in [5, 6, 7, 8] {
+            assert!(matches!(parsed[unknown], Content::Unknown(_)), "{unknown}");
+        }
+        assert!(matches!(parsed[4], Content::ResourceLink { .. }));
         assert_eq!(serde_json::to_value(&parsed).expect("serializes"), wire);
     }
 

@@ -1,6 +1,6 @@
-//! Conversions at the JS boundary: structured values in and out with `serde-wasm-bindgen`
-//! (answers as plain data, as `JSON.parse` would give them: maps as objects, `None` as `null`;
-//! a lone surrogate in an incoming string becomes U+FFFD), errors as `{kind, message, hint}`.
+//! Conversions at the JS boundary: structured values in and out with `serde-wasm-bindgen`,
+//! errors as `{kind, message, hint}` objects. Incoming values are read as `serde_json::Value`
+//! first, so serde-wasm-bindgen's deserializer is instantiated once, not once per type.
 //!
 //! JSON text stays where BENCHMARKS.md ("Boundary: JSON text vs serde-wasm-bindgen") measured it
 //! clearly faster: lists of tool definitions, many small objects and strings, cross in about
@@ -9,20 +9,30 @@
 
 use relay_core::contract::ErrorBody;
 use serde::{de::DeserializeOwned, Serialize};
+use serde_json::Value;
 use wasm_bindgen::JsValue;
 
 const SERIALIZER: serde_wasm_bindgen::Serializer =
     serde_wasm_bindgen::Serializer::json_compatible();
 
-fn invalid(message: String) -> JsValue {
-    error_value(&ErrorBody::new("invalid_argument", message))
+/// Serialises to a plain JS value (objects, arrays, strings, numbers, booleans, null).
+///
+/// Straight through serde-wasm-bindgen: a parse result's large strings cross once, with no
+/// intermediate tree (an extra `serde_json::Value` step cost 30% of the wasm parse throughput).
+/// What serde-wasm-bindgen refuses goes through `Value`, whose serializer the core already
+/// instantiates for storage and answers, rather than a per-type JSON text serializer.
+pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+    value.serialize(&SERIALIZER).or_else(|_| {
+        let value = serde_json::to_value(value)
+            .map_err(|e| error_value(&ErrorBody::new("internal", e.to_string())))?;
+        value_to_js(&value)
+    })
 }
 
-/// Serialises to a plain JS value (objects, arrays, strings, numbers, booleans, null).
-pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+/// A `Value` as a plain JS value.
+pub fn value_to_js(value: &Value) -> Result<JsValue, JsValue> {
     // serde-wasm-bindgen refuses integers beyond 2^53 (a server's 64-bit id inside a tool
-    // result) and non-string map keys; JSON text rounds the former and quotes the latter, as
-    // the boundary always did, so such a value still arrives.
+    // result); JSON text rounds them, as the boundary always did, so such a value still arrives.
     value.serialize(&SERIALIZER).or_else(|_| to_js_text(value))
 }
 
@@ -38,18 +48,30 @@ pub fn to_js_text<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> 
     })
 }
 
-/// Reads a JS value as a Rust type (`undefined` reads as `null`), for values Chrome hands over
-/// (messages, storage, senders): they are JSON-clean already.
+/// Reads a JS value as a Rust type, with a clear error naming what was expected.
+/// `undefined` reads as `null`. For values Chrome hands over (messages, storage, senders):
+/// they are JSON-clean already. Only `Value` meets serde-wasm-bindgen's deserializer, and each
+/// type then reads from `Value` (`serde_json::from_value`, which the core instantiates anyway):
+/// one deserializer per type instead of two or three, 40 KB less wasm (BENCHMARKS.md, size).
 pub fn from_js<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsValue> {
-    serde_wasm_bindgen::from_value(value).map_err(|e| invalid(format!("{what}: {e}")))
+    let value: Value = serde_wasm_bindgen::from_value(value).map_err(|e| invalid(what, &e))?;
+    serde_json::from_value(value).map_err(|e| invalid(what, &e))
 }
 
-/// [`from_js`] for options and configurations that JavaScript code builds by hand:
-/// serde-wasm-bindgen refuses `{timeoutMs: undefined}` where a number is expected, while
-/// `JSON.stringify` drops it, so the field takes its default (also a `Date`, a `toJSON`). Not
-/// the default: it instantiates both deserializers for `T` (13 KB gzipped more, BENCHMARKS.md).
+fn invalid(what: &str, e: &dyn std::fmt::Display) -> JsValue {
+    error_value(&ErrorBody::new("invalid_argument", format!("{what}: {e}")))
+}
+
+/// [`from_js`] for options and configurations that JavaScript code builds by hand.
+/// serde-wasm-bindgen reads `{timeoutMs: undefined}` as a present field (`null`), refused where
+/// a number is expected; `JSON.stringify` drops it, so the field takes its default as it always
+/// did. The same second chance covers what JSON converts and serde-wasm-bindgen does not (a
+/// `Date`, an object with `toJSON`). Both tries read into `Value`, so `T` has one deserializer.
 pub fn from_js_lenient<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsValue> {
-    serde_wasm_bindgen::from_value(value.clone()).or_else(|_| from_js_text(&value, what))
+    from_js(value.clone(), what).or_else(|_| {
+        let v: Value = from_js_text(&value, what)?;
+        serde_json::from_value(v).map_err(|e| invalid(what, &e))
+    })
 }
 
 /// Reads a JS value through JSON text (`JSON.stringify`, serde_json); `undefined` reads as
@@ -60,12 +82,12 @@ pub fn from_js_text<T: DeserializeOwned>(value: &JsValue, what: &str) -> Result<
         false => js_sys::JSON::stringify(value)
             .ok()
             .and_then(|s| s.as_string())
-            .ok_or_else(|| invalid(format!("{what}: not JSON data")))?,
+            .ok_or_else(|| invalid(what, &"not JSON data"))?,
     };
     // `JSON.stringify` writes a lone surrogate as an escape serde_json refuses; like the
     // structured path, it becomes U+FFFD instead of making the whole value unreadable.
     serde_json::from_str(&relay_core::json_text::replace_lone_surrogates(&text))
-        .map_err(|e| invalid(format!("{what}: {e}")))
+        .map_err(|e| invalid(what, &e))
 }
 
 /// An error object for a rejected promise or a thrown exception.

@@ -16,7 +16,7 @@ mod service;
 mod storage;
 
 pub use api::*;
-pub use service::handle;
+pub use service::{answer_at_once, handle};
 
 use wasm_bindgen::prelude::*;
 

@@ -75,16 +75,31 @@ impl Store {
 
     /// Reads one key as JSON (`Value::Null` when absent).
     pub async fn get(&self, key: &str) -> Result<Value, StorageError> {
-        let area = match self {
-            Store::Memory(m) => return Ok(m.borrow().get(key).cloned().unwrap_or(Value::Null)),
-            Store::Chrome(area) => area,
-        };
-        let got = JsFuture::from(area.get(&JsValue::from_str(key)).map_err(failed)?).await;
-        let v = Reflect::get(&got.map_err(failed)?, &key.into()).map_err(failed)?;
-        if v.is_undefined() || v.is_null() {
-            return Ok(Value::Null);
+        let values = self.read(&[key]).finish().await?;
+        Ok(values.into_iter().next().unwrap_or(Value::Null))
+    }
+
+    /// Starts reading `keys` at once (one `area.get` for all of them) and returns what
+    /// [`Reading::finish`] resolves: each key's JSON, `Value::Null` when absent. Two areas read
+    /// this way load concurrently: the worker's start-up waits for the slower one, not the sum.
+    pub fn read(&self, keys: &[&str]) -> Reading {
+        match self {
+            Store::Memory(m) => Reading::Done(
+                keys.iter()
+                    .map(|k| m.borrow().get(*k).cloned().unwrap_or(Value::Null))
+                    .collect(),
+            ),
+            Store::Chrome(area) => {
+                let list = js_sys::Array::new();
+                for k in keys {
+                    list.push(&JsValue::from_str(k));
+                }
+                Reading::Pending(
+                    area.get(&list),
+                    keys.iter().map(|k| (*k).to_owned()).collect(),
+                )
+            }
         }
-        from_js(v, key).map_err(|e| StorageError::Corrupt(key.to_owned(), message(&e, "")))
     }
 
     /// Writes one key.
@@ -102,5 +117,38 @@ impl Store {
             .await
             .map_err(failed)?;
         Ok(())
+    }
+}
+
+/// A read of [`Store::read`], already under way.
+pub enum Reading {
+    /// Memory: the values, read at once.
+    Done(Vec<Value>),
+    /// chrome.storage: the pending `area.get` and its keys.
+    Pending(Result<Promise, JsValue>, Vec<String>),
+}
+
+impl Reading {
+    /// The values of the keys, in the order asked.
+    pub async fn finish(self) -> Result<Vec<Value>, StorageError> {
+        match self {
+            Reading::Done(values) => Ok(values),
+            Reading::Pending(started, keys) => {
+                let got = JsFuture::from(started.map_err(failed)?)
+                    .await
+                    .map_err(failed)?;
+                let mut out = Vec::with_capacity(keys.len());
+                for key in keys {
+                    let v = Reflect::get(&got, &JsValue::from_str(&key)).map_err(failed)?;
+                    out.push(if v.is_undefined() || v.is_null() {
+                        Value::Null
+                    } else {
+                        from_js(v, &key)
+                            .map_err(|e| StorageError::Corrupt(key.clone(), message(&e, "")))?
+                    });
+                }
+                Ok(out)
+            }
+        }
     }
 }

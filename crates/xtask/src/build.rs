@@ -11,6 +11,10 @@ use std::path::{Path, PathBuf};
 use crate::setup::wasm_bindgen_version;
 use crate::util::{cmd, run, step, Result, Xtask, WASM_BINDGEN_VERSION};
 
+/// wasm-opt's optimisation flags for the shipped module (tests/bench/wasm-size.mjs reads this
+/// list to analyse the same output).
+const WASM_OPT_FLAGS: &[&str] = &["-Oz"];
+
 /// Features the Rust wasm32 target emits today; wasm-opt must accept them and keep to them.
 const WASM_FEATURES: &[&str] = &[
     "--enable-bulk-memory",
@@ -74,9 +78,13 @@ pub fn build(x: &Xtask) -> Result<()> {
             .arg(out)
             .arg(&wasm))?;
         let bg = out.join("relay_wasm_bg.wasm");
-        step(&format!("build: wasm-opt -Oz {}", rel(x, &bg)));
+        step(&format!(
+            "build: wasm-opt {} {}",
+            WASM_OPT_FLAGS.join(" "),
+            rel(x, &bg)
+        ));
         run(cmd(x.npm_bin("wasm-opt"))
-            .arg("-Oz")
+            .args(WASM_OPT_FLAGS)
             .args(WASM_FEATURES)
             .arg(&bg)
             .arg("-o")

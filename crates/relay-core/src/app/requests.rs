@@ -300,13 +300,19 @@ impl App {
             .any(|s| HttpUrl::parse(&s.url).is_ok_and(|u| u.origin().eq_ignore_ascii_case(origin)))
     }
 
+    /// The answer to `ping`: the core's version and the sender's role (answered before the
+    /// state is loaded: it needs none).
+    pub fn ping(role: Role) -> Value {
+        json!({"core": env!("CARGO_PKG_VERSION"), "role": role})
+    }
+
     /// Decides a request of the contract (already admitted for `sender`'s role).
     pub fn handle(&mut self, request: Request, sender: &Sender) -> Result<Step, ErrorBody> {
         let role = sender.role()?;
         let done = |value| Ok(Step::Done(value, Vec::new()));
         let io = |io| Ok(Step::Io(io));
         match request {
-            Request::Ping {} => done(json!({"core": env!("CARGO_PKG_VERSION"), "role": role})),
+            Request::Ping {} => done(App::ping(role)),
             Request::SettingsGet {} => done(to_value(&self.config.settings)),
             Request::SettingsSet { settings } => {
                 let settings: Settings = serde_json::from_value(settings)

@@ -203,17 +203,32 @@ pub fn extension_id(url: &str) -> Option<&str> {
 }
 
 /// The `declarativeNetRequest.updateSessionRules` argument that replaces the `existing` session
-/// rules with [`origin_rules`].
+/// rules with [`origin_rules`]; `None` when they are those rules already. Session rules outlive
+/// the worker: on a restart they are usually what we would write, and an update is a round trip
+/// through the browser on every cold start. Every field but the id, URL filter and initiator is
+/// a constant of this code, so those three decide.
 pub fn origin_rules_update(
     existing: &Value,
     servers: &[ServerConfig],
     extension_id: &str,
-) -> Value {
+) -> Option<Value> {
+    let existing: &[Value] = existing.as_array().map_or(&[], Vec::as_slice);
+    let rules = origin_rules(servers, extension_id);
+    let key = |r: &Value| {
+        (
+            r.get("id").and_then(Value::as_u64),
+            r.pointer("/condition/urlFilter").cloned(),
+            r.pointer("/condition/initiatorDomains").cloned(),
+        )
+    };
+    if existing.len() == rules.len() && existing.iter().map(key).eq(rules.iter().map(key)) {
+        return None;
+    }
     let ids: Vec<Value> = existing
-        .as_array()
-        .map(|rules| rules.iter().filter_map(|r| r.get("id").cloned()).collect())
-        .unwrap_or_default();
-    json!({"removeRuleIds": ids, "addRules": origin_rules(servers, extension_id)})
+        .iter()
+        .filter_map(|r| r.get("id").cloned())
+        .collect();
+    Some(json!({"removeRuleIds": ids, "addRules": rules}))
 }
 
 /// The `declarativeNetRequest` session rules for `servers`: loopback MCP servers built on the
@@ -302,14 +317,21 @@ mod tests {
             server("d", "http://127.0.0.1:9000/mcp", false),
             server("e", "https://remote.example/mcp", true),
         ];
-        let update = origin_rules_update(&json!([{"id": 4}, {"id": 9}]), &servers, "abc");
+        let update = origin_rules_update(&json!([{"id": 4}, {"id": 9}]), &servers, "abc")
+            .expect("other rules are replaced");
         assert_eq!(update["removeRuleIds"], json!([4, 9]));
-        assert_eq!(
-            origin_rules_update(&Value::Null, &[], "abc")["removeRuleIds"],
-            json!([])
-        );
         let rules = origin_rules(&servers, "abc");
         assert_eq!(update["addRules"], json!(rules));
+        // Rules that are already these (a worker restart) are left alone; none for none.
+        assert_eq!(origin_rules_update(&json!(rules), &servers, "abc"), None);
+        assert_eq!(origin_rules_update(&Value::Null, &[], "abc"), None);
+        let other_extension = origin_rules_update(&json!(rules), &servers, "xyz").expect("update");
+        assert_eq!(
+            other_extension["removeRuleIds"].as_array().map(Vec::len),
+            Some(rules.len())
+        );
+        let fewer = origin_rules_update(&json!(rules), &servers[..1], "abc").expect("update");
+        assert_eq!(fewer["addRules"].as_array().map(Vec::len), Some(1));
         let filters: Vec<&str> = rules
             .iter()
             .map(|r| r["condition"]["urlFilter"].as_str().unwrap_or(""))

@@ -28,7 +28,10 @@ pub const STATUS_DENIED: &str = "denied";
 pub const STATUS_SKIPPED: &str = "skipped";
 
 /// What happened to one call.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// Deserialized by hand (below): `{"kind": …}` read through `Value`, not the derive's buffered
+/// internally tagged visitor (the largest single serde function in the wasm module).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(
     tag = "kind",
     rename_all = "camelCase",
@@ -51,6 +54,65 @@ pub enum Outcome {
     },
     /// Not run by the relay itself (call limit reached, duplicate of a call already run).
     Skipped { reason: String },
+}
+
+impl<'de> serde::Deserialize<'de> for Outcome {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let v = Value::deserialize(d)?;
+        let field = |key: &'static str| -> Result<String, D::Error> {
+            match v.get(key) {
+                Some(Value::String(s)) => Ok(s.clone()),
+                Some(other) => String::deserialize(other).map_err(D::Error::custom),
+                None => Err(D::Error::missing_field(key)),
+            }
+        };
+        let kind = v
+            .get("kind")
+            .ok_or_else(|| D::Error::missing_field("kind"))?
+            .as_str()
+            .ok_or_else(|| D::Error::custom("outcome kind: expected a string"))?;
+        Ok(match kind {
+            "completed" => Outcome::Completed {
+                result: CallToolResult::deserialize(
+                    v.get("result")
+                        .ok_or_else(|| D::Error::missing_field("result"))?,
+                )
+                .map_err(D::Error::custom)?,
+            },
+            "invalid" => Outcome::Invalid {
+                message: field("message")?,
+            },
+            "failed" => Outcome::Failed {
+                message: field("message")?,
+            },
+            "unknown" => Outcome::Unknown {
+                message: field("message")?,
+            },
+            "denied" => Outcome::Denied {
+                reason: match v.get("reason") {
+                    None | Some(Value::Null) => None,
+                    Some(_) => Some(field("reason")?),
+                },
+            },
+            "skipped" => Outcome::Skipped {
+                reason: field("reason")?,
+            },
+            other => {
+                return Err(D::Error::unknown_variant(
+                    other,
+                    &[
+                        "completed",
+                        "invalid",
+                        "failed",
+                        "unknown",
+                        "denied",
+                        "skipped",
+                    ],
+                ))
+            }
+        })
+    }
 }
 
 impl Outcome {
@@ -468,7 +530,14 @@ fn human_size(bytes: usize) -> String {
     } else if bytes < 1024 * 1024 {
         format!("{} KB", (bytes + 512) / 1024)
     } else {
-        format!("{:.1} MB", bytes as f64 / (1024.0 * 1024.0))
+        // Tenths of a MB in integers, rounded half to even as `{:.1}` would: float formatting
+        // would pull core's float printer (~14 KB) into the wasm module for this one line.
+        let (den, num) = (1024 * 1024, bytes as u128 * 10);
+        let (mut tenths, rest) = (num / den, num % den);
+        if 2 * rest > den || (2 * rest == den && tenths % 2 == 1) {
+            tenths += 1;
+        }
+        format!("{}.{} MB", tenths / 10, tenths % 10)
     }
 }
 
@@ -501,5 +570,43 @@ fn extension(mime: &str) -> &str {
             }
             _ => "bin",
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Every kind round-trips through its wire form; malformed ones are refused.
+    #[test]
+    fn outcome_wire_form_round_trips() {
+        let kinds = [
+            json!({"kind": "completed", "result": {"content": [{"type": "text", "text": "4"}]}}),
+            json!({"kind": "invalid", "message": "bad"}),
+            json!({"kind": "failed", "message": "down"}),
+            json!({"kind": "unknown", "message": "timeout"}),
+            json!({"kind": "denied"}),
+            json!({"kind": "denied", "reason": "no"}),
+            json!({"kind": "skipped", "reason": "limit"}),
+        ];
+        for wire in kinds {
+            let o: Outcome = serde_json::from_value(wire.clone()).expect("parses");
+            assert_eq!(serde_json::to_value(&o).expect("serializes"), wire);
+        }
+        let bad = [
+            json!({"kind": "exploded"}),
+            json!({"kind": "failed"}),
+            json!({"kind": "failed", "message": 3}),
+            json!({"message": "no kind"}),
+            json!({"kind": "completed", "result": 5}),
+            json!("completed"),
+        ];
+        for wire in bad {
+            assert!(
+                serde_json::from_value::<Outcome>(wire.clone()).is_err(),
+                "{wire}"
+            );
+        }
     }
 }

@@ -818,6 +818,8 @@ fn fmt_num(x: f64) -> String {
     if x.fract() == 0.0 && x.abs() < 1e15 {
         format!("{}", x as i64)
     } else {
-        format!("{x}")
+        // serde_json's shortest round-trip printer (already in the module), not core's float
+        // `Display` (~14 KB of wasm): the same digits, an exponent only for extreme magnitudes.
+        serde_json::Number::from_f64(x).map_or_else(|| "NaN".to_owned(), |n| n.to_string())
     }
 }

@@ -87,8 +87,10 @@ pub(super) async fn sync_origin_rules(servers: &[ServerConfig]) -> Result<(), Er
         |what: &str| ErrorBody::new("internal", format!("cannot {what} the session rules"));
     let existing = JsFuture::from(existing).await.map_err(|_| failed("read"))?;
     let existing = from_js(existing, "session rules").unwrap_or(Value::Null);
-    let update = to_js(&origin_rules_update(&existing, servers, extension_id))
-        .map_err(|_| failed("build"))?;
+    let Some(update) = origin_rules_update(&existing, servers, extension_id) else {
+        return Ok(()); // already the rules these servers need
+    };
+    let update = to_js(&update).map_err(|_| failed("build"))?;
     let pending = dnr_update_session_rules(&update).map_err(|_| failed("update"))?;
     JsFuture::from(pending).await.map_err(|e| {
         let reason = message(&e, "rejected");

@@ -37,6 +37,8 @@ pub struct Service {
     session: Store,
     client: McpClient,
     loaded: Cell<bool>,
+    /// The load under way, if any (see [`Service::ensure_loaded`]).
+    loading: RefCell<Option<js_sys::Promise>>,
     /// The application (configuration, tools, ledger, parsers) and all its decisions.
     app: RefCell<App>,
 }
@@ -47,6 +49,7 @@ thread_local! {
         session: Store::detect("session"),
         client: McpClient::new(PoolOptions::default()),
         loaded: Cell::new(false),
+        loading: RefCell::new(None),
         app: RefCell::new(App::default()),
     });
 }
@@ -63,6 +66,29 @@ pub async fn handle(message: JsValue, sender: JsValue) -> Result<JsValue, JsValu
         Err(e) => contract::err(e),
     };
     to_js(&answer)
+}
+
+/// Answers at once a message that needs neither the state nor the full handler (`ping`, the
+/// liveness check pages and content scripts send first), and starts loading the state behind
+/// it, as `handle` would have; `undefined` for any other message, which then goes to `handle`.
+/// On a cold start this answer costs no storage read and none of the handler's code: V8
+/// compiles each wasm function on its first call, and `handle` is the module's largest.
+#[wasm_bindgen(js_name = answerAtOnce)]
+pub fn answer_at_once(message: &JsValue, role: &str) -> JsValue {
+    let kind = js_sys::Reflect::get(message, &JsValue::from_str("type")).ok();
+    let role = match role {
+        "page" => contract::Role::Page,
+        "content" => contract::Role::Content,
+        _ => return JsValue::UNDEFINED,
+    };
+    if kind.and_then(|t| t.as_string()).as_deref() != Some("ping") {
+        return JsValue::UNDEFINED;
+    }
+    let svc = SERVICE.with(Rc::clone);
+    wasm_bindgen_futures::spawn_local(async move {
+        let _ = svc.ensure_loaded().await;
+    });
+    crate::js::value_to_js(&contract::ok(App::ping(role))).unwrap_or(JsValue::UNDEFINED)
 }
 
 async fn answer(message: JsValue, sender: JsValue) -> HandlerResult {
@@ -92,15 +118,52 @@ async fn answer(message: JsValue, sender: JsValue) -> HandlerResult {
 }
 
 impl Service {
+    /// Loads the state from storage once per worker life. Handlers that arrive while it loads
+    /// (a panel sends several messages at once on a cold start) wait for the same load instead
+    /// of reading storage again.
     async fn ensure_loaded(self: &Rc<Self>) -> Result<(), ErrorBody> {
         if self.loaded.get() {
             return Ok(());
         }
-        let config: Config =
-            serde_json::from_value(self.local.get(CONFIG_KEY).await?).unwrap_or_default();
-        let tools = serde_json::from_value(self.local.get(TOOLS_KEY).await?).unwrap_or_default();
-        let ledger =
-            serde_json::from_value(self.session.get(LEDGER_KEY).await?).unwrap_or_default();
+        let under_way = self.loading.borrow().clone();
+        let promise = match under_way {
+            Some(p) => p,
+            None => {
+                let svc = Rc::clone(self);
+                let p = wasm_bindgen_futures::future_to_promise(async move {
+                    let result = svc.load().await;
+                    // A failed load is tried again by the next message.
+                    svc.loading.borrow_mut().take();
+                    result
+                        .map(|()| JsValue::UNDEFINED)
+                        .map_err(|e| crate::js::error_value(&e))
+                });
+                *self.loading.borrow_mut() = Some(p.clone());
+                p
+            }
+        };
+        wasm_bindgen_futures::JsFuture::from(promise)
+            .await
+            .map(|_| ())
+            .map_err(|e| {
+                from_js(e, "load error")
+                    .unwrap_or_else(|_| ErrorBody::new("storage", "loading the state failed"))
+            })
+    }
+
+    async fn load(self: &Rc<Self>) -> Result<(), ErrorBody> {
+        if self.loaded.get() {
+            return Ok(());
+        }
+        // One read per area, both under way before either is awaited.
+        let local = self.local.read(&[CONFIG_KEY, TOOLS_KEY]);
+        let session = self.session.read(&[LEDGER_KEY]);
+        let mut local = local.finish().await?.into_iter();
+        let mut session = session.finish().await?.into_iter();
+        let next = |values: &mut std::vec::IntoIter<Value>| values.next().unwrap_or_default();
+        let config: Config = serde_json::from_value(next(&mut local)).unwrap_or_default();
+        let tools = serde_json::from_value(next(&mut local)).unwrap_or_default();
+        let ledger = serde_json::from_value(next(&mut session)).unwrap_or_default();
         if self.loaded.get() {
             return Ok(()); // another handler finished loading while we awaited
         }

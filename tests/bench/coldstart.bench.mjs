@@ -1,0 +1,77 @@
+// Where a service worker cold start's time goes. The worker is stopped through the DevTools
+// protocol (as in sw.bench.mjs), then an inert extension page (tests/bench/coldstart.html, which
+// sends nothing of its own) sends one message; the worker's own
+// start-up marks (`globalThis.__relayStartup`, set by extension/background.js, in ms since the
+// worker started) split the time: script start, wasm compiled (fetch + compile, streaming),
+// instantiated, first message received, first call into the core, first answer sent. The page's own round trip is the
+// total. Two first messages: `ping` (answered without loading state) and `servers/list` (reads
+// the configuration from chrome.storage first). Medians of COLDSTART_RUNS (default 15) each.
+import { launchExtension, openExtensionPage } from '../e2e/harness.mjs';
+
+const RUNS = Number(process.env.COLDSTART_RUNS || 15);
+const ext = await launchExtension();
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+const round = (x) => Math.round(x * 10) / 10;
+
+try {
+  const page = await openExtensionPage(ext, 'tests/bench/coldstart.html');
+  const cdp = await ext.context.newCDPSession(page);
+  await cdp.send('ServiceWorker.enable');
+  const running = new Map();
+  cdp.on('ServiceWorker.workerVersionUpdated', ({ versions }) => {
+    for (const v of versions) running.set(v.versionId, v.runningStatus);
+  });
+  const isStopped = () => running.size > 0 && [...running.values()].every((s) => s === 'stopped');
+
+  // Stops the worker and waits for Chrome to report it stopped, stopping it again if its own
+  // start-up work woke it in between; at most 15 s.
+  async function stop() {
+    const deadline = Date.now() + 15_000;
+    for (let attempt = 0; attempt < 60 && Date.now() < deadline; attempt++) {
+      await cdp.send('ServiceWorker.stopAllWorkers');
+      for (let t = 0; t < 25 && !isStopped(); t++) await new Promise((r) => setTimeout(r, 10));
+      if (isStopped()) return;
+    }
+    throw new Error('the service worker did not stop within 15 s');
+  }
+
+  /** The marks of the running worker (bounded wait for Playwright to attach to it). */
+  async function marks() {
+    for (let t = 0; t < 100; t++) {
+      for (const sw of ext.context.serviceWorkers().slice().reverse()) {
+        const m = await sw.evaluate(() => globalThis.__relayStartup).catch(() => undefined);
+        if (m && m.answer !== undefined) return m;
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new Error('no start-up marks from the running worker');
+  }
+
+  const figures = {};
+  for (const type of ['ping', 'servers/list']) {
+    const rows = [];
+    for (let i = 0; i <= RUNS; i++) {
+      await stop();
+      const total = await page.evaluate(async (type) => {
+        const t = performance.now();
+        const answer = await chrome.runtime.sendMessage({ type });
+        if (!answer.ok) throw new Error(`no answer: ${JSON.stringify(answer)}`);
+        return performance.now() - t;
+      }, type);
+      const m = await marks();
+      if (i > 0) rows.push({ total, ...m }); // the first start after launch is not a steady state
+    }
+    const name = (what) => `cold start, first message ${type}: ${what} (median)`;
+    figures[name('total')] = { value: round(median(rows.map((r) => r.total))), unit: 'ms' };
+    figures[name('worker start to script')] = { value: round(median(rows.map((r) => r.script))), unit: 'ms' };
+    figures[name('fetch + compile')] = { value: round(median(rows.map((r) => r.compiled - r.script))), unit: 'ms' };
+    figures[name('instantiate')] = { value: round(median(rows.map((r) => r.instantiated - r.compiled))), unit: 'ms' };
+    figures[name('message to answer')] = { value: round(median(rows.map((r) => r.answer - r.message))), unit: 'ms' };
+    figures[name('first handle() call')] = { value: round(median(rows.map((r) => r.answer - r.call))), unit: 'ms' };
+    figures[name('outside the worker')] = { value: round(median(rows.map((r) => r.total - r.answer))), unit: 'ms' };
+  }
+  for (const [k, v] of Object.entries(figures)) console.error(`${k}: ${v.value} ${v.unit}`);
+  console.log(JSON.stringify(figures));
+} finally {
+  await ext.close();
+}
