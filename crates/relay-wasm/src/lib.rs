@@ -6,6 +6,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
 mod api;
+mod auth;
 #[cfg(feature = "boundary-bench")]
 mod boundary_bench;
 mod js;
@@ -14,6 +15,7 @@ mod service;
 mod storage;
 
 pub use api::*;
+pub use auth::AuthFlow;
 pub use service::handle;
 
 use wasm_bindgen::prelude::*;

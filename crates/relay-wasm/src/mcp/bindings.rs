@@ -29,7 +29,10 @@ use relay_core::client::Output;
 use crate::js::{error_value, from_js, from_js_lenient, to_js, to_js_text};
 
 fn report_value(report: &ErrorReport) -> JsValue {
-    error_value(&ErrorBody::new(report.kind, report.message.clone()).with_hint(report.hint.clone()))
+    let value = error_value(
+        &ErrorBody::new(report.kind, report.message.clone()).with_hint(report.hint.clone()),
+    );
+    crate::auth::with_challenge(value, report)
 }
 
 fn invalid(message: &str) -> JsValue {
