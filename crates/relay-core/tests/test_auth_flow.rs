@@ -1239,3 +1239,49 @@ fn the_session_carries_the_sign_in_authorization_instead_of_a_configured_one() {
         assert!(headers.iter().any(|(k, v)| k == "X-Tenant" && v == "t1"));
     }
 }
+
+#[test]
+fn client_credentials_where_the_server_offers_only_that_grant() {
+    let world = standard().route(
+        "GET",
+        &format!("{AS}/.well-known/oauth-authorization-server"),
+        200,
+        asm(
+            AS,
+            serde_json::json!({
+                "grant_types_supported": ["client_credentials"],
+                "token_endpoint_auth_methods_supported": ["client_secret_basic"],
+            }),
+        ),
+    );
+    let mut cfg = config();
+    cfg.client = Some(ClientIdentity::new(
+        "machine",
+        Some("machine-secret".into()),
+    ));
+    let (flow, t) = sign_in(cfg, &world, Some(r#"Bearer scope="jobs:run""#));
+    assert_eq!(
+        t.lines(),
+        vec![
+            format!("GET {RS}/.well-known/oauth-protected-resource/mcp"),
+            format!("GET {AS}/.well-known/oauth-authorization-server"),
+            format!("POST {AS}/token"),
+        ]
+    );
+    let form = t.form(&format!("{AS}/token"));
+    assert_eq!(
+        param(&form, "grant_type").as_deref(),
+        Some("client_credentials")
+    );
+    assert_eq!(param(&form, "scope").as_deref(), Some("jobs:run"));
+    assert_eq!(param(&form, "resource").as_deref(), Some(MCP));
+    assert_eq!(
+        t.header(&format!("{AS}/token"), "authorization").as_deref(),
+        Some("Basic bWFjaGluZTptYWNoaW5lLXNlY3JldA==")
+    );
+    assert!(signed_in(&t));
+    assert_eq!(flow.authorization().as_deref(), Some("Bearer access-1"));
+    // A public client cannot use it: the authorization code flow is tried instead.
+    let (_, t) = sign_in(config(), &world, None);
+    assert!(t.lines().iter().any(|l| l.starts_with("BROWSER")));
+}

@@ -183,15 +183,15 @@ impl AuthFlow {
 
     /// The whole response to request `id`.
     #[wasm_bindgen(js_name = handleResponse)]
-    pub fn handle_response(&mut self, id: u64, status: u16, body: &str, now_ms: f64) {
+    pub fn handle_response(&mut self, id: f64, status: u16, body: &str, now_ms: f64) {
         self.inner
-            .handle_response(id, status, body.as_bytes(), now_ms.max(0.0) as u64);
+            .handle_response(id as u64, status, body.as_bytes(), now_ms.max(0.0) as u64);
     }
 
     /// Request `id` failed before an answer.
     #[wasm_bindgen(js_name = handleFetchError)]
-    pub fn handle_fetch_error(&mut self, id: u64, message: &str) {
-        self.inner.handle_fetch_error(id, message);
+    pub fn handle_fetch_error(&mut self, id: f64, message: &str) {
+        self.inner.handle_fetch_error(id as u64, message);
     }
 
     /// The browser step ended at the redirect URI with `url`.
