@@ -22,7 +22,7 @@
 // Results go to stdout as JSON; failures to stderr as {kind, message, hint}, exit code 1.
 
 import { loadRelay } from '../interop/lib.mjs';
-import { drive, seed } from './oauth.mjs';
+import { drive, seed, signer } from './oauth.mjs';
 
 /** The Client ID Metadata Document URL the conformance suite accepts for its test client
  * (@modelcontextprotocol/conformance, basic-cimd: CIMD_CLIENT_METADATA_URL). */
@@ -134,10 +134,11 @@ async function conformance(conn, scenario) {
  * runs it again with the new `Authorization` header.
  */
 class Connection {
-  constructor(relay, server, authConfig) {
+  constructor(relay, server, authConfig, sign) {
     this.relay = relay;
     this.server = server;
     this.authConfig = authConfig;
+    this.sign = sign;
     this.flow = null;
     this.client = this.connect(null);
   }
@@ -152,7 +153,7 @@ class Connection {
 
   async run(operation) {
     for (let signIns = 0; ; signIns += 1) {
-      if (this.flow?.needsRefresh(Date.now(), 60_000)) await this.signIn(() => this.flow.refresh());
+      if (this.flow?.needsRefresh(Date.now(), 60_000)) await this.signIn(() => this.flow.refresh(Date.now()));
       try {
         const result = await operation(this.client);
         this.flow?.noteSuccess();
@@ -161,14 +162,14 @@ class Connection {
         if (error?.kind !== 'auth' || !error.challenge || signIns >= MAX_SIGN_INS) throw error;
         const { status, wwwAuthenticate } = error.challenge;
         this.flow ??= new this.relay.AuthFlow(this.authConfig, seed(), undefined);
-        await this.signIn(() => this.flow.handleChallenge(status, wwwAuthenticate ?? undefined));
+        await this.signIn(() => this.flow.handleChallenge(status, wwwAuthenticate ?? undefined, Date.now()));
       }
     }
   }
 
   async signIn(start) {
     start();
-    await drive(this.flow, { redirectUri: this.authConfig.redirectUri, timeoutMs: this.server.timeoutMs });
+    await drive(this.flow, { redirectUri: this.authConfig.redirectUri, timeoutMs: this.server.timeoutMs, sign: this.sign });
     this.client.close();
     this.client = this.connect(this.flow.authorization());
   }
@@ -244,7 +245,13 @@ async function main() {
     clientSecret: options.clientSecret ?? context.client_secret,
     clientMetadataUrl: options.clientMetadataUrl ?? (scenario ? CONFORMANCE_CIMD_URL : undefined),
   };
-  const conn = new Connection(relay, server, authConfig);
+  // A private key (private_key_jwt) stays in this process's WebCrypto; the core gets signatures.
+  let sign;
+  if (context.private_key_pem) {
+    authConfig.clientAssertionAlg = context.signing_algorithm ?? 'ES256';
+    sign = await signer(context.private_key_pem, authConfig.clientAssertionAlg);
+  }
+  const conn = new Connection(relay, server, authConfig, sign);
   let code = 0;
   try {
     const result = scenario ? await conformance(conn, scenario) : await inspect(conn, options);

@@ -13,14 +13,24 @@ const MAX_STEPS = 64;
  * Carries out the flow's actions until it reports an outcome; resolves on `signedIn`, throws
  * `{kind, message}` on `failed`.
  * @param {any} flow an AuthFlow
- * @param {{ redirectUri: string, timeoutMs?: number }} options
+ * @param {{ redirectUri: string, timeoutMs?: number,
+ *   sign?: (alg: string, input: string) => Promise<string> }} options  `sign` makes a
+ *   `private_key_jwt` assertion's base64url signature with the client's key (signer()).
  */
-export async function drive(flow, { redirectUri, timeoutMs = 15_000 }) {
+export async function drive(flow, { redirectUri, timeoutMs = 15_000, sign }) {
   for (let step = 0; step < MAX_STEPS; step += 1) {
     const action = flow.pollAction();
     if (action) {
       if (action.type === 'fetch') await perform(flow, action, timeoutMs);
       else if (action.type === 'browser') await browse(flow, action.url, redirectUri, timeoutMs);
+      else if (action.type === 'sign') {
+        try {
+          if (!sign) throw new Error('no signing key is configured');
+          flow.handleSignature(action.id, await sign(action.alg, action.signingInput));
+        } catch (error) {
+          flow.handleFetchError(action.id, `cannot sign the client assertion: ${error?.message ?? error}`);
+        }
+      }
       continue;
     }
     const event = flow.pollEvent();
@@ -68,7 +78,31 @@ async function browse(flow, url, redirectUri, timeoutMs) {
     flow.handleBrowserError('the authorization endpoint redirected elsewhere than the redirect URI');
     return;
   }
-  flow.handleRedirect(target);
+  flow.handleRedirect(target, Date.now());
+}
+
+/** JWS algorithms WebCrypto can sign with here: ECDSA, whose raw r‖s output is the JWS form. */
+const ALGORITHMS = {
+  ES256: { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' },
+  ES384: { name: 'ECDSA', namedCurve: 'P-384', hash: 'SHA-384' },
+};
+
+/**
+ * A signer for `drive` from a PKCS#8 PEM private key: the key is imported into WebCrypto
+ * (not extractable) and never handed to the core, which only sees signatures.
+ * @param {string} pem
+ * @param {string} alg
+ */
+export async function signer(pem, alg) {
+  const spec = ALGORITHMS[alg];
+  if (!spec) throw new Error(`unsupported assertion algorithm ${alg}`);
+  const der = Buffer.from(pem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''), 'base64');
+  const key = await webcrypto.subtle.importKey('pkcs8', der, { name: spec.name, namedCurve: spec.namedCurve }, false, ['sign']);
+  return async (requested, input) => {
+    if (requested !== alg) throw new Error(`the key is ${alg}, not ${requested}`);
+    const signature = await webcrypto.subtle.sign({ name: spec.name, hash: spec.hash }, key, new TextEncoder().encode(input));
+    return Buffer.from(signature).toString('base64url');
+  };
 }
 
 /** 32 bytes from the platform's CSPRNG, the flow's seed. */

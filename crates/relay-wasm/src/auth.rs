@@ -6,7 +6,8 @@
 //!
 //! Values cross as plain data through serde-wasm-bindgen. Actions are
 //! `{type: "fetch", id, method, url, headers: [[name, value]], body}` or
-//! `{type: "browser", url}`; events are `{type: "signedIn", scope, expiresAtMs, refreshed}`,
+//! `{type: "browser", url}` or `{type: "sign", id, alg, signingInput}` (a `private_key_jwt`
+//! assertion for the driver's key, answered with `handleSignature`); events are `{type: "signedIn", scope, expiresAtMs, refreshed}`,
 //! `{type: "signedOut"}` or `{type: "failed", error: {kind, message}}`. Error texts never carry
 //! a token, secret, code or verifier (`relay_core::auth::error`).
 
@@ -38,6 +39,9 @@ struct FlowConfig {
     offline_access: Option<bool>,
     #[serde(default)]
     max_attempts: Option<u32>,
+    /// The JWS algorithm of a private key the driver holds (`private_key_jwt`).
+    #[serde(default)]
+    client_assertion_alg: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -52,6 +56,12 @@ enum ActionOut<'a> {
     },
     Browser {
         url: &'a str,
+    },
+    #[serde(rename_all = "camelCase")]
+    Sign {
+        id: u64,
+        alg: &'a str,
+        signing_input: &'a str,
     },
 }
 
@@ -68,6 +78,15 @@ enum EventOut {
     Failed {
         error: ErrorBody,
     },
+}
+
+/// A JavaScript time or duration in milliseconds (`Date.now()`), as the core takes it.
+fn millis(ms: f64) -> u64 {
+    if ms.is_finite() && ms > 0.0 {
+        ms as u64
+    } else {
+        0
+    }
 }
 
 fn auth_error(error: &AuthError) -> ErrorBody {
@@ -108,9 +127,11 @@ impl AuthFlow {
             cfg.client_name = name;
         }
         cfg.client_metadata_url = config.client_metadata_url;
-        cfg.client = config
-            .client_id
-            .map(|id| ClientIdentity::new(id, config.client_secret));
+        cfg.client = config.client_id.map(|id| {
+            let mut client = ClientIdentity::new(id, config.client_secret);
+            client.assertion_alg = config.client_assertion_alg;
+            client
+        });
         if let Some(offline) = config.offline_access {
             cfg.offline_access = offline;
         }
@@ -133,9 +154,10 @@ impl AuthFlow {
         &mut self,
         status: u16,
         www_authenticate: Option<String>,
+        now_ms: f64,
     ) -> Result<(), JsValue> {
         self.inner
-            .handle_challenge(status, www_authenticate.as_deref())
+            .handle_challenge(status, www_authenticate.as_deref(), millis(now_ms))
             .map_err(|e| auth_error_value(&e))
     }
 
@@ -154,6 +176,15 @@ impl AuthFlow {
                 body: request.body.as_deref(),
             }),
             AuthAction::OpenBrowser { url } => to_js(&ActionOut::Browser { url }),
+            AuthAction::Sign {
+                id,
+                alg,
+                signing_input,
+            } => to_js(&ActionOut::Sign {
+                id: *id,
+                alg,
+                signing_input,
+            }),
             _ => Ok(JsValue::NULL),
         }
     }
@@ -185,7 +216,7 @@ impl AuthFlow {
     #[wasm_bindgen(js_name = handleResponse)]
     pub fn handle_response(&mut self, id: f64, status: u16, body: &str, now_ms: f64) {
         self.inner
-            .handle_response(id as u64, status, body.as_bytes(), now_ms.max(0.0) as u64);
+            .handle_response(id as u64, status, body.as_bytes(), millis(now_ms));
     }
 
     /// Request `id` failed before an answer.
@@ -196,9 +227,9 @@ impl AuthFlow {
 
     /// The browser step ended at the redirect URI with `url`.
     #[wasm_bindgen(js_name = handleRedirect)]
-    pub fn handle_redirect(&mut self, url: &str) -> Result<(), JsValue> {
+    pub fn handle_redirect(&mut self, url: &str, now_ms: f64) -> Result<(), JsValue> {
         self.inner
-            .handle_redirect(url)
+            .handle_redirect(url, millis(now_ms))
             .map_err(|e| auth_error_value(&e))
     }
 
@@ -209,14 +240,22 @@ impl AuthFlow {
     }
 
     /// Starts a refresh with the stored refresh token.
-    pub fn refresh(&mut self) -> Result<(), JsValue> {
-        self.inner.refresh().map_err(|e| auth_error_value(&e))
+    pub fn refresh(&mut self, now_ms: f64) -> Result<(), JsValue> {
+        self.inner
+            .refresh(millis(now_ms))
+            .map_err(|e| auth_error_value(&e))
     }
 
     /// Drops the tokens, revoking them where the server supports it.
     #[wasm_bindgen(js_name = signOut)]
-    pub fn sign_out(&mut self) {
-        self.inner.sign_out();
+    pub fn sign_out(&mut self, now_ms: f64) {
+        self.inner.sign_out(millis(now_ms));
+    }
+
+    /// The base64url signature of the `sign` action `id`'s signing input.
+    #[wasm_bindgen(js_name = handleSignature)]
+    pub fn handle_signature(&mut self, id: f64, signature: &str) {
+        self.inner.handle_signature(id as u64, signature);
     }
 
     /// A request with the current token succeeded.
@@ -233,8 +272,7 @@ impl AuthFlow {
     /// Whether to refresh before the next request.
     #[wasm_bindgen(js_name = needsRefresh)]
     pub fn needs_refresh(&self, now_ms: f64, margin_ms: f64) -> bool {
-        self.inner
-            .needs_refresh(now_ms.max(0.0) as u64, margin_ms.max(0.0) as u64)
+        self.inner.needs_refresh(millis(now_ms), millis(margin_ms))
     }
 
     /// The durable state, to persist where content scripts cannot read it (it holds tokens).

@@ -24,6 +24,11 @@ pub struct ClientIdentity {
     /// The issuer this identity belongs to: an identity never travels to another server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub issuer: Option<String>,
+    /// The JWS algorithm (`ES256`...) of a private key the driver holds for this client: it
+    /// authenticates with `private_key_jwt` (RFC 7523 §2.2), the driver signing each
+    /// assertion, so the key never enters the core.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assertion_alg: Option<String>,
 }
 
 impl std::fmt::Debug for ClientIdentity {
@@ -39,6 +44,7 @@ impl std::fmt::Debug for ClientIdentity {
                 &self.token_endpoint_auth_method,
             )
             .field("issuer", &self.issuer)
+            .field("assertion_alg", &self.assertion_alg)
             .finish()
     }
 }
@@ -51,7 +57,14 @@ impl ClientIdentity {
             client_secret,
             token_endpoint_auth_method: None,
             issuer: None,
+            assertion_alg: None,
         }
+    }
+
+    /// Whether the client can authenticate itself (a secret or a signing key): what the
+    /// client credentials grant needs.
+    pub fn is_confidential(&self) -> bool {
+        self.client_secret.as_deref().is_some_and(|s| !s.is_empty()) || self.assertion_alg.is_some()
     }
 }
 
@@ -64,13 +77,18 @@ pub enum TokenAuth {
     Post,
     /// `none`: a public client sends its id only.
     None,
+    /// `private_key_jwt`: a signed assertion (RFC 7523), made by the driver's key.
+    PrivateKeyJwt,
 }
 
 impl TokenAuth {
-    /// The method for `client` at `server`: the registered one if known; otherwise, with a
-    /// secret, the first of Basic and Post the server lists (Basic when it lists none, RFC
+    /// The method for `client` at `server`: `private_key_jwt` for a client with a signing
+    /// key; the registered one if known; otherwise, with a secret, the first of Basic and Post the server lists (Basic when it lists none, RFC
     /// 8414's default); without a secret, `none`.
     pub fn choose(client: &ClientIdentity, server: &ServerMetadata) -> TokenAuth {
+        if client.assertion_alg.is_some() {
+            return TokenAuth::PrivateKeyJwt;
+        }
         let has_secret = client
             .client_secret
             .as_deref()
@@ -117,6 +135,8 @@ impl TokenAuth {
                 form.push(("client_secret".to_owned(), secret));
             }
             TokenAuth::None => form.push(("client_id".to_owned(), client.client_id.clone())),
+            // The assertion is added once the driver has signed it (`Authorizer`).
+            TokenAuth::PrivateKeyJwt => {}
         }
     }
 }
@@ -162,5 +182,6 @@ pub(crate) fn registration_response(body: &[u8], issuer: &str) -> Result<ClientI
         client_secret: text("client_secret").filter(|s| !s.is_empty()),
         token_endpoint_auth_method: text("token_endpoint_auth_method"),
         issuer: Some(issuer.to_owned()),
+        assertion_alg: None,
     })
 }

@@ -192,6 +192,7 @@ impl Authorizer {
                 client_secret: None,
                 token_endpoint_auth_method: Some("none".to_owned()),
                 issuer: Some(server.issuer.clone()),
+                assertion_alg: None,
             });
         } else if let Some(url) = server.registration_endpoint.clone() {
             let scope = self.choose_scope(&server);

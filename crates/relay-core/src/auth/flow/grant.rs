@@ -2,6 +2,7 @@
 //! credentials grant, issued tokens, and the requests themselves.
 
 use super::*;
+use crate::auth::encode::base64url;
 
 impl Authorizer {
     /// The scope to ask for: a step-up's union; else the challenge's; else the resource's
@@ -161,16 +162,66 @@ impl Authorizer {
         &mut self,
         server: &ServerMetadata,
         client: &ClientIdentity,
+        form: Vec<(String, String)>,
+    ) -> u64 {
+        let url = server.token_endpoint.clone();
+        self.authenticated_post(server, client, url, form)
+    }
+
+    /// A POST to an endpoint of the authorization server with the client's authentication.
+    /// With `private_key_jwt` the driver first signs the assertion ([`AuthAction::Sign`]); the
+    /// id returned is then the signing request's, and the step waiting on it is moved to the
+    /// POST's id once the signature is in (`handle_signature`).
+    pub(super) fn authenticated_post(
+        &mut self,
+        server: &ServerMetadata,
+        client: &ClientIdentity,
+        url: String,
         mut form: Vec<(String, String)>,
     ) -> u64 {
         let mut headers = vec![form_content_type(), accept_json()];
-        TokenAuth::choose(client, server).apply(client, &mut headers, &mut form);
-        self.fetch(
-            HttpMethod::Post,
-            server.token_endpoint.clone(),
+        let auth = TokenAuth::choose(client, server);
+        auth.apply(client, &mut headers, &mut form);
+        if auth != TokenAuth::PrivateKeyJwt {
+            return self.fetch(HttpMethod::Post, url, headers, Some(encode_pairs(&form)));
+        }
+        let alg = client
+            .assertion_alg
+            .clone()
+            .unwrap_or_else(|| "ES256".to_owned());
+        let now_s = self.clock_ms / 1000;
+        // RFC 7523 §3: iss and sub are the client, aud the authorization server's issuer
+        // identifier (RFC 7523bis), a short lifetime and a unique id.
+        let header = serde_json::json!({ "alg": alg, "typ": "JWT" });
+        let claims = serde_json::json!({
+            "iss": client.client_id,
+            "sub": client.client_id,
+            "aud": server.issuer,
+            "iat": now_s,
+            "exp": now_s + 300,
+            "jti": self.entropy.next_token("jwt id"),
+        });
+        let signing_input = format!(
+            "{}.{}",
+            base64url(header.to_string().as_bytes()),
+            base64url(claims.to_string().as_bytes())
+        );
+        form.push(("client_id".to_owned(), client.client_id.clone()));
+        let id = self.next_id;
+        self.next_id += 1;
+        self.actions.push_back(AuthAction::Sign {
+            id,
+            alg,
+            signing_input: signing_input.clone(),
+        });
+        self.pending_sign = Some(PendingSign {
+            id,
+            url,
             headers,
-            Some(encode_pairs(&form)),
-        )
+            form,
+            signing_input,
+        });
+        id
     }
 
     pub(super) fn fetch(
@@ -194,6 +245,7 @@ impl Authorizer {
 
     pub(super) fn fail(&mut self, error: AuthError) {
         self.step = Step::Idle;
+        self.pending_sign = None;
         self.step_up_scope = None;
         self.events.push_back(AuthEvent::Failed(error));
     }
@@ -206,12 +258,7 @@ pub(super) fn uses_client_credentials(server: &ServerMetadata, client: &ClientId
         return false;
     };
     let offers = |g: &str| grants.iter().any(|x| x == g);
-    !offers("authorization_code")
-        && offers("client_credentials")
-        && client
-            .client_secret
-            .as_deref()
-            .is_some_and(|s| !s.is_empty())
+    !offers("authorization_code") && offers("client_credentials") && client.is_confidential()
 }
 
 pub(super) fn accept_json() -> (String, String) {

@@ -28,7 +28,7 @@
 mod discovery;
 mod grant;
 
-use grant::{accept_json, encode_pairs, endpoint_error, form_content_type, transport_error};
+use grant::{accept_json, encode_pairs, endpoint_error, transport_error};
 
 use std::collections::VecDeque;
 
@@ -135,6 +135,24 @@ pub enum AuthAction {
     /// Send the user's browser to `url` and report the redirect to the configured
     /// redirect URI with `handle_redirect` (or `handle_browser_error`).
     OpenBrowser { url: String },
+    /// Sign `signing_input` (a JWS's `header.payload`) with the client's private key and
+    /// algorithm `alg`; report the base64url signature with `handle_signature` (or
+    /// `handle_fetch_error` with this id when it cannot).
+    Sign {
+        id: u64,
+        alg: String,
+        signing_input: String,
+    },
+}
+
+/// A token request waiting for its client assertion's signature.
+#[derive(Debug)]
+struct PendingSign {
+    id: u64,
+    url: String,
+    headers: Vec<(String, String)>,
+    form: Vec<(String, String)>,
+    signing_input: String,
 }
 
 /// Something the flow reports.
@@ -208,6 +226,9 @@ pub struct Authorizer {
     /// Sign-ins since the driver last reported a successful request.
     attempts: u32,
     refreshed_since_success: bool,
+    /// The driver's clock as last told (for assertion timestamps).
+    clock_ms: u64,
+    pending_sign: Option<PendingSign>,
 }
 
 impl Authorizer {
@@ -242,6 +263,8 @@ impl Authorizer {
             attempt_scope: None,
             attempts: 0,
             refreshed_since_success: false,
+            clock_ms: 0,
+            pending_sign: None,
         })
     }
 
@@ -291,7 +314,9 @@ impl Authorizer {
         &mut self,
         status: u16,
         www_authenticate: Option<&str>,
+        now_ms: u64,
     ) -> Result<(), AuthError> {
+        self.clock_ms = now_ms;
         if self.is_busy() {
             return Err(AuthError::InvalidState("a sign-in is already under way"));
         }
@@ -324,7 +349,7 @@ impl Authorizer {
             if can_refresh && !self.refreshed_since_success && self.ready_for_token_requests() {
                 self.refreshed_since_success = true;
                 self.challenge = challenge;
-                return self.refresh();
+                return self.refresh(now_ms);
             }
             if self.attempts >= self.cfg.max_attempts {
                 return Err(AuthError::TooManyAttempts {
@@ -340,7 +365,8 @@ impl Authorizer {
     }
 
     /// Starts a refresh with the stored refresh token.
-    pub fn refresh(&mut self) -> Result<(), AuthError> {
+    pub fn refresh(&mut self, now_ms: u64) -> Result<(), AuthError> {
+        self.clock_ms = now_ms;
         if matches!(
             self.step,
             Step::Browser { .. } | Step::Code { .. } | Step::Refresh { .. }
@@ -372,7 +398,8 @@ impl Authorizer {
 
     /// Signs out: drops the tokens and revokes the refresh (else access) token where the
     /// server has a revocation endpoint (RFC 7009). [`AuthEvent::SignedOut`] follows.
-    pub fn sign_out(&mut self) {
+    pub fn sign_out(&mut self, now_ms: u64) {
+        self.clock_ms = now_ms;
         self.step = Step::Idle;
         let tokens = self.state.tokens.take();
         let revocation = self
@@ -391,14 +418,11 @@ impl Authorizer {
                     Some(refresh) => (refresh, "refresh_token"),
                     None => (tokens.access_token, "access_token"),
                 };
-                let mut form = vec![
+                let form = vec![
                     ("token".to_owned(), token),
                     ("token_type_hint".to_owned(), hint.to_owned()),
                 ];
-                let mut headers = vec![form_content_type()];
-                TokenAuth::choose(&client, &server).apply(&client, &mut headers, &mut form);
-                let exchange =
-                    self.fetch(HttpMethod::Post, url, headers, Some(encode_pairs(&form)));
+                let exchange = self.authenticated_post(&server, &client, url, form);
                 self.step = Step::Revoke { exchange };
             }
             _ => self.events.push_back(AuthEvent::SignedOut),
@@ -415,7 +439,8 @@ impl Authorizer {
     }
 
     /// The browser came back to the redirect URI with `url` (code, state, maybe iss).
-    pub fn handle_redirect(&mut self, url: &str) -> Result<(), AuthError> {
+    pub fn handle_redirect(&mut self, url: &str, now_ms: u64) -> Result<(), AuthError> {
+        self.clock_ms = now_ms;
         let Step::Browser { state, verifier } = &self.step else {
             return Err(AuthError::InvalidState(
                 "no sign-in is waiting for the browser",
@@ -486,8 +511,42 @@ impl Authorizer {
         Ok(())
     }
 
+    /// The driver signed the assertion of request `id` (`signature`: base64url).
+    pub fn handle_signature(&mut self, id: u64, signature: &str) {
+        let Some(pending) = self.pending_sign.take_if(|p| p.id == id) else {
+            return;
+        };
+        let PendingSign {
+            url,
+            headers,
+            mut form,
+            signing_input,
+            ..
+        } = pending;
+        form.push((
+            "client_assertion_type".to_owned(),
+            "urn:ietf:params:oauth:client-assertion-type:jwt-bearer".to_owned(),
+        ));
+        form.push((
+            "client_assertion".to_owned(),
+            format!("{signing_input}.{signature}"),
+        ));
+        let exchange = self.fetch(HttpMethod::Post, url, headers, Some(encode_pairs(&form)));
+        match &mut self.step {
+            Step::Code { exchange: e, .. }
+            | Step::Refresh { exchange: e, .. }
+            | Step::Revoke { exchange: e }
+                if *e == id =>
+            {
+                *e = exchange;
+            }
+            _ => {}
+        }
+    }
+
     /// A response to request `id` arrived whole.
     pub fn handle_response(&mut self, id: u64, status: u16, body: &[u8], now_ms: u64) {
+        self.clock_ms = now_ms;
         let ok = (200..300).contains(&status);
         match std::mem::replace(&mut self.step, Step::Idle) {
             Step::Resource {
