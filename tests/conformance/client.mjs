@@ -251,6 +251,15 @@ async function main() {
     authConfig.clientAssertionAlg = context.signing_algorithm ?? 'ES256';
     sign = await signer(context.private_key_pem, authConfig.clientAssertionAlg);
   }
+  // Enterprise-managed authorization (SEP-990): the suite plays the identity provider that
+  // signed the user in and hands its ID token over.
+  if (context.idp_id_token) {
+    authConfig.enterprise = {
+      idpTokenEndpoint: context.idp_token_endpoint,
+      idpClientId: context.idp_client_id,
+      idToken: context.idp_id_token,
+    };
+  }
   const conn = new Connection(relay, server, authConfig, sign);
   let code = 0;
   try {

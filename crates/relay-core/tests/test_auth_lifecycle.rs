@@ -449,3 +449,92 @@ fn private_key_jwt_assertions_are_signed_by_the_driver() {
     assert!(claims["jti"].as_str().is_some_and(|j| j.len() >= 32));
     assert!(signed_in(&t));
 }
+
+#[test]
+fn enterprise_managed_authorization_exchanges_the_id_token_then_presents_the_grant() {
+    use relay_core::auth::EnterpriseIdentity;
+    const IDP: &str = "http://127.0.0.1:7000";
+    let world = standard()
+        .route(
+            "GET",
+            &format!("{AS}/.well-known/oauth-authorization-server"),
+            200,
+            asm(
+                AS,
+                serde_json::json!({
+                    "grant_types_supported": ["urn:ietf:params:oauth:grant-type:jwt-bearer"],
+                    "token_endpoint_auth_methods_supported": ["client_secret_basic"],
+                }),
+            ),
+        )
+        .route(
+            "POST",
+            &format!("{IDP}/token"),
+            200,
+            serde_json::json!({
+                "access_token": "the-id-jag",
+                "issued_token_type": "urn:ietf:params:oauth:token-type:id-jag",
+                "token_type": "N_A",
+            }),
+        );
+    let mut cfg = config();
+    cfg.client = Some(ClientIdentity::new("mcp-client", Some("mcp-secret".into())));
+    cfg.enterprise = Some(EnterpriseIdentity::new(
+        format!("{IDP}/token"),
+        "idp-client",
+        "the-id-token",
+    ));
+    let (flow, t) = sign_in(cfg.clone(), &world, Some(r#"Bearer scope="docs:read""#));
+    assert_eq!(
+        t.lines(),
+        vec![
+            format!("GET {RS}/.well-known/oauth-protected-resource/mcp"),
+            format!("GET {AS}/.well-known/oauth-authorization-server"),
+            format!("POST {IDP}/token"),
+            format!("POST {AS}/token"),
+        ]
+    );
+    let exchange = t.form(&format!("{IDP}/token"));
+    for (name, value) in [
+        (
+            "grant_type",
+            "urn:ietf:params:oauth:grant-type:token-exchange",
+        ),
+        (
+            "requested_token_type",
+            "urn:ietf:params:oauth:token-type:id-jag",
+        ),
+        ("subject_token", "the-id-token"),
+        (
+            "subject_token_type",
+            "urn:ietf:params:oauth:token-type:id_token",
+        ),
+        ("audience", AS),
+        ("resource", MCP),
+        ("client_id", "idp-client"),
+        ("scope", "docs:read"),
+    ] {
+        assert_eq!(param(&exchange, name).as_deref(), Some(value), "{name}");
+    }
+    let grant = t.form(&format!("{AS}/token"));
+    assert_eq!(
+        param(&grant, "grant_type").as_deref(),
+        Some("urn:ietf:params:oauth:grant-type:jwt-bearer")
+    );
+    assert_eq!(param(&grant, "assertion").as_deref(), Some("the-id-jag"));
+    assert!(t
+        .header(&format!("{AS}/token"), "authorization")
+        .is_some_and(|h| h.starts_with("Basic ")));
+    assert!(signed_in(&t));
+    assert_eq!(flow.authorization().as_deref(), Some("Bearer access-1"));
+    assert!(!format!("{cfg:?}").contains("the-id-token"));
+    // An identity provider that does not answer with a grant ends the attempt.
+    let refused = world.route(
+        "POST",
+        &format!("{IDP}/token"),
+        400,
+        serde_json::json!({"error": "invalid_grant"}),
+    );
+    let (_, t) = sign_in(cfg, &refused, None);
+    assert_eq!(failure(&t).kind(), "auth_endpoint");
+}

@@ -13,6 +13,7 @@
 
 use relay_core::auth::{
     AuthAction, AuthConfig, AuthError, AuthEvent, AuthState, Authorizer, ClientIdentity,
+    EnterpriseIdentity,
 };
 use relay_core::client::ErrorReport;
 use relay_core::contract::ErrorBody;
@@ -42,6 +43,17 @@ struct FlowConfig {
     /// The JWS algorithm of a private key the driver holds (`private_key_jwt`).
     #[serde(default)]
     client_assertion_alg: Option<String>,
+    /// Enterprise-managed authorization: `{idpTokenEndpoint, idpClientId, idToken}`.
+    #[serde(default)]
+    enterprise: Option<EnterpriseConfig>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct EnterpriseConfig {
+    idp_token_endpoint: String,
+    idp_client_id: String,
+    id_token: String,
 }
 
 #[derive(Serialize)]
@@ -117,7 +129,8 @@ pub struct AuthFlow {
 #[wasm_bindgen]
 impl AuthFlow {
     /// `config`: `{serverUrl, redirectUri, clientName?, clientMetadataUrl?, clientId?,
-    /// clientSecret?, offlineAccess?, maxAttempts?}`; `seed`: at least 32 bytes from
+    /// clientSecret?, clientAssertionAlg?, offlineAccess?, maxAttempts?, enterprise?:
+    /// {idpTokenEndpoint, idpClientId, idToken}}`; `seed`: at least 32 bytes from
     /// `crypto.getRandomValues`; `state`: what `state()` returned before, or `undefined`.
     #[wasm_bindgen(constructor)]
     pub fn new(config: JsValue, seed: &[u8], state: JsValue) -> Result<AuthFlow, JsValue> {
@@ -138,6 +151,9 @@ impl AuthFlow {
         if let Some(max) = config.max_attempts {
             cfg.max_attempts = max;
         }
+        cfg.enterprise = config
+            .enterprise
+            .map(|e| EnterpriseIdentity::new(e.idp_token_endpoint, e.idp_client_id, e.id_token));
         let state: AuthState = if state.is_undefined() || state.is_null() {
             AuthState::default()
         } else {

@@ -30,7 +30,9 @@ pub mod token;
 
 pub use challenge::BearerChallenge;
 pub use error::AuthError;
-pub use flow::{AuthAction, AuthConfig, AuthEvent, AuthRequest, AuthState, Authorizer};
+pub use flow::{
+    AuthAction, AuthConfig, AuthEvent, AuthRequest, AuthState, Authorizer, EnterpriseIdentity,
+};
 pub use metadata::{ResourceMetadata, ServerMetadata};
 pub use pkce::SEED_BYTES;
 pub use registration::{ClientIdentity, TokenAuth};

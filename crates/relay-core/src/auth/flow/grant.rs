@@ -50,6 +50,10 @@ impl Authorizer {
         ) else {
             return;
         };
+        if enterprise::uses_enterprise(&server, &self.cfg) {
+            self.exchange_at_idp(&server);
+            return;
+        }
         if uses_client_credentials(&server, &client) {
             self.client_credentials(&server, &client);
             return;

@@ -26,9 +26,11 @@
 //! metadata (migration) drops the tokens and the registration that belonged to the old one.
 
 mod discovery;
+mod enterprise;
 mod grant;
 
-use grant::{accept_json, encode_pairs, endpoint_error, transport_error};
+pub use enterprise::EnterpriseIdentity;
+use grant::{accept_json, encode_pairs, endpoint_error, form_content_type, transport_error};
 
 use std::collections::VecDeque;
 
@@ -67,6 +69,9 @@ pub struct AuthConfig {
     pub offline_access: bool,
     /// Most sign-ins between two successful requests (the first one and step-ups).
     pub max_attempts: u32,
+    /// An identity provider sign-in for enterprise-managed authorization (SEP-990), used where
+    /// the authorization server takes JWT bearer grants.
+    pub enterprise: Option<EnterpriseIdentity>,
 }
 
 impl AuthConfig {
@@ -80,6 +85,7 @@ impl AuthConfig {
             client: None,
             offline_access: true,
             max_attempts: 3,
+            enterprise: None,
         }
     }
 }
@@ -199,6 +205,10 @@ enum Step {
         url: String,
     },
     Refresh {
+        exchange: u64,
+        url: String,
+    },
+    IdpExchange {
         exchange: u64,
         url: String,
     },
@@ -636,6 +646,9 @@ impl Authorizer {
                     self.fail(endpoint_error("token refresh", url, status, body));
                 }
             }
+            Step::IdpExchange { exchange, url } if exchange == id => {
+                self.idp_answered(url, status, body);
+            }
             Step::Revoke { exchange } if exchange == id => {
                 // Revocation is best effort: the tokens are gone from here either way.
                 self.events.push_back(AuthEvent::SignedOut);
@@ -671,6 +684,13 @@ impl Authorizer {
             }
             Step::Refresh { exchange, url } if exchange == id => {
                 self.fail(transport_error("token refresh", url, message));
+            }
+            Step::IdpExchange { exchange, url } if exchange == id => {
+                self.fail(transport_error(
+                    "identity provider token exchange",
+                    url,
+                    message,
+                ));
             }
             Step::Revoke { exchange } if exchange == id => {
                 self.events.push_back(AuthEvent::SignedOut);
