@@ -27,6 +27,11 @@ const missing = !hasModule('@modelcontextprotocol/conformance')
  * suite (checked below), so the list cannot go stale silently.
  */
 const EXCLUDED = new Map([
+  [
+    'elicitation-sep1034-client-defaults',
+    'the client declares no elicitation capability yet: answering a server request needs the '
+      + 'relay-wasm client driver to pass it to JavaScript, which is being moved into relay-core',
+  ],
 ]);
 
 /** Every client scenario of the installed suite. */

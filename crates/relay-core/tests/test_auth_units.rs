@@ -18,8 +18,9 @@ fn url(s: &str) -> HttpUrl {
 
 #[test]
 fn bearer_challenges() {
-    // (header, resource_metadata, scope, error)
-    let cases: &[(&str, Option<&str>, Option<&str>, Option<&str>)] = &[
+    /// (header, resource_metadata, scope, error)
+    type Case<'a> = (&'a str, Option<&'a str>, Option<&'a str>, Option<&'a str>);
+    let cases: &[Case] = &[
         (
             r#"Bearer resource_metadata="https://x/.well-known/oauth-protected-resource""#,
             Some("https://x/.well-known/oauth-protected-resource"),
