@@ -8,6 +8,7 @@
 //! - [`sse`]: incremental Server-Sent Events decoder.
 //! - [`client`]: the sans-IO MCP client session (Streamable HTTP and legacy HTTP+SSE).
 //! - [`auth`]: MCP authorization (OAuth 2.1 sign-in for remote servers), sans-IO.
+//! - [`elicitation`]: reading `elicitation/create` requests and building their answers.
 //! - [`schema`]: JSON Schema rendering (for prompts) and argument validation.
 //! - [`prompt`]: system prompt generation, templates and tool selection.
 //! - [`parse`]: tool-call parsing from assistant replies, full and streaming.
@@ -19,6 +20,7 @@ pub mod app;
 pub mod auth;
 pub mod client;
 pub mod contract;
+pub mod elicitation;
 pub mod json_text;
 pub mod model;
 pub mod parse;
