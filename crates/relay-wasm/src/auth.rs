@@ -20,7 +20,7 @@ use relay_core::contract::ErrorBody;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
-use crate::js::{error_value, from_js_lenient, to_js};
+use crate::js::{error_value, from_js, to_js};
 
 /// `AuthFlow`'s configuration as JavaScript writes it.
 #[derive(Deserialize)]
@@ -134,7 +134,7 @@ impl AuthFlow {
     /// `crypto.getRandomValues`; `state`: what `state()` returned before, or `undefined`.
     #[wasm_bindgen(constructor)]
     pub fn new(config: JsValue, seed: &[u8], state: JsValue) -> Result<AuthFlow, JsValue> {
-        let config: FlowConfig = from_js_lenient(config, "AuthFlow config")?;
+        let config: FlowConfig = from_js(config, "AuthFlow config")?;
         let mut cfg = AuthConfig::new(config.server_url, config.redirect_uri);
         if let Some(name) = config.client_name {
             cfg.client_name = name;
@@ -157,7 +157,7 @@ impl AuthFlow {
         let state: AuthState = if state.is_undefined() || state.is_null() {
             AuthState::default()
         } else {
-            from_js_lenient(state, "AuthFlow state")?
+            from_js(state, "AuthFlow state")?
         };
         Authorizer::with_state(cfg, state, seed)
             .map(|inner| AuthFlow { inner })
