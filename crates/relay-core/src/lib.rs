@@ -7,6 +7,8 @@
 //! - [`model`]: MCP wire types (tools, content, results) shared by every module.
 //! - [`sse`]: incremental Server-Sent Events decoder.
 //! - [`client`]: the sans-IO MCP client session (Streamable HTTP and legacy HTTP+SSE).
+//! - [`auth`]: MCP authorization (OAuth 2.1 sign-in for remote servers), sans-IO.
+//! - [`elicitation`]: reading `elicitation/create` requests and building their answers.
 //! - [`schema`]: JSON Schema rendering (for prompts) and argument validation.
 //! - [`prompt`]: system prompt generation, templates and tool selection.
 //! - [`parse`]: tool-call parsing from assistant replies, full and streaming.
@@ -15,8 +17,10 @@
 //! - [`contract`]: the message contract between the core, content scripts and the side panel.
 
 pub mod app;
+pub mod auth;
 pub mod client;
 pub mod contract;
+pub mod elicitation;
 pub mod json_text;
 pub mod model;
 pub mod parse;

@@ -6,6 +6,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
 mod api;
+mod auth;
 // Benchmark-only exports, outside `src/`: never part of the extension's build.
 #[cfg(feature = "boundary-bench")]
 #[path = "../bench/boundary.rs"]
@@ -16,6 +17,7 @@ mod service;
 mod storage;
 
 pub use api::*;
+pub use auth::AuthFlow;
 pub use service::{answer_at_once, handle};
 
 use wasm_bindgen::prelude::*;

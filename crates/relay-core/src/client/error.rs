@@ -116,6 +116,19 @@ pub struct ErrorReport {
     pub kind: &'static str,
     pub message: String,
     pub hint: String,
+    /// For `auth` errors: what a sign-in (`auth::Authorizer::handle_challenge`) needs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub challenge: Option<AuthChallenge>,
+}
+
+/// The status and `WWW-Authenticate` of a refused request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct AuthChallenge {
+    pub status: u16,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub www_authenticate: Option<String>,
 }
 
 impl ClientError {
@@ -259,6 +272,17 @@ impl ClientError {
             kind: self.kind(),
             message: self.to_string(),
             hint: self.hint(),
+            challenge: match self {
+                ClientError::Auth {
+                    status,
+                    www_authenticate,
+                    ..
+                } => Some(AuthChallenge {
+                    status: *status,
+                    www_authenticate: www_authenticate.clone(),
+                }),
+                _ => None,
+            },
         }
     }
 }

@@ -24,7 +24,7 @@ pub use cache::ToolCache;
 pub use config::{
     import_mcp_servers, ConfigError, ImportReport, ServerConfig, SkippedServer, TransportKind,
 };
-pub use error::{ClientError, ErrorReport};
+pub use error::{AuthChallenge, ClientError, ErrorReport};
 pub use http::{Action, ExchangeId, HttpMethod, HttpRequest, ResponseHead};
 pub use ops::{Operation, Output};
 pub use pool::{OpId, Pool, PoolAction, PoolOptions, Progress, ServerStatus};

@@ -119,6 +119,16 @@ impl HttpUrl {
         })
     }
 
+    /// The scheme, lower-cased (`http` or `https`).
+    pub fn scheme(&self) -> &str {
+        &self.scheme
+    }
+
+    /// The path, `/` at least, as written (no query).
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
     /// The host, without port or brackets' contents changed (`[::1]` stays bracketed).
     pub fn host(&self) -> &str {
         host_of(&self.authority)

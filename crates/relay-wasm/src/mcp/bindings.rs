@@ -114,7 +114,11 @@ impl McpClient {
                 // A tool list crosses faster as JSON text (see `js`).
                 Ok(output @ Output::Tools(_)) => to_js_text(&output),
                 Ok(output) => to_js(&output),
-                Err(error) => Err(error_value(&ErrorBody::from(&error))),
+                // An `auth` error carries what a sign-in needs (`AuthFlow.handleChallenge`).
+                Err(error) => Err(crate::auth::with_challenge(
+                    error_value(&ErrorBody::from(&error)),
+                    &error.report(),
+                )),
             }
         })
     }

@@ -336,8 +336,14 @@ impl Session {
             .headers
             .iter()
             .filter(|(k, _)| !RESERVED.iter().any(|r| k.eq_ignore_ascii_case(r)))
+            .filter(|(k, _)| {
+                self.authorization.is_none() || !k.eq_ignore_ascii_case("authorization")
+            })
             .cloned()
             .collect();
+        if let Some(value) = &self.authorization {
+            headers.push(("Authorization".to_owned(), value.clone()));
+        }
         match kind {
             HeaderKind::Post => {
                 headers.push(("Content-Type".to_owned(), "application/json".to_owned()));

@@ -216,6 +216,8 @@ pub struct Session {
     tools: ToolCache,
     jitter: Jitter,
     stats: SessionStats,
+    /// `Authorization` from a sign-in (`auth::Authorizer`), replacing any configured one.
+    authorization: Option<String>,
 }
 
 impl Session {
@@ -259,7 +261,16 @@ impl Session {
             actions: VecDeque::new(),
             events: VecDeque::new(),
             stats: SessionStats::default(),
+            authorization: None,
         }
+    }
+
+    /// Sets (or clears) the `Authorization` header value every later request carries, in place
+    /// of a configured one: the hook of MCP authorization (`auth::Authorizer::authorization`).
+    /// A refused request ends in [`ClientError::Auth`] with the status and `WWW-Authenticate`
+    /// the driver hands to the authorizer.
+    pub fn set_authorization(&mut self, value: Option<String>) {
+        self.authorization = value;
     }
 
     /// The server's configuration.

@@ -1,0 +1,111 @@
+// The JavaScript driver of the core's sign-in state machine (`AuthFlow`, relay-wasm's
+// binding of relay_core::auth::Authorizer) for command-line use: requests through `fetch`,
+// and the browser step done by following the authorization endpoint's redirect, which works
+// against authorization servers that redirect without a login page (the conformance suite's,
+// and test servers). The extension does the browser step with chrome.identity.launchWebAuthFlow.
+
+import { webcrypto } from 'node:crypto';
+
+/** Most actions one sign-in may take (discovery tries a handful of URLs). */
+const MAX_STEPS = 64;
+
+/**
+ * Carries out the flow's actions until it reports an outcome; resolves on `signedIn`, throws
+ * `{kind, message}` on `failed`.
+ * @param {any} flow an AuthFlow
+ * @param {{ redirectUri: string, timeoutMs?: number,
+ *   sign?: (alg: string, input: string) => Promise<string> }} options  `sign` makes a
+ *   `private_key_jwt` assertion's base64url signature with the client's key (signer()).
+ */
+export async function drive(flow, { redirectUri, timeoutMs = 15_000, sign }) {
+  for (let step = 0; step < MAX_STEPS; step += 1) {
+    const action = flow.pollAction();
+    if (action) {
+      if (action.type === 'fetch') await perform(flow, action, timeoutMs);
+      else if (action.type === 'browser') await browse(flow, action.url, redirectUri, timeoutMs);
+      else if (action.type === 'sign') {
+        try {
+          if (!sign) throw new Error('no signing key is configured');
+          flow.handleSignature(action.id, await sign(action.alg, action.signingInput));
+        } catch (error) {
+          flow.handleFetchError(action.id, `cannot sign the client assertion: ${error?.message ?? error}`);
+        }
+      }
+      continue;
+    }
+    const event = flow.pollEvent();
+    if (!event) throw { kind: 'auth_state', message: 'the sign-in stopped without an outcome' };
+    if (event.type === 'failed') throw event.error;
+    return event;
+  }
+  throw { kind: 'auth_state', message: `the sign-in took more than ${MAX_STEPS} steps` };
+}
+
+async function perform(flow, action, timeoutMs) {
+  let response;
+  try {
+    response = await fetch(action.url, {
+      method: action.method,
+      headers: action.headers,
+      body: action.body ?? undefined,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (error) {
+    flow.handleFetchError(action.id, String(error?.cause?.message ?? error?.message ?? error));
+    return;
+  }
+  const text = await response.text();
+  flow.handleResponse(action.id, response.status, text, Date.now());
+}
+
+/** The browser step without a browser: one GET of the authorization URL, whose redirect to
+ * the redirect URI carries the code. A page instead of a redirect means a human is needed. */
+async function browse(flow, url, redirectUri, timeoutMs) {
+  let location = null;
+  try {
+    const response = await fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+    location = response.headers.get('location');
+    if (!location) {
+      flow.handleBrowserError(`the authorization endpoint answered HTTP ${response.status} without a redirect`);
+      return;
+    }
+  } catch (error) {
+    flow.handleBrowserError(String(error?.message ?? error));
+    return;
+  }
+  const target = new URL(location, url).href;
+  if (!target.startsWith(redirectUri)) {
+    flow.handleBrowserError('the authorization endpoint redirected elsewhere than the redirect URI');
+    return;
+  }
+  flow.handleRedirect(target, Date.now());
+}
+
+/** JWS algorithms WebCrypto can sign with here: ECDSA, whose raw r‖s output is the JWS form. */
+const ALGORITHMS = {
+  ES256: { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' },
+  ES384: { name: 'ECDSA', namedCurve: 'P-384', hash: 'SHA-384' },
+};
+
+/**
+ * A signer for `drive` from a PKCS#8 PEM private key: the key is imported into WebCrypto
+ * (not extractable) and never handed to the core, which only sees signatures.
+ * @param {string} pem
+ * @param {string} alg
+ */
+export async function signer(pem, alg) {
+  const spec = ALGORITHMS[alg];
+  if (!spec) throw new Error(`unsupported assertion algorithm ${alg}`);
+  const der = Buffer.from(pem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''), 'base64');
+  const key = await webcrypto.subtle.importKey('pkcs8', der, { name: spec.name, namedCurve: spec.namedCurve }, false, ['sign']);
+  return async (requested, input) => {
+    if (requested !== alg) throw new Error(`the key is ${alg}, not ${requested}`);
+    const signature = await webcrypto.subtle.sign({ name: spec.name, hash: spec.hash }, key, new TextEncoder().encode(input));
+    return Buffer.from(signature).toString('base64url');
+  };
+}
+
+/** 32 bytes from the platform's CSPRNG, the flow's seed. */
+export function seed() {
+  return webcrypto.getRandomValues(new Uint8Array(32));
+}
