@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
+import { wasmOptFlags } from './wasm-opt-flags.mjs';
 
 const ROOT = process.env.RELAY_ROOT || process.cwd();
 const TARGET = process.env.RELAY_TARGET || join(ROOT, 'target');
@@ -20,7 +21,7 @@ mkdirSync(OUT, { recursive: true });
 const cargoBin = join(process.env.CARGO_HOME || join(homedir(), '.cargo'), 'bin/wasm-bindgen');
 run(existsSync(cargoBin) ? cargoBin : 'wasm-bindgen', ['--target', 'nodejs', '--no-typescript', '--out-dir', OUT, join(TARGET, 'wasm32-unknown-unknown/wasm-release/relay_wasm.wasm')]);
 const bg = join(OUT, 'relay_wasm_bg.wasm');
-run(join(ROOT, 'node_modules/.bin/wasm-opt'), ['-Oz', '--enable-bulk-memory', '--enable-mutable-globals', '--enable-sign-ext', '--enable-nontrapping-float-to-int', '--enable-reference-types', '--enable-multivalue', bg, '-o', bg]);
+run(join(ROOT, 'node_modules/.bin/wasm-opt'), [...wasmOptFlags(ROOT), bg, '-o', bg]);
 writeFileSync(join(OUT, 'package.json'), '{"type": "commonjs"}\n');
 
 const require = createRequire(import.meta.url);

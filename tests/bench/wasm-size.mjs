@@ -14,6 +14,7 @@
 // counts for serde_json, the crate whose code it is (wasm-opt inlines freely: an exported
 // async function's whole state machine can land in `js_sys::futures::future_to_promise`'s
 // closure). Monomorphised copies of one generic function are summed under its name.
+import { wasmOptFlags } from './wasm-opt-flags.mjs';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, mkdirSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
@@ -38,10 +39,7 @@ if (build) {
     path.join(target, 'wasm32-unknown-unknown/wasm-symbols/relay_wasm.wasm')]);
   file = path.join(out, 'relay_wasm_bg.wasm');
   // The flags of crates/xtask/src/build.rs (WASM_OPT_FLAGS, WASM_FEATURES), plus -g.
-  const src = readFileSync(path.join(root, 'crates/xtask/src/build.rs'), 'utf8');
-  const list = (name) => src.match(new RegExp(`const ${name}: &\\[&str\\] = &\\[([\\s\\S]*?)\\];`))[1]
-    .match(/"([^"]+)"/g).map((s) => s.slice(1, -1));
-  const flags = [...list('WASM_OPT_FLAGS'), ...list('WASM_FEATURES')];
+  const flags = wasmOptFlags(root);
   run(path.join(root, 'node_modules/.bin/wasm-opt'), [...flags, '-g', file, '-o', file]);
 }
 
