@@ -38,6 +38,16 @@
  * @property {number} timeoutMs
  * @property {boolean} enabled
  * @property {ServerState} [state]
+ * @property {ServerAuth | null} [auth] the server's sign-in (MCP authorization); null when never signed in
+ */
+/**
+ * A server's sign-in as the panel sees it: never a token.
+ * @typedef {object} ServerAuth
+ * @property {boolean} signedIn
+ * @property {string | null} [scope]
+ * @property {number | null} [expiresAtMs]
+ * @property {boolean} refreshable
+ * @property {string[]} origins where signing in fetches from (the panel asks for host permission to them)
  */
 /**
  * What servers/add and servers/update take (update adds `id`).
@@ -140,6 +150,8 @@
  *   'servers/update': {server: ServerInput & {id: string}},
  *   'servers/remove': {id: string},
  *   'servers/import': {json: string, apply: boolean},
+ *   'servers/signIn': {id: string},
+ *   'servers/signOut': {id: string},
  *   'servers/export': {},
  *   'servers/test': {id: string},
  *   'tools/list': {serverId?: string, refresh?: boolean},
@@ -178,6 +190,8 @@
  *   'servers/update': ServerView,
  *   'servers/remove': null,
  *   'servers/import': {servers: ServerView[], skipped: {name: string, reason: string}[]},
+ *   'servers/signIn': ServerView,
+ *   'servers/signOut': ServerView,
  *   'servers/export': {mcpServers: Record<string, unknown>},
  *   'servers/test': ServerView,
  *   'tools/list': ToolView[],
@@ -227,6 +241,10 @@ export const MESSAGES = Object.freeze({
   'servers/remove': ['page'],
   /** {json, apply} parses an mcpServers JSON; adds when apply. → {servers: [ServerView], skipped: [{name, reason}]} */
   'servers/import': ['page'],
+  /** {id} connects; a server that asks for a sign-in (MCP authorization) gets one, in a browser window. → ServerView */
+  'servers/signIn': ['page'],
+  /** {id} forgets the server's tokens, revoking them where its authorization server can. → ServerView */
+  'servers/signOut': ['page'],
   /** → {mcpServers: {...}} without secrets */
   'servers/export': ['page'],
   /** {id} connects and lists tools. → ServerView */
@@ -324,6 +342,7 @@ export const TAB_MESSAGES = Object.freeze({
  *   config: Record<string, unknown>,
  *   tools: Record<string, unknown[]>,
  *   ledger: unknown,
+ *   auth: Record<string, unknown>,
  *   sites: Site[],
  * }} StorageValues
  */
@@ -339,6 +358,8 @@ export const STORAGE = Object.freeze({
   tools: Object.freeze({ key: 'tools', area: 'local' }),
   /** the exactly-once call ledger */
   ledger: Object.freeze({ key: 'ledger', area: 'session' }),
+  /** each server's sign-in (tokens included), by server id; read by the core only */
+  auth: Object.freeze({ key: 'auth', area: 'local' }),
   /** custom chat sites; background.js registers their content scripts */
   sites: Object.freeze({ key: 'sites', area: 'local' }),
 });

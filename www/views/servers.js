@@ -5,7 +5,8 @@
 // Shapes (crates/relay-core/src/contract.rs): ServerView = {id, name, url, transport, headers:
 // [{name, value, secret?}] (values of secret-marked and secret-looking headers masked "••••",
 // with secret: true), timeoutMs, enabled, state: {status, protocolVersion?,
-// toolCount?, error?, lastLatencyMs?}}.
+// toolCount?, error?, lastLatencyMs?}, auth: null | {signedIn, scope?, expiresAtMs?, refreshable,
+// origins}} (never a token).
 import { h, field, select, toggle, nextId, copyText } from '../dom.js';
 import { t } from '../i18n.js';
 import { call, errorView, requestHostPermission, remoteOrigin, poll, touches } from '../core.js';
@@ -129,6 +130,28 @@ export function mountServers(section, app) {
       detail.push(h('span', { text: t('serverConnecting') }));
     }
     if (typeof st.lastLatencyMs === 'number') detail.push(h('span', { class: 'latency', text: t('serverLatency', duration(st.lastLatencyMs)) }));
+    // MCP authorization: whether the user is signed in, never a token (the core keeps those).
+    const auth = s.auth || null;
+    if (auth && auth.signedIn) {
+      detail.push(h('span', { class: 'server-auth', text: t('serverSignedIn') }));
+      if (auth.scope) detail.push(h('span', { class: 'server-scope', text: t('serverScopes', auth.scope) }));
+      if (typeof auth.expiresAtMs === 'number') {
+        const at = new Date(auth.expiresAtMs).toLocaleString();
+        detail.push(h('span', { class: 'server-expiry', text: auth.refreshable ? `${t('serverExpires', at)} (${t('serverRenews')})` : t('serverExpires', at) }));
+      }
+    }
+    const refused = st.status === 'failed' && st.error && st.error.kind === 'auth';
+    const signIn = (refused || (auth && !auth.signedIn)) && s.enabled !== false
+      ? h('button', { type: 'button', class: 'primary', dataset: { action: 'sign-in' }, text: t('serverSignIn'), on: { click: busy(() => {
+        // Host permission for where signing in fetches from, asked now (Chrome allows it only
+        // in a click). Refused or not, the sign-in runs: a server that needs it says so.
+        const asked = requestHostPermission([s.url, ...((auth && auth.origins) || [])]);
+        return asked.then(() => call('servers/signIn', { id: s.id }));
+      }, { connecting: true }) } })
+      : null;
+    const signOut = auth && auth.signedIn
+      ? h('button', { type: 'button', dataset: { action: 'sign-out' }, text: t('serverSignOut'), on: { click: busy(() => call('servers/signOut', { id: s.id })) } })
+      : null;
     const removeArea = h('div', { class: 'confirm', hidden: true });
     const removeBtn = h('button', { type: 'button', class: 'danger', dataset: { action: 'remove' }, text: t('serverRemove'), on: { click: () => { removeArea.hidden = false; removeBtn.hidden = true; removeArea.querySelector('button')?.focus(); } } });
     removeArea.append(
@@ -155,6 +178,7 @@ export function mountServers(section, app) {
           }
           await refresh();
         }),
+        signIn, signOut,
         h('button', { type: 'button', dataset: { action: 'test' }, text: t('serverTest'), on: { click: busy(() => call('servers/test', { id: s.id }), { connecting: true }) } }),
         h('button', { type: 'button', dataset: { action: 'refresh' }, text: t('serverRefresh'), on: { click: busy(() => call('tools/list', { serverId: s.id, refresh: true }), { connecting: true }) } }),
         h('button', { type: 'button', dataset: { action: 'edit' }, text: t('serverEdit'), on: { click: () => dialog.open(s) } }),

@@ -16,11 +16,13 @@ mod config;
 mod deliver;
 mod requests;
 mod servers;
+mod signin;
 mod tools;
 mod turn;
 
 use std::collections::{BTreeMap, HashMap};
 
+use crate::auth::AuthState;
 use crate::contract::storage::Area;
 use crate::model::{ServerTools, Tool};
 use crate::parse::StreamParser;
@@ -37,6 +39,7 @@ pub use requests::{adapter_for, site_entry, sites_with, web_origin, Io, Sender, 
 pub use servers::{
     extension_id, origin_rules, origin_rules_update, server_from, Health, ServerState,
 };
+pub use signin::{Attempt, AuthEnv, AUTH_KEY, REFRESH_MARGIN_MS};
 pub use tools::PolicyChange;
 pub use turn::{CallEnd, PreparedCall, ReplyUpdate};
 
@@ -60,6 +63,10 @@ pub enum Effect {
         text: String,
         submit: bool,
     },
+    /// Write the sign-ins ([`App::auth`]) to `chrome.storage.local` ([`AUTH_KEY`]).
+    SaveAuth,
+    /// Put [`App::authorization`] on this server's requests (or take it off).
+    Authorize(String),
     /// Try to write this message's results into the chat: [`App::take_delivery`], the tab
     /// message, [`App::delivery_written`].
     Deliver { chat: String, message_id: String },
@@ -75,6 +82,10 @@ pub struct App {
     pub ledger: Ledger,
     /// Each server's last connection error and request latency (not persisted).
     pub health: HashMap<String, Health>,
+    /// Each server's sign-in (persisted; holds tokens, so it never leaves the worker).
+    pub auth: BTreeMap<String, AuthState>,
+    /// Sign-in attempts under way, by server (not persisted: a restart abandons them).
+    attempts: HashMap<String, signin::Attempt>,
     /// One streaming parser per reply being written (`chat|message`); rebuilt from the text a
     /// content script sends after a restart.
     parsers: HashMap<String, StreamParser>,
@@ -94,6 +105,8 @@ impl App {
             tools,
             ledger,
             health: HashMap::new(),
+            auth: BTreeMap::new(),
+            attempts: HashMap::new(),
             parsers: HashMap::new(),
         };
         let recovered = app.ledger.recover_after_restart();
@@ -168,6 +181,11 @@ impl App {
                 TOOLS_KEY,
                 json(serde_json::to_value(&self.tools)),
             )),
+            Effect::SaveAuth => Some((
+                Area::Local,
+                AUTH_KEY,
+                json(serde_json::to_value(&self.auth)),
+            )),
             Effect::SaveLedger => {
                 let ledger = json(serde_json::to_value(self.ledger_to_store()));
                 Some((Area::Session, LEDGER_KEY, ledger))
@@ -176,11 +194,13 @@ impl App {
         }
     }
 
-    /// Forgets a server: configuration, tools and chat picks.
+    /// Forgets a server: configuration, tools, chat picks and sign-in.
     pub fn remove_server(&mut self, id: &str) -> Vec<Effect> {
         self.config.remove_server(id);
         self.tools.remove(id);
-        vec![Effect::SaveConfig, Effect::SaveTools]
+        let mut effects = vec![Effect::SaveConfig, Effect::SaveTools];
+        effects.extend(self.forget_auth(id));
+        effects
     }
 
     /// The instructions (or the user's own message) go into `chat`: a new turn starts, and the

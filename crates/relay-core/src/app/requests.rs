@@ -74,6 +74,11 @@ pub enum Io {
     ServersImport { servers: Vec<Value>, skipped: Value },
     /// Connect, list the tools, answer the server's view.
     ServersTest(String),
+    /// Connect; when the server refuses, [`App::sign_in`] (interactive) and carry the attempt
+    /// out; then list the tools and answer the server's view.
+    ServersSignIn(String),
+    /// [`App::sign_out`], carry the attempt out, answer the server's view.
+    ServersSignOut(String),
     /// List these servers' tools (refreshed when asked) and answer their views; with `single`,
     /// a failure is the answer.
     ToolsList {
@@ -268,12 +273,23 @@ impl App {
     }
 
     /// Replaces a server with its edited configuration ([`App::edited_server`]).
+    /// The client starts the server's session over: its sign-in goes on the new session, unless
+    /// the server moved to another URL, where its tokens are not valid.
     pub fn update_server(&mut self, server: ServerConfig) -> Vec<Effect> {
         self.health.remove(&server.id);
+        let id = server.id.clone();
+        let mut moved = false;
         if let Some(slot) = self.config.servers.iter_mut().find(|s| s.id == server.id) {
+            moved = slot.url != server.url;
             *slot = server;
         }
-        vec![Effect::SaveConfig]
+        let mut effects = vec![Effect::SaveConfig];
+        if moved {
+            effects.extend(self.forget_auth(&id));
+        } else if self.auth.contains_key(&id) {
+            effects.push(Effect::Authorize(id));
+        }
+        effects
     }
 
     /// How a run by hand ended (after `duration` ms), as the side panel gets it.
@@ -365,6 +381,8 @@ impl App {
                 done(json!({"mcpServers": out}))
             }
             Request::ServersTest { id } => io(Io::ServersTest(required(id, "id")?)),
+            Request::ServersSignIn { id } => io(Io::ServersSignIn(required(id, "id")?)),
+            Request::ServersSignOut { id } => io(Io::ServersSignOut(required(id, "id")?)),
             Request::ToolsList { server_id, refresh } => {
                 let single = server_id.is_some();
                 let ids = match server_id {

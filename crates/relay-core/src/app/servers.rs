@@ -138,7 +138,7 @@ impl App {
             .collect();
         Some(json!({
             "id": s.id, "name": s.name, "url": s.url, "transport": s.transport, "headers": headers,
-            "timeoutMs": s.timeout_ms, "enabled": s.enabled,
+            "timeoutMs": s.timeout_ms, "enabled": s.enabled, "auth": self.auth_view(id),
             "state": {"status": status, "info": state.info, "toolCount": self.tools.get(id).map(Vec::len),
                       "error": state.error, "lastLatencyMs": state.latency_ms, "transport": state.transport},
         }))

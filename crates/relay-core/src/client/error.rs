@@ -131,6 +131,16 @@ pub struct AuthChallenge {
     pub www_authenticate: Option<String>,
 }
 
+impl AuthChallenge {
+    /// A refusal's status and `WWW-Authenticate` header.
+    pub fn new(status: u16, www_authenticate: Option<String>) -> Self {
+        AuthChallenge {
+            status,
+            www_authenticate,
+        }
+    }
+}
+
 impl ClientError {
     /// A stable machine-readable name of the error's kind.
     pub fn kind(&self) -> &'static str {
@@ -206,8 +216,8 @@ impl ClientError {
             ClientError::Auth { status: 401, www_authenticate, .. } => {
                 let scheme = www_authenticate.as_deref().and_then(|h| h.split_whitespace().next()).unwrap_or("Bearer");
                 format!(
-                    "The server needs credentials. Add an `Authorization: {scheme} <token>` header to this server's \
-                     settings, or replace the token if it has expired."
+                    "The server needs you to sign in: press Sign in on this server in the side panel. If the \
+                     server gave you a token instead, add an `Authorization: {scheme} <token>` header to its settings."
                 )
             }
             ClientError::Auth { loopback: true, .. } => "Servers on this computer reject requests whose Origin is not \

@@ -253,6 +253,17 @@ impl Pool {
         true
     }
 
+    /// Puts an `Authorization` value (MCP authorization's bearer token) on a server's requests,
+    /// in place of a configured one, or takes it off; the session goes on. Returns whether the
+    /// server exists.
+    pub fn set_authorization(&mut self, id: &str, value: Option<String>) -> bool {
+        let Some(slot) = self.slots.get_mut(id) else {
+            return false;
+        };
+        slot.session.set_authorization(value);
+        true
+    }
+
     /// Ends every session (DELETE) and removes all servers.
     pub fn close(&mut self) {
         let ids: Vec<String> = self.slots.keys().cloned().collect();

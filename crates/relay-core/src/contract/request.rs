@@ -105,11 +105,12 @@ macro_rules! messages {
 
 // Shapes named in the docs and JS types: ServerView = {id, name, url, transport: auto|streamable|sse,
 // headers: [{name, value}] (values of secret-looking headers masked as "••••"), timeoutMs, enabled,
-// state: {status, info?, transport?, toolCount?, error?, lastLatencyMs?}}; ToolView = MCP Tool +
+// state: {status, info?, transport?, toolCount?, error?, lastLatencyMs?},
+// auth: null | {signedIn, scope?, expiresAtMs?, refreshable, origins}}; ToolView = MCP Tool +
 // {serverId, policy: allow|ask|deny, enabled}; ChatSettings = {serverIds, strategy?, template?,
 // autoExecute, autoSubmit, maxConsecutive?, maxTotal?}; CallRecord = {key, chat, messageId, callId,
 // serverId, tool, arguments, seq, delivered, state, progress?, result?, error?, replyText?,
-// startedAt?, durationMs?}. Their JSDoc typedefs are in crates/xtask/src/codegen/shapes.js.
+// startedAt?, durationMs?}. Their JSDoc typedefs are in crates/xtask/src/codegen/contract.js.in.
 messages! {
     Ping = "ping", roles: BOTH, doc: "Liveness. → {core: version, role}",
         js: ("{}" => "{core: string, role: Role}") {}
@@ -135,6 +136,16 @@ messages! {
         js: ("{json: string, apply: boolean}" => "{servers: ServerView[], skipped: {name: string, reason: string}[]}") {
             #[serde(default, deserialize_with = "lenient::string")] json: Option<String>,
             #[serde(default, deserialize_with = "lenient::flag")] apply: Option<bool>,
+        }
+    ServersSignIn = "servers/signIn", roles: PAGE,
+        doc: "{id} connects; a server that asks for a sign-in (MCP authorization) gets one, in a browser window. → ServerView",
+        js: ("{id: string}" => "ServerView") {
+            #[serde(default, deserialize_with = "lenient::string")] id: Option<String>,
+        }
+    ServersSignOut = "servers/signOut", roles: PAGE,
+        doc: "{id} forgets the server's tokens, revoking them where its authorization server can. → ServerView",
+        js: ("{id: string}" => "ServerView") {
+            #[serde(default, deserialize_with = "lenient::string")] id: Option<String>,
         }
     ServersExport = "servers/export", roles: PAGE, doc: "→ {mcpServers: {...}} without secrets",
         js: ("{}" => "{mcpServers: Record<string, unknown>}") {}

@@ -39,6 +39,9 @@ pub const CONFIG_KEY: &str = "config";
 pub const TOOLS_KEY: &str = "tools";
 /// The key of the exactly-once call ledger in session storage.
 pub const LEDGER_KEY: &str = "ledger";
+/// The key of each server's sign-in (MCP authorization: metadata, client registration, tokens)
+/// in local storage.
+pub const AUTH_KEY: &str = "auth";
 /// The key of the user's custom chat sites (`[{origin, adapter}]`) in local storage.
 pub const SITES_KEY: &str = "sites";
 
@@ -61,6 +64,12 @@ pub const STORAGE: &[StorageKey] = &[
         area: Area::Session,
         js_type: "unknown",
         doc: "the exactly-once call ledger",
+    },
+    StorageKey {
+        key: AUTH_KEY,
+        area: Area::Local,
+        js_type: "Record<string, unknown>",
+        doc: "each server's sign-in (tokens included), by server id; read by the core only",
     },
     StorageKey {
         key: SITES_KEY,

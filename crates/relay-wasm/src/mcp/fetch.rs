@@ -106,6 +106,26 @@ pub async fn start(
     Ok((head, body))
 }
 
+/// One request read whole, ended after `timeout_ms` (the sign-in's requests: small JSON
+/// answers, no session): its status and body.
+pub async fn exchange(
+    method: HttpMethod,
+    url: &str,
+    headers: &[(String, String)],
+    body: Option<&str>,
+    timeout_ms: u32,
+) -> Result<(u16, Vec<u8>), String> {
+    let signal = AbortSignal::timeout_with_u32(timeout_ms);
+    let raw: web_sys::Request = build(method, url, headers, body, &signal)?.into();
+    let promise = global::fetch(&raw).map_err(|e| error_message(&e))?;
+    let response: Response = JsFuture::from(promise)
+        .await
+        .map_err(|e| error_message(&e))?
+        .unchecked_into::<web_sys::Response>()
+        .into();
+    Ok((response.status(), read_whole(&response).await?))
+}
+
 /// The whole body of a response.
 pub async fn read_whole(response: &Response) -> Result<Vec<u8>, String> {
     response.binary().await.map_err(|e| e.to_string())

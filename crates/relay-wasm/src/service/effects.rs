@@ -59,7 +59,12 @@ impl Service {
                 Effect::Deliver { chat, message_id } => {
                     spawn_local(async move { svc.deliver(&chat, &message_id).await })
                 }
-                Effect::SaveConfig | Effect::SaveTools | Effect::SaveLedger => {}
+                Effect::Authorize(id) => {
+                    let value = self.app.borrow().authorization(&id);
+                    self.client
+                        .with(|pool, _| pool.set_authorization(&id, value));
+                }
+                Effect::SaveConfig | Effect::SaveTools | Effect::SaveLedger | Effect::SaveAuth => {}
             }
         }
         Ok(())
@@ -88,9 +93,7 @@ impl Service {
             }
         });
         let (op, cancel_key) = (call.operation(), Some(key.to_owned()));
-        let result = (self.client)
-            .run(&call.server_id, op, Some(on_progress), cancel_key)
-            .await;
+        let result = (self.mcp(&call.server_id, op, Some(on_progress), cancel_key)).await;
         let duration = now_ms().saturating_sub(started);
         let effects = {
             let mut app = self.app.borrow_mut();

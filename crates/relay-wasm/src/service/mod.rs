@@ -14,7 +14,8 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use relay_core::app::{
-    adapter_for, sites_with, App, Config, Io, Sender, Step, CONFIG_KEY, LEDGER_KEY, TOOLS_KEY,
+    adapter_for, sites_with, App, Config, Io, Sender, Step, AUTH_KEY, CONFIG_KEY, LEDGER_KEY,
+    TOOLS_KEY,
 };
 use relay_core::client::{Operation, Output, PoolOptions, ServerConfig};
 use relay_core::contract::storage::SITES_KEY;
@@ -28,6 +29,7 @@ use crate::storage::Store;
 
 mod chrome;
 mod effects;
+mod signin;
 
 use chrome::{release_origin, send_to_tab, sync_origin_rules};
 
@@ -156,13 +158,14 @@ impl Service {
             return Ok(());
         }
         // One read per area, both under way before either is awaited.
-        let local = self.local.read(&[CONFIG_KEY, TOOLS_KEY]);
+        let local = self.local.read(&[CONFIG_KEY, TOOLS_KEY, AUTH_KEY]);
         let session = self.session.read(&[LEDGER_KEY]);
         let mut local = local.finish().await?.into_iter();
         let mut session = session.finish().await?.into_iter();
         let next = |values: &mut std::vec::IntoIter<Value>| values.next().unwrap_or_default();
         let config: Config = serde_json::from_value(next(&mut local)).unwrap_or_default();
         let tools = serde_json::from_value(next(&mut local)).unwrap_or_default();
+        let auth = serde_json::from_value(next(&mut local)).unwrap_or_default();
         let ledger = serde_json::from_value(next(&mut session)).unwrap_or_default();
         if self.loaded.get() {
             return Ok(()); // another handler finished loading while we awaited
@@ -175,7 +178,8 @@ impl Service {
         self.client.with(|pool, _| pool.set_servers(servers));
         // A worker that stopped mid-call cannot know whether the call ran: the app turns such
         // calls "unknown" and tells their chats.
-        let (app, effects) = App::restore(config, tools, ledger);
+        let (mut app, mut effects) = App::restore(config, tools, ledger);
+        effects.extend(app.restore_auth(auth));
         *self.app.borrow_mut() = app;
         self.loaded.set(true);
         self.run_effects(effects).await
@@ -226,6 +230,8 @@ impl Service {
                 }
                 Ok(json!({"servers": views, "skipped": skipped}))
             }
+            Io::ServersSignIn(id) => self.sign_in(&id).await,
+            Io::ServersSignOut(id) => self.sign_out(&id).await,
             Io::ServersTest(id) => {
                 let _ = self.list_tools(&id, true).await;
                 self.server_view(&id)
@@ -263,7 +269,7 @@ impl Service {
                     arguments,
                     progress: false,
                 };
-                let result = self.client.run(&server, op, None, None).await;
+                let result = self.mcp(&server, op, None, None).await;
                 let result = result
                     .and_then(Output::into_tool_result)
                     .map_err(|e| ErrorBody::from(&e));
@@ -272,7 +278,7 @@ impl Service {
                     .borrow_mut()
                     .manual_done(&server, &tool, sent, result, duration)
             }
-            Io::Mcp { server, op } => (self.client.run(&server, op, None, None).await)
+            Io::Mcp { server, op } => (self.mcp(&server, op, None, None).await)
                 .map(|output| serde_json::to_value(output).unwrap_or(Value::Null))
                 .map_err(|e| ErrorBody::from(&e)),
             Io::PromptBuild { chat, ids, options } => {
@@ -329,8 +335,7 @@ impl Service {
     async fn list_tools(self: &Rc<Self>, id: &str, refresh: bool) -> Result<(), ErrorBody> {
         let started = now_ms();
         let result = self
-            .client
-            .run(id, Operation::ListTools { refresh }, None, None)
+            .mcp(id, Operation::ListTools { refresh }, None, None)
             .await;
         let result = result
             .and_then(Output::into_tools)

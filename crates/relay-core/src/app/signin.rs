@@ -1,0 +1,240 @@
+//! Signing in to servers behind MCP authorization ([`crate::auth`]), as the extension does it.
+//!
+//! The app keeps each server's [`AuthState`] (discovered metadata, client registration,
+//! tokens), persisted under [`AUTH_KEY`] in `chrome.storage.local`, which only extension pages
+//! and the worker can read. An attempt (a sign-in the user asked for, a refresh before the token
+//! expires or after a refusal, a sign-out) runs one [`Authorizer`] whose actions the driver
+//! performs; when it ends, the app keeps what it came to and names the server whose requests
+//! must carry the new `Authorization` ([`Effect::Authorize`]). The token goes on that server's
+//! requests and nowhere else: a view shows whether the user is signed in, the scopes and the
+//! expiry, never a token, and every error text is the auth module's, which quotes no secret.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use crate::auth::{AuthAction, AuthConfig, AuthError, AuthEvent, AuthState, Authorizer};
+use crate::client::{AuthChallenge, HttpUrl};
+use crate::contract::ErrorBody;
+
+use super::{App, Effect};
+
+pub use crate::contract::storage::AUTH_KEY;
+
+/// A token that expires within this margin is refreshed before the next request.
+pub const REFRESH_MARGIN_MS: u64 = 60_000;
+
+/// An attempt under way for one server.
+#[derive(Debug)]
+pub struct Attempt {
+    authorizer: Authorizer,
+    /// Whether the user asked for it: its browser step may show the authorization page. An
+    /// attempt the app started on its own (a refusal in the middle of a tool call) can only
+    /// succeed without one.
+    interactive: bool,
+}
+
+/// What the driver gives every attempt: the redirect URI of the browser step
+/// (`chrome.identity.getRedirectURL`) and fresh randomness for PKCE and `state`.
+#[derive(Debug, Clone, Copy)]
+pub struct AuthEnv<'a> {
+    pub redirect_uri: &'a str,
+    pub seed: &'a [u8],
+    pub now_ms: u64,
+}
+
+fn auth_error(e: &AuthError) -> ErrorBody {
+    let hint = match e {
+        AuthError::BrowserFailed { .. } | AuthError::Denied { .. } => {
+            "Press Sign in on the server in the side panel and finish signing in."
+        }
+        AuthError::Transport { .. } => {
+            "Check the connection, or allow MCP Relay to reach the sign-in server, and sign in again."
+        }
+        _ => "Sign in again from the server's card in the side panel; if it keeps failing, the server's sign-in is not one MCP Relay supports.",
+    };
+    ErrorBody::new(e.kind(), format!("Sign-in failed: {e}")).with_hint(hint)
+}
+
+/// The origins the worker fetches from to sign in, as far as discovery got: the authorization
+/// servers the resource names and the endpoints of the one it uses. The side panel asks the user
+/// for host permission to them on a Sign in click (the only moment Chrome allows it); an
+/// authorization server on another origin that does not answer the extension's CORS requests
+/// is unreachable until then.
+fn auth_origins(state: &AuthState) -> Vec<String> {
+    let mut urls: Vec<&str> = Vec::new();
+    if let Some(resource) = &state.resource_metadata {
+        urls.extend(resource.authorization_servers.iter().map(String::as_str));
+    }
+    if let Some(server) = &state.server_metadata {
+        urls.push(&server.issuer);
+        urls.push(&server.token_endpoint);
+        urls.extend(server.registration_endpoint.as_deref());
+        urls.extend(server.revocation_endpoint.as_deref());
+    }
+    let mut origins: Vec<String> = urls
+        .into_iter()
+        .filter_map(|u| HttpUrl::parse(u).ok())
+        .map(|u| u.origin())
+        .collect();
+    origins.sort();
+    origins.dedup();
+    origins
+}
+
+impl App {
+    /// The stored sign-ins, as they were persisted: every server's, to put back on the client
+    /// (one [`Effect::Authorize`] each). Sign-ins of servers that no longer exist are dropped.
+    pub fn restore_auth(&mut self, stored: BTreeMap<String, AuthState>) -> Vec<Effect> {
+        let servers = &self.config.servers;
+        self.auth = stored
+            .into_iter()
+            .filter(|(id, _)| servers.iter().any(|s| &s.id == id))
+            .collect();
+        self.auth.keys().cloned().map(Effect::Authorize).collect()
+    }
+
+    /// The `Authorization` header value for a server's requests, when signed in.
+    pub fn authorization(&self, id: &str) -> Option<String> {
+        let tokens = self.auth.get(id)?.tokens.as_ref()?;
+        Some(tokens.authorization())
+    }
+
+    /// A server's sign-in as its view shows it: `{signedIn, scope?, expiresAtMs?, refreshable,
+    /// origins}`,
+    /// or `null` for a server never signed in to.
+    pub fn auth_view(&self, id: &str) -> Value {
+        let Some(state) = self.auth.get(id) else {
+            return Value::Null;
+        };
+        let tokens = state.tokens.as_ref();
+        json!({
+            "signedIn": tokens.is_some(),
+            "scope": tokens.and_then(|t| t.scope.clone()),
+            "expiresAtMs": tokens.and_then(|t| t.expires_at_ms),
+            "refreshable": tokens.is_some_and(|t| t.refresh_token.is_some()),
+            "origins": auth_origins(state),
+        })
+    }
+
+    fn authorizer(&self, id: &str, env: AuthEnv) -> Result<Authorizer, ErrorBody> {
+        let server = self
+            .config
+            .servers
+            .iter()
+            .find(|s| s.id == id)
+            .ok_or_else(|| ErrorBody::new("invalid_argument", format!("no server '{id}'")))?;
+        let cfg = AuthConfig::new(server.url.clone(), env.redirect_uri);
+        let state = self.auth.get(id).cloned().unwrap_or_default();
+        Authorizer::with_state(cfg, state, env.seed).map_err(|e| auth_error(&e))
+    }
+
+    fn begin(&mut self, id: &str, authorizer: Authorizer, interactive: bool) {
+        let attempt = Attempt {
+            authorizer,
+            interactive,
+        };
+        self.attempts.insert(id.to_owned(), attempt);
+    }
+
+    /// Starts signing in after `id` refused a request with `challenge`: a refresh where a
+    /// refresh token allows, else discovery, registration and the browser step. `interactive`:
+    /// the user asked (see [`Attempt`]).
+    pub fn sign_in(
+        &mut self,
+        id: &str,
+        challenge: &AuthChallenge,
+        env: AuthEnv,
+        interactive: bool,
+    ) -> Result<(), ErrorBody> {
+        let mut authorizer = self.authorizer(id, env)?;
+        authorizer
+            .handle_challenge(
+                challenge.status,
+                challenge.www_authenticate.as_deref(),
+                env.now_ms,
+            )
+            .map_err(|e| auth_error(&e))?;
+        self.begin(id, authorizer, interactive);
+        Ok(())
+    }
+
+    /// Starts a refresh when `id`'s token expires within [`REFRESH_MARGIN_MS`] and can be
+    /// refreshed; returns whether one started.
+    pub fn refresh_if_due(&mut self, id: &str, env: AuthEnv) -> bool {
+        let due = self
+            .auth
+            .get(id)
+            .and_then(|s| s.tokens.as_ref())
+            .is_some_and(|t| {
+                t.refresh_token.is_some() && t.expires_within(env.now_ms, REFRESH_MARGIN_MS)
+            });
+        if !due || self.attempts.contains_key(id) {
+            return false;
+        }
+        let Ok(mut authorizer) = self.authorizer(id, env) else {
+            return false;
+        };
+        if authorizer.refresh(env.now_ms).is_err() {
+            return false;
+        }
+        self.begin(id, authorizer, false);
+        true
+    }
+
+    /// Starts signing out of `id`: the tokens are dropped, and revoked where the authorization
+    /// server has a revocation endpoint.
+    pub fn sign_out(&mut self, id: &str, env: AuthEnv) -> Result<(), ErrorBody> {
+        let mut authorizer = self.authorizer(id, env)?;
+        authorizer.sign_out(env.now_ms);
+        self.begin(id, authorizer, true);
+        Ok(())
+    }
+
+    /// The next action of `id`'s attempt, and whether the attempt may show the user a page.
+    pub fn auth_action(&mut self, id: &str) -> Option<(AuthAction, bool)> {
+        let attempt = self.attempts.get_mut(id)?;
+        let action = attempt.authorizer.poll_action()?;
+        Some((action, attempt.interactive))
+    }
+
+    /// `id`'s attempt under way, to report what came of an action.
+    pub fn auth_attempt(&mut self, id: &str) -> Option<&mut Authorizer> {
+        self.attempts.get_mut(id).map(|a| &mut a.authorizer)
+    }
+
+    /// Ends `id`'s attempt once it has no action left: tokens issued are kept (and the server's
+    /// requests carry them), a sign-out forgets them, a failure is the error. Either way the
+    /// state is saved: discovered metadata and a registration let the next attempt start
+    /// further on, and a token the server refused is gone.
+    pub fn auth_finish(&mut self, id: &str) -> (Vec<Effect>, Result<(), ErrorBody>) {
+        let Some(mut attempt) = self.attempts.remove(id) else {
+            return (Vec::new(), Ok(()));
+        };
+        let mut outcome = Err(auth_error(&AuthError::InvalidState(
+            "the sign-in stopped before it finished",
+        )));
+        while let Some(event) = attempt.authorizer.poll_event() {
+            outcome = match event {
+                AuthEvent::SignedIn { .. } | AuthEvent::SignedOut => Ok(()),
+                AuthEvent::Failed(e) => Err(auth_error(&e)),
+            };
+        }
+        if !self.config.servers.iter().any(|s| s.id == id) {
+            return (Vec::new(), outcome); // removed meanwhile
+        }
+        self.auth
+            .insert(id.to_owned(), attempt.authorizer.state().clone());
+        (
+            vec![Effect::SaveAuth, Effect::Authorize(id.to_owned())],
+            outcome,
+        )
+    }
+
+    /// Forgets a server's sign-in (the server was removed, or now lives at another URL, where
+    /// its tokens are not valid).
+    pub(super) fn forget_auth(&mut self, id: &str) -> Option<Effect> {
+        self.attempts.remove(id);
+        self.auth.remove(id).map(|_| Effect::SaveAuth)
+    }
+}

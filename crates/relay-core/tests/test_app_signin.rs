@@ -1,0 +1,262 @@
+//! Transcript tests of signing in as the application does it (`relay_core::app`, `signin`):
+//! an attempt started from a server's refusal, carried out through `App::auth_action` /
+//! `App::auth_attempt` against a scripted world, ended by `App::auth_finish`; the token on the
+//! server's requests only (never in a view), refresh before expiry, sign-out, and sign-ins
+//! forgotten with their server or its URL.
+
+mod auth_harness;
+
+use std::collections::BTreeMap;
+
+use auth_harness::*;
+use relay_core::app::{App, AuthEnv, Config, Effect, REFRESH_MARGIN_MS};
+use relay_core::auth::encode::query_params;
+use relay_core::auth::AuthAction;
+use relay_core::client::{AuthChallenge, ServerConfig};
+use relay_core::contract::{ErrorBody, Request};
+use relay_core::policy::Ledger;
+use serde_json::{json, Value};
+
+const ID: &str = "remote";
+
+fn app() -> App {
+    let mut config = Config::default();
+    config.servers.push(ServerConfig::new(ID, "Remote", MCP));
+    App::restore(config, BTreeMap::new(), Ledger::default()).0
+}
+
+fn env(now_ms: u64) -> AuthEnv<'static> {
+    AuthEnv {
+        redirect_uri: REDIRECT,
+        seed: &SEED,
+        now_ms,
+    }
+}
+
+fn challenge() -> AuthChallenge {
+    AuthChallenge::new(
+        401,
+        Some(format!(
+            r#"Bearer resource_metadata="{RS}/.well-known/oauth-protected-resource/mcp""#
+        )),
+    )
+}
+
+/// What the driver did: requests (`METHOD url`), browser steps (and whether they could show a
+/// page).
+#[derive(Default, Debug)]
+struct Driven {
+    lines: Vec<String>,
+    browser: Vec<bool>,
+}
+
+/// Carries out `ID`'s attempt against `world` as relay-wasm's driver does, then ends it.
+fn carry_out(
+    app: &mut App,
+    world: &World,
+    now_ms: u64,
+) -> (Driven, Vec<Effect>, Result<(), ErrorBody>) {
+    let mut d = Driven::default();
+    for _ in 0..64 {
+        let Some((action, interactive)) = app.auth_action(ID) else {
+            break;
+        };
+        let flow = app.auth_attempt(ID).expect("the attempt under way");
+        match action {
+            AuthAction::Fetch(request) => {
+                let line = format!("{} {}", request.method.as_str(), request.url);
+                d.lines.push(line.clone());
+                match world.routes.get(&line) {
+                    Some((status, body)) => {
+                        flow.handle_response(request.id, *status, body.as_bytes(), now_ms)
+                    }
+                    None => flow.handle_response(request.id, 404, b"Not Found", now_ms),
+                }
+            }
+            AuthAction::OpenBrowser { url } => {
+                d.browser.push(interactive);
+                if !interactive {
+                    flow.handle_browser_error("User interaction required.");
+                    continue;
+                }
+                let state = param(&query_params(&url), "state").unwrap_or_default();
+                let redirect = format!("{REDIRECT}?code=the-code&state={state}");
+                flow.handle_redirect(&redirect, now_ms).expect("redirect");
+            }
+            other => panic!("unexpected action {other:?}"),
+        }
+    }
+    let (effects, outcome) = app.auth_finish(ID);
+    (d, effects, outcome)
+}
+
+fn signed_in_app(world: &World) -> App {
+    let mut app = app();
+    app.sign_in(ID, &challenge(), env(1_000), true)
+        .expect("started");
+    let (_, _, outcome) = carry_out(&mut app, world, 1_000);
+    outcome.expect("signed in");
+    app
+}
+
+fn view(app: &App) -> Value {
+    app.live_view(ID, None).expect("the server's view")
+}
+
+#[test]
+fn a_refusal_becomes_a_sign_in_whose_token_goes_on_the_requests_only() {
+    let world = standard();
+    let mut app = app();
+    assert_eq!(view(&app)["auth"], Value::Null);
+    app.sign_in(ID, &challenge(), env(1_000), true)
+        .expect("started");
+    let (d, effects, outcome) = carry_out(&mut app, &world, 1_000);
+    assert_eq!(outcome, Ok(()));
+    assert_eq!(
+        d.lines,
+        [
+            format!("GET {RS}/.well-known/oauth-protected-resource/mcp"),
+            format!("GET {AS}/.well-known/oauth-authorization-server"),
+            format!("POST {AS}/register"),
+            format!("POST {AS}/token"),
+        ]
+    );
+    assert_eq!(d.browser, [true]);
+    assert_eq!(effects, [Effect::SaveAuth, Effect::Authorize(ID.into())]);
+    assert_eq!(app.authorization(ID).as_deref(), Some("Bearer access-1"));
+
+    let v = view(&app);
+    assert_eq!(v["auth"]["signedIn"], json!(true));
+    assert_eq!(v["auth"]["refreshable"], json!(true));
+    assert_eq!(v["auth"]["origins"], json!([AS]));
+    let text = v.to_string();
+    for secret in ["access-1", "refresh-1", "the-code"] {
+        assert!(!text.contains(secret), "{secret} in the view: {text}");
+    }
+    // What is persisted holds the tokens (storage the content scripts cannot read).
+    let (_, key, stored) = app.stored(&Effect::SaveAuth).expect("stored");
+    assert_eq!(key, "auth");
+    assert_eq!(stored[ID]["tokens"]["accessToken"], json!("access-1"));
+}
+
+#[test]
+fn stored_sign_ins_come_back_after_a_restart_for_servers_that_still_exist() {
+    let app = signed_in_app(&standard());
+    let stored = app.auth.clone();
+    let mut fresh = self::app();
+    let mut with_gone = stored.clone();
+    with_gone.insert("gone".into(), Default::default());
+    let effects = fresh.restore_auth(with_gone);
+    assert_eq!(effects, [Effect::Authorize(ID.into())]);
+    assert_eq!(fresh.authorization(ID).as_deref(), Some("Bearer access-1"));
+    assert!(!fresh.auth.contains_key("gone"));
+}
+
+#[test]
+fn a_token_about_to_expire_is_refreshed_without_the_browser() {
+    let world = standard();
+    let mut app = signed_in_app(&world);
+    // token() says expires_in 3600 s, issued at 1,000 ms.
+    let expiry = 1_000 + 3_600_000;
+    assert!(!app.refresh_if_due(ID, env(expiry - REFRESH_MARGIN_MS - 1)));
+    let refreshed = world.clone().route(
+        "POST",
+        &format!("{AS}/token"),
+        200,
+        token("access-2", Some("refresh-2")),
+    );
+    assert!(app.refresh_if_due(ID, env(expiry - REFRESH_MARGIN_MS + 1)));
+    let (d, effects, outcome) = carry_out(&mut app, &refreshed, expiry - 1);
+    assert_eq!(outcome, Ok(()));
+    assert_eq!(d.lines, [format!("POST {AS}/token")]);
+    assert!(d.browser.is_empty());
+    assert!(effects.contains(&Effect::Authorize(ID.into())));
+    assert_eq!(app.authorization(ID).as_deref(), Some("Bearer access-2"));
+}
+
+#[test]
+fn a_refusal_the_app_meets_on_its_own_never_shows_a_page() {
+    // The refresh token is refused: a new sign-in would need the browser, which an attempt the
+    // user did not ask for may not show. The error says what to do.
+    let world = standard();
+    let mut app = signed_in_app(&world);
+    let refused = world.clone().route(
+        "POST",
+        &format!("{AS}/token"),
+        400,
+        json!({"error": "invalid_grant"}),
+    );
+    app.sign_in(ID, &challenge(), env(5_000), false)
+        .expect("started");
+    let (d, effects, outcome) = carry_out(&mut app, &refused, 5_000);
+    assert_eq!(d.browser, [false]);
+    let error = outcome.expect_err("no sign-in without the user");
+    assert!(error.message.starts_with("Sign-in failed"), "{error:?}");
+    assert!(error.hint.as_deref().unwrap_or("").contains("Sign in"));
+    for secret in ["access-1", "refresh-1"] {
+        assert!(!format!("{error:?}").contains(secret));
+    }
+    // The refused token is gone from the requests, and the view says so.
+    assert!(effects.contains(&Effect::Authorize(ID.into())));
+    assert_eq!(app.authorization(ID), None);
+    assert_eq!(view(&app)["auth"]["signedIn"], json!(false));
+}
+
+#[test]
+fn sign_out_revokes_where_it_can_and_forgets_the_tokens() {
+    let world = standard().route(
+        "GET",
+        &format!("{AS}/.well-known/oauth-authorization-server"),
+        200,
+        asm(AS, json!({"revocation_endpoint": format!("{AS}/revoke")})),
+    );
+    let world = world.route("POST", &format!("{AS}/revoke"), 200, json!({}));
+    let mut app = signed_in_app(&world);
+    app.sign_out(ID, env(2_000)).expect("started");
+    let (d, effects, outcome) = carry_out(&mut app, &world, 2_000);
+    assert_eq!(outcome, Ok(()));
+    assert_eq!(d.lines, [format!("POST {AS}/revoke")]);
+    assert!(effects.contains(&Effect::SaveAuth));
+    assert_eq!(app.authorization(ID), None);
+    assert_eq!(view(&app)["auth"]["signedIn"], json!(false));
+}
+
+#[test]
+fn a_sign_in_is_forgotten_with_its_server_or_when_the_server_moves() {
+    let world = standard();
+    let mut app = signed_in_app(&world);
+    // Same URL (say, renamed): the new session carries the sign-in.
+    let mut renamed = app.config.servers[0].clone();
+    renamed.name = "Renamed".into();
+    let effects = app.update_server(renamed);
+    assert!(effects.contains(&Effect::Authorize(ID.into())));
+    assert!(app.authorization(ID).is_some());
+    // Another URL: the tokens were issued for the old resource.
+    let mut moved = app.config.servers[0].clone();
+    moved.url = "http://127.0.0.1:4001/mcp".into();
+    let effects = app.update_server(moved);
+    assert!(effects.contains(&Effect::SaveAuth));
+    assert_eq!(app.authorization(ID), None);
+
+    let mut app = signed_in_app(&world);
+    let effects = app.remove_server(ID);
+    assert!(effects.contains(&Effect::SaveAuth));
+    assert!(app.auth.is_empty());
+}
+
+#[test]
+fn sign_in_and_out_are_requests_of_the_side_panel_only() {
+    use relay_core::contract::{admit, Role};
+    for kind in ["servers/signIn", "servers/signOut"] {
+        let message = json!({"type": kind, "id": ID});
+        let request = admit(&message, Role::Page).expect("the panel may");
+        assert!(matches!(
+            request,
+            Request::ServersSignIn { .. } | Request::ServersSignOut { .. }
+        ));
+        assert!(
+            admit(&message, Role::Content).is_err(),
+            "{kind} from a page"
+        );
+    }
+}

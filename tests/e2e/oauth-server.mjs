@@ -1,0 +1,165 @@
+// An MCP server behind MCP authorization, for the sign-in tests: one process-local HTTP server
+// on 127.0.0.1 (port chosen by the OS) that is both the protected resource (`/mcp`, Streamable
+// HTTP answered as JSON) and its authorization server (RFC 9728 and RFC 8414 metadata, dynamic
+// registration, an authorization endpoint that redirects at once, as a signed-in user's
+// browser sees it, PKCE S256 checked, refresh tokens, revocation). What the tests look at is
+// in `state`: registrations, grants, tokens issued and revoked, and the Authorization of each
+// MCP request.
+import http from 'node:http';
+import { createHash, randomBytes } from 'node:crypto';
+
+/** @param {string} s */
+const b64url = (s) => createHash('sha256').update(s).digest('base64url');
+const token = () => randomBytes(18).toString('base64url');
+
+/**
+ * @param {{expiresIn?: number}} [options] seconds an access token lives
+ */
+export async function startOAuthServer({ expiresIn = 3600 } = {}) {
+  const state = {
+    registrations: /** @type {any[]} */ ([]),
+    grants: /** @type {string[]} */ ([]),
+    authorize: /** @type {Record<string, string>[]} */ ([]),
+    access: new Set(),
+    refresh: new Set(),
+    revoked: /** @type {string[]} */ ([]),
+    mcpAuthorization: /** @type {(string | undefined)[]} */ ([]),
+    calls: 0,
+    refused: 0,
+    expiresIn,
+  };
+  /** code → {verifier challenge, client, redirect} */
+  const codes = new Map();
+  let base = '';
+
+  const json = (res, status, body, headers = {}) => {
+    const text = JSON.stringify(body);
+    res.writeHead(status, { 'content-type': 'application/json', 'access-control-allow-origin': '*', ...headers });
+    res.end(text);
+  };
+  const issue = (res, scope) => {
+    const access = token();
+    const refresh = token();
+    state.access.add(access);
+    state.refresh.add(refresh);
+    json(res, 200, { access_token: access, token_type: 'Bearer', expires_in: state.expiresIn, refresh_token: refresh, scope });
+  };
+
+  const server = http.createServer(async (req, res) => {
+    const url = new URL(req.url || '/', base);
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    const form = new URLSearchParams(body);
+    const route = `${req.method} ${url.pathname}`;
+    switch (route) {
+      case 'GET /.well-known/oauth-protected-resource/mcp':
+        return json(res, 200, { resource: `${base}/mcp`, authorization_servers: [base], scopes_supported: ['notes:read'] });
+      case 'GET /.well-known/oauth-authorization-server':
+        return json(res, 200, {
+          issuer: base,
+          authorization_endpoint: `${base}/authorize`,
+          token_endpoint: `${base}/token`,
+          registration_endpoint: `${base}/register`,
+          revocation_endpoint: `${base}/revoke`,
+          response_types_supported: ['code'],
+          grant_types_supported: ['authorization_code', 'refresh_token'],
+          code_challenge_methods_supported: ['S256'],
+          token_endpoint_auth_methods_supported: ['none'],
+          scopes_supported: ['notes:read', 'offline_access'],
+        });
+      case 'POST /register': {
+        const meta = JSON.parse(body || '{}');
+        state.registrations.push(meta);
+        return json(res, 201, { ...meta, client_id: `client-${state.registrations.length}` });
+      }
+      case 'GET /authorize': {
+        const q = Object.fromEntries(url.searchParams);
+        state.authorize.push(q);
+        const registered = state.registrations.some((r) => (r.redirect_uris || []).includes(q.redirect_uri));
+        if (!registered || q.code_challenge_method !== 'S256' || !q.code_challenge) {
+          res.writeHead(400).end('bad authorization request');
+          return;
+        }
+        const code = token();
+        codes.set(code, { challenge: q.code_challenge, client: q.client_id, redirect: q.redirect_uri, scope: q.scope });
+        const back = new URL(q.redirect_uri);
+        back.searchParams.set('code', code);
+        back.searchParams.set('state', q.state);
+        back.searchParams.set('iss', base);
+        res.writeHead(302, { location: back.href }).end();
+        return;
+      }
+      case 'POST /token': {
+        const grant = form.get('grant_type') || '';
+        state.grants.push(grant);
+        if (grant === 'authorization_code') {
+          const c = codes.get(form.get('code'));
+          codes.delete(form.get('code'));
+          const verifier = form.get('code_verifier') || '';
+          if (!c || c.redirect !== form.get('redirect_uri') || b64url(verifier) !== c.challenge) {
+            return json(res, 400, { error: 'invalid_grant' });
+          }
+          return issue(res, c.scope || 'notes:read');
+        }
+        if (grant === 'refresh_token' && state.refresh.has(form.get('refresh_token'))) {
+          state.refresh.delete(form.get('refresh_token'));
+          return issue(res, 'notes:read');
+        }
+        return json(res, 400, { error: 'invalid_grant' });
+      }
+      case 'POST /revoke': {
+        const t = form.get('token') || '';
+        state.revoked.push(t);
+        state.refresh.delete(t);
+        state.access.clear();
+        return json(res, 200, {});
+      }
+      case 'POST /mcp': {
+        const authorization = req.headers.authorization;
+        state.mcpAuthorization.push(authorization);
+        const bearer = authorization?.replace(/^Bearer /, '');
+        if (!bearer || !state.access.has(bearer)) {
+          state.refused += 1;
+          res.writeHead(401, {
+            'www-authenticate': `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp", scope="notes:read"`,
+            'content-type': 'application/json',
+          });
+          res.end(JSON.stringify({ error: 'unauthorized' }));
+          return;
+        }
+        const m = JSON.parse(body);
+        if (m.id === undefined) return void res.writeHead(202).end();
+        if (m.method === 'initialize') {
+          return json(res, 200, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'oauth-notes', version: '1.0.0' } } });
+        }
+        if (m.method === 'tools/list') {
+          return json(res, 200, { jsonrpc: '2.0', id: m.id, result: { tools: [{ name: 'whoami', description: 'Who the token belongs to.', inputSchema: { type: 'object', properties: {} } }] } });
+        }
+        if (m.method === 'tools/call') {
+          state.calls += 1;
+          return json(res, 200, { jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'signed in as ada' }] } });
+        }
+        return json(res, 200, { jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'unknown method' } });
+      }
+      case 'DELETE /mcp':
+        return void res.writeHead(405).end();
+      case 'GET /mcp':
+        return void res.writeHead(405).end();
+      default:
+        res.writeHead(404).end('not found');
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
+  const address = /** @type {import('node:net').AddressInfo} */ (server.address());
+  base = `http://127.0.0.1:${address.port}`;
+  return {
+    url: `${base}/mcp`,
+    base,
+    state,
+    /** Every access token stops working (as when the server restarts); refresh tokens stay. */
+    dropAccessTokens() {
+      state.access.clear();
+    },
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve(undefined)); }),
+  };
+}
