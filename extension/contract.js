@@ -54,6 +54,21 @@
  * @typedef {{id?: string, name: string, url: string, transport?: Transport, headers?: Header[], timeoutMs?: number, enabled?: boolean}} ServerInput
  */
 
+/**
+ * A server's question waiting for the user (MCP elicitation): a form (`fields`) or a page to
+ * open (`url`).
+ * @typedef {object} ElicitationView
+ * @property {string} key
+ * @property {string} serverId
+ * @property {string} serverName
+ * @property {'form' | 'url'} mode
+ * @property {string} message
+ * @property {{name: string, kind: 'string' | 'number' | 'integer' | 'boolean', title?: string, description?: string, required: boolean, default?: unknown, options?: unknown[]}[]} [fields]
+ * @property {string} [url]
+ * @property {number} askedAtMs
+ * @property {number} expiresAtMs
+ */
+
 /** @typedef {'allow' | 'ask' | 'deny'} Policy */
 /**
  * @typedef {object} ToolAnnotations
@@ -170,6 +185,8 @@
  *   'chat/moved': {from: string, fresh: boolean},
  *   'activity/list': {chat?: ChatRef},
  *   'activity/decide': {key: string, decision: Decision, confirm?: boolean},
+ *   'elicitation/list': {},
+ *   'elicitation/answer': {key: string, action: 'accept' | 'decline' | 'cancel', content?: Record<string, unknown>},
  *   'settings/get': {},
  *   'settings/set': {settings: Record<string, unknown>},
  *   'sites/list': {},
@@ -210,6 +227,8 @@
  *   'chat/moved': ChatSettings,
  *   'activity/list': CallRecord[],
  *   'activity/decide': CallRecord,
+ *   'elicitation/list': ElicitationView[],
+ *   'elicitation/answer': ElicitationView[],
  *   'settings/get': Record<string, any>,
  *   'settings/set': Record<string, any>,
  *   'sites/list': Site[],
@@ -281,6 +300,10 @@ export const MESSAGES = Object.freeze({
   'activity/list': ['page', 'content'],
   /** {key, decision: run|deny|always, confirm?} approves or denies a pending call; re-runs an unknown one on run. → CallRecord */
   'activity/decide': ['page', 'content'],
+  /** Servers' questions waiting for the user (MCP elicitation). → [ElicitationView] */
+  'elicitation/list': ['page'],
+  /** {key, action: accept|decline|cancel, content?} answers a question; a form that does not fit its schema is refused and stays open. → [ElicitationView] */
+  'elicitation/answer': ['page'],
   /** → Settings */
   'settings/get': ['page'],
   /** {settings} → Settings */
@@ -343,6 +366,7 @@ export const TAB_MESSAGES = Object.freeze({
  *   tools: Record<string, unknown[]>,
  *   ledger: unknown,
  *   auth: Record<string, unknown>,
+ *   elicitations: ElicitationView[],
  *   sites: Site[],
  * }} StorageValues
  */
@@ -360,6 +384,8 @@ export const STORAGE = Object.freeze({
   ledger: Object.freeze({ key: 'ledger', area: 'session' }),
   /** each server's sign-in (tokens included), by server id; read by the core only */
   auth: Object.freeze({ key: 'auth', area: 'local' }),
+  /** servers' questions waiting for the user; the side panel shows them */
+  elicitations: Object.freeze({ key: 'elicitations', area: 'session' }),
   /** custom chat sites; background.js registers their content scripts */
   sites: Object.freeze({ key: 'sites', area: 'local' }),
 });

@@ -116,6 +116,8 @@ function buildViews() {
   }
 }
 buildViews();
+// Servers' questions (elicitation) show above every view; their code loads beside the first view.
+import('./elicit.js').then((m) => m.mountQuestions(byId('questions')));
 const tabs = VIEWS.map((v) => byId('tab-' + v));
 /** @type {{core: string} | null} */
 let pong = null;

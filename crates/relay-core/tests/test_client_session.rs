@@ -900,3 +900,71 @@ fn shutdown_deletes_the_session_and_cancels_pending_work() {
     assert_eq!(h.session.stats().initialize_requests, 2);
     h.check("shutdown");
 }
+
+/// With elicitation declared, a server's `elicitation/create` in the middle of a call is the
+/// driver's to answer (`SessionEvent::Request`, then `Session::respond`); without it, it is
+/// refused as a method this client does not offer.
+#[test]
+fn elicitation_is_declared_passed_to_the_driver_and_answered() {
+    for declared in [true, false] {
+        let mut cfg = config();
+        cfg.elicitation = declared;
+        let mut h = Harness::new(
+            cfg,
+            server("2025-11-25", |req, _| match req.rpc_method() {
+                "tools/call" => Some(Reply::sse(&[
+                    &event(
+                        json!({"jsonrpc": "2.0", "id": "ask-1", "method": "elicitation/create",
+                        "params": {"message": "Which day?", "requestedSchema": {"type": "object", "properties": {}}}}),
+                    ),
+                    &event(
+                        json!({"jsonrpc": "2.0", "id": req.id(), "result": text_result("done")}),
+                    ),
+                ])),
+                _ => None,
+            }),
+        );
+        let call = h.submit(Operation::CallTool {
+            name: "book".into(),
+            arguments: Map::new(),
+            progress: false,
+        });
+        h.run(1_000);
+        assert!(matches!(h.ok(call), Output::ToolResult(_)));
+        let init = h.requests[0].body.as_ref().expect("initialize");
+        let asked = h.events.iter().find_map(|e| match e {
+            relay_core::client::SessionEvent::Request { id, method, params } => {
+                Some((id.clone(), method.clone(), params.clone()))
+            }
+            _ => None,
+        });
+        let replies = |h: &Harness| -> Vec<Value> {
+            h.requests
+                .iter()
+                .filter_map(|r| r.body.clone())
+                .filter(|b| b.get("method").is_none())
+                .collect()
+        };
+        if declared {
+            assert_eq!(
+                init["params"]["capabilities"],
+                json!({"elicitation": {"form": {}, "url": {}}})
+            );
+            let (id, method, params) = asked.expect("the question reached the driver");
+            assert_eq!(method, "elicitation/create");
+            assert_eq!(params["message"], json!("Which day?"));
+            assert!(replies(&h).is_empty(), "nothing answered before the user");
+            let now = h.now;
+            h.session.respond(id, Ok(json!({"action": "decline"})), now);
+            h.run(1_000);
+            let sent = replies(&h);
+            assert_eq!(sent.len(), 1);
+            assert_eq!(sent[0]["id"], json!("ask-1"));
+            assert_eq!(sent[0]["result"], json!({"action": "decline"}));
+        } else {
+            assert_eq!(init["params"]["capabilities"], json!({}));
+            assert!(asked.is_none());
+            assert_eq!(replies(&h)[0]["error"]["code"], json!(-32601));
+        }
+    }
+}

@@ -14,6 +14,7 @@ mod adapter;
 mod chat;
 mod config;
 mod deliver;
+mod elicit;
 mod requests;
 mod servers;
 mod signin;
@@ -35,6 +36,7 @@ pub use config::{
     TOOLS_KEY,
 };
 pub use deliver::{outcome_of, Delivery};
+pub use elicit::{Elicitation, ELICITATIONS_KEY, ELICITATION_TIMEOUT_MS};
 pub use requests::{adapter_for, site_entry, sites_with, web_origin, Io, Sender, Step};
 pub use servers::{
     extension_id, origin_rules, origin_rules_update, server_from, Health, ServerState,
@@ -67,6 +69,15 @@ pub enum Effect {
     SaveAuth,
     /// Put [`App::authorization`] on this server's requests (or take it off).
     Authorize(String),
+    /// Write the questions waiting for the user ([`App::elicitations_view`]) to
+    /// `chrome.storage.session` ([`ELICITATIONS_KEY`]), where the side panel hears of them.
+    SaveElicitations,
+    /// Answer a server's request: a result, or an invalid-params error with this message.
+    Respond {
+        server: String,
+        request: crate::client::jsonrpc::RequestId,
+        result: Result<serde_json::Value, String>,
+    },
     /// Try to write this message's results into the chat: [`App::take_delivery`], the tab
     /// message, [`App::delivery_written`].
     Deliver { chat: String, message_id: String },
@@ -86,6 +97,10 @@ pub struct App {
     pub auth: BTreeMap<String, AuthState>,
     /// Sign-in attempts under way, by server (not persisted: a restart abandons them).
     attempts: HashMap<String, signin::Attempt>,
+    /// Servers' questions waiting for the user, by key (mirrored for the panel, not restored:
+    /// the streams they came on end with the worker).
+    pub elicitations: BTreeMap<String, Elicitation>,
+    next_elicitation: u64,
     /// One streaming parser per reply being written (`chat|message`); rebuilt from the text a
     /// content script sends after a restart.
     parsers: HashMap<String, StreamParser>,
@@ -107,6 +122,8 @@ impl App {
             health: HashMap::new(),
             auth: BTreeMap::new(),
             attempts: HashMap::new(),
+            elicitations: BTreeMap::new(),
+            next_elicitation: 0,
             parsers: HashMap::new(),
         };
         let recovered = app.ledger.recover_after_restart();
@@ -186,6 +203,9 @@ impl App {
                 AUTH_KEY,
                 json(serde_json::to_value(&self.auth)),
             )),
+            Effect::SaveElicitations => {
+                Some((Area::Session, ELICITATIONS_KEY, self.elicitations_view()))
+            }
             Effect::SaveLedger => {
                 let ledger = json(serde_json::to_value(self.ledger_to_store()));
                 Some((Area::Session, LEDGER_KEY, ledger))

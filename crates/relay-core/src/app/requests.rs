@@ -597,6 +597,18 @@ impl App {
                     self.decide(role, sender_chat.as_deref(), &key, decision, confirm)?;
                 Ok(Step::Done(to_value(record), effects))
             }
+            Request::ElicitationList {} => done(self.elicitations_view()),
+            Request::ElicitationAnswer {
+                key,
+                action,
+                content,
+            } => {
+                let key = required(key, "key")?;
+                let action = required(action, "action")?;
+                let content = content.as_ref().and_then(Value::as_object);
+                let effects = self.elicitation_answer(&key, &action, content)?;
+                Ok(Step::Done(self.elicitations_view(), effects))
+            }
             Request::SitesList {} => io(Io::SitesList),
             Request::SitesAdd { origin, adapter } => {
                 let origin = web_origin(origin.as_ref())?;

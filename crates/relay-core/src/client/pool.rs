@@ -21,6 +21,7 @@ use serde_json::{json, Value};
 
 use super::error::ClientError;
 use super::http::{Action, ExchangeId, HttpRequest, ResponseHead};
+use super::jsonrpc::{ErrorObject, RequestId};
 use super::ops::{Operation, Output};
 use super::retry::RetryPolicy;
 use super::session::{
@@ -45,6 +46,16 @@ pub struct PoolOptions {
     pub budget_ms: u64,
     pub client_name: String,
     pub client_version: String,
+    /// Declare elicitation and pass servers' requests on ([`SessionEvent::Request`]).
+    pub elicitation: bool,
+}
+
+impl PoolOptions {
+    /// These options with elicitation declared.
+    pub fn with_elicitation(mut self) -> Self {
+        self.elicitation = true;
+        self
+    }
 }
 
 impl Default for PoolOptions {
@@ -60,6 +71,7 @@ impl Default for PoolOptions {
             budget_ms: retry.budget_ms,
             client_name: "mcp-relay".to_owned(),
             client_version: env!("CARGO_PKG_VERSION").to_owned(),
+            elicitation: false,
         }
     }
 }
@@ -184,6 +196,7 @@ impl Pool {
         );
         cfg.max_concurrent = o.max_concurrent.max(1);
         cfg.listen = o.listen;
+        cfg.elicitation = o.elicitation;
         cfg.tools_ttl_ms = o.tools_ttl_ms;
         cfg.jitter_seed = self.seed ^ serial.wrapping_mul(0x9E37_79B9_7F4A_7C15);
         cfg
@@ -261,6 +274,22 @@ impl Pool {
             return false;
         };
         slot.session.set_authorization(value);
+        true
+    }
+
+    /// Answers a server's request ([`SessionEvent::Request`]); false when the server is gone.
+    pub fn respond(
+        &mut self,
+        id: &str,
+        request: RequestId,
+        result: Result<Value, ErrorObject>,
+        now_ms: u64,
+    ) -> bool {
+        let Some(slot) = self.slots.get_mut(id) else {
+            return false;
+        };
+        slot.session.respond(request, result, now_ms);
+        self.pump(id);
         true
     }
 
@@ -556,6 +585,9 @@ impl SessionEvent {
                 json!({"type": "progress", "progress": progress, "total": total, "message": message})
             }
             SessionEvent::Completed { .. } => json!({"type": "completed"}),
+            SessionEvent::Request { id, method, params } => {
+                json!({"type": "request", "id": id, "method": method, "params": params})
+            }
         }
     }
 }

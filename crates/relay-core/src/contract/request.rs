@@ -251,6 +251,16 @@ messages! {
             #[serde(default, deserialize_with = "lenient::string")] decision: Option<String>,
             #[serde(default, deserialize_with = "lenient::flag")] confirm: Option<bool>,
         }
+    ElicitationList = "elicitation/list", roles: PAGE,
+        doc: "Servers' questions waiting for the user (MCP elicitation). → [ElicitationView]",
+        js: ("{}" => "ElicitationView[]") {}
+    ElicitationAnswer = "elicitation/answer", roles: PAGE,
+        doc: "{key, action: accept|decline|cancel, content?} answers a question; a form that does not fit its schema is refused and stays open. → [ElicitationView]",
+        js: ("{key: string, action: 'accept' | 'decline' | 'cancel', content?: Record<string, unknown>}" => "ElicitationView[]") {
+            #[serde(default, deserialize_with = "lenient::string")] key: Option<String>,
+            #[serde(default, deserialize_with = "lenient::string")] action: Option<String>,
+            #[serde(default)] content: Option<Value>,
+        }
     SettingsGet = "settings/get", roles: PAGE, doc: "→ Settings",
         js: ("{}" => "Record<string, any>") {}
     SettingsSet = "settings/set", roles: PAGE, doc: "{settings} → Settings",

@@ -42,6 +42,8 @@ pub const LEDGER_KEY: &str = "ledger";
 /// The key of each server's sign-in (MCP authorization: metadata, client registration, tokens)
 /// in local storage.
 pub const AUTH_KEY: &str = "auth";
+/// The key of the servers' questions waiting for the user (elicitation) in session storage.
+pub const ELICITATIONS_KEY: &str = "elicitations";
 /// The key of the user's custom chat sites (`[{origin, adapter}]`) in local storage.
 pub const SITES_KEY: &str = "sites";
 
@@ -70,6 +72,12 @@ pub const STORAGE: &[StorageKey] = &[
         area: Area::Local,
         js_type: "Record<string, unknown>",
         doc: "each server's sign-in (tokens included), by server id; read by the core only",
+    },
+    StorageKey {
+        key: ELICITATIONS_KEY,
+        area: Area::Session,
+        js_type: "ElicitationView[]",
+        doc: "servers' questions waiting for the user; the side panel shows them",
     },
     StorageKey {
         key: SITES_KEY,

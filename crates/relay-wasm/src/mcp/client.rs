@@ -64,6 +64,11 @@ impl McpClient {
         }
     }
 
+    /// Hands every server event (connected, lists changed, a server's request) to `listener`.
+    pub fn set_listener(&self, listener: EventFn) {
+        self.inner.borrow_mut().listener = Some(listener);
+    }
+
     /// Runs `f` on the pool (with the time), then performs what it asked for.
     pub fn with<R>(&self, f: impl FnOnce(&mut Pool, u64) -> R) -> R {
         let result = f(&mut self.inner.borrow_mut().pool, now_ms());

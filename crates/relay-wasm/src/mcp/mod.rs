@@ -10,4 +10,4 @@ pub mod fetch;
 mod global;
 
 pub use client::{EventFn, McpClient, ProgressFn};
-pub(crate) use global::now_ms;
+pub(crate) use global::{now_ms, set_timeout};

@@ -3,15 +3,19 @@
 
 use std::rc::Rc;
 
-use relay_core::app::{tab_of, CallEnd, Effect};
-use relay_core::client::Progress;
+use relay_core::app::{tab_of, CallEnd, Effect, ELICITATION_TIMEOUT_MS};
+use relay_core::client::jsonrpc::{ErrorCode, ErrorObject};
+use relay_core::client::{Progress, SessionEvent};
 use relay_core::contract::storage::Area;
 use relay_core::contract::{ErrorBody, TabMessage};
 use serde_json::Value;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::spawn_local;
 
 use super::chrome::send_to_tab;
 use super::{now_ms, Service};
+use crate::mcp::set_timeout;
 
 impl Service {
     /// Carries out the app's effects: storage writes now (in order), the rest in the
@@ -59,15 +63,56 @@ impl Service {
                 Effect::Deliver { chat, message_id } => {
                     spawn_local(async move { svc.deliver(&chat, &message_id).await })
                 }
+                Effect::Respond {
+                    server,
+                    request,
+                    result,
+                } => {
+                    let result = result.map_err(|m| ErrorObject::new(ErrorCode::INVALID_PARAMS, m));
+                    self.client
+                        .with(|pool, now| pool.respond(&server, request, result, now));
+                }
                 Effect::Authorize(id) => {
                     let value = self.app.borrow().authorization(&id);
                     self.client
                         .with(|pool, _| pool.set_authorization(&id, value));
                 }
-                Effect::SaveConfig | Effect::SaveTools | Effect::SaveLedger | Effect::SaveAuth => {}
+                Effect::SaveConfig
+                | Effect::SaveTools
+                | Effect::SaveLedger
+                | Effect::SaveAuth
+                | Effect::SaveElicitations => {}
             }
         }
         Ok(())
+    }
+
+    /// Listens to the servers: a question for the user (elicitation) goes to the app, which
+    /// shows it in the side panel and cancels it if nobody answers in time.
+    pub(super) fn listen(self: &Rc<Self>) {
+        let weak = Rc::downgrade(self);
+        self.client.set_listener(Rc::new(move |server, event| {
+            let (Some(svc), SessionEvent::Request { id, params, .. }) = (weak.upgrade(), event)
+            else {
+                return;
+            };
+            let (server, id, params) = (server.to_owned(), id.clone(), params.clone());
+            // Not inside the client's own dispatch: the app may be borrowed there.
+            spawn_local(async move {
+                let asked = svc
+                    .app
+                    .borrow_mut()
+                    .elicitation_asked(&server, id, &params, now_ms());
+                let (key, effects) = asked;
+                svc.run_background(effects).await;
+                let Some(key) = key else { return };
+                let expire = Closure::once_into_js(move || {
+                    let effects = svc.app.borrow_mut().elicitation_expired(&key, now_ms());
+                    spawn_local(async move { svc.run_background(effects).await });
+                });
+                set_timeout(expire.unchecked_ref(), ELICITATION_TIMEOUT_MS as f64);
+            });
+        }));
     }
 
     /// Effects of background work: nobody waits for an answer, so a failed storage write can

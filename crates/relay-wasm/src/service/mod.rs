@@ -49,7 +49,7 @@ thread_local! {
     static SERVICE: Rc<Service> = Rc::new(Service {
         local: Store::detect("local"),
         session: Store::detect("session"),
-        client: McpClient::new(PoolOptions::default()),
+        client: McpClient::new(PoolOptions::default().with_elicitation()),
         loaded: Cell::new(false),
         loading: RefCell::new(None),
         app: RefCell::new(App::default()),
@@ -178,6 +178,7 @@ impl Service {
         self.client.with(|pool, _| pool.set_servers(servers));
         // A worker that stopped mid-call cannot know whether the call ran: the app turns such
         // calls "unknown" and tells their chats.
+        self.listen();
         let (mut app, mut effects) = App::restore(config, tools, ledger);
         effects.extend(app.restore_auth(auth));
         *self.app.borrow_mut() = app;

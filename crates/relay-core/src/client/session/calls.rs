@@ -362,6 +362,20 @@ impl Session {
     }
 
     /// Progress resets a call's timeout (the spec allows it), up to `max_call_ms` in all.
+    /// Every request in flight may run to its longest time (`max_call_ms`): the server asked
+    /// the user something, and the answer may take longer than a request's timeout.
+    pub(super) fn hold_deadlines(&mut self) {
+        for c in self.calls.values() {
+            let CallState::InFlight(rpc) = c.state else {
+                continue;
+            };
+            let cap = c.submitted_at.saturating_add(self.cfg.max_call_ms);
+            if let Some(rpc) = self.rpcs.get_mut(&rpc) {
+                rpc.deadline = rpc.deadline.max(cap);
+            }
+        }
+    }
+
     pub(super) fn extend_deadline(&mut self, call: CallId, now_ms: u64) {
         let Some(c) = self.calls.get(&call) else {
             return;

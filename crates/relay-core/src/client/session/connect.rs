@@ -53,9 +53,14 @@ impl Session {
     }
 
     pub(super) fn send_initialize(&mut self, now_ms: u64) {
+        let capabilities = if self.cfg.elicitation {
+            json!({"elicitation": {"form": {}, "url": {}}})
+        } else {
+            json!({})
+        };
         let params = json!({
             "protocolVersion": SUPPORTED_PROTOCOL_VERSIONS[0],
-            "capabilities": {},
+            "capabilities": capabilities,
             "clientInfo": self.cfg.client_info,
         });
         self.stats.initialize_requests += 1;

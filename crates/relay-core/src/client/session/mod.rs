@@ -44,7 +44,7 @@ use super::cache::{ToolCache, DEFAULT_TOOLS_TTL_MS};
 use super::config::{ServerConfig, TransportKind};
 use super::error::ClientError;
 use super::http::{Action, ExchangeId};
-use super::jsonrpc::RequestId;
+use super::jsonrpc::{ErrorObject, RequestId};
 use super::ops::Output;
 use super::retry::{Jitter, RetryPolicy};
 use super::url::{redact_url, HttpUrl};
@@ -77,6 +77,10 @@ pub struct SessionConfig {
     pub max_call_ms: u64,
     /// Seed of the jitter added to retry delays.
     pub jitter_seed: u64,
+    /// Declare the `elicitation` capability (form and URL modes) and pass a server's
+    /// `elicitation/create` to the driver ([`SessionEvent::Request`]); without it, the request
+    /// is refused as a method this client does not offer.
+    pub elicitation: bool,
 }
 
 impl SessionConfig {
@@ -95,6 +99,7 @@ impl SessionConfig {
             default_reconnect_ms: 1_000,
             max_call_ms: 10 * 60 * 1000,
             jitter_seed: 0,
+            elicitation: false,
         }
     }
 }
@@ -164,6 +169,14 @@ pub enum SessionEvent {
     Notification {
         method: String,
         params: Option<Value>,
+    },
+    /// A request of the server for the user (`elicitation/create`), to answer with
+    /// [`Session::respond`]. Until then the requests in flight wait for it, up to their longest
+    /// time (`max_call_ms`), instead of timing out while the user reads.
+    Request {
+        id: RequestId,
+        method: String,
+        params: Value,
     },
 }
 
@@ -262,6 +275,16 @@ impl Session {
             events: VecDeque::new(),
             stats: SessionStats::default(),
             authorization: None,
+        }
+    }
+
+    /// Answers a server's request ([`SessionEvent::Request`]); the requests in flight that
+    /// waited for it get their usual time again from now.
+    pub fn respond(&mut self, id: RequestId, result: Result<Value, ErrorObject>, now_ms: u64) {
+        self.reply(id, result);
+        let calls: Vec<CallId> = self.calls.keys().copied().collect();
+        for call in calls {
+            self.extend_deadline(call, now_ms);
         }
     }
 

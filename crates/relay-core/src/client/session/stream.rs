@@ -76,9 +76,20 @@ impl Session {
             Message::Request(request) => {
                 let result = match request.method.as_str() {
                     "ping" => Ok(json!({})),
+                    "elicitation/create" if self.cfg.elicitation => {
+                        self.hold_deadlines();
+                        self.events.push_back(SessionEvent::Request {
+                            id: request.id,
+                            method: request.method,
+                            params: request.params.unwrap_or(Value::Null),
+                        });
+                        return;
+                    }
                     other => Err(ErrorObject::new(
                         ErrorCode::METHOD_NOT_FOUND,
-                        format!("method not found: {other} (this client offers no sampling, elicitation or roots)"),
+                        format!(
+                            "method not found: {other} (this client offers no sampling or roots)"
+                        ),
                     )),
                 };
                 self.reply(request.id, result);

@@ -1,0 +1,152 @@
+//! Servers' questions to the user (MCP elicitation), as the extension handles them: a server's
+//! `elicitation/create` waits here until the user answers it in the side panel (a form built
+//! from its schema, or a page to open), declines, dismisses it, or nobody answers within
+//! [`ELICITATION_TIMEOUT_MS`] (then it is cancelled). The pending requests are mirrored in
+//! `chrome.storage.session` ([`ELICITATIONS_KEY`]) so that every open side panel hears of them
+//! at once; the panel then asks the app for the list, which is the truth. A worker restart ends
+//! the streams they came on, so they do not survive it (the app starts with none, whatever the
+//! mirror still says).
+//! What to answer is decided here (`crate::elicitation`: SEP-1034 defaults, the content checked
+//! against the schema); the driver only sends it ([`Effect::Respond`]).
+
+use serde_json::{json, Map, Value};
+
+use crate::client::jsonrpc::RequestId;
+use crate::contract::ErrorBody;
+use crate::elicitation::{accept, cancel, decline, ElicitRequest};
+
+use super::{App, Effect};
+
+pub use crate::contract::storage::ELICITATIONS_KEY;
+
+/// How long a question waits for the user before it is cancelled.
+pub const ELICITATION_TIMEOUT_MS: u64 = 10 * 60 * 1000;
+
+/// A server's question waiting for the user.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Elicitation {
+    pub server: String,
+    pub request: RequestId,
+    pub asked: ElicitRequest,
+    pub asked_at_ms: u64,
+}
+
+fn invalid(message: impl Into<String>) -> ErrorBody {
+    ErrorBody::new("invalid_argument", message)
+}
+
+impl App {
+    /// A server asked the user something: it waits for an answer (the panel hears of it), or,
+    /// when the request is unusable, is answered with an error at once. Returns the question's
+    /// key (the driver cancels it after [`ELICITATION_TIMEOUT_MS`]).
+    pub fn elicitation_asked(
+        &mut self,
+        server: &str,
+        request: RequestId,
+        params: &Value,
+        now_ms: u64,
+    ) -> (Option<String>, Vec<Effect>) {
+        let asked = match ElicitRequest::parse(params) {
+            Ok(asked) => asked,
+            Err(e) => {
+                let effect = Effect::Respond {
+                    server: server.to_owned(),
+                    request,
+                    result: Err(e.to_string()),
+                };
+                return (None, vec![effect]);
+            }
+        };
+        self.next_elicitation += 1;
+        let key = format!("e{}", self.next_elicitation);
+        let elicitation = Elicitation {
+            server: server.to_owned(),
+            request,
+            asked,
+            asked_at_ms: now_ms,
+        };
+        self.elicitations.insert(key.clone(), elicitation);
+        (Some(key), vec![Effect::SaveElicitations])
+    }
+
+    /// The user's answer to question `key`: `accept` (with the form's `content`; for a page,
+    /// after opening it), `decline` or `cancel`. An accepted form that does not fit the
+    /// schema is refused with the field and the problem, and the question stays open.
+    pub fn elicitation_answer(
+        &mut self,
+        key: &str,
+        action: &str,
+        content: Option<&Map<String, Value>>,
+    ) -> Result<Vec<Effect>, ErrorBody> {
+        let e = self.elicitations.get(key).ok_or_else(|| {
+            invalid(format!(
+                "no question '{key}' is waiting (answered, or it expired)"
+            ))
+        })?;
+        let result = match action {
+            "accept" => match &e.asked {
+                ElicitRequest::Form { fields, .. } => {
+                    let empty = Map::new();
+                    accept(fields, content.unwrap_or(&empty)).map_err(|e| invalid(e.to_string()))?
+                }
+                ElicitRequest::Url { .. } => json!({"action": "accept"}),
+            },
+            "decline" => decline(),
+            "cancel" => cancel(),
+            other => return Err(invalid(format!("unknown answer '{other}'"))),
+        };
+        Ok(self.close_elicitation(key, result))
+    }
+
+    /// Cancels question `key` if nobody answered it by `now_ms`.
+    pub fn elicitation_expired(&mut self, key: &str, now_ms: u64) -> Vec<Effect> {
+        match self.elicitations.get(key) {
+            Some(e) if now_ms >= e.asked_at_ms.saturating_add(ELICITATION_TIMEOUT_MS) => {
+                self.close_elicitation(key, cancel())
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn close_elicitation(&mut self, key: &str, result: Value) -> Vec<Effect> {
+        let Some(e) = self.elicitations.remove(key) else {
+            return Vec::new();
+        };
+        vec![
+            Effect::Respond {
+                server: e.server,
+                request: e.request,
+                result: Ok(result),
+            },
+            Effect::SaveElicitations,
+        ]
+    }
+
+    /// The questions waiting, as the side panel shows them: `[{key, serverId, serverName,
+    /// askedAtMs, expiresAtMs, mode, message, fields? | url?}]`.
+    pub fn elicitations_view(&self) -> Value {
+        let views: Vec<Value> = self
+            .elicitations
+            .iter()
+            .map(|(key, e)| {
+                let name = self
+                    .config
+                    .servers
+                    .iter()
+                    .find(|s| s.id == e.server)
+                    .map_or(e.server.as_str(), |s| s.name.as_str());
+                let mut v = serde_json::to_value(&e.asked).unwrap_or(Value::Null);
+                if let Value::Object(m) = &mut v {
+                    m.insert("key".into(), json!(key));
+                    m.insert("serverId".into(), json!(e.server));
+                    m.insert("serverName".into(), json!(name));
+                    m.insert("askedAtMs".into(), json!(e.asked_at_ms));
+                    let expires = e.asked_at_ms.saturating_add(ELICITATION_TIMEOUT_MS);
+                    m.insert("expiresAtMs".into(), json!(expires));
+                }
+                v
+            })
+            .collect();
+        Value::from(views)
+    }
+}

@@ -1,0 +1,150 @@
+//! Servers' questions to the user (`relay_core::app`, `elicit`): a question waits for the
+//! side panel's answer, which the app checks against the question's schema (SEP-1034 defaults
+//! applied) before the driver sends it; unusable questions are refused at once, unanswered ones
+//! cancelled after the timeout, and none survives a restart.
+
+use std::collections::BTreeMap;
+
+use relay_core::app::{App, Config, Effect, ELICITATIONS_KEY, ELICITATION_TIMEOUT_MS};
+use relay_core::client::jsonrpc::RequestId;
+use relay_core::client::ServerConfig;
+use relay_core::policy::Ledger;
+use serde_json::{json, Map, Value};
+
+fn app() -> App {
+    let mut config = Config::default();
+    config.servers.push(ServerConfig::new(
+        "cal",
+        "Calendar",
+        "http://127.0.0.1:9/mcp",
+    ));
+    App::restore(config, BTreeMap::new(), Ledger::default()).0
+}
+
+fn form() -> Value {
+    json!({"message": "Which day?", "requestedSchema": {"type": "object",
+        "properties": {"day": {"type": "string", "enum": ["mon", "tue"], "default": "mon"},
+                       "count": {"type": "integer"}, "note": {"type": "string"}},
+        "required": ["day", "count"]}})
+}
+
+fn asked(app: &mut App, params: &Value) -> String {
+    let (key, effects) = app.elicitation_asked("cal", RequestId::Number(7), params, 1_000);
+    assert_eq!(effects, [Effect::SaveElicitations]);
+    key.expect("a question waits")
+}
+
+fn content(v: Value) -> Map<String, Value> {
+    v.as_object().cloned().unwrap_or_default()
+}
+
+fn respond(result: Value) -> Effect {
+    Effect::Respond {
+        server: "cal".into(),
+        request: RequestId::Number(7),
+        result: Ok(result),
+    }
+}
+
+#[test]
+fn a_question_waits_in_the_panels_list_and_storage() {
+    let mut app = app();
+    let key = asked(&mut app, &form());
+    let list = app.elicitations_view();
+    assert_eq!(list[0]["key"], json!(key));
+    assert_eq!(list[0]["serverName"], json!("Calendar"));
+    assert_eq!(list[0]["mode"], json!("form"));
+    assert_eq!(
+        list[0]["expiresAtMs"],
+        json!(1_000 + ELICITATION_TIMEOUT_MS)
+    );
+    let (_, storage_key, stored) = app.stored(&Effect::SaveElicitations).expect("stored");
+    assert_eq!(storage_key, ELICITATIONS_KEY);
+    assert_eq!(stored, list);
+}
+
+#[test]
+fn an_accepted_form_gets_its_defaults_and_is_checked_before_it_is_sent() {
+    let mut app = app();
+    let key = asked(&mut app, &form());
+    // Wrong type: refused, the question stays.
+    let wrong = app.elicitation_answer(&key, "accept", Some(&content(json!({"count": "two"}))));
+    let error = wrong.expect_err("a string for an integer");
+    assert!(error.message.contains("count"), "{error:?}");
+    // A required field without a value or default: refused.
+    assert!(app.elicitation_answer(&key, "accept", None).is_err());
+    assert_eq!(app.elicitations.len(), 1);
+    // Left out: `day` takes its default; `note` (optional, no default) stays out.
+    let effects = app
+        .elicitation_answer(&key, "accept", Some(&content(json!({"count": 2}))))
+        .expect("accepted");
+    let sent = json!({"action": "accept", "content": {"day": "mon", "count": 2}});
+    assert_eq!(effects, [respond(sent), Effect::SaveElicitations]);
+    assert!(app.elicitations.is_empty());
+    // Answered once: a second answer is refused.
+    assert!(app.elicitation_answer(&key, "decline", None).is_err());
+}
+
+#[test]
+fn decline_cancel_and_pages() {
+    for (action, sent) in [
+        ("decline", json!({"action": "decline"})),
+        ("cancel", json!({"action": "cancel"})),
+    ] {
+        let mut app = app();
+        let key = asked(&mut app, &form());
+        let effects = app
+            .elicitation_answer(&key, action, None)
+            .expect("answered");
+        assert_eq!(effects[0], respond(sent));
+    }
+    let mut app = app();
+    let page = json!({"mode": "url", "message": "Connect", "url": "https://example.com/c", "elicitationId": "x"});
+    let key = asked(&mut app, &page);
+    assert_eq!(
+        app.elicitations_view()[0]["url"],
+        json!("https://example.com/c")
+    );
+    let effects = app
+        .elicitation_answer(&key, "accept", None)
+        .expect("opened");
+    assert_eq!(effects[0], respond(json!({"action": "accept"})));
+    assert!(app.elicitation_answer("e99", "accept", None).is_err());
+    let key = asked(&mut app, &form());
+    assert!(app.elicitation_answer(&key, "maybe", None).is_err());
+}
+
+#[test]
+fn unusable_questions_are_refused_at_once() {
+    for params in [
+        json!({"requestedSchema": {}}),
+        json!({"message": "x", "requestedSchema": {"properties": {"a": {"type": "object"}}}}),
+        json!({"message": "x", "mode": "url", "url": "javascript:alert(1)"}),
+    ] {
+        let mut app = app();
+        let (key, effects) = app.elicitation_asked("cal", RequestId::Number(7), &params, 0);
+        assert_eq!(key, None, "{params}");
+        assert!(
+            matches!(&effects[..], [Effect::Respond { result: Err(_), .. }]),
+            "{effects:?}"
+        );
+        assert!(app.elicitations.is_empty());
+    }
+}
+
+#[test]
+fn a_question_nobody_answers_is_cancelled_after_the_timeout_and_none_survives_a_restart() {
+    let mut app = app();
+    let key = asked(&mut app, &form());
+    assert!(app
+        .elicitation_expired(&key, 1_000 + ELICITATION_TIMEOUT_MS - 1)
+        .is_empty());
+    let effects = app.elicitation_expired(&key, 1_000 + ELICITATION_TIMEOUT_MS);
+    assert_eq!(effects[0], respond(json!({"action": "cancel"})));
+    assert!(app.elicitations.is_empty());
+
+    // After a restart the app knows of no question (the panel lists the app's, not the
+    // storage mirror's).
+    let (fresh, _) = App::restore(Config::default(), BTreeMap::new(), Ledger::default());
+    assert_eq!(fresh.elicitations_view(), json!([]));
+}

@@ -1,0 +1,90 @@
+// @ts-check
+// Servers' questions to the user (MCP elicitation), shown above every view while they wait: a
+// form built from the question's fields (the tool-run form, defaults prefilled), or a page to
+// open. Send / Decline / Dismiss answer it through the core, which checks a form against its
+// schema (an error shows next to the question, which stays open) and cancels a question nobody
+// answers in time. The core mirrors the waiting questions into storage.session
+// (`elicitations`), so every open panel hears of a new one at once.
+import { h } from './dom.js';
+import { t } from './i18n.js';
+import { call, errorView, onStorageChange, touches } from './core.js';
+import { schemaForm } from './schema-form.js';
+
+/** @typedef {import('../extension/contract.js').ElicitationView} ElicitationView */
+
+/**
+ * The JSON Schema of a question's form, from the fields the core read out of it.
+ * @param {NonNullable<ElicitationView['fields']>} fields
+ */
+function schemaOf(fields) {
+  /** @type {Record<string, unknown>} */
+  const properties = {};
+  for (const f of fields) {
+    properties[f.name] = { type: f.kind, title: f.title, description: f.description, default: f.default, enum: f.options };
+  }
+  return { type: 'object', properties, required: fields.filter((f) => f.required).map((f) => f.name) };
+}
+
+/** @param {HTMLElement} root */
+export function mountQuestions(root) {
+  /** Questions on screen by key, kept while they wait so a half-filled form is never rebuilt. */
+  let shown = new Map();
+
+  async function refresh() {
+    try {
+      render(await call('elicitation/list'));
+    } catch {
+      // the core is restarting: its next change to the list refreshes this again
+    }
+  }
+
+  /** @param {ElicitationView[]} list */
+  function render(list) {
+    const next = new Map(list.map((q) => [q.key, shown.get(q.key) || question(q)]));
+    root.replaceChildren(...next.values());
+    root.hidden = next.size === 0;
+    shown = next;
+  }
+
+  /** @param {ElicitationView} q */
+  function question(q) {
+    const error = h('div', { class: 'row-error' });
+    /** @param {'accept' | 'decline' | 'cancel'} action @param {Record<string, unknown>} [content] */
+    const answer = async (action, content) => {
+      try {
+        render(await call('elicitation/answer', { key: q.key, action, content }));
+      } catch (e) {
+        error.replaceChildren(errorView(e));
+      }
+    };
+    let body;
+    let accept;
+    if (q.mode === 'url') {
+      // The page opens only from this click: the user saw where it goes.
+      body = h('p', { class: 'question-url' }, h('code', { text: q.url || '' }));
+      accept = h('button', { type: 'button', class: 'primary', dataset: { action: 'open' }, text: t('questionOpen'), on: { click: () => {
+        chrome.tabs.create({ url: q.url });
+        answer('accept');
+      } } });
+    } else {
+      const form = schemaForm(schemaOf(q.fields || []));
+      body = form.element;
+      accept = h('button', { type: 'button', class: 'primary', dataset: { action: 'accept' }, text: t('questionAccept'), on: { click: () => {
+        const filled = form.collect();
+        if (filled.ok) answer('accept', filled.value);
+      } } });
+    }
+    return h('article', { class: 'question card', dataset: { key: q.key, server: q.serverId } },
+      h('h2', { text: t('questionFrom', q.serverName) }),
+      h('p', { class: 'question-message', text: q.message }),
+      body, error,
+      h('div', { class: 'actions' }, accept,
+        h('button', { type: 'button', dataset: { action: 'decline' }, text: t('questionDecline'), on: { click: () => answer('decline') } }),
+        h('button', { type: 'button', dataset: { action: 'cancel' }, text: t('questionCancel'), on: { click: () => answer('cancel') } })));
+  }
+
+  onStorageChange((changes, area) => {
+    if (area === 'session' && touches(changes, ['elicitations'])) refresh();
+  });
+  refresh();
+}
