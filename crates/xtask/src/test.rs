@@ -98,7 +98,12 @@ pub fn test(x: &Xtask, args: &[String]) -> Result<()> {
 
     if only.is_none() || only == Some("wasm") {
         step("test: relay-wasm tests in a real service worker (wasm-bindgen-test, chromedriver)");
-        let (ok, out) = run_capture(&mut wasm_test_command(x))?;
+        // ChromeDriver makes a profile folder (~40 MB) in TMPDIR for each browser and leaves it
+        // when the runner ends it: they go in a folder of ours, removed afterwards.
+        let tmp = x.target().join("tmp/wasm-test");
+        std::fs::create_dir_all(&tmp)?;
+        let (ok, out) = run_capture(wasm_test_command(x).env("TMPDIR", &tmp))?;
+        let _ = std::fs::remove_dir_all(&tmp);
         tally.add_output("wasm", ok, &out);
     }
 
