@@ -99,8 +99,10 @@ pub fn test(x: &Xtask, args: &[String]) -> Result<()> {
     if only.is_none() || only == Some("wasm") {
         step("test: relay-wasm tests in a real service worker (wasm-bindgen-test, chromedriver)");
         // ChromeDriver makes a profile folder (~40 MB) in TMPDIR for each browser and leaves it
-        // when the runner ends it: they go in a folder of ours, removed afterwards.
-        let tmp = x.target().join("tmp/wasm-test");
+        // when the runner ends it: they go in a folder of ours, removed afterwards. Not under
+        // the repository: the runner writes its Node glue (CommonJS) to TMPDIR, and the
+        // repository's package.json would make Node read it as an ES module.
+        let tmp = std::env::temp_dir().join(format!("mcp-relay-wasm-test-{}", std::process::id()));
         std::fs::create_dir_all(&tmp)?;
         let (ok, out) = run_capture(wasm_test_command(x).env("TMPDIR", &tmp))?;
         let _ = std::fs::remove_dir_all(&tmp);
