@@ -158,8 +158,8 @@ impl Service {
         // One read per area, both under way before either is awaited.
         let local = self.local.read(&[CONFIG_KEY, TOOLS_KEY]);
         let session = self.session.read(&[LEDGER_KEY]);
-        let mut local = local.finish().await?.into_iter();
-        let mut session = session.finish().await?.into_iter();
+        let mut local = local.await?.into_iter();
+        let mut session = session.await?.into_iter();
         let next = |values: &mut std::vec::IntoIter<Value>| values.next().unwrap_or_default();
         let config: Config = serde_json::from_value(next(&mut local)).unwrap_or_default();
         let tools = serde_json::from_value(next(&mut local)).unwrap_or_default();
@@ -344,8 +344,8 @@ impl Service {
 
     /// Custom chat sites the user added: `[{origin, adapter}]`.
     async fn sites(&self) -> Result<Vec<Value>, ErrorBody> {
-        match self.local.get(SITES_KEY).await? {
-            Value::Array(a) => Ok(a),
+        match self.local.read(&[SITES_KEY]).await?.pop() {
+            Some(Value::Array(a)) => Ok(a),
             _ => Ok(Vec::new()),
         }
     }
