@@ -134,7 +134,7 @@ fn actions_and_events_serialise_as_plain_data() {
             json!({"type": "browser", "url": "https://a/"}),
         ),
         (
-            serde_json::to_value(&AuthAction::Sign {
+            serde_json::to_value(AuthAction::Sign {
                 id: 2,
                 alg: "ES256".into(),
                 signing_input: "h.p".into(),
@@ -142,7 +142,7 @@ fn actions_and_events_serialise_as_plain_data() {
             json!({"type": "sign", "id": 2, "alg": "ES256", "signingInput": "h.p"}),
         ),
         (
-            serde_json::to_value(&AuthEvent::SignedIn {
+            serde_json::to_value(AuthEvent::SignedIn {
                 scope: Some("read".into()),
                 expires_at_ms: Some(5),
                 refreshed: true,
@@ -150,11 +150,11 @@ fn actions_and_events_serialise_as_plain_data() {
             json!({"type": "signedIn", "scope": "read", "expiresAtMs": 5, "refreshed": true}),
         ),
         (
-            serde_json::to_value(&AuthEvent::SignedOut),
+            serde_json::to_value(AuthEvent::SignedOut),
             json!({"type": "signedOut"}),
         ),
         (
-            serde_json::to_value(&AuthEvent::Failed(AuthError::Forbidden)),
+            serde_json::to_value(AuthEvent::Failed(AuthError::Forbidden)),
             json!({"type": "failed", "error": {
                 "kind": AuthError::Forbidden.kind(),
                 "message": AuthError::Forbidden.to_string(),
