@@ -153,16 +153,15 @@ class Connection {
 
   async run(operation) {
     for (let signIns = 0; ; signIns += 1) {
-      if (this.flow?.needsRefresh(Date.now(), 60_000)) await this.signIn(() => this.flow.refresh(Date.now()));
+      if (this.flow?.needsRefresh(Date.now(), 60_000)) await this.signIn(() => this.flow.send({ type: 'refresh' }, Date.now()));
       try {
         const result = await operation(this.client);
-        this.flow?.noteSuccess();
+        this.flow?.send({ type: 'success' }, Date.now());
         return result;
       } catch (error) {
         if (error?.kind !== 'auth' || !error.challenge || signIns >= MAX_SIGN_INS) throw error;
-        const { status, wwwAuthenticate } = error.challenge;
         this.flow ??= new this.relay.AuthFlow(this.authConfig, seed(), undefined);
-        await this.signIn(() => this.flow.handleChallenge(status, wwwAuthenticate ?? undefined, Date.now()));
+        await this.signIn(() => this.flow.send({ type: 'challenge', ...error.challenge }, Date.now()));
       }
     }
   }
@@ -241,15 +240,15 @@ async function main() {
     serverUrl: options.url,
     redirectUri: options.redirectUri ?? DEFAULT_REDIRECT_URI,
     clientName: 'MCP Relay',
-    clientId: options.clientId ?? context.client_id,
-    clientSecret: options.clientSecret ?? context.client_secret,
     clientMetadataUrl: options.clientMetadataUrl ?? (scenario ? CONFORMANCE_CIMD_URL : undefined),
   };
+  const clientId = options.clientId ?? context.client_id;
+  if (clientId) authConfig.client = { clientId, clientSecret: options.clientSecret ?? context.client_secret };
   // A private key (private_key_jwt) stays in this process's WebCrypto; the core gets signatures.
   let sign;
-  if (context.private_key_pem) {
-    authConfig.clientAssertionAlg = context.signing_algorithm ?? 'ES256';
-    sign = await signer(context.private_key_pem, authConfig.clientAssertionAlg);
+  if (context.private_key_pem && authConfig.client) {
+    authConfig.client.assertionAlg = context.signing_algorithm ?? 'ES256';
+    sign = await signer(context.private_key_pem, authConfig.client.assertionAlg);
   }
   // Enterprise-managed authorization (SEP-990): the suite plays the identity provider that
   // signed the user in and hands its ID token over.

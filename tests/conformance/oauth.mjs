@@ -19,24 +19,20 @@ const MAX_STEPS = 64;
  */
 export async function drive(flow, { redirectUri, timeoutMs = 15_000, sign }) {
   for (let step = 0; step < MAX_STEPS; step += 1) {
-    const action = flow.pollAction();
-    if (action) {
-      if (action.type === 'fetch') await perform(flow, action, timeoutMs);
-      else if (action.type === 'browser') await browse(flow, action.url, redirectUri, timeoutMs);
-      else if (action.type === 'sign') {
-        try {
-          if (!sign) throw new Error('no signing key is configured');
-          flow.handleSignature(action.id, await sign(action.alg, action.signingInput));
-        } catch (error) {
-          flow.handleFetchError(action.id, `cannot sign the client assertion: ${error?.message ?? error}`);
-        }
+    const next = flow.poll();
+    if (!next) throw { kind: 'auth_state', message: 'the sign-in stopped without an outcome' };
+    if (next.type === 'fetch') await perform(flow, next, timeoutMs);
+    else if (next.type === 'browser') await browse(flow, next.url, redirectUri, timeoutMs);
+    else if (next.type === 'sign') {
+      try {
+        if (!sign) throw new Error('no signing key is configured');
+        flow.send({ type: 'signature', id: next.id, signature: await sign(next.alg, next.signingInput) }, Date.now());
+      } catch (error) {
+        const message = `cannot sign the client assertion: ${error?.message ?? error}`;
+        flow.send({ type: 'fetchError', id: next.id, message }, Date.now());
       }
-      continue;
-    }
-    const event = flow.pollEvent();
-    if (!event) throw { kind: 'auth_state', message: 'the sign-in stopped without an outcome' };
-    if (event.type === 'failed') throw event.error;
-    return event;
+    } else if (next.type === 'failed') throw next.error;
+    else return next;
   }
   throw { kind: 'auth_state', message: `the sign-in took more than ${MAX_STEPS} steps` };
 }
@@ -51,34 +47,36 @@ async function perform(flow, action, timeoutMs) {
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (error) {
-    flow.handleFetchError(action.id, String(error?.cause?.message ?? error?.message ?? error));
+    const message = String(error?.cause?.message ?? error?.message ?? error);
+    flow.send({ type: 'fetchError', id: action.id, message }, Date.now());
     return;
   }
-  const text = await response.text();
-  flow.handleResponse(action.id, response.status, text, Date.now());
+  const body = await response.text();
+  flow.send({ type: 'response', id: action.id, status: response.status, body }, Date.now());
 }
 
 /** The browser step without a browser: one GET of the authorization URL, whose redirect to
  * the redirect URI carries the code. A page instead of a redirect means a human is needed. */
 async function browse(flow, url, redirectUri, timeoutMs) {
+  const failed = (message) => flow.send({ type: 'browserError', message }, Date.now());
   let location = null;
   try {
     const response = await fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
     location = response.headers.get('location');
     if (!location) {
-      flow.handleBrowserError(`the authorization endpoint answered HTTP ${response.status} without a redirect`);
+      failed(`the authorization endpoint answered HTTP ${response.status} without a redirect`);
       return;
     }
   } catch (error) {
-    flow.handleBrowserError(String(error?.message ?? error));
+    failed(String(error?.message ?? error));
     return;
   }
   const target = new URL(location, url).href;
   if (!target.startsWith(redirectUri)) {
-    flow.handleBrowserError('the authorization endpoint redirected elsewhere than the redirect URI');
+    failed('the authorization endpoint redirected elsewhere than the redirect URI');
     return;
   }
-  flow.handleRedirect(target, Date.now());
+  flow.send({ type: 'redirect', url: target }, Date.now());
 }
 
 /** JWS algorithms WebCrypto can sign with here: ECDSA, whose raw r‖s output is the JWS form. */

@@ -4,8 +4,6 @@
 //! - `promptForServers(servers, options?)` → `{text, chars, tokensEstimate, tools, diagnostics?}` or `null`
 //! - `parseToolCalls(text, servers)` → `{calls: [{tool, server, arguments, callId, span, format}], diagnostics}`
 //! - `new StreamParser(servers)`: `.push(fullText)`, `.append(chunk)`, `.finish()` → `{calls, pending, diagnostics}`
-//! - `validateArguments(tool, args)` → `{arguments, errors, coercions, message}`
-//! - `formatResults(inputs, options?)` → `{text, attachments, truncated}`
 //! - `new ToolSet(servers)`: `.prompt(options?)`, `.parse(text)`, `.streamParser()`, `.tools`,
 //!   `.dropPromptCache()` (the tools converted and, on the first prompt, rendered once)
 //!
@@ -20,25 +18,11 @@
 use std::cell::{OnceCell, RefCell};
 use std::rc::Rc;
 
-use relay_core::model::{ServerTools, Tool};
+use relay_core::model::ServerTools;
 use relay_core::prompt::{prepare_for_servers, PreparedTools, PromptOptions};
-use relay_core::result::{format_results, ResultInput, ResultOptions};
-use relay_core::schema::validate;
-use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
-use crate::js::{from_js, from_js_lenient, from_js_text, to_js};
-
-fn options_or_default<T: serde::de::DeserializeOwned + Default>(
-    v: JsValue,
-    what: &str,
-) -> Result<T, JsValue> {
-    if v.is_undefined() || v.is_null() {
-        Ok(T::default())
-    } else {
-        from_js_lenient(v, what)
-    }
-}
+use crate::js::{from_js_lenient, from_js_text, to_js};
 
 /// Servers converted from JavaScript, with their tools rendered for prompts on first use.
 struct Converted {
@@ -55,7 +39,8 @@ impl Converted {
     }
 
     fn prompt(&self, options: JsValue) -> Result<JsValue, JsValue> {
-        let options: PromptOptions = options_or_default(options, "options")?;
+        let options: Option<PromptOptions> = from_js_lenient(options, "options")?;
+        let options = options.unwrap_or_default();
         let prepared = self
             .prepared
             .get_or_init(|| prepare_for_servers(&self.servers));
@@ -96,32 +81,6 @@ pub fn prompt_for_servers_js(servers: JsValue, options: JsValue) -> Result<JsVal
     converted(&servers)?.prompt(options)
 }
 
-/// Checks (and safely coerces) arguments against a tool's input schema.
-#[wasm_bindgen(js_name = validateArguments)]
-pub fn validate_arguments_js(tool: JsValue, args: JsValue) -> Result<JsValue, JsValue> {
-    let tool: Tool = from_js(tool, "tool")?;
-    let args: Value = if args.is_undefined() {
-        Value::Null
-    } else {
-        from_js(args, "arguments")?
-    };
-    let v = validate(&tool, &args);
-    let message = v.message_for_model(&tool.name);
-    let mut out = serde_json::to_value(&v).unwrap_or(Value::Null);
-    if let Some(obj) = out.as_object_mut() {
-        obj.insert("message".into(), json!(message));
-    }
-    to_js(&out)
-}
-
-/// Formats call outcomes as one message for the model (fence-safe, attachments split out).
-#[wasm_bindgen(js_name = formatResults)]
-pub fn format_results_js(inputs: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
-    let inputs: Vec<ResultInput> = from_js_lenient(inputs, "results")?;
-    let options: ResultOptions = options_or_default(options, "options")?;
-    to_js(&format_results(&inputs, &options))
-}
-
 /// Finds the tool calls in one reply; never throws for any text.
 #[wasm_bindgen(js_name = parseToolCalls)]
 pub fn parse_tool_calls_js(text: &str, servers: JsValue) -> Result<JsValue, JsValue> {
@@ -159,11 +118,14 @@ impl StreamParserJs {
     /// A parser for the tools of `servers`.
     #[wasm_bindgen(constructor)]
     pub fn new(servers: JsValue) -> Result<StreamParserJs, JsValue> {
-        let c = converted(&servers)?;
-        Ok(StreamParserJs {
-            inner: relay_core::parse::StreamParser::new(Rc::clone(&c.servers)),
+        Ok(StreamParserJs::over(&converted(&servers)?.servers))
+    }
+
+    fn over(servers: &Rc<[ServerTools]>) -> StreamParserJs {
+        StreamParserJs {
+            inner: relay_core::parse::StreamParser::new(Rc::clone(servers)),
             quiet: quiet_updates(),
-        })
+        }
     }
 
     /// Feeds the whole text so far (appends and re-renders alike). The answer is
@@ -241,9 +203,6 @@ impl ToolSet {
     /// A streaming parser for one reply against this set.
     #[wasm_bindgen(js_name = streamParser)]
     pub fn stream_parser(&self) -> StreamParserJs {
-        StreamParserJs {
-            inner: relay_core::parse::StreamParser::new(Rc::clone(&self.set.servers)),
-            quiet: quiet_updates(),
-        }
+        StreamParserJs::over(&self.set.servers)
     }
 }

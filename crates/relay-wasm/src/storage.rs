@@ -3,6 +3,7 @@
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::future::Future;
 
 use js_sys::{Object, Promise, Reflect};
 use relay_core::contract::ErrorBody;
@@ -73,32 +74,35 @@ impl Store {
         }
     }
 
-    /// Reads one key as JSON (`Value::Null` when absent).
-    pub async fn get(&self, key: &str) -> Result<Value, StorageError> {
-        let values = self.read(&[key]).finish().await?;
-        Ok(values.into_iter().next().unwrap_or(Value::Null))
-    }
-
-    /// Starts reading `keys` at once (one `area.get` for all of them) and returns what
-    /// [`Reading::finish`] resolves: each key's JSON, `Value::Null` when absent. Two areas read
-    /// this way load concurrently: the worker's start-up waits for the slower one, not the sum.
-    pub fn read(&self, keys: &[&str]) -> Reading {
-        match self {
-            Store::Memory(m) => Reading::Done(
-                keys.iter()
-                    .map(|k| m.borrow().get(*k).cloned().unwrap_or(Value::Null))
-                    .collect(),
-            ),
-            Store::Chrome(area) => {
-                let list = js_sys::Array::new();
-                for k in keys {
-                    list.push(&JsValue::from_str(k));
-                }
-                Reading::Pending(
-                    area.get(&list),
-                    keys.iter().map(|k| (*k).to_owned()).collect(),
-                )
+    /// Reads `keys` with one `area.get`, started before this returns: each key's JSON,
+    /// `Value::Null` when absent. Two areas read this way load concurrently: the worker's
+    /// start-up waits for the slower one, not the sum.
+    pub fn read(&self, keys: &[&str]) -> impl Future<Output = Result<Vec<Value>, StorageError>> {
+        let keys: Vec<String> = keys.iter().map(|k| (*k).to_owned()).collect();
+        let (pending, memory) = match self {
+            Store::Memory(m) => {
+                let m = m.borrow();
+                let values = keys.iter().map(|k| m.get(k).cloned().unwrap_or_default());
+                (None, values.collect())
             }
+            Store::Chrome(area) => {
+                let list: js_sys::Array = keys.iter().map(|k| JsValue::from_str(k)).collect();
+                (Some(area.get(&list)), Vec::new())
+            }
+        };
+        async move {
+            let Some(pending) = pending else {
+                return Ok(memory);
+            };
+            let got = JsFuture::from(pending.map_err(failed)?)
+                .await
+                .map_err(failed)?;
+            let read = |key: String| {
+                let value = Reflect::get(&got, &JsValue::from_str(&key)).map_err(failed)?;
+                // An absent key reads as `undefined`, which `from_js` reads as `null`.
+                from_js(value, &key).map_err(|e| StorageError::Corrupt(key, message(&e, "")))
+            };
+            keys.into_iter().map(read).collect()
         }
     }
 
@@ -117,38 +121,5 @@ impl Store {
             .await
             .map_err(failed)?;
         Ok(())
-    }
-}
-
-/// A read of [`Store::read`], already under way.
-pub enum Reading {
-    /// Memory: the values, read at once.
-    Done(Vec<Value>),
-    /// chrome.storage: the pending `area.get` and its keys.
-    Pending(Result<Promise, JsValue>, Vec<String>),
-}
-
-impl Reading {
-    /// The values of the keys, in the order asked.
-    pub async fn finish(self) -> Result<Vec<Value>, StorageError> {
-        match self {
-            Reading::Done(values) => Ok(values),
-            Reading::Pending(started, keys) => {
-                let got = JsFuture::from(started.map_err(failed)?)
-                    .await
-                    .map_err(failed)?;
-                let mut out = Vec::with_capacity(keys.len());
-                for key in keys {
-                    let v = Reflect::get(&got, &JsValue::from_str(&key)).map_err(failed)?;
-                    out.push(if v.is_undefined() || v.is_null() {
-                        Value::Null
-                    } else {
-                        from_js(v, &key)
-                            .map_err(|e| StorageError::Corrupt(key.clone(), message(&e, "")))?
-                    });
-                }
-                Ok(out)
-            }
-        }
     }
 }

@@ -4,7 +4,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use js_sys::{Object, Reflect};
-use relay_wasm::{handle, parse_tool_calls_js, validate_arguments_js};
+use relay_wasm::{handle, parse_tool_calls_js};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
@@ -48,18 +48,24 @@ async fn a_lone_surrogate_in_a_message_is_replaced_not_fatal() {
 
 #[wasm_bindgen_test]
 fn lone_surrogates_become_replacement_characters() {
-    // (arguments as JSON with escapes, the string the core must see)
+    // (a server id as JSON with escapes, the id the core must see): structured values read
+    // through serde-wasm-bindgen.
     let cases = [
-        (r#"{"s":"\uD800"}"#, "\u{FFFD}"),
-        (r#"{"s":"x\uDFFFy"}"#, "x\u{FFFD}y"),
-        (r#"{"s":"\uD83D\uDE00"}"#, "\u{1F600}"),
+        (r#""\uD800""#, "\u{FFFD}"),
+        (r#""x\uDFFFy""#, "x\u{FFFD}y"),
+        (r#""\uD83D\uDE00""#, "\u{1F600}"),
     ];
-    for (args, want) in cases {
-        let out = validate_arguments_js(js(TOOL), js(args)).unwrap_or(JsValue::NULL);
+    for (id, want) in cases {
+        let servers = js(&format!(
+            r#"[{{"id":{id},"url":"http://127.0.0.1:9/mcp"}}]"#
+        ));
+        let client = relay_wasm::mcp::McpClient::js_new(servers, js(r#"{"listen":false}"#));
+        let client = client.unwrap_or_else(|e| panic!("{id} refused: {e:?}"));
+        let status = client.js_status().unwrap_or(JsValue::NULL);
         assert_eq!(
-            field(&out, &["arguments", "s"]).as_string().as_deref(),
+            field(&status, &["0", "id"]).as_string().as_deref(),
             Some(want),
-            "{args}"
+            "{id}"
         );
     }
     // The tools cross as JSON text: a lone surrogate in a description is repaired there too.
@@ -72,13 +78,15 @@ fn lone_surrogates_become_replacement_characters() {
 
 #[wasm_bindgen_test]
 fn answers_are_plain_data_with_integers_kept() {
-    let out = validate_arguments_js(js(TOOL), js(r#"{"s":"x","n":3}"#)).unwrap_or(JsValue::NULL);
+    let servers = js(&format!(r#"[{{"id":"s","name":"s","tools":[{TOOL}]}}]"#));
+    let reply = "```json\n{\"tool\": \"t\", \"server\": \"s\", \"arguments\": {\"s\": \"x\", \"n\": 3}}\n```\n";
+    let out = parse_tool_calls_js(reply, servers).unwrap_or(JsValue::NULL);
     assert!(is_plain_object(&out));
-    let args = field(&out, &["arguments"]);
+    let args = field(&out, &["calls", "0", "arguments"]);
     assert!(is_plain_object(&args), "a map crossed as {args:?}");
     assert_eq!(field(&args, &["n"]).as_f64(), Some(3.0));
     assert!(js_sys::Number::is_integer(&field(&args, &["n"])));
-    assert!(js_sys::Array::is_array(&field(&out, &["errors"])));
+    assert!(js_sys::Array::is_array(&field(&out, &["calls"])));
 }
 
 #[wasm_bindgen_test]

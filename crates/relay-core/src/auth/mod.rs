@@ -8,6 +8,7 @@
 //! requests (`client::Session::set_authorization`).
 //!
 //! - [`flow`]: the state machine.
+//! - [`input`]: the flow driven as data (one input type in, serialisable actions and events out).
 //! - [`challenge`]: the `WWW-Authenticate` `Bearer` challenge.
 //! - [`metadata`]: protected-resource and authorization-server metadata, where to find them.
 //! - [`registration`]: client identity and token endpoint authentication.
@@ -23,6 +24,7 @@ pub mod challenge;
 pub mod encode;
 pub mod error;
 pub mod flow;
+pub mod input;
 pub mod metadata;
 pub mod pkce;
 pub mod registration;
@@ -33,6 +35,7 @@ pub use error::AuthError;
 pub use flow::{
     AuthAction, AuthConfig, AuthEvent, AuthRequest, AuthState, Authorizer, EnterpriseIdentity,
 };
+pub use input::AuthInput;
 pub use metadata::{ResourceMetadata, ServerMetadata};
 pub use pkce::SEED_BYTES;
 pub use registration::{ClientIdentity, TokenAuth};

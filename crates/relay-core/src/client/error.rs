@@ -115,8 +115,10 @@ fn body_suffix(body: &str) -> String {
 pub struct ErrorReport {
     pub kind: &'static str,
     pub message: String,
+    /// Left out when there is none, as in `contract::ErrorBody`.
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub hint: String,
-    /// For `auth` errors: what a sign-in (`auth::Authorizer::handle_challenge`) needs.
+    /// For `auth` errors: what a sign-in needs (`auth::AuthInput::Challenge`, as it is).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub challenge: Option<AuthChallenge>,
 }

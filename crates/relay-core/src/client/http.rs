@@ -14,8 +14,9 @@ impl fmt::Display for ExchangeId {
     }
 }
 
-/// The HTTP methods MCP uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The HTTP methods MCP uses (serialised as their names on the wire).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "UPPERCASE")]
 pub enum HttpMethod {
     Get,
     Post,

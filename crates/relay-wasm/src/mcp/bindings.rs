@@ -10,17 +10,17 @@
 //! client.status()                                  // → [{id, enabled, connected, transport, info, stats}]
 //! client.setEventListener((serverId, event) => …)  // connected / listChanged / log / notification
 //! ```
-//! Results are plain JSON (maps as objects). Failures reject with `{kind, message, hint}`.
+//! Results are plain JSON (maps as objects). Failures reject with `{kind, message, hint,
+//! challenge?}`.
 
 use std::rc::Rc;
 
 use relay_core::client::{Operation, Output, PoolOptions, Progress, ServerConfig, SessionEvent};
-use relay_core::contract::ErrorBody;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::client::McpClient;
-use crate::js::{error_value, from_js, from_js_lenient, to_js, to_js_text};
+use crate::js::{from_js, from_js_lenient, to_js, to_js_text};
 
 #[wasm_bindgen(js_class = RelayClient)]
 impl McpClient {
@@ -114,11 +114,9 @@ impl McpClient {
                 // A tool list crosses faster as JSON text (see `js`).
                 Ok(output @ Output::Tools(_)) => to_js_text(&output),
                 Ok(output) => to_js(&output),
-                // An `auth` error carries what a sign-in needs (`AuthFlow.handleChallenge`).
-                Err(error) => Err(crate::auth::with_challenge(
-                    error_value(&ErrorBody::from(&error)),
-                    &error.report(),
-                )),
+                // `{kind, message, hint}`; an `auth` error adds the `challenge` a sign-in needs
+                // (`AuthFlow.send({type: "challenge", ...challenge})`).
+                Err(error) => Err(to_js(&error.report())?),
             }
         })
     }

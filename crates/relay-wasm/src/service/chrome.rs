@@ -105,12 +105,10 @@ pub(super) async fn sync_origin_rules(servers: &[ServerConfig]) -> Result<(), Er
 /// Shows how many calls wait for approval on the toolbar icon (nothing when none). Outside an
 /// extension (Node, tests) the API is absent and nothing happens.
 pub(super) async fn set_pending_badge(count: usize) {
-    let text = if count == 0 {
-        String::new()
-    } else if count > 99 {
-        "99+".to_owned()
-    } else {
-        count.to_string()
+    let text = match count {
+        0 => String::new(),
+        1..=99 => count.to_string(),
+        _ => "99+".to_owned(),
     };
     if let Ok(arg) = to_js(&json!({"color": "#c62828"})) {
         if let Ok(p) = action_set_badge_background_color(&arg) {

@@ -153,27 +153,19 @@ impl Service {
             })
     }
 
+    /// Only [`Service::ensure_loaded`]'s shared load calls this, once at a time.
     async fn load(self: &Rc<Self>) -> Result<(), ErrorBody> {
-        if self.loaded.get() {
-            return Ok(());
-        }
         // One read per area, both under way before either is awaited.
         let local = self.local.read(&[CONFIG_KEY, TOOLS_KEY, AUTH_KEY]);
         let session = self.session.read(&[LEDGER_KEY]);
-        let mut local = local.finish().await?.into_iter();
-        let mut session = session.finish().await?.into_iter();
+        let mut local = local.await?.into_iter();
+        let mut session = session.await?.into_iter();
         let next = |values: &mut std::vec::IntoIter<Value>| values.next().unwrap_or_default();
         let config: Config = serde_json::from_value(next(&mut local)).unwrap_or_default();
         let tools = serde_json::from_value(next(&mut local)).unwrap_or_default();
         let auth = serde_json::from_value(next(&mut local)).unwrap_or_default();
         let ledger = serde_json::from_value(next(&mut session)).unwrap_or_default();
-        if self.loaded.get() {
-            return Ok(()); // another handler finished loading while we awaited
-        }
         let _ = sync_origin_rules(&config.servers).await;
-        if self.loaded.get() {
-            return Ok(());
-        }
         let servers = config.servers.clone();
         self.client.with(|pool, _| pool.set_servers(servers));
         // A worker that stopped mid-call cannot know whether the call ran: the app turns such
@@ -201,21 +193,8 @@ impl Service {
                 .iter()
                 .filter_map(|id| self.server_view(id).ok())
                 .collect()),
-            Io::ServersAdd(server) => self.add_server(server).await,
-            Io::ServersUpdate(server) => {
-                let (id, updated) = (server.id.clone(), server.clone());
-                // The Origin rules come first; then configuration and client change with no
-                // await between them (see `add_server`).
-                let next = self.app.borrow().servers_with(&server, true);
-                sync_origin_rules(&next).await?;
-                let effects = self.app.borrow_mut().update_server(server.clone());
-                self.client.with(|pool, _| pool.add_server(updated));
-                self.run_effects(effects).await?;
-                if server.enabled {
-                    let _ = self.list_tools(&id, true).await;
-                }
-                self.server_view(&id)
-            }
+            Io::ServersAdd(server) => self.put_server(server, false).await,
+            Io::ServersUpdate(server) => self.put_server(server, true).await,
             Io::ServersRemove(id) => {
                 self.client.with(|pool, _| pool.remove_server(&id));
                 let effects = self.app.borrow_mut().remove_server(&id);
@@ -227,7 +206,7 @@ impl Service {
                 let mut views = Vec::new();
                 for server in servers {
                     let server = self.app.borrow().new_server(server)?;
-                    views.push(self.add_server(server).await?);
+                    views.push(self.put_server(server, false).await?);
                 }
                 Ok(json!({"servers": views, "skipped": skipped}))
             }
@@ -317,18 +296,25 @@ impl Service {
         }
     }
 
-    async fn add_server(self: &Rc<Self>, server: ServerConfig) -> HandlerResult {
+    /// Adds a server, or replaces the one with its id (`replace`), then lists its tools: a
+    /// new server's from the client's cache, a changed one's afresh (unless disabled).
+    async fn put_server(self: &Rc<Self>, server: ServerConfig, replace: bool) -> HandlerResult {
         // The Origin rules for the list as it will be come first; then configuration and client
         // change together with no await between them, so no concurrent handler sees a server
         // the client does not know, and no connection to a new loopback server goes out
         // before its rule exists.
-        let id = server.id.clone();
-        let next = self.app.borrow().servers_with(&server, false);
+        let (id, list) = (server.id.clone(), server.enabled || !replace);
+        let next = self.app.borrow().servers_with(&server, replace);
         sync_origin_rules(&next).await?;
-        let effects = self.app.borrow_mut().add_server(server.clone())?;
+        let effects = match replace {
+            true => self.app.borrow_mut().update_server(server.clone()),
+            false => self.app.borrow_mut().add_server(server.clone())?,
+        };
         self.client.with(|pool, _| pool.add_server(server));
         self.run_effects(effects).await?;
-        let _ = self.list_tools(&id, false).await;
+        if list {
+            let _ = self.list_tools(&id, replace).await;
+        }
         self.server_view(&id)
     }
 
@@ -350,8 +336,8 @@ impl Service {
 
     /// Custom chat sites the user added: `[{origin, adapter}]`.
     async fn sites(&self) -> Result<Vec<Value>, ErrorBody> {
-        match self.local.get(SITES_KEY).await? {
-            Value::Array(a) => Ok(a),
+        match self.local.read(&[SITES_KEY]).await?.pop() {
+            Some(Value::Array(a)) => Ok(a),
             _ => Ok(Vec::new()),
         }
     }

@@ -11,8 +11,10 @@ use super::*;
 /// The grant type of RFC 7523's JWT bearer grant.
 pub(super) const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 
-/// What the identity provider gave the driver. `Debug` never prints the ID token.
-#[derive(Clone, PartialEq, Eq)]
+/// What the identity provider gave the driver. `Debug` never prints the ID token. As data:
+/// `{idpTokenEndpoint, idpClientId, idToken}`.
+#[derive(Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct EnterpriseIdentity {
     /// The identity provider's token endpoint (token exchange).

@@ -49,8 +49,10 @@ use super::token::{oauth_error, TokenSet};
 use crate::client::http::HttpMethod;
 use crate::client::url::HttpUrl;
 
-/// How the client signs in to one server.
-#[derive(Debug, Clone)]
+/// How the client signs in to one server. As data (a driver's configuration), camelCase with
+/// `serverUrl` and `redirectUri` required and the rest defaulting as in [`AuthConfig::new`].
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct AuthConfig {
     /// The MCP server's URL (the protected resource).
@@ -59,18 +61,24 @@ pub struct AuthConfig {
     /// for `chrome.identity.launchWebAuthFlow`).
     pub redirect_uri: String,
     /// `client_name` in a registration.
+    #[serde(default = "default_client_name")]
     pub client_name: String,
     /// The URL of this client's Client ID Metadata Document, used as `client_id` where the
     /// authorization server supports it.
+    #[serde(default)]
     pub client_metadata_url: Option<String>,
     /// A pre-registered client (id and optional secret) for servers without registration.
+    #[serde(default)]
     pub client: Option<ClientIdentity>,
     /// Ask for `offline_access` where the authorization server lists it (SEP-2207).
+    #[serde(default = "default_true")]
     pub offline_access: bool,
     /// Most sign-ins between two successful requests (the first one and step-ups).
+    #[serde(default = "default_max_attempts")]
     pub max_attempts: u32,
     /// An identity provider sign-in for enterprise-managed authorization (SEP-990), used where
     /// the authorization server takes JWT bearer grants.
+    #[serde(default)]
     pub enterprise: Option<EnterpriseIdentity>,
 }
 
@@ -80,14 +88,26 @@ impl AuthConfig {
         AuthConfig {
             server_url: server_url.into(),
             redirect_uri: redirect_uri.into(),
-            client_name: "MCP Relay".to_owned(),
+            client_name: default_client_name(),
             client_metadata_url: None,
             client: None,
             offline_access: true,
-            max_attempts: 3,
+            max_attempts: default_max_attempts(),
             enterprise: None,
         }
     }
+}
+
+fn default_client_name() -> String {
+    "MCP Relay".to_owned()
+}
+
+fn default_true() -> bool {
+    true
+}
+
+fn default_max_attempts() -> u32 {
+    3
 }
 
 /// What survives between sign-ins (persist it; `Debug` of its parts redacts secrets).
@@ -111,8 +131,9 @@ pub struct AuthState {
     pub requested_scope: Option<String>,
 }
 
-/// A request for the driver. `Debug` leaves out the headers and body (credentials).
-#[derive(Clone, PartialEq, Eq)]
+/// A request for the driver. `Debug` leaves out the headers and body (credentials);
+/// serialised, `headers` is a list of `[name, value]` pairs.
+#[derive(Clone, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct AuthRequest {
     pub id: u64,
@@ -132,14 +153,21 @@ impl std::fmt::Debug for AuthRequest {
     }
 }
 
-/// Something the driver must do.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Something the driver must do. As data: `{type: "fetch", id, method, url, headers, body}`,
+/// `{type: "browser", url}` or `{type: "sign", id, alg, signingInput}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 #[non_exhaustive]
 pub enum AuthAction {
     /// Perform this request; report with `handle_response` or `handle_fetch_error`.
     Fetch(AuthRequest),
     /// Send the user's browser to `url` and report the redirect to the configured
     /// redirect URI with `handle_redirect` (or `handle_browser_error`).
+    #[serde(rename = "browser")]
     OpenBrowser { url: String },
     /// Sign `signing_input` (a JWS's `header.payload`) with the client's private key and
     /// algorithm `alg`; report the base64url signature with `handle_signature` (or
@@ -161,8 +189,14 @@ struct PendingSign {
     signing_input: String,
 }
 
-/// Something the flow reports.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Something the flow reports. As data: `{type: "signedIn", scope, expiresAtMs, refreshed}`,
+/// `{type: "signedOut"}` or `{type: "failed", error: {kind, message}}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 #[non_exhaustive]
 pub enum AuthEvent {
     /// Tokens were issued (`refreshed`: by a refresh, without the browser).
@@ -174,6 +208,7 @@ pub enum AuthEvent {
     /// The tokens were dropped (and revoked where the server supports it).
     SignedOut,
     /// The attempt ended without tokens.
+    #[serde(serialize_with = "crate::auth::input::failed")]
     Failed(AuthError),
 }
 
