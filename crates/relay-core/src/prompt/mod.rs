@@ -495,8 +495,9 @@ pub(crate) fn tool_catalog(groups: &[&Group<'_>]) -> (String, Vec<Diagnostic>) {
         out.push('\n');
         out.push_str(&sections::server_heading(server_display_name(group.server)));
         out.push('\n');
+        // No bullet before a signature: `- ` is a token per tool and the signature's
+        // `name(` already marks the line.
         for text in rendered.by_ref().take(group.tools.len()) {
-            out.push_str("- ");
             out.push_str(text);
         }
     }

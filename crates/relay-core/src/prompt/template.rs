@@ -439,7 +439,7 @@ impl<'c> Renderer<'c> {
             ));
         }
         format!(
-            "{}\n- {}",
+            "{}\n{}",
             sections::server_heading(server_display_name(server)),
             render(tool).trim_end()
         )
