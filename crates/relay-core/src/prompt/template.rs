@@ -476,7 +476,8 @@ impl<'c> Renderer<'c> {
         if refs.is_empty() {
             return String::new();
         }
-        let (text, diagnostics) = tool_catalog(&refs);
+        let (text, diagnostics, cut) = tool_catalog(&refs);
+        self.diagnostics.extend(super::text_cut(&cut));
         self.diagnostics.extend(diagnostics);
         text
     }

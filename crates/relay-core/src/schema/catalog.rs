@@ -82,15 +82,21 @@ pub struct RenderedCatalog {
     /// with a newline.
     pub tools: Vec<String>,
     pub problems: Vec<SchemaProblem>,
+    /// Indices of the tools whose parameter texts were cut (`prompt::MAX_SCHEMA_TEXT`).
+    pub cut: Vec<usize>,
 }
 
 /// Renders `tools` for a prompt. See the module docs for what is shared.
 pub fn render_catalog(tools: &[&Tool], options: &CatalogOptions) -> RenderedCatalog {
     let mut lowerer = Lowerer::default();
     let mut problems = Vec::new();
+    let mut cut = Vec::new();
     let mut roots = Vec::with_capacity(tools.len());
     for (index, tool) in tools.iter().enumerate() {
         roots.push(lowerer.lower_root(&tool.input_schema));
+        if std::mem::take(&mut lowerer.cut) {
+            cut.push(index);
+        }
         problems.extend(lowerer.problems.drain(..).map(|message| SchemaProblem {
             tool: index,
             message,
@@ -134,6 +140,7 @@ pub fn render_catalog(tools: &[&Tool], options: &CatalogOptions) -> RenderedCata
 
     let mut catalog = RenderedCatalog {
         problems,
+        cut,
         ..RenderedCatalog::default()
     };
     write_shared_docs(&mut catalog.shared_docs, &lines, arena, &shared);
@@ -255,10 +262,11 @@ fn share_shapes<'a>(roots: &mut [Node<'a>], defs: &mut Vec<Def<'a>>, kind: Shape
     let mut counts: HashMap<&Ty<'a>, (usize, usize, String)> = HashMap::default();
     let mut order = 0;
     for root in roots.iter() {
-        count_children(&root.ty, "", kind, &mut counts, &mut order);
+        count_children(&root.ty, &Hint::Name(""), kind, &mut counts, &mut order);
     }
     for def in defs.iter() {
-        count_children(&def.node.ty, &def.name_hint, kind, &mut counts, &mut order);
+        let hint = Hint::Name(&def.name_hint);
+        count_children(&def.node.ty, &hint, kind, &mut counts, &mut order);
     }
     let mut chosen: Vec<(&Ty<'a>, usize, String)> = counts
         .into_iter()
@@ -345,7 +353,7 @@ fn inline_single_use<'a>(roots: &mut [Node<'a>], defs: &mut Vec<Def<'a>>, first_
 }
 
 fn visit_defs(ty: &Ty<'_>, f: &mut dyn FnMut(usize)) {
-    for_each_child(ty, "", &mut |node, _| match node.ty {
+    for_each_child(ty, &Hint::Name(""), &mut |node, _| match node.ty {
         Ty::Def(id) => f(id),
         ref ty => visit_defs(ty, f),
     });
@@ -373,24 +381,24 @@ fn substitute_defs<'a>(ty: &mut Ty<'a>, single: &[bool], bodies: &[Ty<'a>]) -> b
 
 fn count_children<'t, 'a>(
     ty: &'t Ty<'a>,
-    hint: &str,
+    hint: &Hint<'_>,
     kind: Shape,
     counts: &mut HashMap<&'t Ty<'a>, (usize, usize, String)>,
     order: &mut usize,
 ) {
     for_each_child(ty, hint, &mut |node, child_hint| {
         if shape_of(&node.ty) == Some(kind) {
-            // A formatted string is named after its format (`DateTime`), not its first use.
-            let name = match &node.ty {
-                Ty::Prim {
-                    format: Some(format),
-                    ..
-                } => format,
-                _ => child_hint,
-            };
-            let entry = counts
-                .entry(&node.ty)
-                .or_insert_with(|| (0, *order, name.to_owned()));
+            let entry = counts.entry(&node.ty).or_insert_with(|| {
+                // A formatted string is named after its format (`DateTime`), not its first use.
+                let name = match &node.ty {
+                    Ty::Prim {
+                        format: Some(format),
+                        ..
+                    } => (*format).to_owned(),
+                    _ => child_hint.render(),
+                };
+                (0, *order, name)
+            });
             entry.0 += 1;
             *order += 1;
         }
@@ -442,30 +450,60 @@ fn replace_children<'a>(ty: &mut Ty<'a>, ids: &HashMap<Ty<'a>, usize>) {
     });
 }
 
+/// The name a shape found at a position would get: made into text only for the shapes that
+/// get a name (most positions never need it, and building it for each was a string
+/// allocation per child visited).
+#[derive(Clone, Copy)]
+enum Hint<'h> {
+    Name(&'h str),
+    /// `{parent}Value`, `{parent}Key`, `{parent}Item`.
+    Suffix(&'h Hint<'h>, &'static str),
+    /// The parent's name made singular (`tags` → `tag`).
+    Singular(&'h Hint<'h>),
+}
+
+impl Hint<'_> {
+    fn render(&self) -> String {
+        match self {
+            Hint::Name(name) => (*name).to_owned(),
+            Hint::Suffix(parent, suffix) => {
+                let mut name = parent.render();
+                name.push_str(suffix);
+                name
+            }
+            Hint::Singular(parent) => singular(&parent.render()),
+        }
+    }
+}
+
 /// Calls `f` on every direct child position of `ty`, with a name hint for a type found there.
-fn for_each_child<'t, 'a>(ty: &'t Ty<'a>, hint: &str, f: &mut dyn FnMut(&'t Node<'a>, &str)) {
+fn for_each_child<'t, 'a>(
+    ty: &'t Ty<'a>,
+    hint: &Hint<'_>,
+    f: &mut dyn FnMut(&'t Node<'a>, &Hint<'_>),
+) {
     match ty {
         Ty::Object(obj) => {
             for prop in &obj.props {
-                f(&prop.node, prop.name);
+                f(&prop.node, &Hint::Name(prop.name));
             }
             for (_, node) in &obj.patterns {
-                f(node, &format!("{hint}Value"));
+                f(node, &Hint::Suffix(hint, "Value"));
             }
             if let Additional::Schema(node) = &obj.additional {
-                f(node, &format!("{hint}Value"));
+                f(node, &Hint::Suffix(hint, "Value"));
             }
             if let Some(key) = &obj.key {
-                f(key, &format!("{hint}Key"));
+                f(key, &Hint::Suffix(hint, "Key"));
             }
         }
-        Ty::Array { item, .. } => f(item, &singular(hint)),
+        Ty::Array { item, .. } => f(item, &Hint::Singular(hint)),
         Ty::Tuple { items, rest, .. } => {
             for item in items {
-                f(item, &format!("{hint}Item"));
+                f(item, &Hint::Suffix(hint, "Item"));
             }
             if let Some(rest) = rest {
-                f(rest, &singular(hint));
+                f(rest, &Hint::Singular(hint));
             }
         }
         Ty::Union(nodes) | Ty::All(nodes) => {
