@@ -38,7 +38,7 @@ pub use servers::{
     extension_id, origin_rules, origin_rules_update, server_from, Health, ServerState,
 };
 pub use tools::PolicyChange;
-pub use turn::{CallEnd, PreparedCall, ReplyUpdate};
+pub use turn::{CallEnd, PreparedCall, ReplyText, ReplyUpdate};
 
 /// What the driver must do after the application changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
