@@ -112,7 +112,7 @@
  * @property {number} [durationMs]
  */
 /** @typedef {'run' | 'deny' | 'always'} Decision */
-/** @typedef {{calls: CallRecord[], pending: boolean, diagnostics?: unknown[]}} ReplyUpdate */
+/** @typedef {{calls: CallRecord[], pending: boolean, diagnostics?: unknown[], resend?: boolean}} ReplyUpdate */
 
 /** @typedef {{origin: string, adapter: string, custom?: AdapterData}} Site */
 /**
