@@ -1,4 +1,11 @@
-//! Scratch probe (not committed): fixed-iteration loops for callgrind comparisons.
+//! Fixed-iteration loops over the benchmark inputs, for comparing two builds side by side on a
+//! loaded machine (best of N, printed to stderr) and for instruction counts under
+//! `valgrind --tool=callgrind`, which load does not change:
+//!
+//! `cargo build --release -p relay-core --example bench_probe`, then
+//! `target/release/examples/bench_probe prompt|append|stream|full N [large]`:
+//! a first render of 1,000 tools; 10,000 one-byte appends to one parser; the 100 KB reply (or,
+//! with `large`, the one with a 90 KB call) in 1,000 appends; the same in one parse.
 use std::hint::black_box;
 use std::rc::Rc;
 
@@ -67,6 +74,6 @@ fn main() {
             }
             eprintln!("{what} {which}: best {:.1} µs", best * 1e6);
         }
-        _ => eprintln!("prompt|append|stream|full N [large]"),
+        _ => eprintln!("usage: bench_probe prompt|append|stream|full N [large]"),
     }
 }
