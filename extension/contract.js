@@ -137,7 +137,7 @@
  * @property {number} [durationMs]
  */
 /** @typedef {'run' | 'deny' | 'always'} Decision */
-/** @typedef {{calls: CallRecord[], pending: boolean, diagnostics?: unknown[]}} ReplyUpdate */
+/** @typedef {{calls: CallRecord[], pending: boolean, diagnostics?: unknown[], resend?: boolean}} ReplyUpdate */
 
 /** @typedef {{origin: string, adapter: string, custom?: AdapterData}} Site */
 /**
@@ -181,7 +181,7 @@
  *   'prompt/build': {chat?: ChatRef, serverIds?: string[], options?: object},
  *   'chat/insert': {chat: ChatRef, text: string, submit?: boolean},
  *   'reply/parse': {text: string, serverIds?: string[]},
- *   'reply/update': {messageId: string, text: string, done: boolean, history?: boolean},
+ *   'reply/update': {messageId: string, text: string, at?: number, done: boolean, history?: boolean},
  *   'chat/moved': {from: string, fresh: boolean},
  *   'activity/list': {chat?: ChatRef},
  *   'activity/decide': {key: string, decision: Decision, confirm?: boolean},
@@ -292,7 +292,7 @@ export const MESSAGES = Object.freeze({
   'chat/insert': ['page'],
   /** {text, serverIds?} parses one reply against the selected servers' tools (content scripts: their chat's). → {calls, diagnostics} */
   'reply/parse': ['page', 'content'],
-  /** {messageId, text, done, history?} a growing assistant reply; new complete calls enter the ledger. → {calls: [CallRecord], pending} */
+  /** {messageId, text, at?, done, history?} a growing assistant reply; new complete calls enter the ledger. With `at`, `text` is only what was appended to the first `at` UTF-16 units the core already has; without it, the whole text. → {calls: [CallRecord], pending, resend?} (`resend`: the core does not have those `at` units, nothing was read: send the whole text) */
   'reply/update': ['content'],
   /** {from, fresh} the sender's page moved, without a reload, from the URL `from` to its current URL; `fresh`: `from` was a new-chat URL, so the chat's settings go with it. → ChatSettings of the current URL */
   'chat/moved': ['content'],

@@ -80,6 +80,10 @@ export interface Namespace {
     readonly host: HTMLElement;
   };
   read: {
+    /** What a reply/update carries: the appended part (`at`: length already sent) or the whole text. */
+    replyDelta(sent: string | undefined, text: string): { text: string; at?: number };
+    /** Sends a reply's text to the core (only what was appended while it grows). */
+    report(messageId: string, text: string, done: boolean, history: boolean): void;
     startReading(): void;
     noteSubmit(): void;
     userMessages(): HTMLElement[];

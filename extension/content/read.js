@@ -6,8 +6,11 @@
 // taken out of a reply that holds one. A structural observer (child lists only, no text) tells
 // us that something was added or replaced; each reply element gets its own observer for its
 // text. Both only mark work to do; a throttled scan reads the replies that changed, so a
-// streaming reply costs one read per SCAN_INTERVAL_MS, not one per token. Each reply's text
-// goes to the core (`reply/update`), whose streaming parser reports complete calls once.
+// streaming reply costs one read per SCAN_INTERVAL_MS, not one per token (and so at most one
+// update per reply every few frames). Each reply's text goes to the core (`reply/update`),
+// whose streaming parser reports complete calls once: only what was appended since the last
+// update (`at`: the length the core has) while the text grows, the whole text otherwise or
+// when the core asks for it (`resend`: the worker restarted, an update was lost).
 //
 // Which reply is which, and whether it is new:
 // - a reply's identity is the site's own id where it has one (the adapter's `messageId`), else
@@ -335,6 +338,23 @@
     return false;
   }
 
+  /** Per message id, the text last sent to the core while the reply is not done. */
+  /** @type {Map<string, string>} */
+  const sentText = new Map();
+
+  /**
+   * What to send for a reply's text: only the part appended to what the core was last sent,
+   * or the whole text (the first update, a re-render that changed earlier text, done).
+   * Pure (tested without a page).
+   * @param {string | undefined} sent
+   * @param {string} text
+   * @returns {{text: string, at?: number}}
+   */
+  function replyDelta(sent, text) {
+    if (sent && text.length >= sent.length && text.startsWith(sent)) return { text: text.slice(sent.length), at: sent.length };
+    return { text };
+  }
+
   /**
    * @param {string} messageId
    * @param {string} text
@@ -342,7 +362,14 @@
    * @param {boolean} history
    */
   function report(messageId, text, done, history) {
-    moving.then(() => call('reply/update', { messageId, text, done, history }))
+    const delta = replyDelta(sentText.get(messageId), text);
+    // Once done the core forgets the reply's parser: later reports send the whole text.
+    if (done) sentText.delete(messageId);
+    else sentText.set(messageId, text);
+    moving.then(() => call('reply/update', { messageId, ...delta, done, history }))
+      .then((/** @type {import('../contract').ReplyUpdate} */ r) => (r && r.resend && delta.at !== undefined
+        ? call('reply/update', { messageId, text, done, history })
+        : r))
       .then((/** @type {import('../contract').ReplyUpdate} */ r) => {
         for (const c of r.calls) NS.cards.renderCard(c);
         NS.cards.setPending(r.pending);
@@ -386,5 +413,5 @@
   /** Whether a user turn shows the text sent (false where the page folds it, found by growth). */
   const userTurnsShowText = () => state.adapter !== NS.Sites.GENERIC || !NS.discover || NS.discover.userTurns().showsText;
 
-  NS.read = { startReading, noteSubmit, userMessages, userTurnsShowText, assistantCount: () => assistantMessages().length, userMessageCount: () => userMessages().length, conversationOf, moveKind, scheduleScan };
+  NS.read = { replyDelta, report, startReading, noteSubmit, userMessages, userTurnsShowText, assistantCount: () => assistantMessages().length, userMessageCount: () => userMessages().length, conversationOf, moveKind, scheduleScan };
 })();

@@ -35,7 +35,7 @@ async function recordReports() {
     if (globalThis.__relayListening) return;
     globalThis.__relayListening = true;
     chrome.runtime.onMessage.addListener((m, sender) => {
-      if (m && m.type === 'reply/update') globalThis.__relayReports.push({ url: m.url, loadUrl: sender.url, messageId: m.messageId, done: m.done, history: m.history });
+      if (m && m.type === 'reply/update') globalThis.__relayReports.push({ url: m.url, loadUrl: sender.url, messageId: m.messageId, done: m.done, history: m.history, at: m.at, length: String(m.text || '').length });
     });
   });
 }
@@ -66,6 +66,14 @@ test('in-page New chat: the new conversation\'s call runs, in its own chat', asy
   const reports = await rig.ext.sw.evaluate(() => globalThis.__relayReports);
   const fresh = reports.filter((r) => r.url.startsWith(second));
   assert.ok(fresh.length > 0 && fresh.every((r) => r.history === false), `the new replies are not history: ${JSON.stringify(reports)}`);
+  // A streaming reply goes to the worker as what was appended since its last update, each
+  // update extending exactly the text the one before left (no whole text sent again).
+  assert.ok(reports.some((r) => r.at > 0), `some update carried only appended text: ${JSON.stringify(reports)}`);
+  const total = new Map();
+  for (const r of reports) {
+    if (r.at !== undefined) assert.equal(r.at, total.get(r.messageId) ?? 0, `an update extends the text sent before: ${JSON.stringify(reports)}`);
+    total.set(r.messageId, (r.at ?? 0) + r.length);
+  }
   await page.close();
 });
 

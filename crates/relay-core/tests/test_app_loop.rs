@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use relay_core::app::{chat_key, App, CallEnd, ChatSettings, Config, Effect};
+use relay_core::app::{chat_key, App, CallEnd, ChatSettings, Config, Effect, ReplyText};
 use relay_core::client::ServerConfig;
 use relay_core::contract::tab::InsertOutcome;
 use relay_core::contract::{ErrorBody, Role};
@@ -113,6 +113,103 @@ fn a_call_runs_once_whatever_re_renders_and_reloads_show() {
     assert!(runs(&effects).is_empty());
     assert_eq!(answer.calls.len(), 1);
     assert_eq!(answer.calls[0].state, CallState::Running);
+}
+
+/// A content script sends only what was appended (`at`: the UTF-16 length the core has): the
+/// core reads it when it has exactly that text, and otherwise reads nothing and asks for the
+/// whole text (`resend`), which then runs the call once.
+#[test]
+fn appended_text_is_read_where_it_extends_what_the_core_has() {
+    let mut app = app_with(auto(), Some(ToolPolicy::Allow));
+    // An emoji (two UTF-16 units, four bytes) and an accent (one unit, two bytes) before the call.
+    let text = format!("Voilà 🎉 {}", call_text("add", "milk"));
+    let units = |s: &str| s.encode_utf16().count();
+    let cut = text.find("```").expect("a fence");
+    let (head, tail) = text.split_at(cut);
+    struct Step<'a> {
+        what: &'a str,
+        text: ReplyText<'a>,
+        done: bool,
+        resend: bool,
+        runs: usize,
+    }
+    let steps = [
+        Step {
+            what: "no parser yet, not from 0",
+            text: ReplyText::Appended { at: 3, text: head },
+            done: false,
+            resend: true,
+            runs: 0,
+        },
+        Step {
+            what: "from 0 starts the reply",
+            text: ReplyText::Appended { at: 0, text: head },
+            done: false,
+            resend: false,
+            runs: 0,
+        },
+        Step {
+            what: "counted in bytes, not units",
+            text: ReplyText::Appended {
+                at: head.len(),
+                text: tail,
+            },
+            done: false,
+            resend: true,
+            runs: 0,
+        },
+        Step {
+            what: "the rest at the right offset",
+            text: ReplyText::Appended {
+                at: units(head),
+                text: tail,
+            },
+            done: false,
+            resend: false,
+            runs: 1,
+        },
+        Step {
+            what: "nothing more, done",
+            text: ReplyText::Appended {
+                at: units(&text),
+                text: "",
+            },
+            done: true,
+            resend: false,
+            runs: 0,
+        },
+        Step {
+            what: "after done the parser is gone",
+            text: ReplyText::Appended {
+                at: units(&text),
+                text: "!",
+            },
+            done: false,
+            resend: true,
+            runs: 0,
+        },
+        Step {
+            what: "the whole text again",
+            text: ReplyText::Whole(&text),
+            done: true,
+            resend: false,
+            runs: 0,
+        },
+    ];
+    for step in steps {
+        let (answer, effects) = app.reply_update_text(&chat(), "m1", step.text, step.done, false);
+        assert_eq!(answer.resend, step.resend, "{}", step.what);
+        assert_eq!(runs(&effects).len(), step.runs, "{}", step.what);
+        let json = serde_json::to_value(&answer).expect("serialises");
+        assert_eq!(
+            json.get("resend").is_some(),
+            step.resend,
+            "{}: {json}",
+            step.what
+        );
+    }
+    let (answer, _) = app.reply_update(&chat(), "m1", &text, true, false);
+    assert_eq!(answer.calls.len(), 1, "one call, run once");
 }
 
 #[test]

@@ -105,12 +105,14 @@ fn every_placeholder_is_filled_from_the_context() {
         Persona: You are a careful travel planner. ${local:model_name} stays literal.
         One tool:
         Server "weather":
-        - air_quality(city: string) — Current air quality index.
+        air_quality(city: string)
+         Current air quality index.
         Relevant tools:
         Tools by server. TypeScript-like; `= v` default, `1..9` inclusive range.
 
         Server "weather":
-        - weather_forecast(city: string, days?: integer 1..7 = 3) — Daily weather forecast for a city.
+        weather_forecast(city: string, days?: integer 1..7 = 3)
+         Daily weather forecast for a city.
         To call a tool, write a ```json block like this:
         ```json
         {"tool":"weather_forecast","server":"weather","arguments":{"city":"Paris"}}
@@ -182,7 +184,7 @@ fn an_ambiguous_tool_name_uses_the_first_server_and_says_so() {
     );
     assert!(rendered
         .text
-        .contains("Server \"weather\":\n- weather_forecast("));
+        .contains("Server \"weather\":\nweather_forecast("));
     let codes: Vec<DiagnosticCode> = rendered.diagnostics.iter().map(|d| d.code).collect();
     assert_eq!(codes, [DiagnosticCode::AmbiguousTool]);
 }
@@ -248,7 +250,7 @@ fn a_server_prompt_can_be_the_template() {
     assert!(rendered.text.starts_with("Plan a trip for: Is a rainy weather forecast expected in Paris this week?\n\nTools:\nTools by server."));
     assert!(rendered
         .text
-        .contains("- notes_search(query?: string) — Search my notes."));
+        .contains("\nnotes_search(query?: string)\n Search my notes.\n"));
     assert!(rendered
         .text
         .ends_with("Budget: 500 EUR\n\n[image image/png]"));

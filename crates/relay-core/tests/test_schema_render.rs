@@ -341,15 +341,17 @@ fn one_tool_with_docs_and_recursive_types() {
         }),
     );
     expect![[r#"
-        Node = {value?: string, children?: Node[]} — A tree node
-          value: Payload (e.g. "x")
-        tree_insert(root: Node, mode?: "append"|"prepend" = "append", tags?: string[], shape?: string|{w?: number}) — Insert a node into the tree.
-          mode: Where to insert (deprecated)
-          tags: Labels
-          tags[]: One label (default "x")
-          shape: Either form
-          shape (option 1): A name
-          shape.w: Width
+        Node = {value?: string, children?: Node[]}
+         A tree node
+         value: Payload (e.g. "x")
+        tree_insert(root: Node, mode?: "append"|"prepend" = "append", tags?: string[], shape?: string|{w?: number})
+         Insert a node into the tree.
+         mode: Where to insert (deprecated)
+         tags: Labels
+         tags[]: One label (default "x")
+         shape: Either form
+         shape (option 1): A name
+         shape.w: Width
     "#]]
     .assert_eq(&render(&tree));
 
@@ -369,8 +371,9 @@ fn one_tool_with_docs_and_recursive_types() {
     );
     titled.title = Some("Pretty name".to_owned());
     expect![[r#"
-        t(q?: string) — Pretty name
-          q: Query
+        t(q?: string)
+         Pretty name
+         q: Query
     "#]]
     .assert_eq(&render(&titled));
 }
@@ -398,17 +401,20 @@ fn catalog_shares_repeated_shapes_and_descriptions() {
     let catalog = render_catalog(&[&a, &b, &c], &CatalogOptions::default());
     expect![[r#"
         At = {lat: number -90..90, lon: number -180..180}
-          lat: Latitude
-          lon: Longitude
+         lat: Latitude
+         lon: Longitude
         ---
         at: A point
         limit: Max results
         ---
-        a(at?: At, limit?: integer) — First.
-        b(at?: At, limit?: integer) — Second.
-        c(limit?: integer, files?: At[]) — Third.
-          limit: How many pages
-          files[]: A point
+        a(at?: At, limit?: integer)
+         First.
+        b(at?: At, limit?: integer)
+         Second.
+        c(limit?: integer, files?: At[])
+         Third.
+         limit: How many pages
+         files[]: A point
     "#]]
     .assert_eq(&format!(
         "{}---\n{}---\n{}",
@@ -420,7 +426,7 @@ fn catalog_shares_repeated_shapes_and_descriptions() {
     let standalone = render_catalog(&[&a, &b], &CatalogOptions::standalone());
     assert!(standalone.types.is_empty() && standalone.shared_docs.is_empty());
     assert!(standalone.tools[1].contains("at?: {lat: number -90..90, lon: number -180..180}"));
-    assert!(standalone.tools[1].contains("  at.lat: Latitude"));
+    assert!(standalone.tools[1].contains("\n at.lat: Latitude\n"));
 }
 
 #[test]
@@ -446,8 +452,10 @@ fn a_shape_repeated_only_inside_a_shared_shape_stays_inline() {
     expect![[r#"
         Filters = {created?: {from?: string<date>, to?: string<date>}, status?: "open"|"closed"}
         ---
-        search(filters?: Filters) — Search.
-        count(filters?: Filters) — Count.
+        search(filters?: Filters)
+         Search.
+        count(filters?: Filters)
+         Count.
     "#]]
     .assert_eq(&format!("{}---\n{}", catalog.types, catalog.tools.concat()));
     // Used in two places once `pair` joins: then it gets a name.
@@ -456,9 +464,12 @@ fn a_shape_repeated_only_inside_a_shared_shape_stays_inline() {
         Filters = {created?: Created, status?: "open"|"closed"}
         Created = {from?: string<date>, to?: string<date>}
         ---
-        search(filters?: Filters) — Search.
-        count(filters?: Filters) — Count.
-        pair(a?: Created, b?: Created) — Pair.
+        search(filters?: Filters)
+         Search.
+        count(filters?: Filters)
+         Count.
+        pair(a?: Created, b?: Created)
+         Pair.
     "#]]
     .assert_eq(&format!("{}---\n{}", catalog.types, catalog.tools.concat()));
 }

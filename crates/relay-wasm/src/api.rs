@@ -92,9 +92,13 @@ pub fn parse_tool_calls_js(text: &str, servers: JsValue) -> Result<JsValue, JsVa
 #[wasm_bindgen(js_name = StreamParser)]
 pub struct StreamParserJs {
     inner: relay_core::parse::StreamParser,
-    /// Frozen answers for "nothing new" (not writing / writing a call), made once: most steps
-    /// of a streaming reply return one of them, so a step costs the parse and nothing more.
-    quiet: [JsValue; 2],
+}
+
+thread_local! {
+    /// Frozen answers for "nothing new" (not writing / writing a call), made once for every
+    /// parser: most steps of a streaming reply return one of them, so a step costs the parse
+    /// and nothing more, and a new parser costs no JS objects.
+    static QUIET: [JsValue; 2] = quiet_updates();
 }
 
 fn quiet_updates() -> [JsValue; 2] {
@@ -124,35 +128,35 @@ impl StreamParserJs {
     fn over(servers: &Rc<[ServerTools]>) -> StreamParserJs {
         StreamParserJs {
             inner: relay_core::parse::StreamParser::new(Rc::clone(servers)),
-            quiet: quiet_updates(),
         }
     }
 
     /// Feeds the whole text so far (appends and re-renders alike). The answer is
     /// `{calls, pending, diagnostics}`; treat it as read-only (quiet answers are shared).
-    pub fn push(&mut self, text: &str) -> Result<JsValue, JsValue> {
-        let update = self.inner.push(text);
-        self.answer(&update)
+    /// The steps return the answer itself, not a `Result`: wasm-bindgen's glue for a `Result`
+    /// moves the stack pointer twice and reads three words back on every step.
+    pub fn push(&mut self, text: &str) -> JsValue {
+        answer(&self.inner.push(text))
     }
 
     /// Feeds a chunk appended to the text.
-    pub fn append(&mut self, chunk: &str) -> Result<JsValue, JsValue> {
-        let update = self.inner.append(chunk);
-        self.answer(&update)
+    pub fn append(&mut self, chunk: &str) -> JsValue {
+        answer(&self.inner.append(chunk))
     }
 
     /// The reply is complete: reports what can only be decided at the end.
-    pub fn finish(&mut self) -> Result<JsValue, JsValue> {
-        let update = self.inner.finish();
-        self.answer(&update)
+    pub fn finish(&mut self) -> JsValue {
+        answer(&self.inner.finish())
     }
+}
 
-    fn answer(&self, update: &relay_core::parse::StreamUpdate) -> Result<JsValue, JsValue> {
-        if update.calls.is_empty() && update.diagnostics.is_empty() {
-            return Ok(self.quiet[usize::from(update.pending)].clone());
-        }
-        to_js(update)
+/// A step's answer; throws (as a `Result` would) if it cannot be converted, which a
+/// `StreamUpdate` never fails to be.
+fn answer(update: &relay_core::parse::StreamUpdate) -> JsValue {
+    if update.calls.is_empty() && update.diagnostics.is_empty() {
+        return QUIET.with(|q| q[usize::from(update.pending)].clone());
     }
+    to_js(update).unwrap_or_else(|e| wasm_bindgen::throw_val(e))
 }
 
 /// A set of servers' tools held inside the core: converted from JavaScript once, then used for

@@ -43,7 +43,7 @@ pub use servers::{
 };
 pub use signin::{Attempt, AuthEnv, AUTH_KEY, REFRESH_MARGIN_MS};
 pub use tools::PolicyChange;
-pub use turn::{CallEnd, PreparedCall, ReplyUpdate};
+pub use turn::{CallEnd, PreparedCall, ReplyText, ReplyUpdate};
 
 /// What the driver must do after the application changed.
 #[derive(Debug, Clone, PartialEq, Eq)]

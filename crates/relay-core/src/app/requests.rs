@@ -10,8 +10,8 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::{
-    chat_key, content_chat, tab_of, validate_adapter, AdapterError, App, ChatSettings, Effect,
-    PolicyChange, Settings,
+    chat_key, content_chat, tab_of, turn::ReplyText, validate_adapter, AdapterError, App,
+    ChatSettings, Effect, PolicyChange, Settings,
 };
 use crate::client::config::MASK;
 use crate::client::{import_mcp_servers, HttpUrl, Operation, ServerConfig, TransportKind};
@@ -561,15 +561,24 @@ impl App {
             Request::ReplyUpdate {
                 message_id,
                 text,
+                at,
                 done: finished,
                 history,
             } => {
                 let chat = self.chat_for(sender, None)?;
                 let message_id = required(message_id, "messageId")?;
-                let (answer, effects) = self.reply_update(
+                let text = text.as_deref().unwrap_or("");
+                let text = match at {
+                    None => ReplyText::Whole(text),
+                    Some(at) => ReplyText::Appended {
+                        at: usize::try_from(at).unwrap_or(usize::MAX),
+                        text,
+                    },
+                };
+                let (answer, effects) = self.reply_update_text(
                     &chat,
                     &message_id,
-                    text.as_deref().unwrap_or(""),
+                    text,
                     finished.unwrap_or(false),
                     history.unwrap_or(false),
                 );

@@ -24,6 +24,21 @@ pub struct ReplyUpdate {
     /// Whether a call may still be forming at the end of the text.
     pub pending: bool,
     pub diagnostics: Vec<Diagnostic>,
+    /// The update carried appended text, but the core does not have the text it extends (the
+    /// worker restarted, the reply ended, an earlier update was lost): nothing was read, the
+    /// content script sends the whole text.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub resend: bool,
+}
+
+/// The text a `reply/update` carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplyText<'a> {
+    /// The reply's whole text so far.
+    Whole(&'a str),
+    /// What was appended to the first `at` UTF-16 units of the text sent before (a content
+    /// script counts in UTF-16 units: JavaScript string lengths).
+    Appended { at: usize, text: &'a str },
 }
 
 /// A call ready to send: validated arguments, its server and tool.
@@ -89,23 +104,57 @@ impl App {
         done: bool,
         history: bool,
     ) -> (ReplyUpdate, Vec<Effect>) {
+        self.reply_update_text(chat, message_id, ReplyText::Whole(text), done, history)
+    }
+
+    /// [`reply_update`](Self::reply_update) for a report that may carry only the appended
+    /// text: it goes straight to the reply's parser when the parser has exactly the text it
+    /// extends; otherwise the answer asks for the whole text (`resend`) and nothing is read.
+    pub fn reply_update_text(
+        &mut self,
+        chat: &str,
+        message_id: &str,
+        text: ReplyText<'_>,
+        done: bool,
+        history: bool,
+    ) -> (ReplyUpdate, Vec<Effect>) {
         let settings = self.config.chat(chat);
         if settings.server_ids.is_empty() {
             let empty = ReplyUpdate {
                 calls: Vec::new(),
                 pending: false,
                 diagnostics: Vec::new(),
+                resend: false,
             };
             return (empty, Vec::new());
         }
         let pkey = format!("{chat}|{message_id}");
         let mut update = {
             let tools = self.selected_tools(&settings.server_ids);
-            let parser = self
-                .parsers
-                .entry(pkey.clone())
-                .or_insert_with(|| StreamParser::new(tools));
-            parser.push(text)
+            match text {
+                ReplyText::Whole(text) => self
+                    .parsers
+                    .entry(pkey.clone())
+                    .or_insert_with(|| StreamParser::new(tools))
+                    .push(text),
+                ReplyText::Appended { at, text } => match self.parsers.get_mut(&pkey) {
+                    Some(parser) if parser.utf16_len() == at => parser.append(text),
+                    None if at == 0 => self
+                        .parsers
+                        .entry(pkey.clone())
+                        .or_insert_with(|| StreamParser::new(tools))
+                        .append(text),
+                    _ => {
+                        let answer = ReplyUpdate {
+                            calls: self.message_calls(chat, message_id),
+                            pending: false,
+                            diagnostics: Vec::new(),
+                            resend: true,
+                        };
+                        return (answer, Vec::new());
+                    }
+                },
+            }
         };
         if done {
             if let Some(mut parser) = self.parsers.remove(&pkey) {
@@ -201,19 +250,23 @@ impl App {
         // Deliver what is ready in this chat: this message's results, and results that finished
         // while the tab could not take them (it was reloading, or the worker restarted).
         effects.extend(self.pending_deliveries(chat));
-        let calls = self
-            .ledger
+        let answer = ReplyUpdate {
+            calls: self.message_calls(chat, message_id),
+            pending: update.pending,
+            diagnostics: update.diagnostics,
+            resend: false,
+        };
+        (answer, effects)
+    }
+
+    /// The calls of one message as the ledger has them.
+    fn message_calls(&self, chat: &str, message_id: &str) -> Vec<CallRecord> {
+        self.ledger
             .for_chat(chat)
             .into_iter()
             .filter(|c| c.message_id == message_id)
             .cloned()
-            .collect();
-        let answer = ReplyUpdate {
-            calls,
-            pending: update.pending,
-            diagnostics: update.diagnostics,
-        };
-        (answer, effects)
+            .collect()
     }
 
     /// The user's decision about a call. `sender_chat` is a content sender's own chat.

@@ -231,6 +231,7 @@ mod tests {
                 Request::ReplyUpdate {
                     message_id: Some("m1".into()),
                     text: Some("t".into()),
+                    at: None,
                     done: None,
                     history: None,
                 },

@@ -226,10 +226,11 @@ messages! {
             #[serde(default)] server_ids: Option<Value>,
         }
     ReplyUpdate = "reply/update", roles: CONTENT,
-        doc: "{messageId, text, done, history?} a growing assistant reply; new complete calls enter the ledger. → {calls: [CallRecord], pending}",
-        js: ("{messageId: string, text: string, done: boolean, history?: boolean}" => "ReplyUpdate") {
+        doc: "{messageId, text, at?, done, history?} a growing assistant reply; new complete calls enter the ledger. With `at`, `text` is only what was appended to the first `at` UTF-16 units the core already has; without it, the whole text. → {calls: [CallRecord], pending, resend?} (`resend`: the core does not have those `at` units, nothing was read: send the whole text)",
+        js: ("{messageId: string, text: string, at?: number, done: boolean, history?: boolean}" => "ReplyUpdate") {
             #[serde(default, deserialize_with = "lenient::string")] message_id: Option<String>,
             #[serde(default, deserialize_with = "lenient::string")] text: Option<String>,
+            #[serde(default, deserialize_with = "lenient::int")] at: Option<i64>,
             #[serde(default, deserialize_with = "lenient::flag")] done: Option<bool>,
             #[serde(default, deserialize_with = "lenient::flag")] history: Option<bool>,
         }

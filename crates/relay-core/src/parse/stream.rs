@@ -38,6 +38,8 @@ pub struct StreamUpdate {
 pub struct StreamParser {
     servers: Rc<[ServerTools]>,
     text: String,
+    /// Length of `text` in UTF-16 units (what a JavaScript caller counts), kept as it grows.
+    utf16_len: usize,
     engine: Engine,
     /// How many of the engine's calls and diagnostics have been looked at for reporting, and how
     /// often each diagnostic occurs among those.
@@ -88,6 +90,10 @@ impl Reported {
         counts: &mut DiagCounts,
         update: &mut StreamUpdate,
     ) {
+        if from_call == engine.calls().len() && from_diag == engine.diagnostics().len() {
+            // Nothing new: most steps of a stream.
+            return;
+        }
         for call in &engine.calls()[from_call..] {
             if self.ids.insert(call.call_id.clone()) {
                 self.calls.push(call.clone());
@@ -115,6 +121,7 @@ impl StreamParser {
         StreamParser {
             servers: servers.into(),
             text: String::new(),
+            utf16_len: 0,
             engine: Engine::rewindable(),
             seen_calls: 0,
             seen_diags: 0,
@@ -141,6 +148,7 @@ impl StreamParser {
             }
             self.engine.rewind(cut);
             self.text.truncate(cut);
+            self.utf16_len = utf16_len(&self.text);
             // The rewind may have dropped calls and diagnostics already looked at: they come
             // back and are filtered; the occurrences among the kept diagnostics are recounted.
             self.seen_calls = self.seen_calls.min(self.engine.calls().len());
@@ -150,14 +158,22 @@ impl StreamParser {
             }
         }
         let have = self.text.len();
-        self.text.push_str(&full_text_so_far[have..]);
+        let added = &full_text_so_far[have..];
+        self.utf16_len += utf16_len(added);
+        self.text.push_str(added);
         self.update()
     }
 
     /// Text appended to the message.
     pub fn append(&mut self, chunk: &str) -> StreamUpdate {
+        self.utf16_len += utf16_len(chunk);
         self.text.push_str(chunk);
         self.update()
+    }
+
+    /// Length of the text in UTF-16 units, as JavaScript counts a string's length.
+    pub fn utf16_len(&self) -> usize {
+        self.utf16_len
     }
 
     /// The message is complete: open blocks are closed at its end, and what they hold is
@@ -234,6 +250,14 @@ impl StreamParser {
         }
         update
     }
+}
+
+/// UTF-16 units of `text`: one per byte that does not continue a character, plus one more per
+/// character outside the BMP (four-byte sequences).
+fn utf16_len(text: &str) -> usize {
+    text.bytes()
+        .map(|b| usize::from(b & 0xc0 != 0x80) + usize::from(b >= 0xf0))
+        .sum()
 }
 
 /// Length of the common prefix, compared in blocks so the usual case (one text extends the other)

@@ -9,9 +9,8 @@
 
 use std::borrow::Cow;
 
-use serde_json::Value;
-
 use crate::model::Tool;
+use crate::schema::text::cut_text;
 
 /// Tools in one prompt at most. A prompt this size is already past what chat inputs accept; the
 /// cap exists so a hostile server cannot make the worker build a far larger one.
@@ -23,99 +22,42 @@ pub const MAX_SCHEMA_TEXT: usize = 500;
 /// Bytes of a tool name: MCP names are at most 128 characters.
 pub const MAX_NAME: usize = 128;
 
-const CUT_MARK: &str = " […]";
-
-/// A tool as the prompt may show it: borrowed when within bounds, a trimmed copy otherwise.
-/// `None` when the tool cannot be listed at all (its name is too long to be real).
+/// A tool as the prompt may show it: borrowed when its own texts are within bounds, a trimmed
+/// copy otherwise. `None` when the tool cannot be listed at all (its name is too long to be
+/// real). Parameter texts (`description`, `title` at any schema position) are cut where the
+/// renderer reads them (`schema::ir`), which reports the tools it cut ([`RenderedCatalog::cut`]).
+///
+/// [`RenderedCatalog::cut`]: crate::schema::RenderedCatalog::cut
 pub(crate) fn bounded(tool: &Tool) -> Option<Cow<'_, Tool>> {
     if tool.name.len() > MAX_NAME {
         return None;
     }
-    let long_description = tool
+    let description = tool
         .description
         .as_deref()
-        .is_some_and(|d| d.len() > MAX_TOOL_DESCRIPTION);
-    let long_title = tool
+        .and_then(|d| cut_text(d, MAX_TOOL_DESCRIPTION));
+    let title = tool
         .title
         .as_deref()
-        .is_some_and(|d| d.len() > MAX_SCHEMA_TEXT);
-    if !long_description && !long_title && !schema_has_long_text(&tool.input_schema) {
+        .and_then(|t| cut_text(t, MAX_SCHEMA_TEXT));
+    if description.is_none() && title.is_none() {
         return Some(Cow::Borrowed(tool));
     }
     let mut t = tool.clone();
-    if let Some(d) = t.description.as_mut() {
-        cut(d, MAX_TOOL_DESCRIPTION);
+    if description.is_some() {
+        t.description = description;
     }
-    if let Some(d) = t.title.as_mut() {
-        cut(d, MAX_SCHEMA_TEXT);
+    if title.is_some() {
+        t.title = title;
     }
-    trim_schema(&mut t.input_schema);
     Some(Cow::Owned(t))
-}
-
-/// Cuts `text` to at most `max` bytes (on a character boundary) and marks the cut.
-fn cut(text: &mut String, max: usize) {
-    if text.len() <= max {
-        return;
-    }
-    let mut end = max.saturating_sub(CUT_MARK.len());
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    text.truncate(end);
-    text.push_str(CUT_MARK);
-}
-
-fn is_text_key(key: &str) -> bool {
-    matches!(key, "description" | "title")
-}
-
-/// Whether any `description`/`title` string in the schema is over the bound. Iterative, so a
-/// deeply nested hostile schema cannot overflow the stack.
-fn schema_has_long_text(schema: &Value) -> bool {
-    let mut stack = vec![schema];
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::Object(map) => {
-                for (k, v) in map {
-                    match v {
-                        Value::String(s) if is_text_key(k) && s.len() > MAX_SCHEMA_TEXT => {
-                            return true
-                        }
-                        Value::Object(_) | Value::Array(_) => stack.push(v),
-                        _ => {}
-                    }
-                }
-            }
-            Value::Array(items) => stack.extend(items.iter()),
-            _ => {}
-        }
-    }
-    false
-}
-
-fn trim_schema(schema: &mut Value) {
-    let mut stack = vec![schema];
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::Object(map) => {
-                for (k, v) in map.iter_mut() {
-                    match v {
-                        Value::String(s) if is_text_key(k) => cut(s, MAX_SCHEMA_TEXT),
-                        Value::Object(_) | Value::Array(_) => stack.push(v),
-                        _ => {}
-                    }
-                }
-            }
-            Value::Array(items) => stack.extend(items.iter_mut()),
-            _ => {}
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::schema::text::CUT_MARK;
+    use crate::schema::{render_catalog, CatalogOptions};
     use serde_json::json;
 
     #[test]
@@ -136,18 +78,28 @@ mod tests {
         };
         let d = t.description.as_deref().expect("description");
         assert!(d.len() <= MAX_TOOL_DESCRIPTION && d.ends_with(CUT_MARK));
-        let q = &t.input_schema["properties"]["q"];
-        let qd = q["description"].as_str().expect("q description");
-        assert!(qd.len() <= MAX_SCHEMA_TEXT && qd.ends_with(CUT_MARK));
-        assert_eq!(
-            q["enum"][0].as_str().map(str::len),
-            Some(600),
+
+        // Parameter texts are cut where the renderer reads them.
+        let catalog = render_catalog(&[&t], &CatalogOptions::standalone());
+        assert_eq!(catalog.cut, [0], "the tool whose parameter texts were cut");
+        let text = catalog.tools.concat();
+        let line = |prefix: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(prefix))
+                .unwrap_or_else(|| panic!("{prefix} in {text}"))
+                .to_owned()
+        };
+        let qd = line(" q: ");
+        assert!(
+            qd.len() <= MAX_SCHEMA_TEXT && qd.ends_with(CUT_MARK),
+            "{qd}"
+        );
+        let title = line(" nested[]: ");
+        assert!(title.len() <= MAX_SCHEMA_TEXT && title.ends_with(CUT_MARK));
+        assert!(
+            text.contains(&format!("\"{}\"", "x".repeat(600))),
             "values a call must match are never cut"
         );
-        let title = t.input_schema["properties"]["nested"]["items"]["title"]
-            .as_str()
-            .expect("title");
-        assert!(title.len() <= MAX_SCHEMA_TEXT);
 
         let long_name = Tool::new("n".repeat(MAX_NAME + 1), json!({}));
         assert!(bounded(&long_name).is_none());

@@ -336,7 +336,7 @@ pub(crate) fn build(
 /// Bounds and renders the tools of `groups`; `None` (with a diagnostic) when none is left.
 /// The prepared tools carry `diagnostics` plus what rendering found.
 fn prepare(groups: &[Group<'_>], diagnostics: &mut Vec<Diagnostic>) -> Option<PreparedTools> {
-    let (owned, picks) = bound_tools(groups, diagnostics);
+    let (owned, picks, cut) = bound_tools(groups, diagnostics);
     let bounded: Vec<Group<'_>> = groups
         .iter()
         .zip(picks)
@@ -375,7 +375,11 @@ fn prepare(groups: &[Group<'_>], diagnostics: &mut Vec<Diagnostic>) -> Option<Pr
             ));
         }
     }
-    Some(PreparedTools::from_groups(&groups, diagnostics.clone()))
+    Some(PreparedTools::from_groups(
+        &groups,
+        diagnostics.clone(),
+        cut,
+    ))
 }
 
 /// What the prompt does with one selected tool.
@@ -394,7 +398,7 @@ enum Pick {
 fn bound_tools(
     groups: &[Group<'_>],
     diagnostics: &mut Vec<Diagnostic>,
-) -> (Vec<Tool>, Vec<Vec<Pick>>) {
+) -> (Vec<Tool>, Vec<Vec<Pick>>, Vec<String>) {
     let mut owned = Vec::new();
     let (mut listed, mut over_cap, mut cut) = (0usize, 0usize, Vec::new());
     let mut long_names = 0usize;
@@ -419,9 +423,7 @@ fn bound_tools(
                         }
                         Some(std::borrow::Cow::Owned(copy)) => {
                             listed += 1;
-                            if cut.len() < 5 {
-                                cut.push(copy.name.clone());
-                            }
+                            cut.push(copy.name.clone());
                             owned.push(copy);
                             Pick::Own(owned.len() - 1)
                         }
@@ -444,21 +446,36 @@ fn bound_tools(
             format!("{long_names} tools were left out: their names are longer than {MAX_NAME} characters."),
         ));
     }
-    if !cut.is_empty() {
-        diagnostics.push(Diagnostic::new(
+    (owned, picks, cut)
+}
+
+/// The note for tools whose texts were cut (`names`: in order, possibly repeated), naming the
+/// first five.
+pub(crate) fn text_cut(names: &[String]) -> Option<Diagnostic> {
+    let mut shown: Vec<&str> = Vec::with_capacity(5);
+    for name in names {
+        if shown.len() == 5 {
+            break;
+        }
+        if !shown.contains(&name.as_str()) {
+            shown.push(name);
+        }
+    }
+    (!shown.is_empty()).then(|| {
+        Diagnostic::new(
             DiagnosticCode::TextCut,
             format!(
                 "Overlong descriptions were cut (at {MAX_TOOL_DESCRIPTION} characters for a tool, {MAX_SCHEMA_TEXT} for a parameter) in: {}.",
-                cut.join(", ")
+                shown.join(", ")
             ),
-        ));
-    }
-    (owned, picks)
+        )
+    })
 }
 
 /// Renders the tool list of `groups` (shared types, shared descriptions, then each server's
-/// tools); also returns schema problems as diagnostics.
-pub(crate) fn tool_catalog(groups: &[&Group<'_>]) -> (String, Vec<Diagnostic>) {
+/// tools); also returns schema problems as diagnostics, and the names of the tools whose
+/// parameter texts were cut.
+pub(crate) fn tool_catalog(groups: &[&Group<'_>]) -> (String, Vec<Diagnostic>, Vec<String>) {
     let tools: Vec<&Tool> = groups
         .iter()
         .flat_map(|g| g.tools.iter().copied())
@@ -475,6 +492,11 @@ pub(crate) fn tool_catalog(groups: &[&Group<'_>]) -> (String, Vec<Diagnostic>) {
             format!("Tool {name:?}: {}", problem.message),
         ));
     }
+    let cut = catalog
+        .cut
+        .iter()
+        .filter_map(|&i| tools.get(i).map(|t| t.name.clone()))
+        .collect();
     let mut out =
         String::with_capacity(catalog.tools.iter().map(String::len).sum::<usize>() + 1024);
     out.push_str(sections::NOTATION);
@@ -495,11 +517,12 @@ pub(crate) fn tool_catalog(groups: &[&Group<'_>]) -> (String, Vec<Diagnostic>) {
         out.push('\n');
         out.push_str(&sections::server_heading(server_display_name(group.server)));
         out.push('\n');
+        // No bullet before a signature: `- ` is a token per tool and the signature's
+        // `name(` already marks the line.
         for text in rendered.by_ref().take(group.tools.len()) {
-            out.push_str("- ");
             out.push_str(text);
         }
     }
     out.truncate(out.trim_end().len());
-    (out, diagnostics)
+    (out, diagnostics, cut)
 }

@@ -45,8 +45,13 @@ pub struct PreparedTools {
 const GAP: &str = "\n\n";
 
 impl PreparedTools {
-    /// Renders `groups` (bounded already, none empty, at least one tool).
-    pub(crate) fn from_groups(groups: &[&Group<'_>], diagnostics: Vec<Diagnostic>) -> Self {
+    /// Renders `groups` (bounded already, none empty, at least one tool). `cut`: the tools
+    /// whose own texts bounding cut; rendering adds those whose parameter texts it cut.
+    pub(crate) fn from_groups(
+        groups: &[&Group<'_>],
+        diagnostics: Vec<Diagnostic>,
+        mut cut: Vec<String>,
+    ) -> Self {
         let defaults = PromptOptions::default();
         let parts = Parts::new(groups, &defaults);
         let mut head = String::with_capacity(1024);
@@ -57,6 +62,8 @@ impl PreparedTools {
             head.push_str(&parts.section(name).unwrap_or_default());
         }
         let mut all = diagnostics;
+        cut.extend(parts.cut.iter().cloned());
+        all.extend(super::text_cut(&cut));
         all.extend(parts.diagnostics.iter().cloned());
         PreparedTools {
             head: Counted::new(head),

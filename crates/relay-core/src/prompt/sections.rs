@@ -39,16 +39,19 @@ pub(crate) struct Parts<'a> {
     pub example: Option<(&'a str, &'a str, Value)>,
     pub tools: String,
     pub diagnostics: Vec<Diagnostic>,
+    /// Tools whose parameter texts were cut while rendering.
+    pub cut: Vec<String>,
 }
 
 impl<'a> Parts<'a> {
     pub fn new(groups: &[&Group<'a>], options: &'a PromptOptions) -> Self {
-        let (tools, diagnostics) = tool_catalog(groups);
+        let (tools, diagnostics, cut) = tool_catalog(groups);
         Parts {
             options,
             example: example_call(groups),
             tools,
             diagnostics,
+            cut,
         }
     }
 

@@ -439,7 +439,7 @@ impl<'c> Renderer<'c> {
             ));
         }
         format!(
-            "{}\n- {}",
+            "{}\n{}",
             sections::server_heading(server_display_name(server)),
             render(tool).trim_end()
         )
@@ -476,7 +476,8 @@ impl<'c> Renderer<'c> {
         if refs.is_empty() {
             return String::new();
         }
-        let (text, diagnostics) = tool_catalog(&refs);
+        let (text, diagnostics, cut) = tool_catalog(&refs);
+        self.diagnostics.extend(super::text_cut(&cut));
         self.diagnostics.extend(diagnostics);
         text
     }

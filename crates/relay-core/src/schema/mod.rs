@@ -13,7 +13,7 @@ mod keywords;
 mod names;
 mod refs;
 mod render;
-mod text;
+pub(crate) mod text;
 mod validate;
 
 pub use catalog::{render, render_catalog, CatalogOptions, RenderedCatalog, SchemaProblem};

@@ -61,6 +61,25 @@ fn is_single_spaced(bytes: &[u8]) -> bool {
     true
 }
 
+/// Marks where a text was cut.
+pub(crate) const CUT_MARK: &str = " […]";
+
+/// `text` cut to at most `max` bytes (on a character boundary) with [`CUT_MARK`] at the end;
+/// `None` when it fits.
+pub(crate) fn cut_text(text: &str, max: usize) -> Option<String> {
+    if text.len() <= max {
+        return None;
+    }
+    let mut end = max.saturating_sub(CUT_MARK.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let mut short = String::with_capacity(end + CUT_MARK.len());
+    short.push_str(&text[..end]);
+    short.push_str(CUT_MARK);
+    Some(short)
+}
+
 /// Compact JSON, the way values appear in a prompt (`"en"`, `3`, `[1,2]`).
 pub(crate) fn compact(value: &Value) -> String {
     let mut out = String::new();

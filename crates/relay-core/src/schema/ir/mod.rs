@@ -238,6 +238,9 @@ pub(crate) struct Lowerer<'a> {
     pub defs: Vec<Def<'a>>,
     /// Problems worth telling the user about (unresolvable refs, depth cut).
     pub problems: Vec<String>,
+    /// A description or title was cut ([`crate::prompt::MAX_SCHEMA_TEXT`]) since this was
+    /// last reset.
+    pub cut: bool,
 }
 
 struct Scope<'a> {
@@ -287,7 +290,7 @@ impl<'a> Lowerer<'a> {
             _ => return Node::default(),
         };
         let mut node = Node {
-            doc: describe(&kw),
+            doc: describe(&kw, &mut self.cut),
             default: kw.get(K::Default).map(J),
             extras: extras(&kw),
             ty: Ty::Any,

@@ -7,8 +7,9 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::super::keywords::{Keywords, K};
-use super::super::text::normalize_ws;
+use super::super::text::{cut_text, normalize_ws};
 use super::{Extra, Note, J};
+use crate::prompt::MAX_SCHEMA_TEXT;
 
 pub(super) fn implied_kind(kw: &Keywords<'_>) -> Option<&'static str> {
     let has = |keys: &[K]| keys.iter().any(|k| kw.has(*k));
@@ -44,17 +45,23 @@ pub(super) fn implied_kind(kw: &Keywords<'_>) -> Option<&'static str> {
     }
 }
 
-pub(super) fn describe<'a>(kw: &Keywords<'a>) -> Option<Cow<'a, str>> {
-    let description = kw
-        .get(K::Description)
-        .and_then(Value::as_str)
-        .map(normalize_ws)
-        .filter(|d| !d.is_empty());
-    let title = kw
-        .get(K::Title)
-        .and_then(Value::as_str)
-        .map(normalize_ws)
-        .filter(|t| !t.is_empty());
+/// The description of a position (its `title` and `description`), each cut at
+/// [`MAX_SCHEMA_TEXT`] with a visible mark; `cut` is set when one was. Cutting here, where the
+/// text is read anyway, spares the prompt a walk over every schema to find long texts first.
+pub(super) fn describe<'a>(kw: &Keywords<'a>, cut: &mut bool) -> Option<Cow<'a, str>> {
+    let mut text = |key| {
+        let raw = kw.get(key).and_then(Value::as_str)?;
+        let text = match cut_text(raw, MAX_SCHEMA_TEXT) {
+            None => normalize_ws(raw),
+            Some(short) => {
+                *cut = true;
+                Cow::Owned(normalize_ws(&short).into_owned())
+            }
+        };
+        Some(text).filter(|t| !t.is_empty())
+    };
+    let description = text(K::Description);
+    let title = text(K::Title);
     match (title, description) {
         (Some(title), Some(description)) if !description.starts_with(title.as_ref()) => {
             Some(Cow::Owned(format!("{title}: {description}")))

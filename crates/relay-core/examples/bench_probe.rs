@@ -1,0 +1,79 @@
+//! Fixed-iteration loops over the benchmark inputs, for comparing two builds side by side on a
+//! loaded machine (best of N, printed to stderr) and for instruction counts under
+//! `valgrind --tool=callgrind`, which load does not change:
+//!
+//! `cargo build --release -p relay-core --example bench_probe`, then
+//! `target/release/examples/bench_probe prompt|append|stream|full N [large]`:
+//! a first render of 1,000 tools; 10,000 one-byte appends to one parser; the 100 KB reply (or,
+//! with `large`, the one with a 90 KB call) in 1,000 appends; the same in one parse.
+use std::hint::black_box;
+use std::rc::Rc;
+
+use relay_core::model::ServerTools;
+use relay_core::parse::{bench_inputs, StreamParser};
+use relay_core::prompt::{bench_tools, prepare_for_servers, PromptOptions};
+
+fn main() {
+    let what = std::env::args().nth(1).unwrap_or_default();
+    let n: usize = std::env::args()
+        .nth(2)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(10);
+    match what.as_str() {
+        "prompt" => {
+            let servers = bench_tools(1_000);
+            let t = std::time::Instant::now();
+            let mut best = f64::MAX;
+            for _ in 0..n {
+                let s = std::time::Instant::now();
+                black_box(
+                    prepare_for_servers(black_box(&servers))
+                        .and_then(|p| p.prompt(&PromptOptions::default())),
+                );
+                best = best.min(s.elapsed().as_secs_f64());
+            }
+            eprintln!("prompt: best {:.3} ms, total {:?}", best * 1e3, t.elapsed());
+        }
+        "append" => {
+            let servers: Rc<[ServerTools]> = bench_inputs::servers().into();
+            let mut best = f64::MAX;
+            for _ in 0..n {
+                let s = std::time::Instant::now();
+                let mut p = StreamParser::new(Rc::clone(&servers));
+                for _ in 0..10_000 {
+                    black_box(p.append("a"));
+                }
+                best = best.min(s.elapsed().as_secs_f64());
+            }
+            eprintln!("append: best {:.1} ns per append", best * 1e9 / 10_000.0);
+        }
+        "stream" | "full" => {
+            let servers: Rc<[ServerTools]> = bench_inputs::servers().into();
+            let which = std::env::args().nth(3).unwrap_or_default();
+            let text = if which == "large" {
+                bench_inputs::reply_with_one_large_call(100_000)
+            } else {
+                bench_inputs::reply_with_calls(100_000)
+            };
+            let ends = bench_inputs::chunk_ends(&text, 1_000);
+            let mut best = f64::MAX;
+            for _ in 0..n {
+                let s = std::time::Instant::now();
+                if what == "full" {
+                    black_box(relay_core::parse::parse_tool_calls(&text, &servers));
+                } else {
+                    let mut p = StreamParser::new(Rc::clone(&servers));
+                    let mut start = 0;
+                    for &end in &ends {
+                        black_box(p.append(&text[start..end]));
+                        start = end;
+                    }
+                    black_box(p.finish());
+                }
+                best = best.min(s.elapsed().as_secs_f64());
+            }
+            eprintln!("{what} {which}: best {:.1} µs", best * 1e6);
+        }
+        _ => eprintln!("usage: bench_probe prompt|append|stream|full N [large]"),
+    }
+}
