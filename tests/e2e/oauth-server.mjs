@@ -4,7 +4,8 @@
 // registration, an authorization endpoint that redirects at once, as a signed-in user's
 // browser sees it, PKCE S256 checked, refresh tokens, revocation). What the tests look at is
 // in `state`: registrations, grants, tokens issued and revoked, and the Authorization of each
-// MCP request.
+// MCP request. `/introspect` (RFC 7662) lets a resource server in another process (the Python
+// SDK's, tests/interop/servers/py_auth_server.py) check the tokens it issued.
 import http from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
 
@@ -37,10 +38,13 @@ export async function startOAuthServer({ expiresIn = 3600 } = {}) {
     res.writeHead(status, { 'content-type': 'application/json', 'access-control-allow-origin': '*', ...headers });
     res.end(text);
   };
-  const issue = (res, scope) => {
+  /** access token → what introspection says of it (RFC 7662) */
+  const issued = new Map();
+  const issue = (res, scope, resource, client) => {
     const access = token();
     const refresh = token();
     state.access.add(access);
+    issued.set(access, { scope, aud: resource, client_id: client, exp: Math.floor(Date.now() / 1000) + state.expiresIn });
     state.refresh.add(refresh);
     json(res, 200, { access_token: access, token_type: 'Bearer', expires_in: state.expiresIn, refresh_token: refresh, scope });
   };
@@ -99,13 +103,19 @@ export async function startOAuthServer({ expiresIn = 3600 } = {}) {
           if (!c || c.redirect !== form.get('redirect_uri') || b64url(verifier) !== c.challenge) {
             return json(res, 400, { error: 'invalid_grant' });
           }
-          return issue(res, c.scope || 'notes:read');
+          return issue(res, c.scope || 'notes:read', form.get('resource'), c.client);
         }
         if (grant === 'refresh_token' && state.refresh.has(form.get('refresh_token'))) {
           state.refresh.delete(form.get('refresh_token'));
-          return issue(res, 'notes:read');
+          return issue(res, 'notes:read', form.get('resource'), form.get('client_id'));
         }
         return json(res, 400, { error: 'invalid_grant' });
+      }
+      case 'POST /introspect': {
+        // For resource servers in other processes (the Python SDK's token verifier).
+        const t = form.get('token') || '';
+        const info = issued.get(t);
+        return json(res, 200, state.access.has(t) && info ? { active: true, ...info } : { active: false });
       }
       case 'POST /revoke': {
         const t = form.get('token') || '';
