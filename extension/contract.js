@@ -63,7 +63,8 @@
  * @property {string} serverName
  * @property {'form' | 'url'} mode
  * @property {string} message
- * @property {{name: string, kind: 'string' | 'number' | 'integer' | 'boolean', title?: string, description?: string, required: boolean, default?: unknown, options?: unknown[]}[]} [fields]
+ * @property {{name: string, kind: 'string' | 'number' | 'integer' | 'boolean' | 'array', title?: string, description?: string, required: boolean, default?: unknown, options?: unknown[], min?: number, max?: number}[]} [fields]
+ * @property {Record<string, unknown>} [schema] the form's JSON Schema as the server sent it
  * @property {string} [url]
  * @property {number} askedAtMs
  * @property {number} expiresAtMs

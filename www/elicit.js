@@ -1,6 +1,6 @@
 // @ts-check
 // Servers' questions to the user (MCP elicitation), shown above every view while they wait: a
-// form built from the question's fields (the tool-run form, defaults prefilled), or a page to
+// form built from the question's schema (the tool-run form, defaults prefilled), or a page to
 // open. Send / Decline / Dismiss answer it through the core, which checks a form against its
 // schema (an error shows next to the question, which stays open) and cancels a question nobody
 // answers in time. The core mirrors the waiting questions into storage.session
@@ -11,19 +11,6 @@ import { call, errorView, onStorageChange, touches } from './core.js';
 import { schemaForm } from './schema-form.js';
 
 /** @typedef {import('../extension/contract.js').ElicitationView} ElicitationView */
-
-/**
- * The JSON Schema of a question's form, from the fields the core read out of it.
- * @param {NonNullable<ElicitationView['fields']>} fields
- */
-function schemaOf(fields) {
-  /** @type {Record<string, unknown>} */
-  const properties = {};
-  for (const f of fields) {
-    properties[f.name] = { type: f.kind, title: f.title, description: f.description, default: f.default, enum: f.options };
-  }
-  return { type: 'object', properties, required: fields.filter((f) => f.required).map((f) => f.name) };
-}
 
 /** @param {HTMLElement} root */
 export function mountQuestions(root) {
@@ -67,7 +54,7 @@ export function mountQuestions(root) {
         answer('accept');
       } } });
     } else {
-      const form = schemaForm(schemaOf(q.fields || []));
+      const form = schemaForm(q.schema || {});
       body = form.element;
       accept = h('button', { type: 'button', class: 'primary', dataset: { action: 'accept' }, text: t('questionAccept'), on: { click: () => {
         const filled = form.collect();

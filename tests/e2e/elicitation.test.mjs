@@ -8,8 +8,9 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { launchExtension, openExtensionPage, coreCall } from './harness.mjs';
+import { startServerEverything } from '../interop/lib.mjs';
 
-let ext, panel, caller, server, url, serverId;
+let ext, panel, caller, server, url, serverId, everything;
 const seen = { capabilities: null, answers: [] };
 
 const QUESTIONS = {
@@ -83,6 +84,7 @@ before(async () => {
 });
 after(async () => {
   await ext?.close();
+  await everything?.stop();
   server?.closeAllConnections();
   server?.close();
 });
@@ -140,4 +142,24 @@ test('an answer to a question nobody is waiting for is refused with a clear erro
   assert.equal(answer.ok, false);
   assert.equal(answer.error.kind, 'invalid_argument');
   assert.match(answer.error.message, /no question/);
+});
+
+test("server-everything's elicitation (every field kind of 2025-11-25) is answered from the panel", async () => {
+  everything = await startServerEverything('streamableHttp');
+  const added = await coreCall(panel, { type: 'servers/add', server: { name: 'Everything', url: everything.url } });
+  assert.equal(added.ok, true, JSON.stringify(added.error));
+  const id = added.data.id;
+  const pending = coreCall(caller, { type: 'tools/call', serverId: id, tool: 'trigger-elicitation-request', arguments: {} });
+  const q = panel.locator(`#questions .question[data-server="${id}"]`);
+  await q.waitFor({ timeout: 15_000 });
+  await q.locator('[data-param="name"] input').fill('Ada Lovelace');
+  await q.locator('button[data-action="accept"]').click();
+  const answer = await pending;
+  assert.equal(answer.ok, true, JSON.stringify(answer.error));
+  const text = answer.data.result.content.map((c) => c.text).join('\n');
+  assert.match(text, /User provided the requested information/);
+  assert.match(text, /Name: Ada Lovelace/);
+  // Defaults the user left as they were were sent (SEP-1034).
+  assert.match(text, /Favorite Integer: 42/);
+  assert.match(text, /Favorite Number: 3.14/);
 });

@@ -1,11 +1,12 @@
 //! Elicitation (MCP 2025-11-25 `elicitation/create`), the pure part: reading a server's
 //! request, describing its form for the side panel, and building the answer — SEP-1034's
 //! defaults applied to the fields the user left empty, the content checked against the
-//! requested schema (flat object of string, number, integer, boolean and enum fields) before it
-//! is sent, and the URL mode that asks the user to open a page.
+//! requested schema (flat object of string, number, integer, boolean, enum and multi-select
+//! fields, with their bounds) before it is sent, and the URL mode that asks the user to open a
+//! page.
 //!
-//! The session does not route server requests here yet: declaring the capability and passing
-//! the request to the panel belong to the client driver (see CONFORMANCE.md).
+//! The client declares the capability and hands the request over (`client::SessionEvent::
+//! Request`); `app` keeps it until the user answers in the side panel.
 
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -36,9 +37,16 @@ pub struct Field {
     pub required: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub default: Option<Value>,
-    /// The allowed values of an enum field.
+    /// The allowed values of an enum field (of each item, for `array`: a multi-select).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub options: Option<Vec<Value>>,
+    /// Bounds: of the value for `number` and `integer`, of the length for `string`, of the
+    /// number of items for `array` (`minimum`/`maximum`, `minLength`/`maxLength`,
+    /// `minItems`/`maxItems`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max: Option<f64>,
 }
 
 /// A server's `elicitation/create` request.
@@ -46,8 +54,13 @@ pub struct Field {
 #[serde(tag = "mode", rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum ElicitRequest {
-    /// Ask the user to fill in a form.
-    Form { message: String, fields: Vec<Field> },
+    /// Ask the user to fill in a form: `fields` as read, `schema` as the server sent it (the
+    /// side panel builds its form from it).
+    Form {
+        message: String,
+        fields: Vec<Field>,
+        schema: Value,
+    },
     /// Ask the user to open `url` (after confirming) and come back.
     #[serde(rename_all = "camelCase")]
     Url {
@@ -99,32 +112,59 @@ impl ElicitRequest {
                 fields.push(field(name, spec, required.contains(&name.as_str()))?);
             }
         }
-        Ok(ElicitRequest::Form { message, fields })
+        Ok(ElicitRequest::Form {
+            message,
+            fields,
+            schema: Value::Object(schema.clone()),
+        })
     }
+}
+
+/// The `const`s of `oneOf`/`anyOf: [{const, title}]` (titled options), or `enum`.
+fn options_of(spec: &Value) -> Option<Vec<Value>> {
+    spec.get("enum")
+        .and_then(Value::as_array)
+        .cloned()
+        .or_else(|| {
+            let items = spec
+                .get("oneOf")
+                .or_else(|| spec.get("anyOf"))?
+                .as_array()?;
+            Some(
+                items
+                    .iter()
+                    .filter_map(|i| i.get("const").cloned())
+                    .collect(),
+            )
+        })
 }
 
 fn field(name: &str, spec: &Value, required: bool) -> Result<Field, ElicitError> {
     let text = |key: &str| spec.get(key).and_then(Value::as_str).map(str::to_owned);
-    let options = spec
-        .get("enum")
-        .and_then(Value::as_array)
-        .cloned()
-        .or_else(|| {
-            // `oneOf: [{const, title}]`: titled enum options.
-            spec.get("oneOf").and_then(Value::as_array).map(|items| {
-                items
-                    .iter()
-                    .filter_map(|i| i.get("const").cloned())
-                    .collect()
-            })
-        });
+    let number = |key: &str| spec.get(key).and_then(Value::as_f64);
     let kind = text("type").unwrap_or_else(|| "string".to_owned());
-    if !matches!(kind.as_str(), "string" | "number" | "integer" | "boolean") {
-        return Err(ElicitError::Field {
-            field: name.to_owned(),
-            problem: format!("type `{kind}` is not a primitive type"),
-        });
-    }
+    let (options, min, max) = match kind.as_str() {
+        "string" => (options_of(spec), number("minLength"), number("maxLength")),
+        "number" | "integer" => (None, number("minimum"), number("maximum")),
+        "boolean" => (None, None, None),
+        // A multi-select (2025-11-25): an array of strings from a list.
+        "array" => {
+            let options = spec.get("items").and_then(options_of);
+            if options.is_none() {
+                return Err(ElicitError::Field {
+                    field: name.to_owned(),
+                    problem: "an array must list its items' allowed values".to_owned(),
+                });
+            }
+            (options, number("minItems"), number("maxItems"))
+        }
+        _ => {
+            return Err(ElicitError::Field {
+                field: name.to_owned(),
+                problem: format!("type `{kind}` is not a primitive type"),
+            })
+        }
+    };
     Ok(Field {
         name: name.to_owned(),
         kind,
@@ -133,6 +173,8 @@ fn field(name: &str, spec: &Value, required: bool) -> Result<Field, ElicitError>
         required,
         default: spec.get("default").cloned(),
         options,
+        min,
+        max,
     })
 }
 
@@ -162,23 +204,44 @@ pub fn accept(fields: &[Field], content: &Map<String, Value>) -> Result<Value, E
 }
 
 fn check(field: &Field, value: &Value) -> Result<(), ElicitError> {
-    let ok = match field.kind.as_str() {
-        "string" => value.is_string(),
-        "boolean" => value.is_boolean(),
-        "integer" => value.as_i64().is_some() || value.as_u64().is_some(),
-        _ => value.is_number(),
+    let problem = |problem: String| {
+        Err(ElicitError::Field {
+            field: field.name.clone(),
+            problem,
+        })
+    };
+    let allowed = |v: &Value| field.options.as_ref().is_none_or(|o| o.contains(v));
+    let (ok, size) = match field.kind.as_str() {
+        "string" => (
+            value.is_string(),
+            value.as_str().map(|s| s.chars().count() as f64),
+        ),
+        "boolean" => (value.is_boolean(), None),
+        "integer" => (
+            value.as_i64().is_some() || value.as_u64().is_some(),
+            value.as_f64(),
+        ),
+        "array" => (value.is_array(), value.as_array().map(|a| a.len() as f64)),
+        _ => (value.is_number(), value.as_f64()),
     };
     if !ok {
-        return Err(ElicitError::Field {
-            field: field.name.clone(),
-            problem: format!("must be of type {}", field.kind),
-        });
+        return problem(format!("must be of type {}", field.kind));
     }
-    if let Some(options) = &field.options {
-        if !options.contains(value) {
-            return Err(ElicitError::Field {
-                field: field.name.clone(),
-                problem: "is not one of the allowed values".to_owned(),
+    let values = match value.as_array() {
+        Some(items) => items.iter().collect(),
+        None => vec![value],
+    };
+    if !values.into_iter().all(allowed) {
+        return problem("is not one of the allowed values".to_owned());
+    }
+    if let Some(size) = size {
+        if field.min.is_some_and(|m| size < m) || field.max.is_some_and(|m| size > m) {
+            let bound = |b: Option<f64>| b.map_or("…".to_owned(), |b| b.to_string());
+            let range = format!("{} to {}", bound(field.min), bound(field.max));
+            return problem(match field.kind.as_str() {
+                "string" => format!("must be {range} characters long"),
+                "array" => format!("must have {range} items"),
+                _ => format!("must be within {range}"),
             });
         }
     }

@@ -118,3 +118,61 @@ fn requests_are_read_or_refused() {
     assert_eq!(fields[0].title.as_deref(), Some("Plan"));
     assert!(!fields[0].required);
 }
+
+/// The 2025-11-25 schema: multi-selects (arrays of listed strings, plain or titled), titled
+/// single selects, and bounds on numbers, string lengths and item counts.
+#[test]
+fn multi_selects_and_bounds_are_read_and_checked() {
+    let fields = form(
+        json!({"message": "m", "requestedSchema": {"type": "object", "properties": {
+        "tags": {"type": "array", "minItems": 1, "maxItems": 2, "items": {"enum": ["a", "b", "c"]}, "default": ["a"]},
+        "fish": {"type": "array", "items": {"anyOf": [{"const": "f1", "title": "Tuna"}, {"const": "f2", "title": "Trout"}]}},
+        "hero": {"type": "string", "oneOf": [{"const": "h1", "title": "Superman"}]},
+        "n": {"type": "integer", "minimum": 1, "maximum": 100, "default": 42},
+        "code": {"type": "string", "minLength": 2, "maxLength": 3}},
+        "required": ["tags"]}}),
+    );
+    let by = |name: &str| fields.iter().find(|f| f.name == name).expect(name).clone();
+    assert_eq!(by("fish").options, Some(vec![json!("f1"), json!("f2")]));
+    assert_eq!(by("hero").options, Some(vec![json!("h1")]));
+    let cases = [
+        (json!({}), Ok(json!({"tags": ["a"], "n": 42}))),
+        (
+            json!({"tags": ["b", "c"], "fish": ["f2"]}),
+            Ok(json!({"tags": ["b", "c"], "fish": ["f2"], "n": 42})),
+        ),
+        (
+            json!({"tags": []}),
+            Err("field `tags`: must have 1 to 2 items"),
+        ),
+        (
+            json!({"tags": ["a", "b", "c"]}),
+            Err("field `tags`: must have 1 to 2 items"),
+        ),
+        (
+            json!({"tags": ["z"]}),
+            Err("field `tags`: is not one of the allowed values"),
+        ),
+        (
+            json!({"tags": "a"}),
+            Err("field `tags`: must be of type array"),
+        ),
+        (json!({"n": 101}), Err("field `n`: must be within 1 to 100")),
+        (
+            json!({"code": "x"}),
+            Err("field `code`: must be 2 to 3 characters long"),
+        ),
+        (
+            json!({"hero": "h2"}),
+            Err("field `hero`: is not one of the allowed values"),
+        ),
+    ];
+    for (filled, expected) in cases {
+        let got = accept(&fields, &content(filled.clone()))
+            .map(|v| v["content"].clone())
+            .map_err(|e| e.to_string());
+        assert_eq!(got, expected.map_err(str::to_owned), "{filled}");
+    }
+    let refused = json!({"message": "m", "requestedSchema": {"properties": {"free": {"type": "array", "items": {"type": "string"}}}}});
+    assert!(ElicitRequest::parse(&refused).is_err());
+}
