@@ -130,6 +130,7 @@
  * @property {CallState} state
  * @property {boolean} [destructive] the tool is annotated destructive (approve in the side panel only)
  * @property {'auto_run_off' | 'policy_ask'} [wait] why a pending call waits
+ * @property {string} [asking] the server that asked the user something mid-call (elicitation): answer in the side panel
  * @property {unknown} [progress]
  * @property {any} [result]
  * @property {{kind?: string, message?: string, hint?: string}} [error]

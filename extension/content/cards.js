@@ -138,6 +138,14 @@
       why.dataset.wait = String(rec.wait);
       card.appendChild(why);
     }
+    // The server asked the user something in the middle of this call (elicitation): the
+    // question is answered in the side panel, never on the page.
+    if (rec.state === 'running' && rec.asking) {
+      const asking = String(rec.asking);
+      const note = line(t('callAsking', `${asking} asks you something: answer in the MCP Relay side panel.`, [asking]), 'note');
+      note.dataset.asking = 'true';
+      card.appendChild(note);
+    }
     if (rec.state === 'pending' || rec.state === 'unknown') {
       if (rec.destructive === true) {
         // The core refuses a content script's approval of a destructive tool: say where it can

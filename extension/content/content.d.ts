@@ -54,7 +54,7 @@ export interface Namespace {
   readonly Sites: SitesApi;
   readonly state: ContentState;
   call(type: string, fields?: Record<string, unknown>): Promise<any>;
-  t(key: string, fallback?: string): string;
+  t(key: string, fallback?: string, substitutions?: string[]): string;
   readonly dom: {
     firstMatch(selectors: readonly string[], root?: ParentNode): { selector: string; el: Element } | null;
     first(selectors: readonly string[], root?: ParentNode): HTMLElement | null;

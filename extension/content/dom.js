@@ -35,8 +35,9 @@
    * A localized message, or `fallback` when the key is missing.
    * @param {string} key
    * @param {string} [fallback]
+   * @param {string[]} [substitutions] the message's placeholders ($1...)
    */
-  const t = (key, fallback = key) => chrome.i18n.getMessage(key) || fallback;
+  const t = (key, fallback = key, substitutions = undefined) => chrome.i18n.getMessage(key, substitutions) || fallback;
 
   /**
    * The first selector of `selectors` that matches, with its element; null when none does.

@@ -29,7 +29,7 @@ fn form() -> Value {
 }
 
 fn asked(app: &mut App, params: &Value) -> String {
-    let (key, effects) = app.elicitation_asked("cal", RequestId::Number(7), params, 1_000);
+    let (key, effects) = app.elicitation_asked("cal", RequestId::Number(7), params, 1_000, None);
     assert_eq!(effects, [Effect::SaveElicitations]);
     key.expect("a question waits")
 }
@@ -122,7 +122,7 @@ fn unusable_questions_are_refused_at_once() {
         json!({"message": "x", "mode": "url", "url": "javascript:alert(1)"}),
     ] {
         let mut app = app();
-        let (key, effects) = app.elicitation_asked("cal", RequestId::Number(7), &params, 0);
+        let (key, effects) = app.elicitation_asked("cal", RequestId::Number(7), &params, 0, None);
         assert_eq!(key, None, "{params}");
         assert!(
             matches!(&effects[..], [Effect::Respond { result: Err(_), .. }]),

@@ -933,7 +933,14 @@ fn elicitation_is_declared_passed_to_the_driver_and_answered() {
         assert!(matches!(h.ok(call), Output::ToolResult(_)));
         let init = h.requests[0].body.as_ref().expect("initialize");
         let asked = h.events.iter().find_map(|e| match e {
-            relay_core::client::SessionEvent::Request { id, method, params } => {
+            relay_core::client::SessionEvent::Request {
+                id,
+                method,
+                params,
+                call: on,
+            } => {
+                // It came on the call's own answer stream.
+                assert_eq!(*on, Some(call));
                 Some((id.clone(), method.clone(), params.clone()))
             }
             _ => None,

@@ -29,6 +29,9 @@ pub struct Elicitation {
     pub request: RequestId,
     pub asked: ElicitRequest,
     pub asked_at_ms: u64,
+    /// The chat call (its ledger key) the question came in the middle of, whose card says to
+    /// answer in the side panel.
+    pub call: Option<String>,
 }
 
 fn invalid(message: impl Into<String>) -> ErrorBody {
@@ -36,15 +39,17 @@ fn invalid(message: impl Into<String>) -> ErrorBody {
 }
 
 impl App {
-    /// A server asked the user something: it waits for an answer (the panel hears of it), or,
-    /// when the request is unusable, is answered with an error at once. Returns the question's
-    /// key (the driver cancels it after [`ELICITATION_TIMEOUT_MS`]).
+    /// A server asked the user something: it waits for an answer (the panel hears of it, and
+    /// so does the card of `call`, the chat call it came in the middle of, if any), or, when
+    /// the request is unusable, is answered with an error at once. Returns the question's key
+    /// (the driver cancels it after [`ELICITATION_TIMEOUT_MS`]).
     pub fn elicitation_asked(
         &mut self,
         server: &str,
         request: RequestId,
         params: &Value,
         now_ms: u64,
+        call: Option<&str>,
     ) -> (Option<String>, Vec<Effect>) {
         let asked = match ElicitRequest::parse(params) {
             Ok(asked) => asked,
@@ -59,14 +64,37 @@ impl App {
         };
         self.next_elicitation += 1;
         let key = format!("e{}", self.next_elicitation);
+        let call = call.filter(|k| self.ledger.calls.contains_key(*k));
         let elicitation = Elicitation {
             server: server.to_owned(),
             request,
             asked,
             asked_at_ms: now_ms,
+            call: call.map(str::to_owned),
         };
         self.elicitations.insert(key.clone(), elicitation);
-        (Some(key), vec![Effect::SaveElicitations])
+        let mut effects = vec![Effect::SaveElicitations];
+        if let Some(call) = call {
+            let name = self.server_name(server).to_owned();
+            effects.extend(self.mark_asking(call, Some(name)));
+        }
+        (Some(key), effects)
+    }
+
+    fn server_name<'a>(&'a self, id: &'a str) -> &'a str {
+        let server = self.config.servers.iter().find(|s| s.id == id);
+        server.map_or(id, |s| s.name.as_str())
+    }
+
+    /// Sets (or clears) what a call's card says about a question, and tells its chat.
+    fn mark_asking(&mut self, call: &str, asking: Option<String>) -> Vec<Effect> {
+        let Some(record) = self.ledger.calls.get_mut(call) else {
+            return Vec::new();
+        };
+        record.asking = asking;
+        let chat = record.chat.clone();
+        let key = call.to_owned();
+        vec![Effect::SaveLedger, Effect::Notify { chat, key }]
     }
 
     /// The user's answer to question `key`: `accept` (with the form's `content`; for a page,
@@ -112,14 +140,18 @@ impl App {
         let Some(e) = self.elicitations.remove(key) else {
             return Vec::new();
         };
-        vec![
+        let mut effects = vec![
             Effect::Respond {
                 server: e.server,
                 request: e.request,
                 result: Ok(result),
             },
             Effect::SaveElicitations,
-        ]
+        ];
+        if let Some(call) = &e.call {
+            effects.extend(self.mark_asking(call, None));
+        }
+        effects
     }
 
     /// The questions waiting, as the side panel shows them: `[{key, serverId, serverName,
@@ -129,12 +161,7 @@ impl App {
             .elicitations
             .iter()
             .map(|(key, e)| {
-                let name = self
-                    .config
-                    .servers
-                    .iter()
-                    .find(|s| s.id == e.server)
-                    .map_or(e.server.as_str(), |s| s.name.as_str());
+                let name = self.server_name(&e.server);
                 let mut v = serde_json::to_value(&e.asked).unwrap_or(Value::Null);
                 if let Value::Object(m) = &mut v {
                     m.insert("key".into(), json!(key));

@@ -277,6 +277,13 @@ impl Pool {
         true
     }
 
+    /// The cancellation key an operation of `server` was submitted with, by the session's call
+    /// (what a [`SessionEvent::Request`] names): the caller's own name for the operation.
+    pub fn call_key(&self, server: &str, call: CallId) -> Option<String> {
+        let op = self.slots.get(server)?.ops.get(&call)?;
+        self.ops.get(op)?.2.clone()
+    }
+
     /// Answers a server's request ([`SessionEvent::Request`]); false when the server is gone.
     pub fn respond(
         &mut self,
@@ -585,7 +592,9 @@ impl SessionEvent {
                 json!({"type": "progress", "progress": progress, "total": total, "message": message})
             }
             SessionEvent::Completed { .. } => json!({"type": "completed"}),
-            SessionEvent::Request { id, method, params } => {
+            SessionEvent::Request {
+                id, method, params, ..
+            } => {
                 json!({"type": "request", "id": id, "method": method, "params": params})
             }
         }

@@ -87,6 +87,10 @@ pub struct CallRecord {
     /// allowed but this chat does not run calls by itself) or `policy_ask` (the tool asks).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wait: Option<String>,
+    /// The name of the server that asked the user something in the middle of this call (MCP
+    /// elicitation): the card says to answer in the side panel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asking: Option<String>,
 }
 
 /// A call as it arrives from the parser, with where it came from.
@@ -214,6 +218,7 @@ impl Ledger {
             delivery_note: None,
             destructive: call.destructive,
             wait: None,
+            asking: None,
         };
         self.calls.insert(key, record.clone());
         Admission::New(record)

@@ -92,17 +92,28 @@ impl Service {
     pub(super) fn listen(self: &Rc<Self>) {
         let weak = Rc::downgrade(self);
         self.client.set_listener(Rc::new(move |server, event| {
-            let (Some(svc), SessionEvent::Request { id, params, .. }) = (weak.upgrade(), event)
+            let (
+                Some(svc),
+                SessionEvent::Request {
+                    id, params, call, ..
+                },
+            ) = (weak.upgrade(), event)
             else {
                 return;
             };
-            let (server, id, params) = (server.to_owned(), id.clone(), params.clone());
+            let (server, id, params, call) = (server.to_owned(), id.clone(), params.clone(), *call);
             // Not inside the client's own dispatch: the app may be borrowed there.
             spawn_local(async move {
-                let asked = svc
-                    .app
-                    .borrow_mut()
-                    .elicitation_asked(&server, id, &params, now_ms());
+                // The chat call it came in the middle of: a call's cancel key is its ledger key.
+                let on = call.and_then(|c| svc.client.with(|pool, _| pool.call_key(&server, c)));
+                let now = now_ms();
+                let asked = (svc.app.borrow_mut()).elicitation_asked(
+                    &server,
+                    id,
+                    &params,
+                    now,
+                    on.as_deref(),
+                );
                 let (key, effects) = asked;
                 svc.run_background(effects).await;
                 let Some(key) = key else { return };

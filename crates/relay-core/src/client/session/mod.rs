@@ -177,6 +177,8 @@ pub enum SessionEvent {
         id: RequestId,
         method: String,
         params: Value,
+        /// The call whose answer stream carried it, when it came on one.
+        call: Option<CallId>,
     },
 }
 

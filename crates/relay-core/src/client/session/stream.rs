@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use super::exchange::HeaderKind;
 use super::state::*;
-use super::{ListKind, Session, SessionEvent, Transport};
+use super::{CallId, ListKind, Session, SessionEvent, Transport};
 use crate::client::error::ClientError;
 use crate::client::http::{ExchangeId, HttpMethod};
 use crate::client::jsonrpc::{ErrorCode, ErrorObject, Message, Notification, RequestId};
@@ -78,10 +78,12 @@ impl Session {
                     "ping" => Ok(json!({})),
                     "elicitation/create" if self.cfg.elicitation => {
                         self.hold_deadlines();
+                        let call = self.call_of_stream(source);
                         self.events.push_back(SessionEvent::Request {
                             id: request.id,
                             method: request.method,
                             params: request.params.unwrap_or(Value::Null),
+                            call,
                         });
                         return;
                     }
@@ -95,6 +97,20 @@ impl Session {
                 self.reply(request.id, result);
             }
             Message::Notification(notification) => self.handle_notification(notification, now_ms),
+        }
+    }
+
+    /// The call whose answer the stream `source` carries (a POST's, or a GET resuming it).
+    fn call_of_stream(&self, source: Option<ExchangeId>) -> Option<CallId> {
+        let purpose = &self.exchanges.get(&source?)?.purpose;
+        let (Purpose::Request(RequestId::Number(n)) | Purpose::Resume(RequestId::Number(n))) =
+            purpose
+        else {
+            return None;
+        };
+        match self.rpcs.get(n)?.owner {
+            Owner::Call(call) => Some(call),
+            Owner::Handshake => None,
         }
     }
 
