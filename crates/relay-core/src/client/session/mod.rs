@@ -10,7 +10,16 @@
 //! - one `initialize` (+ `notifications/initialized`) per session, established lazily when a
 //!   call needs it and re-established transparently when the server forgets the session (404,
 //!   or server-everything's 400 "No valid session ID"), retrying the request once;
-//! - version negotiation (offer the newest supported version, accept any supported answer);
+//! - version negotiation: protocol 2026-07-28 first (`server/discover`, then no `initialize`
+//!   and no session: every request carries its `_meta` and the `MCP-Protocol-Version`,
+//!   `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` headers), retried once with a version the
+//!   server names in an "unsupported protocol version" error; a server that does not know
+//!   `server/discover` gets `initialize` offering the newest dated version (2025-11-25, then
+//!   whatever supported version it answers), and legacy SSE after that; what worked is kept
+//!   for the server ([`Session::protocol_mode`]);
+//! - results of 2026-07-28: `resultType` (`input_required` requests are answered and the
+//!   request sent again with `inputResponses` and the server's `requestState`, SEP-2322), and
+//!   `ttlMs` driving the tool cache's freshness;
 //! - Streamable HTTP: JSON or SSE answers to POSTs, `Mcp-Session-Id`, `MCP-Protocol-Version`,
 //!   resumption of a cut stream by GET with `Last-Event-ID` after the server's `retry:` delay,
 //!   the optional GET stream for server-initiated messages (405 means "none"), DELETE on close;
@@ -25,12 +34,14 @@
 //! responsibility into `connect` (handshake and version negotiation), `exchange` (HTTP
 //! requests, headers, response heads and bodies), `stream` (SSE messages, notifications,
 //! resumption and the listen GET stream), `legacy` (the HTTP+SSE transport), `calls` (the
-//! queue, deadlines, retries, paging and cache) and `failures` (what each failure means).
+//! queue, deadlines, retries, paging and cache), `input` (`input_required` results) and
+//! `failures` (what each failure means).
 
 mod calls;
 mod connect;
 mod exchange;
 mod failures;
+mod input;
 mod legacy;
 mod state;
 mod stream;
@@ -77,6 +88,11 @@ pub struct SessionConfig {
     pub max_call_ms: u64,
     /// Seed of the jitter added to retry delays.
     pub jitter_seed: u64,
+    /// Try protocol 2026-07-28 (`server/discover`, no session) before `initialize`.
+    pub discover: bool,
+    /// The client capabilities declared (`initialize` and, in 2026-07-28, every request's
+    /// `_meta`).
+    pub capabilities: Value,
 }
 
 impl SessionConfig {
@@ -95,6 +111,8 @@ impl SessionConfig {
             default_reconnect_ms: 1_000,
             max_call_ms: 10 * 60 * 1000,
             jitter_seed: 0,
+            discover: true,
+            capabilities: Value::Object(serde_json::Map::new()),
         }
     }
 }
@@ -173,6 +191,10 @@ pub enum SessionEvent {
 #[non_exhaustive]
 pub struct SessionStats {
     pub initialize_requests: u32,
+    /// `server/discover` requests (protocol 2026-07-28's handshake).
+    pub discover_requests: u32,
+    /// Requests sent again with `inputResponses` after an `input_required` result.
+    pub input_rounds: u32,
     pub http_requests: u64,
     pub retries: u32,
     pub reinitializations: u32,
@@ -218,6 +240,22 @@ pub struct Session {
     stats: SessionStats,
     /// `Authorization` from a sign-in (`auth::Authorizer`), replacing any configured one.
     authorization: Option<String>,
+    /// What this server speaks once learned: `Some(true)` 2026-07-28 (stateless), `Some(false)`
+    /// a version negotiated by `initialize`.
+    stateless: Option<bool>,
+    /// A `server/discover` is the handshake request in flight; `true` once it was retried
+    /// after an "unsupported protocol version" answer.
+    discovering: Option<bool>,
+}
+
+/// What a server was found to speak (see [`Session::protocol_mode`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProtocolMode {
+    /// Protocol 2026-07-28: `server/discover`, no `initialize`, no session.
+    Stateless,
+    /// A version negotiated by `initialize` (2025-11-25 and older), with a session.
+    Session,
 }
 
 impl Session {
@@ -262,7 +300,31 @@ impl Session {
             events: VecDeque::new(),
             stats: SessionStats::default(),
             authorization: None,
+            stateless: None,
+            discovering: None,
         }
+    }
+
+    /// What the server was found to speak, once a handshake worked; `None` before.
+    pub fn protocol_mode(&self) -> Option<ProtocolMode> {
+        self.stateless.map(|s| {
+            if s {
+                ProtocolMode::Stateless
+            } else {
+                ProtocolMode::Session
+            }
+        })
+    }
+
+    /// Starts from what a server was found to speak before (persisted by the caller), so
+    /// `server/discover` is not tried again on a server that did not know it.
+    pub fn remember_protocol_mode(&mut self, mode: Option<ProtocolMode>) {
+        self.stateless = mode.map(|m| m == ProtocolMode::Stateless);
+    }
+
+    /// Whether requests go out in protocol 2026-07-28's stateless form.
+    fn stateless_active(&self) -> bool {
+        self.protocol_version.as_deref() == Some(crate::model::STATELESS_PROTOCOL_VERSION)
     }
 
     /// Sets (or clears) the `Authorization` header value every later request carries, in place
@@ -357,7 +419,8 @@ impl Session {
     }
 
     fn is_initialize(&self, id: &RequestId) -> bool {
-        matches!((self.conn, id), (Conn::Initializing { rpc }, RequestId::Number(n)) if rpc == *n)
+        self.discovering.is_none()
+            && matches!((self.conn, id), (Conn::Initializing { rpc }, RequestId::Number(n)) if rpc == *n)
     }
 
     fn rpc_of(&self, id: &RequestId) -> Option<&Rpc> {

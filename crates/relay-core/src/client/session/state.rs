@@ -109,6 +109,10 @@ pub(super) struct Call {
     pub(super) pages: Pages,
     pub(super) progress_token: Option<String>,
     pub(super) cache_generation: u64,
+    /// `inputResponses` and `requestState` to send with this call after an `input_required`
+    /// result (SEP-2322); never with any other call.
+    pub(super) input: Option<serde_json::Map<String, serde_json::Value>>,
+    pub(super) input_rounds: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
