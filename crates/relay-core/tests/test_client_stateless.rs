@@ -43,7 +43,9 @@ fn stateless_server(
 ) -> impl FnMut(&Req, &mut client_harness::Ctx) -> Reply + 'static {
     server("2025-11-25", move |req, _| {
         if req.rpc_method() == "server/discover" {
-            return Some(Reply::result(&req.id(), discover_result()).header("mcp-session-id", "ignored"));
+            return Some(
+                Reply::result(&req.id(), discover_result()).header("mcp-session-id", "ignored"),
+            );
         }
         handler(req)
     })
@@ -88,18 +90,39 @@ fn discover_then_every_request_carries_meta_and_mirroring_headers() {
     for req in h.requests.iter().filter(|r| r.method == HttpMethod::Post) {
         assert_eq!(req.header("mcp-protocol-version"), Some("2026-07-28"));
         assert_eq!(req.header("mcp-method"), Some(req.rpc_method()));
-        assert_eq!(req.header("mcp-session-id"), None, "no session in 2026-07-28");
+        assert_eq!(
+            req.header("mcp-session-id"),
+            None,
+            "no session in 2026-07-28"
+        );
         let meta = &req.params()["_meta"];
-        assert_eq!(meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
-        assert_eq!(meta["io.modelcontextprotocol/clientInfo"]["name"], "mcp-relay");
+        assert_eq!(
+            meta["io.modelcontextprotocol/protocolVersion"],
+            "2026-07-28"
+        );
+        assert_eq!(
+            meta["io.modelcontextprotocol/clientInfo"]["name"],
+            "mcp-relay"
+        );
         assert!(meta["io.modelcontextprotocol/clientCapabilities"].is_object());
     }
     let call = posts(&h, "tools/call")[0];
     assert_eq!(call.header("mcp-name"), Some("lookup"));
-    assert_eq!(call.header("mcp-param-region"), Some("=?base64?IGV1LXdlc3Qg?="));
+    assert_eq!(
+        call.header("mcp-param-region"),
+        Some("=?base64?IGV1LXdlc3Qg?=")
+    );
     assert_eq!(call.header("mcp-param-priority"), Some("3"));
-    assert_eq!(call.header("mcp-param-verbose"), None, "null values send no header");
-    assert_eq!(call.header("mcp-param-query"), None, "unannotated parameters are not mirrored");
+    assert_eq!(
+        call.header("mcp-param-verbose"),
+        None,
+        "null values send no header"
+    );
+    assert_eq!(
+        call.header("mcp-param-query"),
+        None,
+        "unannotated parameters are not mirrored"
+    );
     h.check("stateless_discover_and_call");
 }
 
@@ -114,7 +137,10 @@ fn an_unsupported_version_answer_is_retried_once_with_the_version_it_names() {
                 let body = json!({"jsonrpc": "2.0", "id": req.id(), "error": {
                     "code": -32022, "message": "Unsupported protocol version",
                     "data": {"supported": ["2026-07-28"], "requested": "x"}}});
-                Some(Reply::status(400, &body.to_string()).header("content-type", "application/json"))
+                Some(
+                    Reply::status(400, &body.to_string())
+                        .header("content-type", "application/json"),
+                )
             }
             "server/discover" => Some(Reply::result(&req.id(), discover_result())),
             "tools/list" => Some(Reply::result(&req.id(), json!({"tools": []}))),
@@ -130,11 +156,16 @@ fn an_unsupported_version_answer_is_retried_once_with_the_version_it_names() {
     assert_eq!(h.session.stats().initialize_requests, 0);
 }
 
+/// A scripted answer to one request.
+type Answer = fn(&Req) -> Reply;
+
 /// How a server of an older protocol answers `server/discover`; each means "use initialize".
 #[test]
 fn older_servers_fall_back_to_initialize_and_are_remembered() {
-    let cases: Vec<(&str, fn(&Req) -> Reply)> = vec![
-        ("method not found", |req| Reply::error(&req.id(), -32601, "Method not found")),
+    let cases: Vec<(&str, Answer)> = vec![
+        ("method not found", |req| {
+            Reply::error(&req.id(), -32601, "Method not found")
+        }),
         ("no 2026-07-28 among the versions", |req| {
             Reply::result(&req.id(), json!({"supportedVersions": ["2025-11-25"]}))
         }),
@@ -163,13 +194,28 @@ fn older_servers_fall_back_to_initialize_and_are_remembered() {
         );
         let listed = h.submit(list());
         h.run(1_000);
-        assert!(matches!(h.ok(listed), Output::Tools(t) if t.len() == 1), "{case}");
+        assert!(
+            matches!(h.ok(listed), Output::Tools(t) if t.len() == 1),
+            "{case}"
+        );
         assert_eq!(h.session.stats().discover_requests, 1, "{case}");
         assert_eq!(h.session.stats().initialize_requests, 1, "{case}");
-        assert_eq!(h.session.protocol_mode(), Some(ProtocolMode::Session), "{case}");
+        assert_eq!(
+            h.session.protocol_mode(),
+            Some(ProtocolMode::Session),
+            "{case}"
+        );
         let later = posts(&h, "tools/list")[0];
-        assert_eq!(later.header("mcp-protocol-version"), Some("2025-11-25"), "{case}");
-        assert_eq!(later.header("mcp-method"), None, "{case}: 2025 requests unchanged");
+        assert_eq!(
+            later.header("mcp-protocol-version"),
+            Some("2025-11-25"),
+            "{case}"
+        );
+        assert_eq!(
+            later.header("mcp-method"),
+            None,
+            "{case}: 2025 requests unchanged"
+        );
         assert!(later.params().get("_meta").is_none(), "{case}");
     }
 }
@@ -204,17 +250,28 @@ fn an_authorization_challenge_to_discover_is_an_auth_error() {
     );
     let listed = h.submit(list());
     h.run(1_000);
-    assert!(matches!(h.err(listed), ClientError::Auth { .. }), "{:?}", h.err(listed));
+    assert!(
+        matches!(h.err(listed), ClientError::Auth { .. }),
+        "{:?}",
+        h.err(listed)
+    );
     assert_eq!(h.session.stats().initialize_requests, 0);
 }
 
 /// A tool answering `input_required` the way the suite's SEP-2322 server does.
-fn mrtr_server(rounds_before_done: usize, with_state: bool, method: &'static str) -> impl FnMut(&Req) -> Option<Reply> {
+fn mrtr_server(
+    rounds_before_done: usize,
+    with_state: bool,
+    method: &'static str,
+) -> impl FnMut(&Req) -> Option<Reply> {
     let mut seen = 0;
     move |req| match (req.rpc_method(), req.params()["name"].as_str()) {
         ("tools/call", Some("needs_input")) => {
             if seen == rounds_before_done {
-                return Some(Reply::result(&req.id(), json!({"resultType": "complete", "content": [{"type": "text", "text": "done"}]})));
+                return Some(Reply::result(
+                    &req.id(),
+                    json!({"resultType": "complete", "content": [{"type": "text", "text": "done"}]}),
+                ));
             }
             seen += 1;
             let mut result = json!({"resultType": "input_required", "inputRequests": {
@@ -231,7 +288,10 @@ fn mrtr_server(rounds_before_done: usize, with_state: bool, method: &'static str
 
 #[test]
 fn input_required_is_answered_and_the_request_sent_again_with_its_state() {
-    let mut h = Harness::new(stateless_config(), stateless_server(mrtr_server(2, true, "elicitation/create")));
+    let mut h = Harness::new(
+        stateless_config(),
+        stateless_server(mrtr_server(2, true, "elicitation/create")),
+    );
     let needs = h.submit(call_tool("needs_input", json!({})));
     let plain = h.submit(call_tool("other", json!({})));
     h.run(2_000);
@@ -244,10 +304,20 @@ fn input_required_is_answered_and_the_request_sent_again_with_its_state() {
     assert_eq!(calls.len(), 3);
     assert!(calls[0].params().get("inputResponses").is_none());
     for (round, retry) in calls.iter().enumerate().skip(1) {
-        assert_eq!(retry.params()["requestState"], json!(format!("opaque-{round}")));
-        assert_eq!(retry.params()["inputResponses"]["confirm"], json!({"action": "decline"}));
+        assert_eq!(
+            retry.params()["requestState"],
+            json!(format!("opaque-{round}"))
+        );
+        assert_eq!(
+            retry.params()["inputResponses"]["confirm"],
+            json!({"action": "decline"})
+        );
         assert_eq!(retry.params()["arguments"], json!({}));
-        assert_ne!(retry.id(), calls[round - 1].id(), "a new JSON-RPC id per round");
+        assert_ne!(
+            retry.id(),
+            calls[round - 1].id(),
+            "a new JSON-RPC id per round"
+        );
     }
     let other = posts(&h, "tools/call")
         .into_iter()
@@ -260,24 +330,38 @@ fn input_required_is_answered_and_the_request_sent_again_with_its_state() {
 
 #[test]
 fn input_required_without_state_sends_none_and_unanswerable_or_endless_input_fails() {
-    let mut h = Harness::new(stateless_config(), stateless_server(mrtr_server(1, false, "roots/list")));
+    let mut h = Harness::new(
+        stateless_config(),
+        stateless_server(mrtr_server(1, false, "roots/list")),
+    );
     let call = h.submit(call_tool("needs_input", json!({})));
     h.run(1_000);
     h.ok(call);
     let retry = posts(&h, "tools/call")[1];
     assert!(retry.params().get("requestState").is_none());
-    assert_eq!(retry.params()["inputResponses"]["confirm"], json!({"roots": []}));
+    assert_eq!(
+        retry.params()["inputResponses"]["confirm"],
+        json!({"roots": []})
+    );
 
     let cases = [
-        (mrtr_server(1, true, "sampling/createMessage"), "sampling/createMessage"),
-        (mrtr_server(usize::MAX, true, "elicitation/create"), "more than 8 times"),
+        (
+            mrtr_server(1, true, "sampling/createMessage"),
+            "sampling/createMessage",
+        ),
+        (
+            mrtr_server(usize::MAX, true, "elicitation/create"),
+            "more than 8 times",
+        ),
     ];
     for (handler, expected) in cases {
         let mut h = Harness::new(stateless_config(), stateless_server(handler));
         let call = h.submit(call_tool("needs_input", json!({})));
         h.run(5_000);
         match h.err(call) {
-            ClientError::Protocol { message, .. } => assert!(message.contains(expected), "{message}"),
+            ClientError::Protocol { message, .. } => {
+                assert!(message.contains(expected), "{message}")
+            }
             other => panic!("{other:?}"),
         }
     }
@@ -313,27 +397,71 @@ fn ttl_ms_drives_the_tool_cache() {
 }
 
 fn schema_tool(properties: Value) -> Tool {
-    serde_json::from_value(json!({"name": "t", "inputSchema": {"type": "object", "properties": properties}}))
-        .expect("a tool")
+    serde_json::from_value(
+        json!({"name": "t", "inputSchema": {"type": "object", "properties": properties}}),
+    )
+    .expect("a tool")
 }
+
+/// Which rejection a case expects.
+type Expected = fn(&ToolHeaderError) -> bool;
 
 #[test]
 fn invalid_x_mcp_header_annotations_reject_the_tool() {
-    let cases: Vec<(Value, Option<fn(&ToolHeaderError) -> bool>)> = vec![
-        (json!({"r": {"type": "string", "x-mcp-header": "Region"}}), None),
+    let cases: Vec<(Value, Option<Expected>)> = vec![
+        (
+            json!({"r": {"type": "string", "x-mcp-header": "Region"}}),
+            None,
+        ),
         (json!({"q": {"type": "string"}}), None),
-        (json!({"v": {"type": "string", "x-mcp-header": ""}}), Some(|e| matches!(e, ToolHeaderError::Empty { .. }))),
-        (json!({"v": {"type": "string", "x-mcp-header": 7}}), Some(|e| matches!(e, ToolHeaderError::Empty { .. }))),
-        (json!({"d": {"type": "object", "x-mcp-header": "Data"}}), Some(|e| matches!(e, ToolHeaderError::NotPrimitive { .. }))),
-        (json!({"d": {"type": "array", "x-mcp-header": "Items"}}), Some(|e| matches!(e, ToolHeaderError::NotPrimitive { .. }))),
-        (json!({"d": {"type": "null", "x-mcp-header": "Nil"}}), Some(|e| matches!(e, ToolHeaderError::NotPrimitive { .. }))),
-        (json!({"d": {"type": "number", "x-mcp-header": "Score"}}), Some(|e| matches!(e, ToolHeaderError::NotPrimitive { .. }))),
-        (json!({"a": {"type": "string", "x-mcp-header": "Region"}, "b": {"type": "string", "x-mcp-header": "Region"}}), Some(|e| matches!(e, ToolHeaderError::Duplicate { .. }))),
-        (json!({"a": {"type": "string", "x-mcp-header": "MyField"}, "b": {"type": "string", "x-mcp-header": "myfield"}}), Some(|e| matches!(e, ToolHeaderError::Duplicate { .. }))),
-        (json!({"v": {"type": "string", "x-mcp-header": "My Region"}}), Some(|e| matches!(e, ToolHeaderError::Charset { .. }))),
-        (json!({"v": {"type": "string", "x-mcp-header": "Region:Primary"}}), Some(|e| matches!(e, ToolHeaderError::Charset { .. }))),
-        (json!({"v": {"type": "string", "x-mcp-header": "Région"}}), Some(|e| matches!(e, ToolHeaderError::Charset { .. }))),
-        (json!({"v": {"type": "string", "x-mcp-header": "Region\t1"}}), Some(|e| matches!(e, ToolHeaderError::Charset { .. }))),
+        (
+            json!({"v": {"type": "string", "x-mcp-header": ""}}),
+            Some(|e| matches!(e, ToolHeaderError::Empty { .. })),
+        ),
+        (
+            json!({"v": {"type": "string", "x-mcp-header": 7}}),
+            Some(|e| matches!(e, ToolHeaderError::Empty { .. })),
+        ),
+        (
+            json!({"d": {"type": "object", "x-mcp-header": "Data"}}),
+            Some(|e| matches!(e, ToolHeaderError::NotPrimitive { .. })),
+        ),
+        (
+            json!({"d": {"type": "array", "x-mcp-header": "Items"}}),
+            Some(|e| matches!(e, ToolHeaderError::NotPrimitive { .. })),
+        ),
+        (
+            json!({"d": {"type": "null", "x-mcp-header": "Nil"}}),
+            Some(|e| matches!(e, ToolHeaderError::NotPrimitive { .. })),
+        ),
+        (
+            json!({"d": {"type": "number", "x-mcp-header": "Score"}}),
+            Some(|e| matches!(e, ToolHeaderError::NotPrimitive { .. })),
+        ),
+        (
+            json!({"a": {"type": "string", "x-mcp-header": "Region"}, "b": {"type": "string", "x-mcp-header": "Region"}}),
+            Some(|e| matches!(e, ToolHeaderError::Duplicate { .. })),
+        ),
+        (
+            json!({"a": {"type": "string", "x-mcp-header": "MyField"}, "b": {"type": "string", "x-mcp-header": "myfield"}}),
+            Some(|e| matches!(e, ToolHeaderError::Duplicate { .. })),
+        ),
+        (
+            json!({"v": {"type": "string", "x-mcp-header": "My Region"}}),
+            Some(|e| matches!(e, ToolHeaderError::Charset { .. })),
+        ),
+        (
+            json!({"v": {"type": "string", "x-mcp-header": "Region:Primary"}}),
+            Some(|e| matches!(e, ToolHeaderError::Charset { .. })),
+        ),
+        (
+            json!({"v": {"type": "string", "x-mcp-header": "Région"}}),
+            Some(|e| matches!(e, ToolHeaderError::Charset { .. })),
+        ),
+        (
+            json!({"v": {"type": "string", "x-mcp-header": "Region\t1"}}),
+            Some(|e| matches!(e, ToolHeaderError::Charset { .. })),
+        ),
     ];
     for (properties, expected) in cases {
         let result = tool_param_headers(&schema_tool(properties.clone()));
@@ -361,7 +489,9 @@ fn the_session_leaves_out_tools_with_invalid_headers_and_keeps_the_rest() {
     );
     let listed = h.submit(list());
     h.run(1_000);
-    let Output::Tools(tools) = h.ok(listed) else { panic!() };
+    let Output::Tools(tools) = h.ok(listed) else {
+        panic!()
+    };
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["lookup", "plain"]);
 }
@@ -376,11 +506,17 @@ fn header_values_are_encoded_as_sep_2243_says() {
         (json!(-3), Some("-3")),
         (json!(true), Some("true")),
         (json!(false), Some("false")),
-        (json!("Hello, 世界"), Some("=?base64?SGVsbG8sIOS4lueVjA==?=")),
+        (
+            json!("Hello, 世界"),
+            Some("=?base64?SGVsbG8sIOS4lueVjA==?="),
+        ),
         (json!(" padded "), Some("=?base64?IHBhZGRlZCA=?=")),
         (json!("line1\nline2"), Some("=?base64?bGluZTEKbGluZTI=?=")),
         (json!("\tindented"), Some("=?base64?CWluZGVudGVk?=")),
-        (json!("=?base64?eA==?="), Some("=?base64?PT9iYXNlNjQ/ZUE9PT89?=")),
+        (
+            json!("=?base64?eA==?="),
+            Some("=?base64?PT9iYXNlNjQ/ZUE9PT89?="),
+        ),
         (json!(null), None),
         (json!([1]), None),
         (json!({"a": 1}), None),
@@ -400,11 +536,19 @@ fn operations_other_than_tools_carry_their_name_header() {
             _ => None,
         }),
     );
-    let read = h.submit(Operation::ReadResource { uri: "file:///a%20b.txt".to_owned() });
-    let get = h.submit(Operation::GetPrompt { name: "p-1".to_owned(), arguments: Default::default() });
+    let read = h.submit(Operation::ReadResource {
+        uri: "file:///a%20b.txt".to_owned(),
+    });
+    let get = h.submit(Operation::GetPrompt {
+        name: "p-1".to_owned(),
+        arguments: Default::default(),
+    });
     h.run(1_000);
     h.ok(read);
     h.ok(get);
-    assert_eq!(posts(&h, "resources/read")[0].header("mcp-name"), Some("file:///a%20b.txt"));
+    assert_eq!(
+        posts(&h, "resources/read")[0].header("mcp-name"),
+        Some("file:///a%20b.txt")
+    );
     assert_eq!(posts(&h, "prompts/get")[0].header("mcp-name"), Some("p-1"));
 }

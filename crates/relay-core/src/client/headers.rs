@@ -24,7 +24,9 @@ pub enum ToolHeaderError {
     Charset { param: String, name: String },
     #[error("parameter `{param}`: x-mcp-header is only allowed on string, integer and boolean parameters")]
     NotPrimitive { param: String },
-    #[error("x-mcp-header {name:?} is used by more than one parameter (names are case-insensitive)")]
+    #[error(
+        "x-mcp-header {name:?} is used by more than one parameter (names are case-insensitive)"
+    )]
     Duplicate { name: String },
 }
 

@@ -32,6 +32,7 @@ pub use ops::{Operation, Output};
 pub use pool::{OpId, Pool, PoolAction, PoolOptions, Progress, ServerStatus};
 pub use retry::{Jitter, RetryPolicy};
 pub use session::{
-    CallId, ListKind, ProtocolMode, ServerInfo, Session, SessionConfig, SessionEvent, SessionStats, Transport,
+    CallId, ListKind, ProtocolMode, ServerInfo, Session, SessionConfig, SessionEvent, SessionStats,
+    Transport,
 };
 pub use url::{loopback_origin, redact_url, scrub_urls, HttpUrl};

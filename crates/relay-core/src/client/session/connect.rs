@@ -76,9 +76,10 @@ impl Session {
     pub(super) fn discovered(&mut self, outcome: Result<Value, ErrorObject>, now_ms: u64) {
         let retried = self.discovering.take().unwrap_or(true);
         let supports = |versions: Option<&Value>| {
-            versions
-                .and_then(Value::as_array)
-                .is_some_and(|v| v.iter().any(|v| v.as_str() == Some(STATELESS_PROTOCOL_VERSION)))
+            versions.and_then(Value::as_array).is_some_and(|v| {
+                v.iter()
+                    .any(|v| v.as_str() == Some(STATELESS_PROTOCOL_VERSION))
+            })
         };
         let result = match outcome {
             Ok(result) if supports(result.get("supportedVersions")) => result,
@@ -121,7 +122,12 @@ impl Session {
     /// `server/discover` answered with an HTTP error: a 4xx other than authorization, rate
     /// limiting or a timeout is an older server (its body may still hold the JSON-RPC error
     /// naming the versions it supports). `false` when the status means something else.
-    pub(super) fn discover_refused(&mut self, head: &ResponseHead, body: &[u8], now_ms: u64) -> bool {
+    pub(super) fn discover_refused(
+        &mut self,
+        head: &ResponseHead,
+        body: &[u8],
+        now_ms: u64,
+    ) -> bool {
         let status = head.status;
         // rmcp answers a request without a session with a bare 401; a real authorization
         // challenge carries `WWW-Authenticate`.
@@ -129,12 +135,12 @@ impl Session {
         if !(400..500).contains(&status) || challenge || matches!(status, 408 | 429) {
             return false;
         }
-        let error = match Message::parse_all(body).ok().and_then(|m| m.into_iter().next()) {
+        let error = match Message::parse_all(body)
+            .ok()
+            .and_then(|m| m.into_iter().next())
+        {
             Some(Message::Error(e)) => e.error,
-            _ => ErrorObject::new(
-                ErrorCode::METHOD_NOT_FOUND,
-                format!("HTTP {status}"),
-            ),
+            _ => ErrorObject::new(ErrorCode::METHOD_NOT_FOUND, format!("HTTP {status}")),
         };
         self.discovered(Err(error), now_ms);
         true
@@ -163,6 +169,7 @@ impl Session {
     pub(super) fn reset_session(&mut self) {
         self.generation += 1;
         self.session_id = None;
+        self.discovering = None;
         self.protocol_version = None;
         self.legacy_post_url = None;
         let legacy_stream = self.legacy_stream.take();

@@ -6,11 +6,11 @@ use serde_json::{json, Map, Value};
 use super::state::*;
 use super::{Session, Transport};
 use crate::client::error::ClientError;
+use crate::client::headers;
 use crate::client::http::{Action, ExchangeId, HttpMethod, HttpRequest, ResponseHead};
 use crate::client::jsonrpc::{
     ErrorObject, ErrorResponse, Message, Notification, Request, RequestId, Response,
 };
-use crate::client::headers;
 use crate::client::url::scrub_urls;
 use crate::model::STATELESS_PROTOCOL_VERSION;
 use crate::sse::SseDecoder;
@@ -452,7 +452,10 @@ impl Session {
             Message::Notification(Notification::new("notifications/cancelled", Some(params)))
                 .to_json();
         let extra = if self.stateless_active() {
-            vec![("Mcp-Method".to_owned(), "notifications/cancelled".to_owned())]
+            vec![(
+                "Mcp-Method".to_owned(),
+                "notifications/cancelled".to_owned(),
+            )]
         } else {
             Vec::new()
         };
