@@ -42,6 +42,20 @@ const SUITES = [
         'the client declares no elicitation capability yet: answering a server request needs the '
           + 'relay-wasm client driver to pass it to JavaScript, which is being moved into relay-core',
       ],
+      [
+        'auth/dpop',
+        'extension: DPoP-bound tokens (SEP-1932, RFC 9449) are not implemented yet; the client '
+          + 'presents Bearer tokens (a WebCrypto key pair per sign-in is the planned way)',
+      ],
+      [
+        'auth/dpop-nonce',
+        'extension: DPoP (SEP-1932) with server nonces, not implemented yet (see auth/dpop)',
+      ],
+      [
+        'auth/wif-jwt-bearer',
+        'extension: workload identity federation (SEP-1933) is for unattended workloads holding a '
+          + 'platform-issued JWT; a browser extension acting for a person has no workload identity',
+      ],
       ...['sep-2640-client-no-prefetch', 'sep-2640-client-verify-digest', 'sep-2640-client-verify-size', 'sep-2640-client-verify-frontmatter'].map((name) => [
         name,
         'extension: the Skills extension (SEP-2640) is not implemented; the client never lists skills, '
