@@ -552,3 +552,27 @@ fn operations_other_than_tools_carry_their_name_header() {
     );
     assert_eq!(posts(&h, "prompts/get")[0].header("mcp-name"), Some("p-1"));
 }
+
+#[test]
+fn ping_becomes_server_discover_and_server_info_may_sit_in_meta() {
+    let mut h = Harness::new(
+        stateless_config(),
+        server("2025-11-25", |req, _| match req.rpc_method() {
+            // PyPI `mcp` 2.3.0's shape: serverInfo in `_meta`; `ping` is gone in 2026-07-28.
+            "server/discover" => Some(Reply::result(
+                &req.id(),
+                json!({"supportedVersions": ["2026-07-28"], "capabilities": {},
+                       "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "py", "version": "2"}}}),
+            )),
+            "ping" => Some(Reply::status(404, "Method not found")),
+            _ => None,
+        }),
+    );
+    let ping = h.submit(Operation::Ping);
+    h.run(1_000);
+    assert!(matches!(h.ok(ping), Output::Pong(_)));
+    assert_eq!(posts(&h, "server/discover").len(), 2);
+    assert!(posts(&h, "ping").is_empty());
+    let info = h.session.server_info().expect("connected");
+    assert_eq!(info.server_info.name, "py");
+}

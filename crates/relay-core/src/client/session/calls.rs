@@ -258,7 +258,12 @@ impl Session {
                 object.extend(input.clone());
             }
         }
-        let method = call.op.method();
+        let method = match call.op.method() {
+            // 2026-07-28 has no `ping` (servers answer "method not found"); `server/discover`
+            // is the cheap request that proves the server is there.
+            "ping" if self.stateless_active() => "server/discover",
+            method => method,
+        };
         let rpc = self.send_rpc(Owner::Call(id), method, params, now_ms);
         if let Some(call) = self.calls.get_mut(&id) {
             call.state = CallState::InFlight(rpc);

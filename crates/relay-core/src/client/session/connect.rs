@@ -96,8 +96,10 @@ impl Session {
                 return;
             }
         };
+        // PyPI `mcp` 2.3.0 puts it in `_meta`, the conformance suite at the top.
         let server_info = result
             .get("serverInfo")
+            .or_else(|| result.pointer("/_meta/io.modelcontextprotocol~1serverInfo"))
             .cloned()
             .and_then(|v| serde_json::from_value(v).ok())
             .unwrap_or_else(|| Implementation::new("unknown", ""));
