@@ -96,10 +96,13 @@ test('cargo xtask conformance: the official client suite passes and prints its t
   const tally = r.stdout.match(/^(\d+) passed, (\d+) failed$/m);
   assert.ok(tally, `no "N passed, N failed" line in:\n${r.stdout}`);
   assert.equal(tally[2], '0');
-  // The scenario listing check plus initialize, tools_call and sse-retry at least.
-  assert.ok(Number(tally[1]) >= 4, tally[0]);
-  for (const scenario of ['initialize', 'tools_call', 'sse-retry']) {
-    assert.match(r.stderr, new RegExp(`# ${scenario}: Passed: (\\d+)/\\1, 0 failed, 0 warnings`), scenario);
+  // Per suite (0.1.16 and 0.2.0-alpha.12), the scenario listing check plus initialize,
+  // tools_call and sse-retry at least.
+  assert.ok(Number(tally[1]) >= 8, tally[0]);
+  for (const suite of ['0\\.1\\.16', '0\\.2\\.0-alpha\\.12']) {
+    for (const scenario of ['initialize', 'tools_call', 'sse-retry']) {
+      assert.match(r.stderr, new RegExp(`# ${suite} ${scenario}: Passed: (\\d+)/\\1, 0 failed, 0 warnings`), `${suite} ${scenario}`);
+    }
   }
 });
 

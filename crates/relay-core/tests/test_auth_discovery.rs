@@ -550,6 +550,16 @@ fn refusals() {
             browser_opened: true,
         },
         Case {
+            // SEP-2468 / RFC 9207: compared as strings, no trailing-slash or case folding.
+            name: "iss in the redirect with a trailing slash the issuer has not",
+            world: World {
+                redirect_extra: vec![("iss".into(), format!("{AS}/"))],
+                ..standard()
+            },
+            kind: "auth_issuer_mismatch",
+            browser_opened: true,
+        },
+        Case {
             name: "iss promised and missing",
             world: standard().route(
                 "GET",

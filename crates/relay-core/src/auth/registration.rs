@@ -163,11 +163,35 @@ pub(crate) fn registration_request(
         "grant_types": ["authorization_code", "refresh_token"],
         "response_types": ["code"],
         "token_endpoint_auth_method": method,
+        "application_type": application_type(redirect_uri),
     });
     if let (Some(scope), Some(object)) = (scope, body.as_object_mut()) {
         object.insert("scope".to_owned(), Value::String(scope.to_owned()));
     }
     body.to_string()
+}
+
+/// SEP-837's `application_type` (OpenID Connect Dynamic Registration): `web` for a redirect
+/// to an `https` host on the network (the extension's `https://<id>.chromiumapp.org/`),
+/// `native` for loopback or custom-scheme redirects (a command-line client's
+/// `http://127.0.0.1:…/callback`), which web clients may not use.
+pub(crate) fn application_type(redirect_uri: &str) -> &'static str {
+    let Some(rest) = redirect_uri.strip_prefix("https://") else {
+        return "native";
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = authority.rsplit('@').next().unwrap_or("");
+    let host = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => host.split(':').next().unwrap_or(""),
+    };
+    let loopback =
+        host.eq_ignore_ascii_case("localhost") || host.starts_with("127.") || host == "::1";
+    if loopback {
+        "native"
+    } else {
+        "web"
+    }
 }
 
 /// The identity an RFC 7591 registration response gives.
@@ -184,4 +208,28 @@ pub(crate) fn registration_response(body: &[u8], issuer: &str) -> Result<ClientI
         issuer: Some(issuer.to_owned()),
         assertion_alg: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::application_type;
+
+    #[test]
+    fn application_type_follows_the_redirect_uri() {
+        let cases = [
+            ("https://abcdefghijklmnop.chromiumapp.org/oauth", "web"),
+            ("https://app.example.com:8443/cb?x=1", "web"),
+            ("https://user@app.example.com/cb", "web"),
+            ("http://127.0.0.1:8976/callback", "native"),
+            ("http://localhost/cb", "native"),
+            ("https://localhost:3000/cb", "native"),
+            ("https://127.0.0.1/cb", "native"),
+            ("https://[::1]:8080/cb", "native"),
+            ("com.example.app:/oauth2redirect", "native"),
+            ("http://app.example.com/cb", "native"),
+        ];
+        for (uri, expected) in cases {
+            assert_eq!(application_type(uri), expected, "{uri}");
+        }
+    }
 }

@@ -13,7 +13,8 @@ pub const DEFAULT_TOOLS_TTL_MS: u64 = 5 * 60 * 1000;
 #[derive(Debug, Clone)]
 pub struct ToolCache {
     ttl_ms: u64,
-    entry: Option<(Vec<Tool>, u64)>,
+    /// The tools, when they were fetched, and how long they stay fresh.
+    entry: Option<(Vec<Tool>, u64, u64)>,
     generation: u64,
 }
 
@@ -30,9 +31,17 @@ impl ToolCache {
     /// The tools, if fetched less than a TTL ago.
     pub fn get(&self, now_ms: u64) -> Option<&[Tool]> {
         match &self.entry {
-            Some((tools, at)) if now_ms < at.saturating_add(self.ttl_ms) => Some(tools),
+            Some((tools, at, ttl)) if now_ms < at.saturating_add(*ttl) => Some(tools),
             _ => None,
         }
+    }
+
+    /// A tool of the last list fetched, fresh or not (its definition says which parameters
+    /// a call mirrors into headers).
+    pub fn find(&self, name: &str) -> Option<&Tool> {
+        self.entry
+            .as_ref()
+            .and_then(|(tools, _, _)| tools.iter().find(|t| t.name == name))
     }
 
     /// The generation to pass to [`ToolCache::store`] when a fetch starts.
@@ -42,10 +51,24 @@ impl ToolCache {
 
     /// Stores a fetched list unless the cache was invalidated since the fetch started.
     pub fn store(&mut self, tools: Vec<Tool>, fetched_at_ms: u64, generation: u64) -> bool {
+        self.store_for(tools, fetched_at_ms, generation, None)
+    }
+
+    /// Like [`ToolCache::store`], fresh for the server's `ttlMs` (protocol 2026-07-28's
+    /// caching directive) when it gave one, else for the cache's TTL. `ttlMs: 0` keeps the
+    /// list for its definitions only: the next listing asks the server again.
+    pub fn store_for(
+        &mut self,
+        tools: Vec<Tool>,
+        fetched_at_ms: u64,
+        generation: u64,
+        server_ttl_ms: Option<u64>,
+    ) -> bool {
         if generation != self.generation {
             return false;
         }
-        self.entry = Some((tools, fetched_at_ms));
+        let ttl = server_ttl_ms.unwrap_or(self.ttl_ms);
+        self.entry = Some((tools, fetched_at_ms, ttl));
         true
     }
 

@@ -5,6 +5,7 @@
 //! - [`pool`]: the sessions of every server, as one sans-IO state machine for a driver.
 //! - [`jsonrpc`]: JSON-RPC 2.0 messages.
 //! - [`ops`]: the operations (`tools/list`, `tools/call`, ...) and their results.
+//! - [`headers`]: the request headers of protocol 2026-07-28 that mirror the body.
 //! - [`error`]: the error taxonomy, each error with a hint for the user.
 //! - [`config`]: server configurations and the `mcpServers` import.
 //! - [`http`], [`url`], [`retry`], [`cache`]: the pieces the session is made of.
@@ -12,6 +13,7 @@
 pub mod cache;
 pub mod config;
 pub mod error;
+pub mod headers;
 pub mod http;
 pub mod jsonrpc;
 pub mod ops;
@@ -30,6 +32,7 @@ pub use ops::{Operation, Output};
 pub use pool::{OpId, Pool, PoolAction, PoolOptions, Progress, ServerStatus};
 pub use retry::{Jitter, RetryPolicy};
 pub use session::{
-    CallId, ListKind, ServerInfo, Session, SessionConfig, SessionEvent, SessionStats, Transport,
+    CallId, ListKind, ProtocolMode, ServerInfo, Session, SessionConfig, SessionEvent, SessionStats,
+    Transport,
 };
 pub use url::{loopback_origin, redact_url, scrub_urls, HttpUrl};

@@ -167,6 +167,8 @@ pub(crate) struct Pages {
     pub cursor: Option<String>,
     pub seen_cursors: Vec<String>,
     pub count: usize,
+    /// The server's `ttlMs` caching directive (2026-07-28), the smallest of the pages'.
+    pub ttl_ms: Option<u64>,
 }
 
 /// What one page says: its items, and the cursor of the next page if any.

@@ -509,8 +509,10 @@ impl Authorizer {
             return Err(AuthError::InvalidState("no authorization server is known"));
         };
         // RFC 9207: an `iss` must name the server asked; a server that promises one must send it.
+        // Compared as strings, without any normalization (SEP-2468): a lookalike issuer that
+        // differs only by a trailing slash or letter case is another issuer.
         match param("iss") {
-            Some(iss) if !same_issuer(&iss, &server.issuer) => {
+            Some(iss) if iss != server.issuer => {
                 self.fail(AuthError::IssuerMismatch {
                     expected: server.issuer.clone(),
                     found: iss,

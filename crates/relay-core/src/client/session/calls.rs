@@ -7,6 +7,7 @@ use super::exchange::HeaderKind;
 use super::state::*;
 use super::{CallId, Session, SessionEvent, Transport};
 use crate::client::error::ClientError;
+use crate::client::headers;
 use crate::client::http::{ExchangeId, HttpMethod};
 use crate::client::jsonrpc::{ErrorObject, RequestId};
 use crate::client::ops::{read_output, read_page, Operation, Output, Pages};
@@ -52,6 +53,9 @@ impl Session {
             pages: Pages::default(),
             progress_token,
             cache_generation: self.tools.generation(),
+            input: None,
+            input_rounds: 0,
+            awaiting: None,
         };
         self.calls.insert(id, call);
         self.queue.push_back(id);
@@ -244,10 +248,23 @@ impl Session {
         let Some(call) = self.calls.get(&id) else {
             return;
         };
-        let params = call
+        let mut params = call
             .op
             .params(call.pages.cursor.as_deref(), call.progress_token.as_deref());
-        let method = call.op.method();
+        if let Some(input) = &call.input {
+            let object = params
+                .get_or_insert_with(|| Value::Object(serde_json::Map::new()))
+                .as_object_mut();
+            if let Some(object) = object {
+                object.extend(input.clone());
+            }
+        }
+        let method = match call.op.method() {
+            // 2026-07-28 has no `ping` (servers answer "method not found"); `server/discover`
+            // is the cheap request that proves the server is there.
+            "ping" if self.stateless_active() => "server/discover",
+            method => method,
+        };
         let rpc = self.send_rpc(Owner::Call(id), method, params, now_ms);
         if let Some(call) = self.calls.get_mut(&id) {
             call.state = CallState::InFlight(rpc);
@@ -286,6 +303,11 @@ impl Session {
                 return;
             }
         };
+        // 2026-07-28: a result without `resultType` is complete.
+        if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
+            self.input_required(call, result, now_ms);
+            return;
+        }
         let Some(key) = c.op.list_key() else {
             // A tools/call answered with a result we cannot read did reach the tool.
             let output = read_output(&c.op, result).map_err(|message| {
@@ -298,6 +320,9 @@ impl Session {
             self.complete_call(call, output, now_ms);
             return;
         };
+        if let Some(ttl) = result.get("ttlMs").and_then(Value::as_u64) {
+            c.pages.ttl_ms = Some(c.pages.ttl_ms.map_or(ttl, |t| t.min(ttl)));
+        }
         let (items, cursor) = match read_page(key, &mut result) {
             Ok(page) => page,
             Err(message) => {
@@ -331,14 +356,34 @@ impl Session {
             None => {
                 let items = Value::Array(std::mem::take(&mut c.pages.items));
                 let generation = c.cache_generation;
-                let output = read_output(&c.op, items)
+                let ttl = c.pages.ttl_ms;
+                let mut output = read_output(&c.op, items)
                     .map_err(|message| ClientError::Protocol { url, message });
-                if let Ok(Output::Tools(tools)) = &output {
-                    self.tools.store(tools.clone(), now_ms, generation);
+                if let Ok(Output::Tools(tools)) = &mut output {
+                    self.reject_invalid_tools(tools);
+                    self.tools.store_for(tools.clone(), now_ms, generation, ttl);
                 }
                 self.complete_call(call, output, now_ms);
             }
         }
+    }
+
+    /// Leaves out tools whose `x-mcp-header` annotations cannot become valid headers (SEP-2243
+    /// says such tools MUST be rejected), reporting each as a warning log entry; one bad tool
+    /// does not cost the others.
+    fn reject_invalid_tools(&mut self, tools: &mut Vec<crate::model::Tool>) {
+        let events = &mut self.events;
+        tools.retain(|tool| match headers::tool_param_headers(tool) {
+            Ok(_) => true,
+            Err(e) => {
+                events.push_back(SessionEvent::Log {
+                    level: "warning".to_owned(),
+                    logger: Some("mcp-relay".to_owned()),
+                    data: Value::String(format!("tool `{}` left out: {e}", tool.name)),
+                });
+                false
+            }
+        });
     }
 
     pub(super) fn complete_call(
@@ -404,6 +449,7 @@ impl Session {
         // may stay open forever otherwise); free its connection.
         self.abort_exchange(rpc.exchange);
         match rpc.owner {
+            Owner::Handshake if self.discovering.is_some() => self.discovered(outcome, now_ms),
             Owner::Handshake => self.initialized(outcome, now_ms),
             Owner::Call(call) => self.call_answered(call, outcome, now_ms),
         }

@@ -1,5 +1,6 @@
-//! Connection and version negotiation: the `initialize` handshake, the choice of transport,
-//! `notifications/initialized`, and forgetting a session.
+//! Connection and version negotiation: `server/discover` (protocol 2026-07-28, stateless),
+//! else the `initialize` handshake, the choice of transport, `notifications/initialized`, and
+//! forgetting a session.
 
 use serde_json::{json, Value};
 
@@ -7,9 +8,13 @@ use super::exchange::HeaderKind;
 use super::state::*;
 use super::{ServerInfo, Session, SessionEvent, Transport};
 use crate::client::error::ClientError;
-use crate::client::http::HttpMethod;
-use crate::client::jsonrpc::{ErrorObject, Message, Notification};
-use crate::model::{Implementation, SUPPORTED_PROTOCOL_VERSIONS};
+use crate::client::http::{HttpMethod, ResponseHead};
+use crate::client::jsonrpc::{ErrorCode, ErrorObject, Message, Notification};
+use crate::model::{Implementation, STATELESS_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS};
+
+/// JSON-RPC error of a server refusing the request's protocol version (2026-07-28), with the
+/// versions it supports in `data.supported`.
+const UNSUPPORTED_PROTOCOL_VERSION: ErrorCode = ErrorCode(-32022);
 
 impl Session {
     pub(super) fn start_handshake(&mut self, now_ms: u64) {
@@ -29,6 +34,9 @@ impl Session {
             return;
         };
         match transport {
+            Transport::Streamable if self.cfg.discover && self.stateless != Some(false) => {
+                self.send_discover(false, now_ms);
+            }
             Transport::Streamable => self.send_initialize(now_ms),
             Transport::Legacy => {
                 let url = self.request_url();
@@ -52,15 +60,106 @@ impl Session {
         }
     }
 
-    pub(super) fn send_initialize(&mut self, now_ms: u64) {
-        let capabilities = if self.cfg.elicitation {
-            json!({"elicitation": {"form": {}, "url": {}}})
-        } else {
-            json!({})
+    /// Protocol 2026-07-28's handshake: one `server/discover`, stateless (its `_meta` and
+    /// headers are added by `send_rpc` since the version is set first).
+    pub(super) fn send_discover(&mut self, retried: bool, now_ms: u64) {
+        self.protocol_version = Some(STATELESS_PROTOCOL_VERSION.to_owned());
+        self.discovering = Some(retried);
+        self.stats.discover_requests += 1;
+        let rpc = self.send_rpc(Owner::Handshake, "server/discover", None, now_ms);
+        self.conn = Conn::Initializing { rpc };
+    }
+
+    /// The answer to `server/discover`: a server listing 2026-07-28 is used without a session;
+    /// one refusing the version but naming it supported is asked once more; anything else
+    /// (method not found, no 2026-07-28, an HTTP 4xx) means a server of an older protocol.
+    pub(super) fn discovered(&mut self, outcome: Result<Value, ErrorObject>, now_ms: u64) {
+        let retried = self.discovering.take().unwrap_or(true);
+        let supports = |versions: Option<&Value>| {
+            versions.and_then(Value::as_array).is_some_and(|v| {
+                v.iter()
+                    .any(|v| v.as_str() == Some(STATELESS_PROTOCOL_VERSION))
+            })
         };
+        let result = match outcome {
+            Ok(result) if supports(result.get("supportedVersions")) => result,
+            Err(error)
+                if error.code == UNSUPPORTED_PROTOCOL_VERSION
+                    && !retried
+                    && supports(error.data.as_ref().and_then(|d| d.get("supported"))) =>
+            {
+                self.send_discover(true, now_ms);
+                return;
+            }
+            _ => {
+                self.fall_back_to_initialize(now_ms);
+                return;
+            }
+        };
+        // PyPI `mcp` 2.3.0 puts it in `_meta`, the conformance suite at the top.
+        let server_info = result
+            .get("serverInfo")
+            .or_else(|| result.pointer("/_meta/io.modelcontextprotocol~1serverInfo"))
+            .cloned()
+            .and_then(|v| serde_json::from_value(v).ok())
+            .unwrap_or_else(|| Implementation::new("unknown", ""));
+        self.info = Some(ServerInfo {
+            protocol_version: STATELESS_PROTOCOL_VERSION.to_owned(),
+            server_info,
+            capabilities: result
+                .get("capabilities")
+                .cloned()
+                .unwrap_or_else(|| json!({})),
+            instructions: result
+                .get("instructions")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            transport: Transport::Streamable,
+        });
+        self.stateless = Some(true);
+        self.session_id = None;
+        self.become_ready(now_ms);
+    }
+
+    /// `server/discover` answered with an HTTP error: a 4xx other than authorization, rate
+    /// limiting or a timeout is an older server (its body may still hold the JSON-RPC error
+    /// naming the versions it supports). `false` when the status means something else.
+    pub(super) fn discover_refused(
+        &mut self,
+        head: &ResponseHead,
+        body: &[u8],
+        now_ms: u64,
+    ) -> bool {
+        let status = head.status;
+        // rmcp answers a request without a session with a bare 401; a real authorization
+        // challenge carries `WWW-Authenticate`.
+        let challenge = matches!(status, 401 | 403) && head.header("www-authenticate").is_some();
+        if !(400..500).contains(&status) || challenge || matches!(status, 408 | 429) {
+            return false;
+        }
+        let error = match Message::parse_all(body)
+            .ok()
+            .and_then(|m| m.into_iter().next())
+        {
+            Some(Message::Error(e)) => e.error,
+            _ => ErrorObject::new(ErrorCode::METHOD_NOT_FOUND, format!("HTTP {status}")),
+        };
+        self.discovered(Err(error), now_ms);
+        true
+    }
+
+    fn fall_back_to_initialize(&mut self, now_ms: u64) {
+        self.discovering = None;
+        self.stateless = Some(false);
+        self.protocol_version = None;
+        self.session_id = None;
+        self.send_initialize(now_ms);
+    }
+
+    pub(super) fn send_initialize(&mut self, now_ms: u64) {
         let params = json!({
             "protocolVersion": SUPPORTED_PROTOCOL_VERSIONS[0],
-            "capabilities": capabilities,
+            "capabilities": self.capabilities(),
             "clientInfo": self.cfg.client_info,
         });
         self.stats.initialize_requests += 1;
@@ -72,6 +171,7 @@ impl Session {
     pub(super) fn reset_session(&mut self) {
         self.generation += 1;
         self.session_id = None;
+        self.discovering = None;
         self.protocol_version = None;
         self.legacy_post_url = None;
         let legacy_stream = self.legacy_stream.take();
@@ -157,6 +257,7 @@ impl Session {
             transport,
         });
         self.protocol_version = Some(version);
+        self.stateless = Some(false);
         let body =
             Message::Notification(Notification::new("notifications/initialized", None)).to_json();
         let exchange = self.post(Purpose::Notify { initialized: true }, body);
@@ -175,9 +276,11 @@ impl Session {
         if let Some(info) = &self.info {
             self.events.push_back(SessionEvent::Connected(info.clone()));
         }
+        // 2026-07-28 has no session for a GET stream to belong to.
         if self.cfg.listen
             && !self.listen_unsupported
             && handshake.transport == Transport::Streamable
+            && !self.stateless_active()
         {
             self.open_listen();
         }

@@ -1,16 +1,18 @@
 //! HTTP exchanges: building requests and their headers, and reading response heads and
 //! bodies (JSON or SSE) back into JSON-RPC messages.
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use super::state::*;
 use super::{Session, Transport};
 use crate::client::error::ClientError;
+use crate::client::headers;
 use crate::client::http::{Action, ExchangeId, HttpMethod, HttpRequest, ResponseHead};
 use crate::client::jsonrpc::{
     ErrorObject, ErrorResponse, Message, Notification, Request, RequestId, Response,
 };
 use crate::client::url::scrub_urls;
+use crate::model::STATELESS_PROTOCOL_VERSION;
 use crate::sse::SseDecoder;
 
 /// How much of an error response's body is kept for the error message.
@@ -172,6 +174,13 @@ impl Session {
                 let Some(rpc) = self.rpcs.remove(&n) else {
                     return;
                 };
+                if rpc.owner == Owner::Handshake
+                    && self.discovering.is_some()
+                    && self.discover_refused(&head, &buf, now_ms)
+                {
+                    self.pump(now_ms);
+                    return;
+                }
                 if expired {
                     self.session_expired(rpc.owner, ex.generation, now_ms);
                 } else {
@@ -249,8 +258,13 @@ impl Session {
     ) -> i64 {
         let id = self.next_rpc;
         self.next_rpc += 1;
+        let (params, extra) = if self.stateless_active() {
+            self.stateless_request(method, params)
+        } else {
+            (params, Vec::new())
+        };
         let body = Message::Request(Request::new(RequestId::Number(id), method, params)).to_json();
-        let exchange = self.post(Purpose::Request(RequestId::Number(id)), body);
+        let exchange = self.post_with(Purpose::Request(RequestId::Number(id)), body, extra);
         let timeout_ms = self.timeout_ms();
         self.rpcs.insert(
             id,
@@ -269,12 +283,68 @@ impl Session {
         id
     }
 
+    /// Protocol 2026-07-28: the request's `_meta` (version, client, capabilities) and the
+    /// headers mirroring its body (`Mcp-Method`, `Mcp-Name`, a tool's `Mcp-Param-*`).
+    fn stateless_request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+    ) -> (Option<Value>, Vec<(String, String)>) {
+        let mut params = match params {
+            Some(Value::Object(map)) => map,
+            _ => Map::new(),
+        };
+        let meta = params
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Some(meta) = meta.as_object_mut() {
+            meta.insert(
+                "io.modelcontextprotocol/protocolVersion".to_owned(),
+                json!(STATELESS_PROTOCOL_VERSION),
+            );
+            meta.insert(
+                "io.modelcontextprotocol/clientInfo".to_owned(),
+                json!(self.cfg.client_info),
+            );
+            meta.insert(
+                "io.modelcontextprotocol/clientCapabilities".to_owned(),
+                self.capabilities(),
+            );
+        }
+        let params = Value::Object(params);
+        let mut headers = vec![("Mcp-Method".to_owned(), method.to_owned())];
+        if let Some(name) = headers::name_header(method, Some(&params)) {
+            headers.push(("Mcp-Name".to_owned(), name));
+        }
+        if method == "tools/call" {
+            let tool = params
+                .get("name")
+                .and_then(Value::as_str)
+                .and_then(|name| self.tools.find(name));
+            let arguments = params.get("arguments").and_then(Value::as_object);
+            if let (Some(tool), Some(arguments)) = (tool, arguments) {
+                headers.extend(headers::param_headers(tool, arguments));
+            }
+        }
+        (Some(params), headers)
+    }
+
     pub(super) fn post(&mut self, purpose: Purpose, body: String) -> ExchangeId {
+        self.post_with(purpose, body, Vec::new())
+    }
+
+    fn post_with(
+        &mut self,
+        purpose: Purpose,
+        body: String,
+        extra: Vec<(String, String)>,
+    ) -> ExchangeId {
         let url = match (self.transport_in_use(), &self.legacy_post_url) {
             (Some(Transport::Legacy), Some(post_url)) => post_url.clone(),
             _ => self.request_url(),
         };
-        let headers = self.headers(HeaderKind::Post);
+        let mut headers = self.headers(HeaderKind::Post);
+        headers.extend(extra);
         self.send(purpose, HttpMethod::Post, url, headers, Some(body), false)
     }
 
@@ -329,6 +399,8 @@ impl Session {
             "mcp-session-id",
             "mcp-protocol-version",
             "last-event-id",
+            "mcp-method",
+            "mcp-name",
         ];
         let mut headers: Vec<(String, String)> = self
             .cfg
@@ -379,7 +451,15 @@ impl Session {
         let body =
             Message::Notification(Notification::new("notifications/cancelled", Some(params)))
                 .to_json();
-        self.post(Purpose::Notify { initialized: false }, body);
+        let extra = if self.stateless_active() {
+            vec![(
+                "Mcp-Method".to_owned(),
+                "notifications/cancelled".to_owned(),
+            )]
+        } else {
+            Vec::new()
+        };
+        self.post_with(Purpose::Notify { initialized: false }, body, extra);
     }
 
     pub(super) fn reply(&mut self, id: RequestId, result: Result<Value, ErrorObject>) {

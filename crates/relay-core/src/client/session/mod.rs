@@ -10,7 +10,16 @@
 //! - one `initialize` (+ `notifications/initialized`) per session, established lazily when a
 //!   call needs it and re-established transparently when the server forgets the session (404,
 //!   or server-everything's 400 "No valid session ID"), retrying the request once;
-//! - version negotiation (offer the newest supported version, accept any supported answer);
+//! - version negotiation: protocol 2026-07-28 first (`server/discover`, then no `initialize`
+//!   and no session: every request carries its `_meta` and the `MCP-Protocol-Version`,
+//!   `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` headers), retried once with a version the
+//!   server names in an "unsupported protocol version" error; a server that does not know
+//!   `server/discover` gets `initialize` offering the newest dated version (2025-11-25, then
+//!   whatever supported version it answers), and legacy SSE after that; what worked is kept
+//!   for the server ([`Session::protocol_mode`]);
+//! - results of 2026-07-28: `resultType` (`input_required` requests are answered and the
+//!   request sent again with `inputResponses` and the server's `requestState`, SEP-2322), and
+//!   `ttlMs` driving the tool cache's freshness;
 //! - Streamable HTTP: JSON or SSE answers to POSTs, `Mcp-Session-Id`, `MCP-Protocol-Version`,
 //!   resumption of a cut stream by GET with `Last-Event-ID` after the server's `retry:` delay,
 //!   the optional GET stream for server-initiated messages (405 means "none"), DELETE on close;
@@ -25,12 +34,14 @@
 //! responsibility into `connect` (handshake and version negotiation), `exchange` (HTTP
 //! requests, headers, response heads and bodies), `stream` (SSE messages, notifications,
 //! resumption and the listen GET stream), `legacy` (the HTTP+SSE transport), `calls` (the
-//! queue, deadlines, retries, paging and cache) and `failures` (what each failure means).
+//! queue, deadlines, retries, paging and cache), `input` (`input_required` results) and
+//! `failures` (what each failure means).
 
 mod calls;
 mod connect;
 mod exchange;
 mod failures;
+mod input;
 mod legacy;
 mod state;
 mod stream;
@@ -81,6 +92,11 @@ pub struct SessionConfig {
     /// `elicitation/create` to the driver ([`SessionEvent::Request`]); without it, the request
     /// is refused as a method this client does not offer.
     pub elicitation: bool,
+    /// Try protocol 2026-07-28 (`server/discover`, no session) before `initialize`.
+    pub discover: bool,
+    /// The client capabilities declared (`initialize` and, in 2026-07-28, every request's
+    /// `_meta`).
+    pub capabilities: Value,
 }
 
 impl SessionConfig {
@@ -100,6 +116,8 @@ impl SessionConfig {
             max_call_ms: 10 * 60 * 1000,
             jitter_seed: 0,
             elicitation: false,
+            discover: true,
+            capabilities: Value::Object(serde_json::Map::new()),
         }
     }
 }
@@ -188,6 +206,10 @@ pub enum SessionEvent {
 #[non_exhaustive]
 pub struct SessionStats {
     pub initialize_requests: u32,
+    /// `server/discover` requests (protocol 2026-07-28's handshake).
+    pub discover_requests: u32,
+    /// Requests sent again with `inputResponses` after an `input_required` result.
+    pub input_rounds: u32,
     pub http_requests: u64,
     pub retries: u32,
     pub reinitializations: u32,
@@ -233,6 +255,22 @@ pub struct Session {
     stats: SessionStats,
     /// `Authorization` from a sign-in (`auth::Authorizer`), replacing any configured one.
     authorization: Option<String>,
+    /// What this server speaks once learned: `Some(true)` 2026-07-28 (stateless), `Some(false)`
+    /// a version negotiated by `initialize`.
+    stateless: Option<bool>,
+    /// A `server/discover` is the handshake request in flight; `true` once it was retried
+    /// after an "unsupported protocol version" answer.
+    discovering: Option<bool>,
+}
+
+/// What a server was found to speak (see [`Session::protocol_mode`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProtocolMode {
+    /// Protocol 2026-07-28: `server/discover`, no `initialize`, no session.
+    Stateless,
+    /// A version negotiated by `initialize` (2025-11-25 and older), with a session.
+    Session,
 }
 
 impl Session {
@@ -277,17 +315,62 @@ impl Session {
             events: VecDeque::new(),
             stats: SessionStats::default(),
             authorization: None,
+            stateless: None,
+            discovering: None,
         }
     }
 
     /// Answers a server's request ([`SessionEvent::Request`]); the requests in flight that
     /// waited for it get their usual time again from now.
     pub fn respond(&mut self, id: RequestId, result: Result<Value, ErrorObject>, now_ms: u64) {
+        // A 2026-07-28 input request is answered by sending its call again, not by a reply
+        // (an error the user's side made becomes a cancel).
+        let answer = result
+            .clone()
+            .unwrap_or_else(|_| serde_json::json!({"action": "cancel"}));
+        if self.input_answered(&id, answer, now_ms) {
+            return;
+        }
         self.reply(id, result);
         let calls: Vec<CallId> = self.calls.keys().copied().collect();
         for call in calls {
             self.extend_deadline(call, now_ms);
         }
+    }
+
+    /// What the server was found to speak, once a handshake worked; `None` before.
+    pub fn protocol_mode(&self) -> Option<ProtocolMode> {
+        self.stateless.map(|s| {
+            if s {
+                ProtocolMode::Stateless
+            } else {
+                ProtocolMode::Session
+            }
+        })
+    }
+
+    /// Starts from what a server was found to speak before (persisted by the caller), so
+    /// `server/discover` is not tried again on a server that did not know it.
+    pub fn remember_protocol_mode(&mut self, mode: Option<ProtocolMode>) {
+        self.stateless = mode.map(|m| m == ProtocolMode::Stateless);
+    }
+
+    /// The capabilities this client declares: the configured ones, plus elicitation (form and
+    /// URL modes) when the driver answers it.
+    pub(super) fn capabilities(&self) -> Value {
+        let mut capabilities = self.cfg.capabilities.clone();
+        if self.cfg.elicitation {
+            if let Value::Object(m) = &mut capabilities {
+                let modes = serde_json::json!({"form": {}, "url": {}});
+                m.insert("elicitation".to_owned(), modes);
+            }
+        }
+        capabilities
+    }
+
+    /// Whether requests go out in protocol 2026-07-28's stateless form.
+    fn stateless_active(&self) -> bool {
+        self.protocol_version.as_deref() == Some(crate::model::STATELESS_PROTOCOL_VERSION)
     }
 
     /// Sets (or clears) the `Authorization` header value every later request carries, in place
@@ -382,7 +465,8 @@ impl Session {
     }
 
     fn is_initialize(&self, id: &RequestId) -> bool {
-        matches!((self.conn, id), (Conn::Initializing { rpc }, RequestId::Number(n)) if rpc == *n)
+        self.discovering.is_none()
+            && matches!((self.conn, id), (Conn::Initializing { rpc }, RequestId::Number(n)) if rpc == *n)
     }
 
     fn rpc_of(&self, id: &RequestId) -> Option<&Rpc> {

@@ -109,6 +109,21 @@ pub(super) struct Call {
     pub(super) pages: Pages,
     pub(super) progress_token: Option<String>,
     pub(super) cache_generation: u64,
+    /// `inputResponses` and `requestState` to send with this call after an `input_required`
+    /// result (SEP-2322); never with any other call.
+    pub(super) input: Option<serde_json::Map<String, serde_json::Value>>,
+    pub(super) input_rounds: u32,
+    /// Input requests of the last `input_required` result still waiting for the driver's
+    /// answer (elicitations the user answers), and the answers so far.
+    pub(super) awaiting: Option<AwaitingInput>,
+}
+
+/// An `input_required` round waiting for answers from the driver.
+#[derive(Debug, Default)]
+pub(super) struct AwaitingInput {
+    pub(super) waiting: std::collections::BTreeSet<String>,
+    pub(super) responses: serde_json::Map<String, serde_json::Value>,
+    pub(super) state: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
