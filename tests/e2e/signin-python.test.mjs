@@ -3,7 +3,7 @@
 // (tests/e2e/oauth-server.mjs, which the SDK's verifier asks through RFC 7662 introspection).
 // In real Chromium the user presses Sign in; the sign-in runs through launchWebAuthFlow; the
 // SDK accepts the token; then one of its tools asks the user something mid-call (the SDK's
-// `ctx.elicit`), answered in the side panel.
+// elicitation resolver, an `input_required` result in 2026-07-28), answered in the side panel.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -46,6 +46,9 @@ test('the Python SDK refuses without a token, and Sign in gets one it accepts', 
   assert.equal(as.state.authorize[0].resource, rs.match[1]);
   const result = await core(panel, { type: 'tools/call', serverId, tool: 'whoami', arguments: {} });
   assert.match(result.result.content[0].text, /notes:read/);
+  // mcp 2.3.0 speaks 2026-07-28: no session, the token on every request.
+  const [connected] = (await core(panel, { type: 'servers/list' })).filter((s) => s.id === serverId);
+  assert.equal(connected.state.info.protocolVersion, '2026-07-28');
 });
 
 test("the SDK's elicitation mid-call is answered in the panel, with the schema's default", async () => {

@@ -6,12 +6,13 @@ The SDK serves the protected-resource metadata (RFC 9728) naming `--issuer` as t
 server and refuses requests without a valid bearer token with 401 and `WWW-Authenticate`; tokens
 are checked with the authorization server's introspection endpoint (RFC 7662, `/introspect`;
 tests/e2e/oauth-server.mjs plays that server). Tools: `whoami` (the token's scopes) and `ask`,
-which asks the user for a name and a colour (elicitation, `color` defaulting to blue) and answers
-with what came back. Binds 127.0.0.1 only and prints `READY <url>` once listening.
+which asks the user for a name and a colour (elicitation, `color` defaulting to blue: the SDK's
+resolver, which works in 2025-11-25 and 2026-07-28 alike) and answers with what came back. Binds 127.0.0.1 only and prints `READY <url>` once listening.
 """
 
 import argparse
 import json
+from typing import Annotated
 import os
 import sys
 import threading
@@ -24,7 +25,8 @@ from pydantic import BaseModel, Field
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.resolve import AcceptedElicitation, Elicit, ElicitationResult, Resolve
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from py_server import wait_and_announce  # noqa: E402
@@ -74,13 +76,17 @@ def build(url: str, issuer: str) -> MCPServer:
         token = get_access_token()
         return f"scopes: {' '.join(sorted(token.scopes)) if token else '(none)'}"
 
+    def who() -> Elicit[Profile]:
+        return Elicit("Who is asking?", Profile)
+
+    # A resolver, not `ctx.elicit`: the SDK asks mid-call in 2025-11-25 and with an
+    # `input_required` result in 2026-07-28, whichever the client negotiated.
     @server.tool()
-    async def ask(ctx: Context) -> str:
+    async def ask(profile: Annotated[ElicitationResult[Profile], Resolve(who)]) -> str:
         """Asks the user for a name and a colour."""
-        result = await ctx.elicit("Who is asking?", Profile)
-        if result.action == "accept":
-            return f"accept: {result.data.name} likes {result.data.color}"
-        return result.action
+        if isinstance(profile, AcceptedElicitation):
+            return f"accept: {profile.data.name} likes {profile.data.color}"
+        return profile.action
 
     return server
 
