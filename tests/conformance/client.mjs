@@ -168,9 +168,17 @@ class Connection {
   connect(authorization) {
     const headers = this.server.headers.filter(([name]) => !(authorization && /^authorization$/i.test(name)));
     if (authorization) headers.push(['Authorization', authorization]);
-    // A one-shot command has no use for the GET stream; the conformance scenarios do not need
-    // it either (sse-retry resumes the POST stream).
-    return new this.relay.RelayClient([{ ...this.server, headers }], { listen: false });
+    // The GET stream carries a server's requests that belong to no call (an elicitation sent
+    // from a tool without naming its request): a client that answers them listens.
+    const client = new this.relay.RelayClient([{ ...this.server, headers }], { listen: true, elicitation: true });
+    // Nobody to ask here: a server's question is accepted with its defaults (SEP-1034), as the
+    // core fills them in for the side panel's form.
+    client.setEventListener((serverId, event) => {
+      if (event.type === 'request' && event.method === 'elicitation/create') {
+        client.respond(serverId, event.id, this.relay.elicitationDefaults(event.params));
+      }
+    });
+    return client;
   }
 
   async run(operation) {

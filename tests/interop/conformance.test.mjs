@@ -26,22 +26,11 @@ const node = node22();
 const SUITES = [
   {
     module: '@modelcontextprotocol/conformance',
-    excluded: new Map([
-      [
-        'elicitation-sep1034-client-defaults',
-        'the client declares no elicitation capability yet: answering a server request needs the '
-          + 'relay-wasm client driver to pass it to JavaScript, which is being moved into relay-core',
-      ],
-    ]),
+    excluded: new Map(),
   },
   {
     module: '@modelcontextprotocol/conformance-next',
     excluded: new Map([
-      [
-        'elicitation-sep1034-client-defaults',
-        'the client declares no elicitation capability yet: answering a server request needs the '
-          + 'relay-wasm client driver to pass it to JavaScript, which is being moved into relay-core',
-      ],
       [
         'auth/dpop',
         'extension: DPoP-bound tokens (SEP-1932, RFC 9449) are not implemented yet; the client '

@@ -22,7 +22,7 @@ use relay_core::model::ServerTools;
 use relay_core::prompt::{prepare_for_servers, PreparedTools, PromptOptions};
 use wasm_bindgen::prelude::*;
 
-use crate::js::{from_js_lenient, from_js_text, to_js};
+use crate::js::{from_js, from_js_lenient, from_js_text, to_js};
 
 /// Servers converted from JavaScript, with their tools rendered for prompts on first use.
 struct Converted {
@@ -82,6 +82,21 @@ pub fn prompt_for_servers_js(servers: JsValue, options: JsValue) -> Result<JsVal
 }
 
 /// Finds the tool calls in one reply; never throws for any text.
+/// The answer of a client with nobody to ask (the conformance client) to an elicitation's
+/// `params`: accept with every field's default (SEP-1034, `relay_core::elicitation`), or decline
+/// when a required field has none or the request is not a form.
+#[wasm_bindgen(js_name = elicitationDefaults)]
+pub fn elicitation_defaults(params: JsValue) -> Result<JsValue, JsValue> {
+    use relay_core::elicitation::{accept, decline, ElicitRequest};
+    let answer = match ElicitRequest::parse(&from_js(params, "params")?) {
+        Ok(ElicitRequest::Form { fields, .. }) => {
+            accept(&fields, &serde_json::Map::new()).unwrap_or_else(|_| decline())
+        }
+        _ => decline(),
+    };
+    to_js(&answer)
+}
+
 #[wasm_bindgen(js_name = parseToolCalls)]
 pub fn parse_tool_calls_js(text: &str, servers: JsValue) -> Result<JsValue, JsValue> {
     let c = converted(&servers)?;

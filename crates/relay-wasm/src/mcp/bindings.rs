@@ -8,7 +8,8 @@
 //! // resources/templates/list, resources/read {uri}: see relay_core::client::Operation
 //! client.cancel(key); client.removeServer("id"); client.close()
 //! client.status()                                  // → [{id, enabled, connected, transport, info, stats}]
-//! client.setEventListener((serverId, event) => …)  // connected / listChanged / log / notification
+//! client.setEventListener((serverId, event) => …)  // connected / listChanged / log / notification / request
+//! client.respond("id", requestId, result)          // answers a server's request
 //! ```
 //! Results are plain JSON (maps as objects). Failures reject with `{kind, message, hint,
 //! challenge?}`.
@@ -26,7 +27,8 @@ use crate::js::{from_js, from_js_lenient, to_js, to_js_text};
 impl McpClient {
     /// `servers`: an array of server configs; `options`: `{maxConcurrent,
     /// listen, toolsTtlMs, maxAttempts, baseDelayMs, maxDelayMs, budgetMs, clientName,
-    /// clientVersion}`, all optional.
+    /// clientVersion, elicitation}`, all optional (`elicitation`: declare it, and answer the
+    /// servers' requests with `respond`).
     #[wasm_bindgen(constructor)]
     pub fn js_new(servers: JsValue, options: JsValue) -> Result<McpClient, JsValue> {
         let options: PoolOptions = match options.is_undefined() || options.is_null() {
@@ -80,6 +82,13 @@ impl McpClient {
                 }) as Rc<dyn Fn(&str, &SessionEvent)>
             });
         self.inner.borrow_mut().listener = listener;
+    }
+
+    /// Answers a server's request (an event `{type: "request", id, method, params}`, given
+    /// with `options.elicitation`) with `result`.
+    pub fn respond(&self, server_id: &str, id: JsValue, result: JsValue) -> Result<bool, JsValue> {
+        let (id, result) = (from_js(id, "id")?, from_js(result, "result")?);
+        Ok(self.with(|pool, now| pool.respond(server_id, id, Ok(result), now)))
     }
 
     /// Runs one operation, `{method, ...}` (see the module documentation); `options` is
