@@ -148,3 +148,32 @@ fn a_question_nobody_answers_is_cancelled_after_the_timeout_and_none_survives_a_
     let (fresh, _) = App::restore(Config::default(), BTreeMap::new(), Ledger::default());
     assert_eq!(fresh.elicitations_view(), json!([]));
 }
+
+#[test]
+fn a_question_in_the_middle_of_a_chat_call_shows_on_its_card_until_answered() {
+    let mut app = app();
+    let key = "7|https://chat.example/c/1|m|1";
+    let record = serde_json::from_value(json!({
+        "key": key, "chat": "7|https://chat.example/c/1", "messageId": "m", "callId": "1",
+        "serverId": "cal", "tool": "book", "arguments": {}, "state": "running", "seq": 1,
+    }))
+    .expect("record");
+    app.ledger.calls.insert(key.to_owned(), record);
+    let notify = Effect::Notify {
+        chat: "7|https://chat.example/c/1".into(),
+        key: key.into(),
+    };
+    let (question, effects) =
+        app.elicitation_asked("cal", RequestId::Number(7), &form(), 1_000, Some(key));
+    assert!(effects.contains(&notify), "{effects:?}");
+    assert_eq!(app.ledger.calls[key].asking.as_deref(), Some("Calendar"));
+    let effects = app
+        .elicitation_answer(&question.expect("waits"), "decline", None)
+        .expect("answered");
+    assert!(effects.contains(&notify), "{effects:?}");
+    assert_eq!(app.ledger.calls[key].asking, None);
+    // A key the ledger does not know (a run by hand has none) marks nothing.
+    let (_, effects) =
+        app.elicitation_asked("cal", RequestId::Number(8), &form(), 1_000, Some("nope"));
+    assert_eq!(effects, [Effect::SaveElicitations]);
+}
