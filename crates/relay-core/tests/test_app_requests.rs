@@ -483,3 +483,33 @@ fn a_content_script_names_its_current_url_within_its_origin_only() {
     let (got, _) = done(&mut app, &elsewhere, json!({"type": "chat/get"}));
     assert_ne!(got["source"], "chat");
 }
+
+/// What a server speaks is remembered across worker restarts (in the configuration), saved
+/// only when it changes, and forgotten with the server or when its URL changes.
+#[test]
+fn what_a_server_speaks_is_remembered_until_it_moves_or_goes() {
+    use relay_core::client::ProtocolMode::{Session, Stateless};
+    let mut app = app();
+    let id = app.config.servers[0].id.clone();
+    assert_eq!(app.learned(&id, None), []);
+    assert_eq!(app.learned(&id, Some(Stateless)), [Effect::SaveConfig]);
+    assert_eq!(
+        app.learned(&id, Some(Stateless)),
+        [],
+        "unchanged: nothing to save"
+    );
+    assert_eq!(app.learned("gone", Some(Session)), [], "no such server");
+    let stored = serde_json::to_value(&app.config).expect("config");
+    assert_eq!(stored["protocols"][&id], json!("stateless"));
+    let mut renamed = app.config.servers[0].clone();
+    renamed.name = "Renamed".into();
+    app.update_server(renamed);
+    assert_eq!(app.config.protocols.get(&id), Some(&Stateless));
+    let mut moved = app.config.servers[0].clone();
+    moved.url = "http://127.0.0.1:9/other".into();
+    app.update_server(moved);
+    assert_eq!(app.config.protocols.get(&id), None);
+    app.learned(&id, Some(Session));
+    app.remove_server(&id);
+    assert!(app.config.protocols.is_empty());
+}

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::client::config::DEFAULT_TIMEOUT_MS;
-use crate::client::ServerConfig;
+use crate::client::{ProtocolMode, ServerConfig};
 use crate::model::Tool;
 use crate::policy::{decide, Decision, DecisionInput, LoopLimits, ToolPolicy};
 use crate::prompt::Strategy;
@@ -79,6 +79,10 @@ pub struct Config {
     /// starts with until it is given its own.
     pub sites: BTreeMap<String, ChatSettings>,
     pub settings: Settings,
+    /// What each server was found to speak (protocol 2026-07-28 or a session), so a restarted
+    /// worker does not probe again ([`crate::app::App::learned`]).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub protocols: BTreeMap<String, ProtocolMode>,
 }
 
 /// The origin (`scheme://host[:port]`) of a chat key's URL, lowercased; None without one.
@@ -235,6 +239,7 @@ impl Config {
     pub fn remove_server(&mut self, id: &str) {
         self.servers.retain(|s| s.id != id);
         self.tools.remove(id);
+        self.protocols.remove(id);
         for chat in self.chats.values_mut().chain(self.sites.values_mut()) {
             chat.server_ids.retain(|s| s != id);
         }

@@ -285,6 +285,8 @@ impl App {
         }
         let mut effects = vec![Effect::SaveConfig];
         if moved {
+            // Another URL may be another server: what it speaks is found out again.
+            self.config.protocols.remove(&id);
             effects.extend(self.forget_auth(&id));
         } else if self.auth.contains_key(&id) {
             effects.push(Effect::Authorize(id));

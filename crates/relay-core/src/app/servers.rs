@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 
 use crate::client::config::MASK;
-use crate::client::{loopback_origin, ServerConfig, ServerStatus};
+use crate::client::{loopback_origin, ProtocolMode, ServerConfig, ServerStatus};
 use crate::contract::ErrorBody;
 use crate::model::Tool;
 
@@ -182,6 +182,21 @@ impl App {
                 Vec::new()
             }
         }
+    }
+
+    /// What a server was found to speak after a request (`ServerStatus::protocol`):
+    /// remembered, so the next worker starts there instead of probing again; saved when it
+    /// changed.
+    pub fn learned(&mut self, id: &str, mode: Option<ProtocolMode>) -> Vec<Effect> {
+        let Some(mode) = mode else {
+            return Vec::new();
+        };
+        let known = self.config.servers.iter().any(|s| s.id == id);
+        if !known || self.config.protocols.get(id) == Some(&mode) {
+            return Vec::new();
+        }
+        self.config.protocols.insert(id.to_owned(), mode);
+        vec![Effect::SaveConfig]
     }
 
     /// A call on a server ended after `latency_ms`. A run by hand also clears the server's last

@@ -25,7 +25,7 @@ use super::jsonrpc::{ErrorObject, RequestId};
 use super::ops::{Operation, Output};
 use super::retry::RetryPolicy;
 use super::session::{
-    CallId, ServerInfo, Session, SessionConfig, SessionEvent, SessionStats, Transport,
+    CallId, ProtocolMode, ServerInfo, Session, SessionConfig, SessionEvent, SessionStats, Transport,
 };
 use super::ServerConfig;
 use crate::model::{CallToolResult, Implementation, Tool};
@@ -103,6 +103,9 @@ pub struct ServerStatus {
     pub transport: Option<Transport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub info: Option<ServerInfo>,
+    /// What the server was found to speak, once a handshake worked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<ProtocolMode>,
     pub stats: SessionStats,
 }
 
@@ -300,6 +303,16 @@ impl Pool {
         true
     }
 
+    /// Starts a server's session from what it was found to speak before (see
+    /// [`Session::remember_protocol_mode`]); false when the server is gone.
+    pub fn remember_protocol_mode(&mut self, id: &str, mode: ProtocolMode) -> bool {
+        let Some(slot) = self.slots.get_mut(id) else {
+            return false;
+        };
+        slot.session.remember_protocol_mode(Some(mode));
+        true
+    }
+
     /// Ends every session (DELETE) and removes all servers.
     pub fn close(&mut self) {
         let ids: Vec<String> = self.slots.keys().cloned().collect();
@@ -370,6 +383,7 @@ impl Pool {
                 connected: slot.session.is_ready(),
                 transport: slot.session.transport(),
                 info: slot.session.server_info().cloned(),
+                protocol: slot.session.protocol_mode(),
                 stats: slot.session.stats().clone(),
             })
             .collect()

@@ -17,7 +17,7 @@ use relay_core::app::{
     adapter_for, sites_with, App, Config, Io, Sender, Step, AUTH_KEY, CONFIG_KEY, LEDGER_KEY,
     TOOLS_KEY,
 };
-use relay_core::client::{Operation, Output, PoolOptions, ServerConfig};
+use relay_core::client::{Operation, Output, PoolOptions, ServerConfig, ServerStatus};
 use relay_core::contract::storage::SITES_KEY;
 use relay_core::contract::{self, ErrorBody};
 use serde_json::{json, Value};
@@ -166,8 +166,14 @@ impl Service {
         let auth = serde_json::from_value(next(&mut local)).unwrap_or_default();
         let ledger = serde_json::from_value(next(&mut session)).unwrap_or_default();
         let _ = sync_origin_rules(&config.servers).await;
-        let servers = config.servers.clone();
-        self.client.with(|pool, _| pool.set_servers(servers));
+        let (servers, protocols) = (config.servers.clone(), config.protocols.clone());
+        self.client.with(|pool, _| {
+            pool.set_servers(servers);
+            // What each server speaks, as found before: no probing again.
+            for (id, mode) in protocols {
+                pool.remember_protocol_mode(&id, mode);
+            }
+        });
         // A worker that stopped mid-call cannot know whether the call ran: the app turns such
         // calls "unknown" and tells their chats.
         self.listen();
@@ -178,11 +184,15 @@ impl Service {
         self.run_effects(effects).await
     }
 
+    /// What the client knows of a server's connection now.
+    fn status(&self, id: &str) -> Option<ServerStatus> {
+        let status = self.client.with(|pool, _| pool.status());
+        status.into_iter().find(|s| s.id == id)
+    }
+
     /// A server's view with its live connection state.
     fn server_view(&self, id: &str) -> HandlerResult {
-        let status = self.client.with(|pool, _| pool.status());
-        let status = status.into_iter().find(|s| s.id == id);
-        let view = self.app.borrow().live_view(id, status.as_ref());
+        let view = self.app.borrow().live_view(id, self.status(id).as_ref());
         view.ok_or_else(|| ErrorBody::new("invalid_argument", format!("no server '{id}'")))
     }
 
@@ -310,7 +320,11 @@ impl Service {
             true => self.app.borrow_mut().update_server(server.clone()),
             false => self.app.borrow_mut().add_server(server.clone())?,
         };
-        self.client.with(|pool, _| pool.add_server(server));
+        let known = self.app.borrow().config.protocols.get(&id).copied();
+        self.client.with(|pool, _| {
+            pool.add_server(server);
+            known.map(|mode| pool.remember_protocol_mode(&id, mode))
+        });
         self.run_effects(effects).await?;
         if list {
             let _ = self.list_tools(&id, replace).await;
@@ -329,7 +343,9 @@ impl Service {
             .map_err(|e| ErrorBody::from(&e));
         let failed = result.as_ref().err().cloned();
         let latency = now_ms().saturating_sub(started);
-        let effects = self.app.borrow_mut().tools_listed(id, result, latency);
+        let mut effects = self.app.borrow_mut().tools_listed(id, result, latency);
+        let mode = self.status(id).and_then(|s| s.protocol);
+        effects.extend(self.app.borrow_mut().learned(id, mode));
         self.run_effects(effects).await?;
         failed.map_or(Ok(()), Err)
     }

@@ -264,7 +264,7 @@ pub struct Session {
 }
 
 /// What a server was found to speak (see [`Session::protocol_mode`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ProtocolMode {
     /// Protocol 2026-07-28: `server/discover`, no `initialize`, no session.
