@@ -27,6 +27,8 @@ export async function startOAuthServer({ expiresIn = 3600 } = {}) {
     mcpAuthorization: /** @type {(string | undefined)[]} */ ([]),
     calls: 0,
     refused: 0,
+    /** the JSON-RPC method of every accepted MCP request, in order */
+    methods: /** @type {string[]} */ ([]),
     expiresIn,
   };
   /** code → {verifier challenge, client, redirect} */
@@ -138,6 +140,7 @@ export async function startOAuthServer({ expiresIn = 3600 } = {}) {
           return;
         }
         const m = JSON.parse(body);
+        state.methods.push(m.method);
         if (m.id === undefined) return void res.writeHead(202).end();
         if (m.method === 'initialize') {
           return json(res, 200, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'oauth-notes', version: '1.0.0' } } });

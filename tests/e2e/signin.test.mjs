@@ -103,10 +103,16 @@ test('the sign-in survives a worker restart', async () => {
   await cdp.send('ServiceWorker.stopAllWorkers');
   await until(async () => (await coreCall(panel, { type: 'ping' })).ok === true, { timeoutMs: 15_000, what: 'the worker answering again' });
   const calls = oauth.state.calls;
+  const seen = oauth.state.methods.length;
   const result = await core({ type: 'tools/call', serverId, tool: 'whoami', arguments: {} });
   assert.equal(result.result.content[0].text, 'signed in as ada');
   assert.equal(oauth.state.calls, calls + 1);
   assert.equal(oauth.state.authorize.length, 1, 'no new browser step after the restart');
+  // This server knows no server/discover (2025-11-25 only): the restarted worker remembered
+  // that, and went straight to initialize.
+  assert.ok(oauth.state.methods.slice(0, seen).includes('initialize'));
+  assert.deepEqual(oauth.state.methods.slice(seen).filter((m) => m === 'server/discover'), []);
+  assert.ok(oauth.state.methods.slice(seen).includes('initialize'));
 });
 
 test('Sign out revokes at the authorization server and the server asks for a sign-in again', async () => {
