@@ -154,9 +154,12 @@ impl Service {
         on_progress: Option<ProgressFn>,
         cancel_key: Option<String>,
     ) -> Result<Output, ClientError> {
-        let due = with_env(|env| self.app.borrow_mut().refresh_if_due(id, env));
-        if due == Ok(true) {
-            let _ = self.carry_out(id).await;
+        // Only a server signed in to has a token to refresh (no randomness drawn otherwise).
+        if self.app.borrow().authorization(id).is_some() {
+            let due = with_env(|env| self.app.borrow_mut().refresh_if_due(id, env));
+            if due == Ok(true) {
+                let _ = self.carry_out(id).await;
+            }
         }
         let retry = (op.clone(), on_progress.clone(), cancel_key.clone());
         let result = self.client.run(id, op, on_progress, cancel_key).await;
