@@ -1,8 +1,9 @@
 // @ts-check
-// A form generated from a tool's JSON Schema `inputSchema`, for running a tool by hand.
-// Strings, numbers and integers get inputs, enums get selects, booleans a checkbox (required) or
-// a three-way select (optional: unset / true / false), arrays, objects and unions a JSON
-// textarea. Defaults are prefilled; required fields are marked. The core validates the
+// A form generated from a JSON Schema: a tool's `inputSchema`, for running a tool by hand, and a
+// server's question (elicitation). Strings, numbers and integers get inputs, enums get selects
+// (showing titled options' titles), booleans a checkbox (required) or a three-way select
+// (optional: unset / true / false), arrays of listed values checkboxes, other arrays, objects
+// and unions a JSON textarea. Defaults are prefilled; required fields are marked. The core validates the
 // arguments again before the call: this form only helps typing them.
 import { h, field, nextId, json } from './dom.js';
 import { t } from './i18n.js';
@@ -40,10 +41,28 @@ export function resolve(prop, root, depth = 0) {
     if (real.length === 1 && alts.length === 2) {
       p = { ...resolve(real[0], root, depth + 1), ...own };
     } else if (alts.length && alts.every((/** @type {any} */ a) => a && 'const' in a)) {
-      p = { ...own, enum: alts.map((/** @type {any} */ a) => a.const), type: own.type || (alts.every((/** @type {any} */ a) => typeof a.const === 'string') ? 'string' : undefined) };
+      // Titled options (`{const, title}`) keep their titles for the select to show.
+      const titles = alts.map((/** @type {any} */ a) => (typeof a.title === 'string' ? a.title : undefined));
+      p = { ...own, enum: alts.map((/** @type {any} */ a) => a.const), enumTitles: titles.some(Boolean) ? titles : undefined, type: own.type || (alts.every((/** @type {any} */ a) => typeof a.const === 'string') ? 'string' : undefined) };
     }
   }
+  // The legacy spelling of titled options.
+  if (Array.isArray(p.enumNames) && !p.enumTitles) p = { ...p, enumTitles: p.enumNames };
+  // A multi-select: an array whose items are listed values (elicitation's 2025-11-25 schema).
+  if (p.type === 'array' && p.items && typeof p.items === 'object' && !Array.isArray(p.options)) {
+    const items = resolve(p.items, root, depth + 1);
+    if (Array.isArray(items && items.enum)) p = { ...p, options: items.enum, optionTitles: items.enumTitles };
+  }
   return p;
+}
+
+/**
+ * What an option of a select or multi-select shows: its title, else the value.
+ * @param {unknown} value
+ * @param {unknown} [title]
+ */
+function optionText(value, title) {
+  return typeof title === 'string' && title ? title : typeof value === 'string' ? value : JSON.stringify(value);
 }
 
 /**
@@ -85,8 +104,25 @@ function control(name, prop, required) {
   const type = editType(prop);
   const id = nextId('arg');
   const dflt = prop.default;
+  if (Array.isArray(prop.options) && prop.options.length) {
+    // A multi-select: one checkbox per listed value; none picked reads as "not given".
+    /** @type {{v: unknown, box: HTMLInputElement, label: HTMLLabelElement}[]} */
+    const boxes = prop.options.map((/** @type {unknown} */ v, /** @type {number} */ i) => {
+      const on = Array.isArray(dflt) && dflt.some((/** @type {unknown} */ d) => JSON.stringify(d) === JSON.stringify(v));
+      const box = h('input', { type: 'checkbox', name, value: String(i), checked: on });
+      return { v, box, label: h('label', { class: 'check' }, box, ' ', optionText(v, prop.optionTitles && prop.optionTitles[i])) };
+    });
+    const el = h('div', { id, class: 'multi', attrs: { role: 'group', 'aria-label': name } }, boxes.map((b) => b.label));
+    return {
+      el, type: 'json',
+      read: () => {
+        const picked = boxes.filter((b) => b.box.checked).map((b) => b.v);
+        return picked.length || required ? picked : undefined;
+      },
+    };
+  }
   if (Array.isArray(prop.enum) && prop.enum.length) {
-    const options = prop.enum.map((/** @type {unknown} */ v, /** @type {number} */ i) => h('option', { value: String(i), text: typeof v === 'string' ? v : JSON.stringify(v) }));
+    const options = prop.enum.map((/** @type {unknown} */ v, /** @type {number} */ i) => h('option', { value: String(i), text: optionText(v, prop.enumTitles && prop.enumTitles[i]) }));
     const el = h('select', { id, name }, required ? null : h('option', { value: '', text: t('formUnset') }), options);
     const at = prop.enum.findIndex((/** @type {unknown} */ v) => JSON.stringify(v) === JSON.stringify(dflt));
     el.value = at >= 0 ? String(at) : required ? '0' : '';

@@ -153,10 +153,18 @@ test("server-everything's elicitation (every field kind of 2025-11-25) is answer
   const q = panel.locator(`#questions .question[data-server="${id}"]`);
   await q.waitFor({ timeout: 15_000 });
   await q.locator('[data-param="name"] input').fill('Ada Lovelace');
+  // Titled options show their titles; a multi-select is a set of checkboxes (the default ticked).
+  await q.locator('[data-param="titledSingleSelectEnum"] select').selectOption({ label: 'Green Lantern' });
+  const guitar = q.locator('[data-param="untitledMultipleSelectEnum"] label', { hasText: 'Guitar' }).locator('input');
+  assert.equal(await guitar.isChecked(), true);
+  await q.locator('[data-param="untitledMultipleSelectEnum"] label', { hasText: 'Piano' }).locator('input').check();
   await q.locator('button[data-action="accept"]').click();
   const answer = await pending;
   assert.equal(answer.ok, true, JSON.stringify(answer.error));
   const text = answer.data.result.content.map((c) => c.text).join('\n');
+  assert.match(text, /"titledSingleSelectEnum":\s*"hero-2"/);
+  assert.match(text, /"untitledMultipleSelectEnum":\s*\[\s*"Guitar",\s*"Piano"\s*\]/);
+  assert.match(text, /"titledMultipleSelectEnum":\s*\[\s*"fish-1"\s*\]/);
   assert.match(text, /User provided the requested information/);
   assert.match(text, /Name: Ada Lovelace/);
   // Defaults the user left as they were were sent (SEP-1034).
