@@ -43,7 +43,8 @@ export function resolve(prop, root, depth = 0) {
     } else if (alts.length && alts.every((/** @type {any} */ a) => a && 'const' in a)) {
       // Titled options (`{const, title}`) keep their titles for the select to show.
       const titles = alts.map((/** @type {any} */ a) => (typeof a.title === 'string' ? a.title : undefined));
-      p = { ...own, enum: alts.map((/** @type {any} */ a) => a.const), enumTitles: titles.some(Boolean) ? titles : undefined, type: own.type || (alts.every((/** @type {any} */ a) => typeof a.const === 'string') ? 'string' : undefined) };
+      p = { ...own, enum: alts.map((/** @type {any} */ a) => a.const), type: own.type || (alts.every((/** @type {any} */ a) => typeof a.const === 'string') ? 'string' : undefined) };
+      if (titles.some(Boolean)) p.enumTitles = titles;
     }
   }
   // The legacy spelling of titled options.
@@ -51,7 +52,7 @@ export function resolve(prop, root, depth = 0) {
   // A multi-select: an array whose items are listed values (elicitation's 2025-11-25 schema).
   if (p.type === 'array' && p.items && typeof p.items === 'object' && !Array.isArray(p.options)) {
     const items = resolve(p.items, root, depth + 1);
-    if (Array.isArray(items && items.enum)) p = { ...p, options: items.enum, optionTitles: items.enumTitles };
+    if (Array.isArray(items && items.enum)) p = { ...p, options: items.enum, ...(items.enumTitles ? { optionTitles: items.enumTitles } : {}) };
   }
   return p;
 }

@@ -132,6 +132,12 @@ test('generator wrappers around a property are undone before choosing its contro
     [{ anyOf: [{ type: 'string' }, { type: 'number' }] }, { anyOf: [{ type: 'string' }, { type: 'number' }] }],
     [{ $ref: '#/$defs/Missing', title: 'kept' }, { title: 'kept' }],
     [{ $ref: 'https://example.com/schema' }, { $ref: 'https://example.com/schema' }],
+    // Titled options keep their titles (the select shows them), the legacy enumNames too.
+    [{ type: 'string', oneOf: [{ const: 'h1', title: 'Superman' }, { const: 'h2' }] }, { type: 'string', enum: ['h1', 'h2'], enumTitles: ['Superman', undefined] }],
+    [{ type: 'string', enum: ['p1'], enumNames: ['Cats'] }, { type: 'string', enum: ['p1'], enumNames: ['Cats'], enumTitles: ['Cats'] }],
+    // An array of listed values is a multi-select (checkboxes).
+    [{ type: 'array', items: { enum: ['a', 'b'] } }, { type: 'array', items: { enum: ['a', 'b'] }, options: ['a', 'b'] }],
+    [{ type: 'array', items: { anyOf: [{ const: 'f1', title: 'Tuna' }] } }, { type: 'array', items: { anyOf: [{ const: 'f1', title: 'Tuna' }] }, options: ['f1'], optionTitles: ['Tuna'] }],
   ];
   for (const [prop, want] of cases) assert.deepEqual(resolve(prop, root), want, JSON.stringify(prop));
   // A reference cycle ends instead of recursing forever.
