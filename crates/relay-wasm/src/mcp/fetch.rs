@@ -85,14 +85,7 @@ pub async fn start(
         signal,
     )?
     .into();
-    // Not gloo's `Request::send`: it keeps only `name: message` of a rejection, and Node's
-    // `fetch failed` says why only in its `cause` (`ECONNREFUSED`, `ENOTFOUND`...).
-    let promise = global::fetch(&raw).map_err(|e| error_message(&e))?;
-    let response: Response = JsFuture::from(promise)
-        .await
-        .map_err(|e| error_message(&e))?
-        .unchecked_into::<web_sys::Response>()
-        .into();
+    let response = send(&raw).await?;
     let head = ResponseHead::new(response.status(), response.headers().entries().collect());
     let body = match response.body() {
         None => BodyReader::Empty,
@@ -117,13 +110,19 @@ pub async fn exchange(
 ) -> Result<(u16, Vec<u8>), String> {
     let signal = AbortSignal::timeout_with_u32(timeout_ms);
     let raw: web_sys::Request = build(method, url, headers, body, &signal)?.into();
-    let promise = global::fetch(&raw).map_err(|e| error_message(&e))?;
-    let response: Response = JsFuture::from(promise)
-        .await
-        .map_err(|e| error_message(&e))?
-        .unchecked_into::<web_sys::Response>()
-        .into();
+    let response = send(&raw).await?;
     Ok((response.status(), read_whole(&response).await?))
+}
+
+/// Sends a request with the global `fetch`. Not gloo's `Request::send`: it keeps only
+/// `name: message` of a rejection, and Node's `fetch failed` says why only in its `cause`
+/// (`ECONNREFUSED`, `ENOTFOUND`...).
+async fn send(raw: &web_sys::Request) -> Result<Response, String> {
+    let promise = global::fetch(raw).map_err(|e| error_message(&e))?;
+    let response = JsFuture::from(promise)
+        .await
+        .map_err(|e| error_message(&e))?;
+    Ok(response.unchecked_into::<web_sys::Response>().into())
 }
 
 /// The whole body of a response.

@@ -96,26 +96,8 @@ impl Session {
                 return;
             }
         };
-        // PyPI `mcp` 2.3.0 puts it in `_meta`, the conformance suite at the top.
-        let server_info = result
-            .get("serverInfo")
-            .or_else(|| result.pointer("/_meta/io.modelcontextprotocol~1serverInfo"))
-            .cloned()
-            .and_then(|v| serde_json::from_value(v).ok())
-            .unwrap_or_else(|| Implementation::new("unknown", ""));
-        self.info = Some(ServerInfo {
-            protocol_version: STATELESS_PROTOCOL_VERSION.to_owned(),
-            server_info,
-            capabilities: result
-                .get("capabilities")
-                .cloned()
-                .unwrap_or_else(|| json!({})),
-            instructions: result
-                .get("instructions")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-            transport: Transport::Streamable,
-        });
+        let version = STATELESS_PROTOCOL_VERSION.to_owned();
+        self.info = Some(server_info(&result, version, Transport::Streamable));
         self.stateless = Some(true);
         self.session_id = None;
         self.become_ready(now_ms);
@@ -238,24 +220,7 @@ impl Session {
         let Some(transport) = self.handshake.as_ref().map(|h| h.transport) else {
             return;
         };
-        let server_info = result
-            .get("serverInfo")
-            .cloned()
-            .and_then(|v| serde_json::from_value(v).ok())
-            .unwrap_or_else(|| Implementation::new("unknown", ""));
-        self.info = Some(ServerInfo {
-            protocol_version: version.clone(),
-            server_info,
-            capabilities: result
-                .get("capabilities")
-                .cloned()
-                .unwrap_or_else(|| json!({})),
-            instructions: result
-                .get("instructions")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-            transport,
-        });
+        self.info = Some(server_info(&result, version.clone(), transport));
         self.protocol_version = Some(version);
         self.stateless = Some(false);
         let body =
@@ -285,5 +250,29 @@ impl Session {
             self.open_listen();
         }
         self.pump(now_ms);
+    }
+}
+
+/// What an `initialize` or `server/discover` result says of the server. PyPI `mcp` 2.3.0 puts
+/// `serverInfo` of a discover result in `_meta`, the conformance suite at the top.
+fn server_info(result: &Value, protocol_version: String, transport: Transport) -> ServerInfo {
+    let server_info = result
+        .get("serverInfo")
+        .or_else(|| result.pointer("/_meta/io.modelcontextprotocol~1serverInfo"))
+        .cloned()
+        .and_then(|v| serde_json::from_value(v).ok())
+        .unwrap_or_else(|| Implementation::new("unknown", ""));
+    ServerInfo {
+        protocol_version,
+        server_info,
+        capabilities: result
+            .get("capabilities")
+            .cloned()
+            .unwrap_or_else(|| json!({})),
+        instructions: result
+            .get("instructions")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        transport,
     }
 }
