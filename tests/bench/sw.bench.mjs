@@ -27,15 +27,30 @@ try {
     }
     throw new Error(`the service worker did not stop within 15 s (statuses: ${[...running.values()].join(', ')})`);
   };
-  const samples = [];
-  for (let i = 0; i < 16; i++) {
-    await stopWorker();
-    const ms = await page.evaluate(async () => {
-      const t = performance.now();
+  // One cold start: the time to the answer, or null when Chrome dropped the message because
+  // the forced stop was still being torn down ("Receiving end does not exist", seen once in CI
+  // right after ServiceWorker.stopAllWorkers; a worker Chrome stops by itself does not do this).
+  const coldStart = () => page.evaluate(async () => {
+    const t = performance.now();
+    try {
       const answer = await chrome.runtime.sendMessage({ type: 'ping' });
       if (!answer.ok) throw new Error('no answer');
-      return performance.now() - t;
-    });
+    } catch (e) {
+      if (/Receiving end does not exist/.test(String(e && e.message))) return null;
+      throw e;
+    }
+    return performance.now() - t;
+  });
+  const samples = [];
+  let dropped = 0;
+  for (let i = 0; i < 16; i++) {
+    await stopWorker();
+    const ms = await coldStart();
+    if (ms === null) {
+      if (++dropped > 5) throw new Error('cold start messages dropped more than 5 times');
+      i -= 1;
+      continue;
+    }
     if (i > 0) samples.push(ms); // the first start also compiles the module for the cache
   }
   samples.sort((a, b) => a - b);
