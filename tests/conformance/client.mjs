@@ -156,8 +156,9 @@ async function conformance(conn, scenario, context) {
  * runs it again with the new `Authorization` header.
  */
 class Connection {
-  constructor(relay, server, authConfig, sign) {
+  constructor(relay, server, authConfig, sign, answersQuestions) {
     this.relay = relay;
+    this.answersQuestions = answersQuestions;
     this.server = server;
     this.authConfig = authConfig;
     this.sign = sign;
@@ -168,12 +169,15 @@ class Connection {
   connect(authorization) {
     const headers = this.server.headers.filter(([name]) => !(authorization && /^authorization$/i.test(name)));
     if (authorization) headers.push(['Authorization', authorization]);
-    // The GET stream carries a server's requests that belong to no call (an elicitation sent
-    // from a tool without naming its request): a client that answers them listens.
-    const client = new this.relay.RelayClient([{ ...this.server, headers }], { listen: true, elicitation: true });
-    // Nobody to ask here: a server's question is accepted with its defaults (SEP-1034), as the
-    // core fills them in for the side panel's form.
-    client.setEventListener((serverId, event) => {
+    // The command line (`--method`) declares no elicitation, like the MCP Inspector CLI it is
+    // compared with: servers then offer the same tools to both. Under the conformance suite
+    // it does, and with nobody to ask, a server's question is accepted with its defaults
+    // (SEP-1034), as the core fills them in for the side panel's form. The GET stream carries
+    // a server's requests that belong to no call (an elicitation sent from a tool without
+    // naming its request): a client that answers them listens.
+    const answers = this.answersQuestions;
+    const client = new this.relay.RelayClient([{ ...this.server, headers }], { listen: answers, elicitation: answers });
+    if (answers) client.setEventListener((serverId, event) => {
       if (event.type === 'request' && event.method === 'elicitation/create') {
         client.respond(serverId, event.id, this.relay.elicitationDefaults(event.params));
       }
@@ -289,7 +293,7 @@ async function main() {
       idToken: context.idp_id_token,
     };
   }
-  const conn = new Connection(relay, server, authConfig, sign);
+  const conn = new Connection(relay, server, authConfig, sign, Boolean(scenario));
   let code = 0;
   try {
     const result = scenario ? await conformance(conn, scenario, context) : await inspect(conn, options);
