@@ -1,6 +1,8 @@
 // Time from a reply's last token to its call starting, on a site fixture (ChatGPT's layout and
 // ProseMirror editor), through the real extension and the demo MCP server. The last token's
-// time is taken in the page, the call's start in the service worker (both Date.now()).
+// time is taken in the page, the call's start in the service worker (both Date.now()). A call
+// runs as soon as it is complete, so when the reply streams text after it, the figure is
+// negative: the call started before the reply ended.
 // The last stdout line is the figure: {"reply end to call start (fixture)": {"value", "unit"}}.
 import { loadAdapters, startRig, waitForReply, until } from '../fixtures/sites/_shared/loop.mjs';
 
