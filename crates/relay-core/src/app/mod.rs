@@ -15,7 +15,9 @@ mod chat;
 mod config;
 mod deliver;
 mod elicit;
+mod host;
 mod requests;
+mod run;
 mod servers;
 mod signin;
 mod tools;
@@ -37,7 +39,9 @@ pub use config::{
 };
 pub use deliver::{outcome_of, Delivery};
 pub use elicit::{Elicitation, ELICITATIONS_KEY, ELICITATION_TIMEOUT_MS};
+pub use host::{Host, ProgressFn, Task};
 pub use requests::{adapter_for, site_entry, sites_with, web_origin, Io, Sender, Step};
+pub use run::{badge_text, Runner};
 pub use servers::{
     extension_id, origin_rules, origin_rules_update, server_from, Health, ServerState,
 };

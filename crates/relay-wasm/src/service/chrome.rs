@@ -102,22 +102,18 @@ pub(super) async fn sync_origin_rules(servers: &[ServerConfig]) -> Result<(), Er
     Ok(())
 }
 
-/// Shows how many calls wait for approval on the toolbar icon (nothing when none). Outside an
-/// extension (Node, tests) the API is absent and nothing happens.
-pub(super) async fn set_pending_badge(count: usize) {
-    let text = match count {
-        0 => String::new(),
-        1..=99 => count.to_string(),
-        _ => "99+".to_owned(),
-    };
-    if let Ok(arg) = to_js(&json!({"color": "#c62828"})) {
-        if let Ok(p) = action_set_badge_background_color(&arg) {
-            let _ = wasm_bindgen_futures::JsFuture::from(p).await;
-        }
-    }
-    if let Ok(arg) = to_js(&json!({"text": text})) {
-        if let Ok(p) = action_set_badge_text(&arg) {
-            let _ = wasm_bindgen_futures::JsFuture::from(p).await;
+/// Shows `text` on the toolbar icon (nothing when empty). Outside an extension (Node, tests)
+/// the API is absent and nothing happens.
+pub(super) async fn set_badge(text: &str) {
+    for (set, arg) in [
+        (
+            action_set_badge_background_color as fn(&JsValue) -> _,
+            json!({"color": "#c62828"}),
+        ),
+        (action_set_badge_text, json!({"text": text})),
+    ] {
+        if let Ok(p) = to_js(&arg).and_then(|arg| set(&arg)) {
+            let _ = JsFuture::from(p).await;
         }
     }
 }

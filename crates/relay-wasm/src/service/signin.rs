@@ -70,110 +70,108 @@ async fn browser_step(url: &str, interactive: bool) -> Result<String, String> {
         .ok_or_else(|| "the sign-in window ended without a redirect".to_owned())
 }
 
-impl Service {
-    /// `servers/signIn`: connects; a server that refuses gets a sign-in the user may finish in
-    /// a browser window. Answers the server's view (with the error, when the sign-in failed).
-    pub(super) async fn sign_in(self: &Rc<Self>, id: &str) -> HandlerResult {
-        let op = Operation::ListTools { refresh: true };
-        let refused = match self.client.run(id, op, None, None).await {
-            Err(e) => e.report().challenge,
-            Ok(_) => None,
+/// `servers/signIn`: connects; a server that refuses gets a sign-in the user may finish in
+/// a browser window. Answers the server's view (with the error, when the sign-in failed).
+pub(super) async fn sign_in(svc: &Rc<Service>, id: &str) -> HandlerResult {
+    let op = Operation::ListTools { refresh: true };
+    let refused = match svc.host.client.run(id, op, None, None).await {
+        Err(e) => e.report().challenge,
+        Ok(_) => None,
+    };
+    if let Some(challenge) = refused {
+        with_env(|env| svc.app.borrow_mut().sign_in(id, &challenge, env, true))??;
+        carry_out(svc, id).await?;
+    }
+    let _ = svc.list_tools(id, true).await;
+    svc.server_view(id)
+}
+
+/// `servers/signOut`: the tokens forgotten (revoked where the server can), the view.
+pub(super) async fn sign_out(svc: &Rc<Service>, id: &str) -> HandlerResult {
+    with_env(|env| svc.app.borrow_mut().sign_out(id, env))??;
+    carry_out(svc, id).await?;
+    svc.server_view(id)
+}
+
+/// Performs an attempt's actions, then ends it: its effects (the sign-in saved, the
+/// server's `Authorization` changed) first, then its outcome.
+async fn carry_out(svc: &Rc<Service>, id: &str) -> Result<(), ErrorBody> {
+    for _ in 0..MAX_STEPS {
+        let Some((action, interactive)) = svc.app.borrow_mut().auth_action(id) else {
+            break;
         };
-        if let Some(challenge) = refused {
-            with_env(|env| self.app.borrow_mut().sign_in(id, &challenge, env, true))??;
-            self.carry_out(id).await?;
-        }
-        let _ = self.list_tools(id, true).await;
-        self.server_view(id)
-    }
-
-    /// `servers/signOut`: the tokens forgotten (revoked where the server can), the view.
-    pub(super) async fn sign_out(self: &Rc<Self>, id: &str) -> HandlerResult {
-        with_env(|env| self.app.borrow_mut().sign_out(id, env))??;
-        self.carry_out(id).await?;
-        self.server_view(id)
-    }
-
-    /// Performs an attempt's actions, then ends it: its effects (the sign-in saved, the
-    /// server's `Authorization` changed) first, then its outcome.
-    async fn carry_out(self: &Rc<Self>, id: &str) -> Result<(), ErrorBody> {
-        for _ in 0..MAX_STEPS {
-            let Some((action, interactive)) = self.app.borrow_mut().auth_action(id) else {
-                break;
-            };
-            match action {
-                AuthAction::Fetch(r) => {
-                    let body = r.body.as_deref();
-                    let answer =
-                        fetch::exchange(r.method, &r.url, &r.headers, body, FETCH_TIMEOUT_MS).await;
-                    let mut app = self.app.borrow_mut();
-                    let Some(flow) = app.auth_attempt(id) else {
-                        break;
-                    };
-                    match answer {
-                        Ok((status, body)) => flow.handle_response(r.id, status, &body, now_ms()),
-                        Err(message) => flow.handle_fetch_error(r.id, &message),
-                    }
+        match action {
+            AuthAction::Fetch(r) => {
+                let body = r.body.as_deref();
+                let answer =
+                    fetch::exchange(r.method, &r.url, &r.headers, body, FETCH_TIMEOUT_MS).await;
+                let mut app = svc.app.borrow_mut();
+                let Some(flow) = app.auth_attempt(id) else {
+                    break;
+                };
+                match answer {
+                    Ok((status, body)) => flow.handle_response(r.id, status, &body, now_ms()),
+                    Err(message) => flow.handle_fetch_error(r.id, &message),
                 }
-                AuthAction::OpenBrowser { url } => {
-                    let answer = browser_step(&url, interactive).await;
-                    let mut app = self.app.borrow_mut();
-                    let Some(flow) = app.auth_attempt(id) else {
-                        break;
-                    };
-                    match answer {
-                        // A redirect that does not belong to the attempt fails it.
-                        Ok(redirect) => drop(flow.handle_redirect(&redirect, now_ms())),
-                        Err(message) => flow.handle_browser_error(&message),
-                    }
-                }
-                AuthAction::Sign { id: request, .. } => {
-                    if let Some(flow) = self.app.borrow_mut().auth_attempt(id) {
-                        let reason = "MCP Relay holds no private key for this server";
-                        flow.handle_fetch_error(request, reason);
-                    }
-                }
-                _ => break,
             }
-        }
-        let (effects, outcome) = self.app.borrow_mut().auth_finish(id);
-        self.run_effects(effects).await?;
-        outcome
-    }
-
-    /// Runs an MCP operation with the server's sign-in kept fresh: a token about to expire is
-    /// refreshed first, and a request the server refused although the app holds a token is
-    /// tried once more after a refresh (or a sign-in that needs no page). A refused request
-    /// did not run, so trying it again cannot run a call twice.
-    // ClientError carries the context a user needs; see `McpClient::run`.
-    #[allow(clippy::result_large_err)]
-    pub(super) async fn mcp(
-        self: &Rc<Self>,
-        id: &str,
-        op: Operation,
-        on_progress: Option<ProgressFn>,
-        cancel_key: Option<String>,
-    ) -> Result<Output, ClientError> {
-        // Only a server signed in to has a token to refresh (no randomness drawn otherwise).
-        if self.app.borrow().authorization(id).is_some() {
-            let due = with_env(|env| self.app.borrow_mut().refresh_if_due(id, env));
-            if due == Ok(true) {
-                let _ = self.carry_out(id).await;
+            AuthAction::OpenBrowser { url } => {
+                let answer = browser_step(&url, interactive).await;
+                let mut app = svc.app.borrow_mut();
+                let Some(flow) = app.auth_attempt(id) else {
+                    break;
+                };
+                match answer {
+                    // A redirect that does not belong to the attempt fails it.
+                    Ok(redirect) => drop(flow.handle_redirect(&redirect, now_ms())),
+                    Err(message) => flow.handle_browser_error(&message),
+                }
             }
+            AuthAction::Sign { id: request, .. } => {
+                if let Some(flow) = svc.app.borrow_mut().auth_attempt(id) {
+                    let reason = "MCP Relay holds no private key for this server";
+                    flow.handle_fetch_error(request, reason);
+                }
+            }
+            _ => break,
         }
-        let retry = (op.clone(), on_progress.clone(), cancel_key.clone());
-        let result = self.client.run(id, op, on_progress, cancel_key).await;
-        let refused = match &result {
-            Err(e) if self.app.borrow().authorization(id).is_some() => e.report().challenge,
-            _ => None,
-        };
-        let Some(challenge) = refused else {
-            return result;
-        };
-        let started = with_env(|env| self.app.borrow_mut().sign_in(id, &challenge, env, false));
-        if !matches!(started, Ok(Ok(()))) || self.carry_out(id).await.is_err() {
-            return result;
-        }
-        self.client.run(id, retry.0, retry.1, retry.2).await
     }
+    let (effects, outcome) = svc.app.borrow_mut().auth_finish(id);
+    svc.run_effects(effects).await?;
+    outcome
+}
+
+/// Runs an MCP operation with the server's sign-in kept fresh: a token about to expire is
+/// refreshed first, and a request the server refused although the app holds a token is
+/// tried once more after a refresh (or a sign-in that needs no page). A refused request
+/// did not run, so trying it again cannot run a call twice.
+// ClientError carries the context a user needs; see `McpClient::run`.
+#[allow(clippy::result_large_err)]
+pub(super) async fn mcp(
+    svc: &Rc<Service>,
+    id: &str,
+    op: Operation,
+    on_progress: Option<ProgressFn>,
+    cancel_key: Option<String>,
+) -> Result<Output, ClientError> {
+    // Only a server signed in to has a token to refresh (no randomness drawn otherwise).
+    if svc.app.borrow().authorization(id).is_some() {
+        let due = with_env(|env| svc.app.borrow_mut().refresh_if_due(id, env));
+        if due == Ok(true) {
+            let _ = carry_out(svc, id).await;
+        }
+    }
+    let retry = (op.clone(), on_progress.clone(), cancel_key.clone());
+    let result = svc.host.client.run(id, op, on_progress, cancel_key).await;
+    let refused = match &result {
+        Err(e) if svc.app.borrow().authorization(id).is_some() => e.report().challenge,
+        _ => None,
+    };
+    let Some(challenge) = refused else {
+        return result;
+    };
+    let started = with_env(|env| svc.app.borrow_mut().sign_in(id, &challenge, env, false));
+    if !matches!(started, Ok(Ok(()))) || carry_out(svc, id).await.is_err() {
+        return result;
+    }
+    svc.host.client.run(id, retry.0, retry.1, retry.2).await
 }

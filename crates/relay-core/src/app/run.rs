@@ -1,0 +1,415 @@
+//! [`Runner`]: the application run on a [`Host`]. It answers messages ([`App::handle`]),
+//! performs the IO a request needs in the order the app's invariants ask for (the Origin rules
+//! before a server's first connection, tools listed before a prompt or a call by hand), and
+//! carries out the app's [`Effect`]s: storage writes in order, calls, card updates and
+//! deliveries in the background, server questions with their timeout.
+//!
+//! Everything here is decided in the core and tested natively with an in-memory host
+//! (`tests/test_app_run.rs`); the host only performs primitives.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use serde_json::{json, Value};
+
+use super::host::{Host, ProgressFn};
+use super::{
+    adapter_for, sites_with, tab_of, App, CallEnd, Config, Effect, Io, Sender, Step, AUTH_KEY,
+    CONFIG_KEY, ELICITATION_TIMEOUT_MS, LEDGER_KEY, TOOLS_KEY,
+};
+use crate::client::jsonrpc::{ErrorCode, ErrorObject};
+use crate::client::{Operation, Output, ServerConfig, ServerStatus, SessionEvent};
+use crate::contract::storage::{Area, SITES_KEY};
+use crate::contract::{ErrorBody, Request, TabMessage};
+
+type Answer = Result<Value, ErrorBody>;
+
+/// The application and the platform it runs on. Shared (`Rc`) by every handler and background
+/// task; the app is borrowed only between awaits, so concurrent handlers never see it half
+/// changed.
+pub struct Runner<H: Host> {
+    pub host: H,
+    pub app: RefCell<App>,
+}
+
+/// The toolbar badge for this many calls waiting for the user (none when none).
+pub fn badge_text(pending: usize) -> String {
+    match pending {
+        0 => String::new(),
+        1..=99 => pending.to_string(),
+        _ => "99+".to_owned(),
+    }
+}
+
+impl<H: Host> Runner<H> {
+    /// A runner with an empty app; [`Runner::load`] restores the stored state.
+    pub fn new(host: H) -> Rc<Self> {
+        Rc::new(Runner {
+            host,
+            app: RefCell::new(App::default()),
+        })
+    }
+
+    /// Restores the state from storage: configuration, tools and sign-ins from the local area,
+    /// the ledger from the session area (both reads under way before either is awaited). A
+    /// worker that stopped mid-call cannot know whether the call ran: the app turns such calls
+    /// "unknown" and tells their chats.
+    pub async fn load(self: &Rc<Self>) -> Result<(), ErrorBody> {
+        let local = self
+            .host
+            .read(Area::Local, &[CONFIG_KEY, TOOLS_KEY, AUTH_KEY]);
+        let session = self.host.read(Area::Session, &[LEDGER_KEY]);
+        let (local, session) = (local.await?, session.await?);
+        let mut values = local.into_iter().chain(session);
+        let mut next = || values.next().unwrap_or_default();
+        let config: Config = serde_json::from_value(next()).unwrap_or_default();
+        let tools = serde_json::from_value(next()).unwrap_or_default();
+        let auth: BTreeMap<_, _> = serde_json::from_value(next()).unwrap_or_default();
+        let ledger = serde_json::from_value(next()).unwrap_or_default();
+        let _ = self.host.origin_rules(&config.servers).await;
+        let (servers, protocols) = (config.servers.clone(), config.protocols.clone());
+        self.host.pool(|pool, _| {
+            pool.set_servers(servers);
+            // What each server speaks, as found before: no probing again.
+            for (id, mode) in protocols {
+                pool.remember_protocol_mode(&id, mode);
+            }
+        });
+        let (mut app, mut effects) = App::restore(config, tools, ledger);
+        effects.extend(app.restore_auth(auth));
+        *self.app.borrow_mut() = app;
+        self.run_effects(effects).await
+    }
+
+    /// Answers an admitted request: the app's decision, then its effects or the IO it needs.
+    pub async fn answer(self: &Rc<Self>, request: Request, sender: &Sender) -> Answer {
+        let step = self.app.borrow_mut().handle(request, sender)?;
+        match step {
+            Step::Done(value, effects) => {
+                self.run_effects(effects).await?;
+                Ok(value)
+            }
+            Step::Io(io) => self.perform(io).await,
+        }
+    }
+
+    /// What the client knows of a server's connection now.
+    pub fn status(&self, id: &str) -> Option<ServerStatus> {
+        let status = self.host.pool(|pool, _| pool.status());
+        status.into_iter().find(|s| s.id == id)
+    }
+
+    /// A server's view with its live connection state.
+    pub fn server_view(&self, id: &str) -> Answer {
+        let view = self.app.borrow().live_view(id, self.status(id).as_ref());
+        view.ok_or_else(|| ErrorBody::new("invalid_argument", format!("no server '{id}'")))
+    }
+
+    async fn mcp(self: &Rc<Self>, server: &str, op: Operation) -> Result<Output, ErrorBody> {
+        (H::mcp(self, server, op, None, None).await).map_err(|e| ErrorBody::from(&e))
+    }
+
+    /// Performs what a request needs. Exhaustive: IO the app asks for without a performer here
+    /// does not compile.
+    async fn perform(self: &Rc<Self>, io: Io) -> Answer {
+        match io {
+            Io::ServersList(ids) => Ok(ids
+                .iter()
+                .filter_map(|id| self.server_view(id).ok())
+                .collect()),
+            Io::ServersAdd(server) => self.put_server(server, false).await,
+            Io::ServersUpdate(server) => self.put_server(server, true).await,
+            Io::ServersRemove(id) => {
+                self.host.pool(|pool, _| pool.remove_server(&id));
+                let effects = self.app.borrow_mut().remove_server(&id);
+                self.run_effects(effects).await?;
+                let servers = self.app.borrow().config.servers.clone();
+                self.host.origin_rules(&servers).await.map(|()| Value::Null)
+            }
+            Io::ServersImport { servers, skipped } => {
+                let mut views = Vec::new();
+                for server in servers {
+                    let server = self.app.borrow().new_server(server)?;
+                    views.push(self.put_server(server, false).await?);
+                }
+                Ok(json!({"servers": views, "skipped": skipped}))
+            }
+            Io::ServersSignIn(id) => H::sign_in(self, &id).await,
+            Io::ServersSignOut(id) => H::sign_out(self, &id).await,
+            Io::ServersTest(id) => {
+                let _ = self.list_tools(&id, true).await;
+                self.server_view(&id)
+            }
+            Io::ToolsList {
+                ids,
+                single,
+                refresh,
+            } => {
+                let mut out = Vec::new();
+                for id in ids {
+                    // A dead server keeps its last known tools in the list (and its error in
+                    // its view), unless it is the one asked for.
+                    if let Err(e) = self.list_tools(&id, refresh).await {
+                        if single {
+                            return Err(e);
+                        }
+                    }
+                    out.extend(self.app.borrow().tool_views(&id));
+                }
+                Ok(Value::from(out))
+            }
+            Io::ToolsCall {
+                server,
+                tool,
+                arguments,
+            } => {
+                if self.app.borrow().find_tool(&server, &tool).is_none() {
+                    let _ = self.list_tools(&server, false).await;
+                }
+                let arguments = self.app.borrow().manual_call(&server, &tool, &arguments)?;
+                let (sent, started) = (arguments.clone(), self.host.now_ms());
+                let name = tool.clone();
+                let op = Operation::CallTool {
+                    name,
+                    arguments,
+                    progress: false,
+                };
+                let result = self.mcp(&server, op).await;
+                let result = result.and_then(|o| o.into_tool_result().map_err(|e| (&e).into()));
+                let duration = self.host.now_ms().saturating_sub(started);
+                (self.app.borrow_mut()).manual_done(&server, &tool, sent, result, duration)
+            }
+            Io::Mcp { server, op } => (self.mcp(&server, op).await)
+                .map(|output| serde_json::to_value(output).unwrap_or(Value::Null)),
+            Io::PromptBuild { chat, ids, options } => {
+                // Tools come from the stored lists; a server never listed yet is asked now.
+                for id in &ids {
+                    if !self.app.borrow().tools.contains_key(id) {
+                        let _ = self.list_tools(id, false).await;
+                    }
+                }
+                Ok(self.app.borrow().prompt(chat.as_ref(), &ids, options))
+            }
+            Io::Tab {
+                tab,
+                message,
+                effects,
+            } => {
+                self.run_effects(effects).await?;
+                self.host.to_tab(tab, &message).await
+            }
+            Io::SitesList => self.sites().await.map(Value::from),
+            Io::SitesChange {
+                origin,
+                entry,
+                answer,
+            } => {
+                let removed = entry.is_none();
+                let sites = Value::from(sites_with(self.sites().await?, &origin, entry));
+                self.host.write(Area::Local, SITES_KEY, &sites).await?;
+                if removed && !self.app.borrow().origin_in_use(&origin) {
+                    self.host.release_origin(&origin).await;
+                }
+                Ok(answer.unwrap_or(sites))
+            }
+            Io::SitesAdapter(origin) => Ok(adapter_for(&self.sites().await?, &origin)),
+        }
+    }
+
+    /// Adds a server, or replaces the one with its id (`replace`), then lists its tools: a
+    /// new server's from the client's cache, a changed one's afresh (unless disabled).
+    async fn put_server(self: &Rc<Self>, server: ServerConfig, replace: bool) -> Answer {
+        // The Origin rules for the list as it will be come first; then configuration and client
+        // change together with no await between them, so no concurrent handler sees a server
+        // the client does not know, and no connection to a new loopback server goes out
+        // before its rule exists.
+        let (id, list) = (server.id.clone(), server.enabled || !replace);
+        let next = self.app.borrow().servers_with(&server, replace);
+        self.host.origin_rules(&next).await?;
+        let effects = match replace {
+            true => self.app.borrow_mut().update_server(server.clone()),
+            false => self.app.borrow_mut().add_server(server.clone())?,
+        };
+        let known = self.app.borrow().config.protocols.get(&id).copied();
+        self.host.pool(|pool, _| {
+            pool.add_server(server);
+            known.map(|mode| pool.remember_protocol_mode(&id, mode))
+        });
+        self.run_effects(effects).await?;
+        if list {
+            let _ = self.list_tools(&id, replace).await;
+        }
+        self.server_view(&id)
+    }
+
+    /// Lists a server's tools (every page; from the client's cache unless `refresh`) and
+    /// keeps them, with the latency and the protocol the server turned out to speak.
+    pub async fn list_tools(self: &Rc<Self>, id: &str, refresh: bool) -> Result<(), ErrorBody> {
+        let started = self.host.now_ms();
+        let result = self.mcp(id, Operation::ListTools { refresh }).await;
+        let result = result.and_then(|o| o.into_tools().map_err(|e| (&e).into()));
+        let failed = result.as_ref().err().cloned();
+        let latency = self.host.now_ms().saturating_sub(started);
+        let mut effects = self.app.borrow_mut().tools_listed(id, result, latency);
+        let mode = self.status(id).and_then(|s| s.protocol);
+        effects.extend(self.app.borrow_mut().learned(id, mode));
+        self.run_effects(effects).await?;
+        failed.map_or(Ok(()), Err)
+    }
+
+    /// Custom chat sites the user added: `[{origin, adapter}]`.
+    async fn sites(&self) -> Result<Vec<Value>, ErrorBody> {
+        match self.host.read(Area::Local, &[SITES_KEY]).await?.pop() {
+            Some(Value::Array(a)) => Ok(a),
+            _ => Ok(Vec::new()),
+        }
+    }
+
+    /// Carries out the app's effects: storage writes now (in order), the rest in the
+    /// background so the answer to the message that caused them is not held up.
+    pub async fn run_effects(self: &Rc<Self>, effects: Vec<Effect>) -> Result<(), ErrorBody> {
+        for effect in effects {
+            let stored = self.app.borrow_mut().stored(&effect);
+            if matches!(effect, Effect::SaveLedger) {
+                // The toolbar badge follows the ledger (calls waiting for the user), set first
+                // so a panel that hears of the ledger change reads the new count.
+                let pending = self.app.borrow().pending_count();
+                self.host.badge(&badge_text(pending)).await;
+            }
+            if let Some((area, key, value)) = stored {
+                self.host.write(area, key, &value).await?;
+                continue;
+            }
+            let run = Rc::clone(self);
+            match effect {
+                Effect::Run(key) => self.host.spawn(Box::pin(async move {
+                    run.execute(&key).await;
+                })),
+                Effect::Notify { chat, key } => self.host.spawn(Box::pin(async move {
+                    // The card shows the call as it is when the message goes out.
+                    let record = run.app.borrow().ledger.calls.get(&key).cloned();
+                    if let (Some(tab), Some(record)) = (tab_of(&chat), record) {
+                        let calls = vec![serde_json::to_value(record).unwrap_or(Value::Null)];
+                        let _ = run.host.to_tab(tab, &TabMessage::Calls { calls }).await;
+                    }
+                })),
+                Effect::Insert { tab, text, submit } => self.host.spawn(Box::pin(async move {
+                    let attachments = Vec::new();
+                    let message = TabMessage::Insert {
+                        text,
+                        submit,
+                        attachments,
+                    };
+                    let _ = run.host.to_tab(tab, &message).await;
+                })),
+                Effect::Deliver { chat, message_id } => self.host.spawn(Box::pin(async move {
+                    run.deliver(&chat, &message_id).await;
+                })),
+                Effect::Respond {
+                    server,
+                    request,
+                    result,
+                } => {
+                    let result = result.map_err(|m| ErrorObject::new(ErrorCode::INVALID_PARAMS, m));
+                    (self.host).pool(|pool, now| pool.respond(&server, request, result, now));
+                }
+                Effect::Authorize(id) => {
+                    let value = self.app.borrow().authorization(&id);
+                    self.host.pool(|pool, _| pool.set_authorization(&id, value));
+                }
+                Effect::SaveConfig
+                | Effect::SaveTools
+                | Effect::SaveLedger
+                | Effect::SaveAuth
+                | Effect::SaveElicitations => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Effects of background work: nobody waits for an answer, so a failed storage write can
+    /// only be reported.
+    async fn run_background(self: &Rc<Self>, effects: Vec<Effect>) {
+        if let Err(e) = self.run_effects(effects).await {
+            self.host.warn(&format!("MCP Relay: {}", e.message));
+        }
+    }
+
+    /// Hears what a server says outside an answer: a question for the user (elicitation) goes
+    /// to the app, which shows it in the side panel and cancels it if nobody answers in time.
+    pub fn server_event(self: &Rc<Self>, server: &str, event: &SessionEvent) {
+        let SessionEvent::Request {
+            id, params, call, ..
+        } = event
+        else {
+            return;
+        };
+        let (server, id, params, call) = (server.to_owned(), id.clone(), params.clone(), *call);
+        let run = Rc::clone(self);
+        // Not inside the client's own dispatch: the app may be borrowed there.
+        self.host.spawn(Box::pin(async move {
+            // The chat call it came in the middle of: a call's cancel key is its ledger key.
+            let on = call.and_then(|c| run.host.pool(|pool, _| pool.call_key(&server, c)));
+            let now = run.host.now_ms();
+            let (key, effects) =
+                (run.app.borrow_mut()).elicitation_asked(&server, id, &params, now, on.as_deref());
+            run.run_background(effects).await;
+            let Some(key) = key else { return };
+            let expire = Rc::clone(&run);
+            run.host.after(
+                ELICITATION_TIMEOUT_MS,
+                Box::new(move || {
+                    let now = expire.host.now_ms();
+                    let effects = expire.app.borrow_mut().elicitation_expired(&key, now);
+                    let run = Rc::clone(&expire);
+                    expire.host.spawn(Box::pin(async move {
+                        run.run_background(effects).await;
+                    }));
+                }),
+            );
+        }));
+    }
+
+    /// Sends one admitted call to its server and reports how it ended.
+    async fn execute(self: &Rc<Self>, key: &str) {
+        let started = self.host.now_ms();
+        let prepared = self.app.borrow_mut().prepare_call(key, started);
+        let call = match prepared {
+            Ok(call) => call,
+            Err(effects) => return self.run_background(effects).await,
+        };
+        let (run, progress_key) = (Rc::clone(self), key.to_owned());
+        let on_progress: ProgressFn = Rc::new(move |p| {
+            if let Ok(v) = serde_json::to_value(p) {
+                run.app.borrow_mut().call_progress(&progress_key, v);
+            }
+        });
+        let (op, cancel_key) = (call.operation(), Some(key.to_owned()));
+        let result = H::mcp(self, &call.server_id, op, Some(on_progress), cancel_key).await;
+        let duration = self.host.now_ms().saturating_sub(started);
+        let effects = {
+            let mut app = self.app.borrow_mut();
+            app.call_ended(&call.server_id, duration, false);
+            app.finish_call(key, CallEnd::from_client(result), duration)
+        };
+        self.run_background(effects).await;
+    }
+
+    /// Writes a message's results into the chat, when the app has them ready.
+    async fn deliver(self: &Rc<Self>, chat: &str, message_id: &str) {
+        let Some(d) = self.app.borrow_mut().take_delivery(chat, message_id) else {
+            return;
+        };
+        let answer = match d.tab {
+            Some(tab) => self.host.to_tab(tab, &d.message()).await.ok(),
+            None => None,
+        };
+        // A tab that did not answer (or answered nonsense) wrote nothing.
+        let outcome = answer
+            .and_then(|a| serde_json::from_value(a).ok())
+            .unwrap_or_default();
+        let effects = self.app.borrow_mut().delivery_written(&d, &outcome);
+        self.run_background(effects).await;
+    }
+}

@@ -1,0 +1,476 @@
+//! `relay_core::app::Runner` on an in-memory host: the order of the IO a request needs, the
+//! effects carried out (storage first, in order; calls, cards and deliveries in the background),
+//! the tool loop through restarts, and server questions with their timeout. The host records
+//! every primitive it performs, so each test reads as a transcript.
+
+// ClientError carries what a user needs (see client::Pool); the tests script such results.
+#![allow(clippy::result_large_err)]
+
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::future::Future;
+use std::pin::pin;
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
+
+use relay_core::app::{
+    badge_text, chat_key, ChatSettings, Config, Host, ProgressFn, Runner, Sender, Task, CONFIG_KEY,
+    ELICITATIONS_KEY, ELICITATION_TIMEOUT_MS, TOOLS_KEY,
+};
+use relay_core::client::jsonrpc::RequestId;
+use relay_core::client::{
+    ClientError, Operation, Output, Pool, PoolOptions, ServerConfig, SessionEvent,
+};
+use relay_core::contract::storage::Area;
+use relay_core::contract::{admit, ErrorBody, TabMessage};
+use relay_core::model::{CallToolResult, Content, Tool};
+use relay_core::policy::ToolPolicy;
+use serde_json::{json, Value};
+
+const URL: &str = "https://chat.example/c/1";
+const TAB: i64 = 7;
+
+/// Polls a future that the in-memory host always lets finish at once.
+fn now<F: Future>(future: F) -> F::Output {
+    let mut future = pin!(future);
+    match future
+        .as_mut()
+        .poll(&mut Context::from_waker(Waker::noop()))
+    {
+        Poll::Ready(value) => value,
+        Poll::Pending => panic!("the in-memory host never waits"),
+    }
+}
+
+/// What a server answers an operation: scripted per `(server, operation name)`; an operation
+/// without a script fails as an unreachable server would.
+type Script = HashMap<(String, &'static str), VecDeque<Result<Output, ClientError>>>;
+
+/// A callback due at a time.
+type Timer = (u64, Box<dyn FnOnce()>);
+
+#[derive(Default)]
+struct Memory {
+    storage: RefCell<BTreeMap<(&'static str, String), Value>>,
+    /// Every primitive performed, in order.
+    log: RefCell<Vec<String>>,
+    script: RefCell<Script>,
+    tasks: RefCell<VecDeque<Task>>,
+    timers: RefCell<Vec<Timer>>,
+    clock: Cell<u64>,
+    pool: RefCell<Option<Pool>>,
+    /// The content script's answer to an insert.
+    tab_answer: RefCell<Value>,
+}
+
+/// The host: shares its memory with the test, which reads it after each step and hands it to a
+/// second runner for a restart.
+#[derive(Clone, Default)]
+struct Mem(Rc<Memory>);
+
+impl Mem {
+    fn note(&self, line: String) {
+        self.0.log.borrow_mut().push(line);
+    }
+
+    fn take_log(&self) -> Vec<String> {
+        std::mem::take(&mut *self.0.log.borrow_mut())
+    }
+
+    fn answer(&self, server: &str, op: &'static str, result: Result<Output, ClientError>) {
+        let mut script = self.0.script.borrow_mut();
+        let queue = script.entry((server.to_owned(), op)).or_default();
+        queue.push_back(result);
+    }
+
+    fn stored(&self, area: Area, key: &str) -> Value {
+        let storage = self.0.storage.borrow();
+        let value = storage.get(&(area.as_str(), key.to_owned()));
+        value.cloned().unwrap_or_default()
+    }
+
+    /// Runs the background tasks until none is left.
+    fn settle(&self) {
+        for _ in 0..1_000 {
+            let Some(task) = self.0.tasks.borrow_mut().pop_front() else {
+                return;
+            };
+            now(task);
+        }
+        panic!("background tasks keep spawning more");
+    }
+
+    /// Moves the clock on and fires the timers that fell due.
+    fn advance(&self, ms: u64) {
+        self.0.clock.set(self.0.clock.get() + ms);
+        let due: Vec<_> = {
+            let mut timers = self.0.timers.borrow_mut();
+            let (due, later) = timers
+                .drain(..)
+                .partition(|(at, _)| *at <= self.0.clock.get());
+            *timers = later;
+            due
+        };
+        for (_, callback) in due {
+            callback();
+        }
+        self.settle();
+    }
+}
+
+fn op_name(op: &Operation) -> &'static str {
+    match op {
+        Operation::ListTools { .. } => "tools/list",
+        Operation::CallTool { .. } => "tools/call",
+        _ => "other",
+    }
+}
+
+impl Host for Mem {
+    fn now_ms(&self) -> u64 {
+        self.0.clock.get()
+    }
+
+    fn spawn(&self, task: Task) {
+        self.0.tasks.borrow_mut().push_back(task);
+    }
+
+    fn after(&self, delay_ms: u64, callback: Box<dyn FnOnce()>) {
+        let at = self.0.clock.get() + delay_ms;
+        self.0.timers.borrow_mut().push((at, callback));
+    }
+
+    fn warn(&self, message: &str) {
+        self.note(format!("warn {message}"));
+    }
+
+    fn pool<R>(&self, f: impl FnOnce(&mut Pool, u64) -> R) -> R {
+        let mut pool = self.0.pool.borrow_mut();
+        let pool = pool.get_or_insert_with(|| Pool::new(PoolOptions::default(), 1));
+        f(pool, self.0.clock.get())
+    }
+
+    fn read(
+        &self,
+        area: Area,
+        keys: &[&str],
+    ) -> impl Future<Output = Result<Vec<Value>, ErrorBody>> {
+        self.note(format!("read {} {}", area.as_str(), keys.join(",")));
+        let values = keys.iter().map(|k| self.stored(area, k)).collect();
+        std::future::ready(Ok(values))
+    }
+
+    async fn write(&self, area: Area, key: &str, value: &Value) -> Result<(), ErrorBody> {
+        self.note(format!("write {} {key}", area.as_str()));
+        let mut storage = self.0.storage.borrow_mut();
+        storage.insert((area.as_str(), key.to_owned()), value.clone());
+        Ok(())
+    }
+
+    async fn to_tab(&self, tab: i64, message: &TabMessage) -> Result<Value, ErrorBody> {
+        let message = message.to_value();
+        let kind = message["type"].as_str().unwrap_or_default().to_owned();
+        self.note(format!("tab {tab} {kind}"));
+        Ok(match kind.as_str() {
+            "relay/insert" => self.0.tab_answer.borrow().clone(),
+            _ => Value::Null,
+        })
+    }
+
+    async fn origin_rules(&self, servers: &[ServerConfig]) -> Result<(), ErrorBody> {
+        let ids: Vec<_> = servers.iter().map(|s| s.id.as_str()).collect();
+        self.note(format!("rules [{}]", ids.join(",")));
+        Ok(())
+    }
+
+    async fn release_origin(&self, origin: &str) {
+        self.note(format!("release {origin}"));
+    }
+
+    async fn badge(&self, text: &str) {
+        self.note(format!("badge '{text}'"));
+    }
+
+    async fn mcp(
+        run: &Rc<Runner<Self>>,
+        server: &str,
+        op: Operation,
+        _on_progress: Option<ProgressFn>,
+        _cancel_key: Option<String>,
+    ) -> Result<Output, ClientError> {
+        let name = op_name(&op);
+        run.host.note(format!("mcp {server} {name}"));
+        let next = (run.host.0.script.borrow_mut())
+            .get_mut(&(server.to_owned(), name))
+            .and_then(VecDeque::pop_front);
+        next.unwrap_or_else(|| {
+            Err(ClientError::Connection {
+                url: "http://127.0.0.1:9/mcp".into(),
+                message: "connection refused".into(),
+            })
+        })
+    }
+
+    async fn sign_in(_: &Rc<Runner<Self>>, id: &str) -> Result<Value, ErrorBody> {
+        Err(ErrorBody::new(
+            "unavailable",
+            format!("no sign-in for {id}"),
+        ))
+    }
+
+    async fn sign_out(_: &Rc<Runner<Self>>, id: &str) -> Result<Value, ErrorBody> {
+        Err(ErrorBody::new(
+            "unavailable",
+            format!("no sign-out for {id}"),
+        ))
+    }
+}
+
+fn page() -> Sender {
+    Sender {
+        role: "page".into(),
+        origin: "chrome-extension://abc".into(),
+        ..Sender::default()
+    }
+}
+
+fn content() -> Sender {
+    Sender {
+        role: "content".into(),
+        origin: "https://chat.example".into(),
+        tab_id: Some(TAB),
+        url: Some(URL.into()),
+        reported_url: None,
+    }
+}
+
+fn ask(run: &Rc<Runner<Mem>>, sender: &Sender, message: Value) -> Result<Value, ErrorBody> {
+    let request = admit(&message, sender.role()?).map_err(ErrorBody::from)?;
+    now(run.answer(request, sender))
+}
+
+fn tool(name: &str) -> Tool {
+    Tool::new(
+        name,
+        json!({"type": "object", "properties": {"text": {"type": "string"}}}),
+    )
+}
+
+/// A host whose storage holds server `notes` (tool `add`, allowed) picked by the chat, with
+/// automatic runs and sends; and a runner loaded from it.
+fn loaded() -> (Mem, Rc<Runner<Mem>>) {
+    let host = Mem::default();
+    let mut config = Config::default();
+    config.servers.push(ServerConfig::new(
+        "notes",
+        "Notes",
+        "http://127.0.0.1:9/mcp",
+    ));
+    config.set_tool("notes", "add", Some(ToolPolicy::Allow), None);
+    let settings = ChatSettings {
+        server_ids: vec!["notes".into()],
+        auto_execute: true,
+        auto_submit: true,
+        ..Default::default()
+    };
+    config.chats.insert(chat_key(TAB, URL), settings);
+    let config = serde_json::to_value(config).expect("config");
+    now(host.write(Area::Local, CONFIG_KEY, &config)).expect("stored");
+    let tools = json!({"notes": [tool("add")]});
+    now(host.write(Area::Local, TOOLS_KEY, &tools)).expect("stored");
+    (host.clone(), restart(&host))
+}
+
+/// A new worker on the same storage.
+fn restart(host: &Mem) -> Rc<Runner<Mem>> {
+    let run = Runner::new(host.clone());
+    now(run.load()).expect("loaded");
+    host.settle();
+    host.take_log();
+    run
+}
+
+fn ok(text: &str) -> Result<Output, ClientError> {
+    Ok(Output::ToolResult(CallToolResult::success(vec![
+        Content::text(text),
+    ])))
+}
+
+const CALL: &str =
+    "Sure.\n```json\n{\"tool\": \"add\", \"arguments\": {\"text\": \"milk\"}}\n```\n";
+
+#[test]
+fn the_badge_counts_calls_waiting_up_to_99() {
+    for (pending, text) in [(0, ""), (1, "1"), (99, "99"), (100, "99+"), (5_000, "99+")] {
+        assert_eq!(badge_text(pending), text, "{pending}");
+    }
+}
+
+#[test]
+fn a_state_load_reads_each_area_once_then_makes_the_origin_rules() {
+    let host = Mem::default();
+    let run = Runner::new(host.clone());
+    now(run.load()).expect("loaded");
+    assert_eq!(
+        host.take_log(),
+        [
+            "read local config,tools,auth",
+            "read session ledger",
+            "rules []"
+        ]
+    );
+}
+
+#[test]
+fn a_new_server_gets_its_origin_rule_before_its_config_is_saved_and_its_tools_listed() {
+    let (host, run) = loaded();
+    host.answer(
+        "notes-2",
+        "tools/list",
+        Ok(Output::Tools(vec![tool("echo")])),
+    );
+    let server = json!({"name": "Notes 2", "url": "http://127.0.0.1:10/mcp"});
+    // The id is made by the app from the name; the script is keyed by it.
+    let view = ask(
+        &run,
+        &page(),
+        json!({"type": "servers/add", "server": server}),
+    );
+    let view = view.expect("added");
+    assert_eq!(view["id"], "notes-2", "{view}");
+    assert_eq!(view["state"]["toolCount"], 1, "{view}");
+    let log = host.take_log();
+    let at = |line: &str| log.iter().position(|l| l.starts_with(line)).expect(line);
+    assert!(
+        at("rules [notes,notes-2]") < at("write local config"),
+        "{log:?}"
+    );
+    assert!(
+        at("write local config") < at("mcp notes-2 tools/list"),
+        "{log:?}"
+    );
+    assert!(
+        at("mcp notes-2 tools/list") < at("write local tools"),
+        "{log:?}"
+    );
+}
+
+#[test]
+fn a_dead_server_keeps_its_last_tools_in_the_list_unless_it_is_the_one_asked_for() {
+    let (host, run) = loaded();
+    let all = ask(
+        &run,
+        &page(),
+        json!({"type": "tools/list", "refresh": true}),
+    );
+    let all = all.expect("listed");
+    assert_eq!(all[0]["name"], "add", "{all}");
+    assert!(host.take_log().contains(&"mcp notes tools/list".to_owned()));
+    let one = json!({"type": "tools/list", "serverId": "notes", "refresh": true});
+    let error = ask(&run, &page(), one).expect_err("the server is down");
+    assert_eq!(error.kind, "connection", "{error:?}");
+}
+
+#[test]
+fn a_call_in_a_reply_runs_once_its_card_follows_and_its_result_is_sent_even_across_a_restart() {
+    let (host, run) = loaded();
+    host.answer("notes", "tools/call", ok("added"));
+    *host.0.tab_answer.borrow_mut() = json!({"inserted": true, "submitted": true});
+    let update = json!({"type": "reply/update", "messageId": "m1", "text": CALL, "done": true});
+    let answer = ask(&run, &content(), update.clone()).expect("read");
+    assert_eq!(
+        answer["calls"].as_array().map(Vec::len),
+        Some(1),
+        "{answer}"
+    );
+    host.settle();
+    let log = host.take_log();
+    let calls = log.iter().filter(|l| *l == "mcp notes tools/call").count();
+    assert_eq!(calls, 1, "{log:?}");
+    assert!(log.contains(&format!("tab {TAB} relay/calls")), "{log:?}");
+    assert!(log.contains(&format!("tab {TAB} relay/insert")), "{log:?}");
+    // The ledger was written before the call went out, and after its end.
+    let at = |line: &str| log.iter().position(|l| l == line).expect(line);
+    assert!(
+        at("write session ledger") < at("mcp notes tools/call"),
+        "{log:?}"
+    );
+    assert!(
+        log.iter().rposition(|l| l == "write session ledger") > Some(at("mcp notes tools/call"))
+    );
+
+    // A new worker, and the page sends the same reply again: nothing runs twice.
+    let run = restart(&host);
+    ask(&run, &content(), update).expect("read again");
+    host.settle();
+    let log = host.take_log();
+    assert!(!log.iter().any(|l| l.starts_with("mcp ")), "{log:?}");
+    assert!(!log.contains(&format!("tab {TAB} relay/insert")), "{log:?}");
+}
+
+#[test]
+fn results_a_tab_could_not_take_are_delivered_once_it_can() {
+    let (host, run) = loaded();
+    host.answer("notes", "tools/call", ok("added"));
+    // The content script wrote nothing (a reload was under way).
+    *host.0.tab_answer.borrow_mut() = Value::Null;
+    let update = json!({"type": "reply/update", "messageId": "m1", "text": CALL, "done": true});
+    ask(&run, &content(), update.clone()).expect("read");
+    host.settle();
+    let first = host.take_log();
+    assert!(
+        first.contains(&format!("tab {TAB} relay/insert")),
+        "{first:?}"
+    );
+    // The page comes back and reports the reply again: the results go out, the call does not.
+    *host.0.tab_answer.borrow_mut() = json!({"inserted": true, "submitted": true});
+    ask(&run, &content(), update).expect("read again");
+    host.settle();
+    let again = host.take_log();
+    assert!(
+        again.contains(&format!("tab {TAB} relay/insert")),
+        "{again:?}"
+    );
+    assert!(!again.iter().any(|l| l.starts_with("mcp ")), "{again:?}");
+}
+
+#[test]
+fn a_server_question_waits_in_the_panel_and_is_cancelled_when_nobody_answers_in_time() {
+    let (host, run) = loaded();
+    let params = json!({"message": "Which list?", "requestedSchema": {"type": "object",
+        "properties": {"list": {"type": "string"}}}});
+    let event = SessionEvent::Request {
+        id: RequestId::Number(3),
+        method: "elicitation/create".into(),
+        params,
+        call: None,
+    };
+    run.server_event("notes", &event);
+    host.settle();
+    let waiting = host.stored(Area::Session, ELICITATIONS_KEY);
+    assert_eq!(waiting.as_array().map(Vec::len), Some(1), "{waiting}");
+    host.advance(ELICITATION_TIMEOUT_MS - 1);
+    let still = host.stored(Area::Session, ELICITATIONS_KEY);
+    assert_eq!(still.as_array().map(Vec::len), Some(1), "{still}");
+    host.advance(1);
+    let gone = host.stored(Area::Session, ELICITATIONS_KEY);
+    assert_eq!(gone.as_array().map(Vec::len), Some(0), "{gone}");
+}
+
+#[test]
+fn a_removed_custom_site_gives_its_permission_back() {
+    let (host, run) = loaded();
+    let origin = "https://chat.other.example";
+    let add = json!({"type": "sites/add", "origin": origin});
+    ask(&run, &page(), add).expect("added");
+    ask(
+        &run,
+        &page(),
+        json!({"type": "sites/remove", "origin": origin}),
+    )
+    .expect("removed");
+    let log = host.take_log();
+    assert!(log.contains(&format!("release {origin}")), "{log:?}");
+    let sites = ask(&run, &page(), json!({"type": "sites/list"})).expect("listed");
+    assert_eq!(sites, json!([]));
+}
