@@ -5,21 +5,15 @@
 //! result means, is [`super::Runner`]'s business.
 
 use std::future::Future;
-use std::pin::Pin;
 use std::rc::Rc;
 
 use serde_json::Value;
 
 use super::Runner;
-use crate::client::{ClientError, Operation, Output, Pool, Progress, ServerConfig};
+use crate::client::{ClientError, Operation, Output, Pool, ServerConfig};
+pub use crate::client::{ProgressFn, Task};
 use crate::contract::storage::Area;
 use crate::contract::{ErrorBody, TabMessage};
-
-/// Work started in the background (nobody awaits it).
-pub type Task = Pin<Box<dyn Future<Output = ()>>>;
-
-/// Receives progress of one call.
-pub type ProgressFn = Rc<dyn Fn(&Progress)>;
 
 /// The platform under the application. One thread, no `Send` bounds: the worker is
 /// single-threaded, and so are the futures.

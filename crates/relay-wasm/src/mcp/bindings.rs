@@ -81,7 +81,7 @@ impl McpClient {
                     }
                 }) as Rc<dyn Fn(&str, &SessionEvent)>
             });
-        self.inner.borrow_mut().listener = listener;
+        self.set_listener(listener);
     }
 
     /// Answers a server's request (an event `{type: "request", id, method, params}`, given

@@ -14,15 +14,11 @@ use web_sys::{AbortSignal, ReadableStreamDefaultReader, ReadableStreamReadResult
 
 use super::global;
 
-/// How a response body is read.
-pub enum BodyReader {
-    /// Streamed chunk by chunk: event streams, and anything long-lived.
-    Stream(ReadableStreamDefaultReader),
-    /// Read whole in one step (one await instead of one per chunk), when
-    /// `ResponseHead::read_whole` allows it.
-    Whole(Response),
-    /// No body (202, 204...).
-    Empty,
+/// A response body not read yet: read whole, or as a stream through a reader taken on the
+/// first read.
+pub struct Body {
+    pub(super) response: Response,
+    reader: Option<ReadableStreamDefaultReader>,
 }
 
 /// Builds the `Request` a session asked for, without sending it (public for its tests).
@@ -72,30 +68,19 @@ fn with_query(url: &str) -> RequestBuilder {
     RequestBuilder::new(&url[..start]).query(pairs.iter().map(|(k, v)| (k.as_str(), v)))
 }
 
-/// Sends the request; resolves with the response head and how to read its body.
+/// Sends the request; resolves with the response head and its body (none for 202, 204...).
 pub async fn start(
     request: &HttpRequest,
     signal: &AbortSignal,
-) -> Result<(ResponseHead, BodyReader), String> {
-    let raw: web_sys::Request = build(
-        request.method,
-        &request.url,
-        &request.headers,
-        request.body.as_deref(),
-        signal,
-    )?
-    .into();
+) -> Result<(ResponseHead, Option<Body>), String> {
+    let (method, url, body) = (request.method, &request.url, request.body.as_deref());
+    let raw: web_sys::Request = build(method, url, &request.headers, body, signal)?.into();
     let response = send(&raw).await?;
     let head = ResponseHead::new(response.status(), response.headers().entries().collect());
-    let body = match response.body() {
-        None => BodyReader::Empty,
-        Some(_) if head.read_whole(request) => BodyReader::Whole(response),
-        // `unchecked_into`: Node's undici readers are not instances of a global class everywhere.
-        Some(body) => BodyReader::Stream(
-            body.get_reader()
-                .unchecked_into::<ReadableStreamDefaultReader>(),
-        ),
-    };
+    let body = response.body().is_some().then_some(Body {
+        response,
+        reader: None,
+    });
     Ok((head, body))
 }
 
@@ -131,7 +116,15 @@ pub async fn read_whole(response: &Response) -> Result<Vec<u8>, String> {
 }
 
 /// The next chunk of a body, `None` at its end.
-pub async fn read(reader: &ReadableStreamDefaultReader) -> Result<Option<Vec<u8>>, String> {
+pub async fn read(body: &mut Body) -> Result<Option<Vec<u8>>, String> {
+    let reader = match &body.reader {
+        Some(reader) => reader,
+        // `unchecked_into`: Node's undici readers are not instances of a global class everywhere.
+        None => body.reader.insert(match body.response.body() {
+            Some(stream) => stream.get_reader().unchecked_into(),
+            None => return Ok(None),
+        }),
+    };
     let result: ReadableStreamReadResult = JsFuture::from(reader.read())
         .await
         .map_err(|e| error_message(&e))?
@@ -143,10 +136,14 @@ pub async fn read(reader: &ReadableStreamDefaultReader) -> Result<Option<Vec<u8>
 }
 
 /// Stops reading a body we no longer need (frees the connection).
-pub fn cancel(reader: &ReadableStreamDefaultReader) {
+pub fn cancel(body: Body) {
+    let promise = match (body.reader, body.response.body()) {
+        (Some(reader), _) => reader.cancel(),
+        (None, Some(stream)) => stream.cancel(),
+        (None, None) => return,
+    };
     // The returned promise rejects when the stream was aborted; left unhandled, that rejection
     // kills a Node process. Awaiting it consumes it.
-    let promise = reader.cancel();
     wasm_bindgen_futures::spawn_local(async move {
         let _ = JsFuture::from(promise).await;
     });

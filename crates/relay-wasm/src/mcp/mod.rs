@@ -1,5 +1,6 @@
-//! The MCP client's edge: `relay_core::client::Pool` driven over `gloo_net::http` (the global
-//! `fetch`), with streamed bodies, `AbortController` cancellation and one `setTimeout`.
+//! The MCP client's edge: `relay_core::client::Driver` (the pool and its driving) over
+//! `gloo_net::http` (the global `fetch`), with streamed bodies, `AbortController` cancellation
+//! and `setTimeout` timers.
 //! Works in a service worker and in Node (no `window`). [`McpClient`] is the Rust API the
 //! service uses and, as `RelayClient` (`bindings`), the JavaScript class of the Node host.
 
@@ -9,5 +10,5 @@ mod client;
 pub mod fetch;
 mod global;
 
-pub use client::{EventFn, McpClient, ProgressFn};
+pub use client::McpClient;
 pub(crate) use global::{now_ms, set_timeout};

@@ -54,11 +54,11 @@ thread_local! {
         });
         // Servers' questions go to the app (weakly: the client lives inside the service).
         let weak = Rc::downgrade(&svc);
-        svc.host.client.set_listener(Rc::new(move |server, event| {
+        svc.host.client.set_listener(Some(Rc::new(move |server, event| {
             if let Some(svc) = weak.upgrade() {
                 svc.server_event(server, event);
             }
-        }));
+        })));
         svc
     };
 }

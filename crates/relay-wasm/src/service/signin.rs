@@ -13,7 +13,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use super::{HandlerResult, Service};
-use crate::mcp::{fetch, now_ms, ProgressFn};
+use relay_core::client::ProgressFn;
+
+use crate::mcp::{fetch, now_ms};
 
 /// Most actions one attempt may take (discovery tries a few URLs; a sign-in is about ten).
 const MAX_STEPS: usize = 40;
