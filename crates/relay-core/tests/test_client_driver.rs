@@ -1,6 +1,7 @@
 //! `relay_core::client::Driver` on an in-memory HTTP: operations complete through the pool's
 //! exchanges, bodies are read whole or chunk by chunk as the response head says, a cancelled
-//! call aborts its exchange, and the pool's deadlines fire through the driver's one timer (a
+//! call aborts its exchange, a prover's proofs go on each request (one more try when the server
+//! asks for its nonce), and the pool's deadlines fire through the driver's one timer (a
 //! call sent and then ended either way may have run: its outcome is unknown).
 
 #![allow(clippy::result_large_err)] // ClientError carries what a user needs; see client::Pool
@@ -13,8 +14,8 @@ use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
 use relay_core::client::{
-    ClientError, Driver, HttpIo, HttpRequest, Operation, Output, Pool, PoolOptions, ResponseHead,
-    ServerConfig, Task,
+    ClientError, Driver, HttpIo, HttpMethod, HttpRequest, Operation, Output, Pool, PoolOptions,
+    ProofFuture, Prover, ResponseHead, ServerConfig, Task,
 };
 use serde_json::{json, Value};
 
@@ -85,6 +86,8 @@ struct Net {
     timers: RefCell<Vec<Timer>>,
     clock: Cell<u64>,
     aborted: RefCell<Vec<Rc<Cell<bool>>>>,
+    /// Refuse the first proved request, asking for a nonce (DPoP).
+    want_nonce: Cell<bool>,
 }
 
 /// The in-memory HTTP; shared with the test, which reads its log and runs its tasks.
@@ -195,7 +198,22 @@ impl HttpIo for Mem {
         let body: Value =
             serde_json::from_str(request.body.as_deref().unwrap_or("null")).unwrap_or_default();
         let method = body["method"].as_str().unwrap_or("-").to_owned();
-        self.note(format!("{:?} {method}", request.method));
+        let proof = request.headers.iter().find(|(n, _)| n == "DPoP");
+        let proof = proof.map_or(String::new(), |(_, v)| format!(" proof={v}"));
+        self.note(format!("{:?} {method}{proof}", request.method));
+        if !proof.is_empty() && self.0.want_nonce.replace(false) {
+            let headers = vec![
+                (
+                    "www-authenticate".to_owned(),
+                    "DPoP error=\"use_dpop_nonce\"".to_owned(),
+                ),
+                ("dpop-nonce".to_owned(), "n1".to_owned()),
+            ];
+            return Ok((
+                ResponseHead::new(401, headers),
+                Some(Chunks(VecDeque::new())),
+            ));
+        }
         match server(request) {
             Answer::Body(status, headers, chunks) => {
                 let body = (!chunks.is_empty()).then(|| Chunks(chunks.into()));
@@ -319,4 +337,41 @@ fn a_request_past_its_deadline_ends_through_the_drivers_timer() {
         other => panic!("{other:?}"),
     }
     assert!(net.0.log.borrow().contains(&"abort".to_owned()));
+}
+
+/// Proofs numbered in order; asks again when the server sent a nonce.
+struct Numbered(Cell<u32>);
+
+impl Prover for Numbered {
+    fn proof(&self, _: &str, _: HttpMethod, _: &str) -> ProofFuture {
+        self.0.set(self.0.get() + 1);
+        let proof = format!("p{}", self.0.get());
+        Box::pin(async move { Some(proof) })
+    }
+
+    fn answered(&self, _: &str, _: &str, head: &ResponseHead) -> bool {
+        head.status == 401 && head.header("dpop-nonce").is_some()
+    }
+}
+
+#[test]
+fn a_prover_proves_each_request_and_makes_one_again_when_the_server_asks_for_its_nonce() {
+    let (net, driver) = driver();
+    driver.set_prover(Some(Rc::new(Numbered(Cell::new(0)))));
+    net.0.want_nonce.set(true);
+    let out = run(&net, &driver, Operation::ListTools { refresh: true }, None);
+    assert!(matches!(out.borrow().as_ref(), Some(Ok(_))), "listed");
+    let log = net.0.log.borrow().clone();
+    let posts: Vec<_> = log.iter().filter(|l| l.starts_with("Post ")).collect();
+    // The first request went twice (refused, then with a new proof); every other once.
+    assert_eq!(posts[0], "Post server/discover proof=p1", "{log:?}");
+    assert_eq!(posts[1], "Post server/discover proof=p2", "{log:?}");
+    assert!(
+        posts[2..].iter().all(|l| !l.contains("server/discover")),
+        "{log:?}"
+    );
+    assert!(
+        log.contains(&"cancel body".to_owned()),
+        "the refused answer's body: {log:?}"
+    );
 }

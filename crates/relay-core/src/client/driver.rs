@@ -5,7 +5,9 @@
 //! background exchange (head, then the body whole or chunk by chunk, handed back piece by piece,
 //! stopped as soon as the pool wants no more), aborts what the pool aborts, keeps one timer at
 //! the pool's next deadline, and completes the future each [`Driver::run`] awaits. The transport
-//! only moves bytes.
+//! only moves bytes. A [`Prover`] (DPoP, RFC 9449) adds a freshly signed proof to each request
+//! and may have one made once more with a server's nonce; what goes into a proof and whether to
+//! retry are decided by the sign-in's state (`auth::AuthState`), not here.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -15,8 +17,8 @@ use std::rc::{Rc, Weak};
 use std::task::{Context, Poll, Waker};
 
 use super::{
-    ClientError, ExchangeId, HttpRequest, OpId, Operation, Output, Pool, PoolAction, Progress,
-    ResponseHead, SessionEvent,
+    ClientError, ExchangeId, HttpMethod, HttpRequest, OpId, Operation, Output, Pool, PoolAction,
+    Progress, ResponseHead, SessionEvent,
 };
 
 /// Work started in the background (nobody awaits it).
@@ -27,6 +29,19 @@ pub type ProgressFn = Rc<dyn Fn(&Progress)>;
 
 /// Receives everything a server says that is not an answer: `(server id, event)`.
 pub type EventFn = Rc<dyn Fn(&str, &SessionEvent)>;
+
+/// A proof for one request, made asynchronously (WebCrypto signs asynchronously).
+pub type ProofFuture = Pin<Box<dyn Future<Output = Option<String>>>>;
+
+/// Proves requests with the holder's key (DPoP): a server signed in to with a DPoP-bound token
+/// needs a fresh proof on each request.
+pub trait Prover {
+    /// The `DPoP` header for a request to `server` (`None`: it needs none, or none can be made).
+    fn proof(&self, server: &str, method: HttpMethod, url: &str) -> ProofFuture;
+    /// The answer to a proved request: whether to make it once more with a new proof (the
+    /// server asked for the nonce it sent).
+    fn answered(&self, server: &str, url: &str, head: &ResponseHead) -> bool;
+}
 
 /// The platform's side of HTTP: primitives only.
 #[allow(async_fn_in_trait)] // one thread, no Send bounds
@@ -75,6 +90,7 @@ struct State<T: HttpIo> {
     aborts: HashMap<ExchangeId, T::Abort>,
     timer: Option<(u64, T::Timer)>,
     listener: Option<EventFn>,
+    prover: Option<Rc<dyn Prover>>,
 }
 
 struct Shared<T: HttpIo> {
@@ -105,6 +121,7 @@ impl<T: HttpIo> Driver<T> {
             aborts: HashMap::new(),
             timer: None,
             listener: None,
+            prover: None,
         };
         Driver {
             shared: Rc::new(Shared {
@@ -117,6 +134,11 @@ impl<T: HttpIo> Driver<T> {
     /// Hands every server event (connected, lists changed, a server's request) to `listener`.
     pub fn set_listener(&self, listener: Option<EventFn>) {
         self.shared.state.borrow_mut().listener = listener;
+    }
+
+    /// Proves every request with `prover` from now on.
+    pub fn set_prover(&self, prover: Option<Rc<dyn Prover>>) {
+        self.shared.state.borrow_mut().prover = prover;
     }
 
     /// Runs `f` on the pool (with the time), then performs what it asked for.
@@ -274,7 +296,7 @@ async fn exchange<T: HttpIo>(
     abort: T::Abort,
 ) {
     let id = request.exchange;
-    let started = transport.start(&request, &abort).await;
+    let started = start(&weak, &transport, &request, &abort).await;
     let fail = |message: String| {
         deliver(&weak, id, |p, now| {
             p.handle_transport_error(id, &message, now)
@@ -313,6 +335,43 @@ async fn exchange<T: HttpIo>(
             return transport.cancel(body);
         }
     }
+}
+
+/// Sends a request, with a proof when the prover makes one; a proved request the server
+/// answers asking for its nonce is made once more with a new proof.
+async fn start<T: HttpIo>(
+    weak: &Weak<Shared<T>>,
+    transport: &T,
+    request: &HttpRequest,
+    abort: &T::Abort,
+) -> Result<(ResponseHead, Option<T::Body>), String> {
+    let (server, prover) = match weak.upgrade() {
+        Some(shared) => {
+            let state = shared.state.borrow();
+            let server = state.pool.server_of(request.exchange).map(str::to_owned);
+            (server, state.prover.clone())
+        }
+        None => (None, None),
+    };
+    let (Some(server), Some(prover)) = (server, prover) else {
+        return transport.start(request, abort).await;
+    };
+    for retry in [false, true] {
+        let Some(proof) = prover.proof(&server, request.method, &request.url).await else {
+            break;
+        };
+        let mut proved = request.clone();
+        proved.headers.push(("DPoP".to_owned(), proof));
+        let (head, body) = transport.start(&proved, abort).await?;
+        // Every answer's nonce is kept; the request is made once more at most.
+        if retry || !prover.answered(&server, &request.url, &head) {
+            return Ok((head, body));
+        }
+        if let Some(body) = body {
+            transport.cancel(body);
+        }
+    }
+    transport.start(request, abort).await
 }
 
 /// Hands a piece of a response to the pool (`f` answers whether the rest is wanted) and

@@ -27,7 +27,7 @@ pub use cache::ToolCache;
 pub use config::{
     import_mcp_servers, ConfigError, ImportReport, ServerConfig, SkippedServer, TransportKind,
 };
-pub use driver::{Driver, EventFn, HttpIo, ProgressFn, Task};
+pub use driver::{Driver, EventFn, HttpIo, ProgressFn, ProofFuture, Prover, Task};
 pub use error::{AuthChallenge, ClientError, ErrorReport};
 pub use http::{Action, ExchangeId, HttpMethod, HttpRequest, ResponseHead};
 pub use ops::{Operation, Output};

@@ -2,9 +2,11 @@
 //! browser's HTTP primitives: gloo-net requests with an `AbortController`, bodies read whole or
 //! as streams, `setTimeout` timers.
 
+use std::rc::Rc;
+
 use relay_core::client::{
     ClientError, Driver, EventFn, HttpIo, HttpRequest, Operation, Output, Pool, PoolOptions,
-    ProgressFn, ResponseHead, Task,
+    ProgressFn, Prover, ResponseHead, Task,
 };
 use wasm_bindgen::prelude::*;
 use web_sys::AbortController;
@@ -82,6 +84,11 @@ impl McpClient {
     /// Hands every server event (connected, lists changed, a server's request) to `listener`.
     pub fn set_listener(&self, listener: Option<EventFn>) {
         self.driver.set_listener(listener);
+    }
+
+    /// Proves every request with `prover` (DPoP) from now on.
+    pub fn set_prover(&self, prover: Rc<dyn Prover>) {
+        self.driver.set_prover(Some(prover));
     }
 
     /// Runs `f` on the pool (with the time), then performs what it asked for.
