@@ -2,7 +2,7 @@
 //
 //   node tests/bench/wasm-size.mjs [--build] [--top N] [--json] [FILE.wasm]
 //
-// --build makes the module to analyse: relay-wasm with the `wasm-symbols` profile (the shipped
+// --build makes the module to analyse: relay-wasm as the extension ships it (no JavaScript API), with the `wasm-symbols` profile (the shipped
 // `wasm-release` profile without stripping, so the name section survives), wasm-bindgen
 // `--target web`, then wasm-opt with the very flags `cargo xtask build` uses plus `-g` (keep
 // names). Function bodies are then what the extension ships, give or take the names.
@@ -32,7 +32,7 @@ let file = args[0] || path.join(target, 'size/relay_wasm_bg.wasm');
 
 if (build) {
   const run = (cmd, a) => execFileSync(cmd, a, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
-  run('cargo', ['build', '-p', 'relay-wasm', '--target', 'wasm32-unknown-unknown', '--profile', 'wasm-symbols']);
+  run('cargo', ['build', '-p', 'relay-wasm', '--target', 'wasm32-unknown-unknown', '--profile', 'wasm-symbols', '--no-default-features']);
   const out = path.join(target, 'size');
   mkdirSync(out, { recursive: true });
   run('wasm-bindgen', ['--target', 'web', '--no-typescript', '--out-dir', out,

@@ -63,6 +63,7 @@ fn invalid(what: &str, e: &dyn std::fmt::Display) -> JsValue {
 }
 
 /// [`from_js`] for options and configurations that JavaScript code builds by hand.
+#[cfg(feature = "library")]
 /// serde-wasm-bindgen reads `{timeoutMs: undefined}` as a present field (`null`), refused where
 /// a number is expected; `JSON.stringify` drops it, so the field takes its default as it always
 /// did. The same second chance covers what JSON converts and serde-wasm-bindgen does not (a
@@ -76,6 +77,7 @@ pub fn from_js_lenient<T: DeserializeOwned>(value: JsValue, what: &str) -> Resul
 
 /// Reads a JS value through JSON text (`JSON.stringify`, serde_json); `undefined` reads as
 /// `null`.
+#[cfg(feature = "library")]
 pub fn from_js_text<T: DeserializeOwned>(value: &JsValue, what: &str) -> Result<T, JsValue> {
     let text = match value.is_undefined() {
         true => "null".to_owned(),

@@ -5,7 +5,9 @@
 //! for the service worker, the Node build and tests). The logic itself lives in `relay-core`.
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
+#[cfg(feature = "library")]
 mod api;
+#[cfg(feature = "library")]
 mod auth;
 // Benchmark-only exports, outside `src/`: never part of the extension's build.
 #[cfg(feature = "boundary-bench")]
@@ -16,7 +18,9 @@ pub mod mcp;
 mod service;
 mod storage;
 
+#[cfg(feature = "library")]
 pub use api::*;
+#[cfg(feature = "library")]
 pub use auth::AuthFlow;
 pub use service::{answer_at_once, handle};
 

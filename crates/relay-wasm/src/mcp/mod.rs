@@ -4,6 +4,7 @@
 //! Works in a service worker and in Node (no `window`). [`McpClient`] is the Rust API the
 //! service uses and, as `RelayClient` (`bindings`), the JavaScript class of the Node host.
 
+#[cfg(feature = "library")]
 mod bindings;
 mod client;
 #[doc(hidden)]
