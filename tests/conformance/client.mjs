@@ -18,11 +18,13 @@
 //     --client-metadata-url URL    (this client's Client ID Metadata Document, where supported)
 //     --redirect-uri URL           (OAuth redirect URI; default http://127.0.0.1:8976/callback)
 // A server that answers 401/403 is signed in to with the core's OAuth flow (oauth.mjs), the
-// browser step done by following the authorization redirect.
+// browser step done by following the authorization redirect; where the authorization server
+// takes DPoP (RFC 9449), tokens are bound to a WebCrypto key made for the sign-in and every
+// request carries a proof.
 // Results go to stdout as JSON; failures to stderr as {kind, message, hint}, exit code 1.
 
 import { loadRelay } from '../interop/lib.mjs';
-import { drive, seed, signer } from './oauth.mjs';
+import { dpopKey, drive, seed, signer } from './oauth.mjs';
 
 /** The Client ID Metadata Document URL the conformance suite accepts for its test client
  * (@modelcontextprotocol/conformance, basic-cimd: CIMD_CLIENT_METADATA_URL). */
@@ -156,12 +158,13 @@ async function conformance(conn, scenario, context) {
  * runs it again with the new `Authorization` header.
  */
 class Connection {
-  constructor(relay, server, authConfig, sign, answersQuestions) {
+  constructor(relay, server, authConfig, sign, dpop, answersQuestions) {
     this.relay = relay;
     this.answersQuestions = answersQuestions;
     this.server = server;
-    this.authConfig = authConfig;
+    this.authConfig = dpop ? { ...authConfig, dpopKey: dpop.jwk } : authConfig;
     this.sign = sign;
+    this.dpop = dpop;
     this.flow = null;
     this.client = this.connect(null);
   }
@@ -177,6 +180,15 @@ class Connection {
     // naming its request): a client that answers them listens.
     const answers = this.answersQuestions;
     const client = new this.relay.RelayClient([{ ...this.server, headers }], { listen: answers, elicitation: answers });
+    // DPoP: a proof from the core, signed here, on each request of a DPoP-bound sign-in.
+    if (this.dpop) client.setProver(
+      async (_server, method, url) => {
+        const input = this.flow?.resourceProof(method, url, Date.now());
+        return input ? `${input}.${await this.dpop.sign(input)}` : null;
+      },
+      (_server, url, status, wwwAuthenticate, dpopNonce) =>
+        this.flow?.resourceAnswered(url, status, wwwAuthenticate ?? undefined, dpopNonce ?? undefined) ?? false,
+    );
     if (answers) client.setEventListener((serverId, event) => {
       if (event.type === 'request' && event.method === 'elicitation/create') {
         client.respond(serverId, event.id, this.relay.elicitationDefaults(event.params));
@@ -202,7 +214,7 @@ class Connection {
 
   async signIn(start) {
     start();
-    await drive(this.flow, { redirectUri: this.authConfig.redirectUri, timeoutMs: this.server.timeoutMs, sign: this.sign });
+    await drive(this.flow, { redirectUri: this.authConfig.redirectUri, timeoutMs: this.server.timeoutMs, sign: this.sign, dpop: this.dpop });
     this.client.close();
     this.client = this.connect(this.flow.authorization());
   }
@@ -293,7 +305,9 @@ async function main() {
       idToken: context.idp_id_token,
     };
   }
-  const conn = new Connection(relay, server, authConfig, sign, Boolean(scenario));
+  // The proof key of this run's sign-ins (used only where the authorization server takes DPoP).
+  const dpop = await dpopKey();
+  const conn = new Connection(relay, server, authConfig, sign, dpop, Boolean(scenario));
   let code = 0;
   try {
     const result = scenario ? await conformance(conn, scenario, context) : await inspect(conn, options);

@@ -413,6 +413,13 @@ impl Pool {
         }
     }
 
+    /// The id of the server an exchange goes to (while the pool wants it).
+    pub fn server_of(&self, exchange: ExchangeId) -> Option<&str> {
+        self.exchanges
+            .get(&exchange)
+            .map(|(key, _)| key.id.as_str())
+    }
+
     /// Whether the pool still wants the rest of this exchange's response.
     pub fn is_wanted(&self, exchange: ExchangeId) -> bool {
         self.exchanges.contains_key(&exchange)

@@ -3,15 +3,19 @@
 //! The pool decides everything (sessions per server, exchanges, cancellation, deadlines, which
 //! operation a result completes); this file performs its `Send`s over gloo-net, aborts what it
 //! aborts, hands every piece of a response back, keeps one timer at the pool's next deadline,
-//! and resolves the promise each operation's future awaits.
+//! and resolves the promise each operation's future awaits. A [`Prover`] (DPoP, RFC 9449) adds
+//! a freshly signed proof to each request and may have one made once more with a server's
+//! nonce; what goes into a proof and whether to retry are the core's decisions.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::rc::{Rc, Weak};
 
 use relay_core::client::{
-    ClientError, ExchangeId, HttpRequest, OpId, Operation, Output, Pool, PoolAction, PoolOptions,
-    Progress, SessionEvent,
+    ClientError, ExchangeId, HttpMethod, HttpRequest, OpId, Operation, Output, Pool, PoolAction,
+    PoolOptions, Progress, ResponseHead, SessionEvent,
 };
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
@@ -26,6 +30,19 @@ pub type ProgressFn = Rc<dyn Fn(&Progress)>;
 /// Receives everything a server says that is not an answer: `(server id, event)`.
 pub type EventFn = Rc<dyn Fn(&str, &SessionEvent)>;
 
+/// A proof for one request, made asynchronously (WebCrypto signs asynchronously).
+pub type ProofFuture = Pin<Box<dyn Future<Output = Option<String>>>>;
+
+/// Proves requests with the holder's key (DPoP): a server signed in to with a DPoP-bound token
+/// needs a fresh proof on each request.
+pub trait Prover {
+    /// The `DPoP` header for a request to `server` (`None`: it needs none, or none can be made).
+    fn proof(&self, server: &str, method: HttpMethod, url: &str) -> ProofFuture;
+    /// The answer to a proved request: whether to make it once more with a new proof (the
+    /// server asked for the nonce it sent).
+    fn answered(&self, server: &str, url: &str, head: &ResponseHead) -> bool;
+}
+
 pub(super) struct Inner {
     pool: Pool,
     /// The `resolve` of the promise each operation's future awaits, and the outcomes.
@@ -35,6 +52,7 @@ pub(super) struct Inner {
     controllers: HashMap<ExchangeId, AbortController>,
     timer: Option<(u64, Timer)>,
     pub(super) listener: Option<EventFn>,
+    pub(super) prover: Option<Rc<dyn Prover>>,
 }
 
 /// The MCP client of the service worker; in JavaScript the class `RelayClient` (see
@@ -58,6 +76,7 @@ impl McpClient {
             controllers: HashMap::new(),
             timer: None,
             listener: None,
+            prover: None,
         };
         McpClient {
             inner: Rc::new(RefCell::new(inner)),
@@ -67,6 +86,11 @@ impl McpClient {
     /// Hands every server event (connected, lists changed, a server's request) to `listener`.
     pub fn set_listener(&self, listener: EventFn) {
         self.inner.borrow_mut().listener = Some(listener);
+    }
+
+    /// Proves every request with `prover` from now on.
+    pub fn set_prover(&self, prover: Rc<dyn Prover>) {
+        self.inner.borrow_mut().prover = Some(prover);
     }
 
     /// Runs `f` on the pool (with the time), then performs what it asked for.
@@ -202,7 +226,7 @@ async fn exchange(inner: Weak<RefCell<Inner>>, request: HttpRequest, controller:
     let end = || {
         deliver(&inner, id, |p, now| p.handle_body_end(id, now));
     };
-    let (head, body) = match fetch::start(&request, &controller.signal()).await {
+    let (head, body) = match start(&inner, &request, &controller).await {
         Ok(started) => started,
         Err(message) => return fail(message),
     };
@@ -232,6 +256,44 @@ async fn exchange(inner: Weak<RefCell<Inner>>, request: HttpRequest, controller:
         if !deliver(&inner, id, |p, now| p.handle_body(id, &chunk, now)) {
             return fetch::cancel(&reader);
         }
+    }
+}
+
+/// Sends a request, with a proof when the prover makes one; a proved request the server
+/// answers asking for its nonce is made once more with a new proof.
+async fn start(
+    inner: &Weak<RefCell<Inner>>,
+    request: &HttpRequest,
+    controller: &AbortController,
+) -> Result<(ResponseHead, BodyReader), String> {
+    let (server, prover) = match inner.upgrade() {
+        Some(inner) => {
+            let guard = inner.borrow();
+            let server = guard.pool.server_of(request.exchange).map(str::to_owned);
+            (server, guard.prover.clone())
+        }
+        None => (None, None),
+    };
+    let (Some(server), Some(prover)) = (server, prover) else {
+        return fetch::start(request, &controller.signal()).await;
+    };
+    let mut retried = false;
+    loop {
+        let Some(proof) = prover.proof(&server, request.method, &request.url).await else {
+            return fetch::start(request, &controller.signal()).await;
+        };
+        let mut proved = request.clone();
+        proved.headers.push(("DPoP".to_owned(), proof));
+        let (head, body) = fetch::start(&proved, &controller.signal()).await?;
+        // Every answer's nonce is kept; the request is made once more at most.
+        let again = prover.answered(&server, &request.url, &head);
+        if retried || !again {
+            return Ok((head, body));
+        }
+        if let BodyReader::Stream(reader) = body {
+            fetch::cancel(&reader);
+        }
+        retried = true;
     }
 }
 

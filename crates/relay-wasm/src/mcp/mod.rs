@@ -9,5 +9,5 @@ mod client;
 pub mod fetch;
 mod global;
 
-pub use client::{EventFn, McpClient, ProgressFn};
+pub use client::{EventFn, McpClient, ProgressFn, ProofFuture, Prover};
 pub(crate) use global::{now_ms, set_timeout};

@@ -49,6 +49,7 @@ fn with_env<R>(f: impl FnOnce(AuthEnv) -> R) -> Result<R, ErrorBody> {
         redirect_uri: &redirect_uri,
         seed: &seed,
         now_ms: now_ms(),
+        dpop_key: None,
     }))
 }
 
