@@ -29,6 +29,7 @@ use crate::storage::Store;
 
 mod chrome;
 mod effects;
+mod keys;
 mod signin;
 
 use chrome::{release_origin, send_to_tab, sync_origin_rules};
@@ -43,6 +44,8 @@ pub struct Service {
     loading: RefCell<Option<js_sys::Promise>>,
     /// The application (configuration, tools, ledger, parsers) and all its decisions.
     app: RefCell<App>,
+    /// The servers' DPoP proof keys (WebCrypto, in IndexedDB).
+    keys: keys::DpopKeys,
 }
 
 thread_local! {
@@ -53,6 +56,7 @@ thread_local! {
         loaded: Cell::new(false),
         loading: RefCell::new(None),
         app: RefCell::new(App::default()),
+        keys: keys::DpopKeys::default(),
     });
 }
 
@@ -177,6 +181,9 @@ impl Service {
         // A worker that stopped mid-call cannot know whether the call ran: the app turns such
         // calls "unknown" and tells their chats.
         self.listen();
+        // Requests of servers with DPoP-bound tokens carry proofs.
+        let prover = signin::ServiceProver(Rc::downgrade(self));
+        self.client.set_prover(Rc::new(prover));
         let (mut app, mut effects) = App::restore(config, tools, ledger);
         effects.extend(app.restore_auth(auth));
         *self.app.borrow_mut() = app;

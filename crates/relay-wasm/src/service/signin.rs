@@ -1,19 +1,21 @@
 //! The browser's side of signing in to servers (`relay_core::app`'s attempts): the attempt's
 //! requests over `fetch`, its browser step in `chrome.identity.launchWebAuthFlow`, randomness
-//! from `crypto.getRandomValues`, and every MCP request of the service run with the server's
-//! sign-in kept fresh. What an attempt comes to is the app's decision.
+//! from `crypto.getRandomValues`, DPoP proofs signed with the server's WebCrypto key
+//! (`keys`), and every MCP request of the service run with the server's sign-in kept fresh
+//! and, for a DPoP-bound token, proved ([`ServiceProver`]). What an attempt comes to, what a
+//! proof says and when to retry with a nonce are the app's decisions.
 
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 
 use relay_core::app::AuthEnv;
-use relay_core::auth::{AuthAction, SEED_BYTES};
-use relay_core::client::{ClientError, Operation, Output};
+use relay_core::auth::{AuthAction, PublicJwk, SignKey, SEED_BYTES};
+use relay_core::client::{ClientError, HttpMethod, Operation, Output, ResponseHead};
 use relay_core::contract::ErrorBody;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use super::{HandlerResult, Service};
-use crate::mcp::{fetch, now_ms, ProgressFn};
+use crate::mcp::{fetch, now_ms, ProgressFn, ProofFuture, Prover};
 
 /// Most actions one attempt may take (discovery tries a few URLs; a sign-in is about ten).
 const MAX_STEPS: usize = 40;
@@ -40,8 +42,9 @@ fn unavailable(what: &str) -> ErrorBody {
         .with_hint("Sign in from the extension's side panel in Chrome.")
 }
 
-/// Runs `f` with what an attempt needs from the platform.
-fn with_env<R>(f: impl FnOnce(AuthEnv) -> R) -> Result<R, ErrorBody> {
+/// Runs `f` with what an attempt needs from the platform (`dpop_key`: the public half of the
+/// server's proof key, for an attempt that may get tokens).
+fn with_env<R>(dpop_key: Option<&PublicJwk>, f: impl FnOnce(AuthEnv) -> R) -> Result<R, ErrorBody> {
     let redirect_uri = get_redirect_url("oauth").map_err(|_| unavailable("chrome.identity"))?;
     let mut seed = [0u8; SEED_BYTES];
     get_random_values(&mut seed).map_err(|_| unavailable("crypto.getRandomValues"))?;
@@ -49,7 +52,7 @@ fn with_env<R>(f: impl FnOnce(AuthEnv) -> R) -> Result<R, ErrorBody> {
         redirect_uri: &redirect_uri,
         seed: &seed,
         now_ms: now_ms(),
-        dpop_key: None,
+        dpop_key,
     }))
 }
 
@@ -81,7 +84,10 @@ impl Service {
             Ok(_) => None,
         };
         if let Some(challenge) = refused {
-            with_env(|env| self.app.borrow_mut().sign_in(id, &challenge, env, true))??;
+            let key = self.keys.get_or_create(id).await.ok().map(|k| k.jwk);
+            with_env(key.as_ref(), |env| {
+                self.app.borrow_mut().sign_in(id, &challenge, env, true)
+            })??;
             self.carry_out(id).await?;
         }
         let _ = self.list_tools(id, true).await;
@@ -90,7 +96,7 @@ impl Service {
 
     /// `servers/signOut`: the tokens forgotten (revoked where the server can), the view.
     pub(super) async fn sign_out(self: &Rc<Self>, id: &str) -> HandlerResult {
-        with_env(|env| self.app.borrow_mut().sign_out(id, env))??;
+        with_env(None, |env| self.app.borrow_mut().sign_out(id, env))??;
         self.carry_out(id).await?;
         self.server_view(id)
     }
@@ -112,7 +118,12 @@ impl Service {
                         break;
                     };
                     match answer {
-                        Ok((status, body)) => flow.handle_response(r.id, status, &body, now_ms()),
+                        Ok((status, body, nonce)) => {
+                            if let Some(nonce) = nonce {
+                                flow.handle_dpop_nonce(r.id, &nonce);
+                            }
+                            flow.handle_response(r.id, status, &body, now_ms());
+                        }
                         Err(message) => flow.handle_fetch_error(r.id, &message),
                     }
                 }
@@ -128,10 +139,26 @@ impl Service {
                         Err(message) => flow.handle_browser_error(&message),
                     }
                 }
-                AuthAction::Sign { id: request, .. } => {
+                AuthAction::Sign {
+                    id: request,
+                    key,
+                    signing_input,
+                    ..
+                } => {
+                    // Only DPoP proofs: the extension holds no client (assertion) key.
+                    let signature = match key {
+                        SignKey::Dpop => match self.keys.get(id).await {
+                            Ok(Some(key)) => key.sign(&signing_input).await,
+                            Ok(None) => Err("no DPoP key for this server".to_owned()),
+                            Err(message) => Err(message),
+                        },
+                        _ => Err("MCP Relay holds no private key for this server".to_owned()),
+                    };
                     if let Some(flow) = self.app.borrow_mut().auth_attempt(id) {
-                        let reason = "MCP Relay holds no private key for this server";
-                        flow.handle_fetch_error(request, reason);
+                        match signature {
+                            Ok(signature) => flow.handle_signature(request, &signature),
+                            Err(message) => flow.handle_fetch_error(request, &message),
+                        }
                     }
                 }
                 _ => break,
@@ -157,7 +184,11 @@ impl Service {
     ) -> Result<Output, ClientError> {
         // Only a server signed in to has a token to refresh (no randomness drawn otherwise).
         if self.app.borrow().authorization(id).is_some() {
-            let due = with_env(|env| self.app.borrow_mut().refresh_if_due(id, env));
+            let dpop = self.app.borrow().uses_dpop(id);
+            let key = if dpop { self.proof_key(id).await } else { None };
+            let due = with_env(key.as_ref(), |env| {
+                self.app.borrow_mut().refresh_if_due(id, env)
+            });
             if due == Ok(true) {
                 let _ = self.carry_out(id).await;
             }
@@ -171,10 +202,55 @@ impl Service {
         let Some(challenge) = refused else {
             return result;
         };
-        let started = with_env(|env| self.app.borrow_mut().sign_in(id, &challenge, env, false));
+        let key = self.proof_key(id).await;
+        let started = with_env(key.as_ref(), |env| {
+            self.app.borrow_mut().sign_in(id, &challenge, env, false)
+        });
         if !matches!(started, Ok(Ok(()))) || self.carry_out(id).await.is_err() {
             return result;
         }
         self.client.run(id, retry.0, retry.1, retry.2).await
+    }
+}
+
+impl Service {
+    /// The public half of the proof key an attempt of `id` binds tokens to: the one it has
+    /// (or a new one when it has none yet).
+    async fn proof_key(&self, id: &str) -> Option<PublicJwk> {
+        self.keys.get_or_create(id).await.ok().map(|k| k.jwk)
+    }
+}
+
+/// The service's DPoP prover: a proof from the app, signed with the server's key, on each
+/// request of a server whose token is DPoP-bound; the app keeps nonces and says when to retry.
+pub(super) struct ServiceProver(pub(super) Weak<Service>);
+
+impl Prover for ServiceProver {
+    fn proof(&self, server: &str, method: HttpMethod, url: &str) -> ProofFuture {
+        let (svc, server, url) = (self.0.upgrade(), server.to_owned(), url.to_owned());
+        Box::pin(async move {
+            let svc = svc.filter(|s| s.app.borrow().uses_dpop(&server))?;
+            let key = svc.keys.get(&server).await.ok()??;
+            let mut seed = [0u8; SEED_BYTES];
+            get_random_values(&mut seed).ok()?;
+            let env = AuthEnv {
+                redirect_uri: "",
+                seed: &seed,
+                now_ms: now_ms(),
+                dpop_key: None,
+            };
+            let input = svc.app.borrow().dpop_proof(&server, method, &url, env)?;
+            let signature = key.sign(&input).await.ok()?;
+            Some(format!("{input}.{signature}"))
+        })
+    }
+
+    fn answered(&self, server: &str, url: &str, head: &ResponseHead) -> bool {
+        let Some(svc) = self.0.upgrade() else {
+            return false;
+        };
+        let mut app = svc.app.borrow_mut();
+        let (www, nonce) = (head.header("www-authenticate"), head.header("dpop-nonce"));
+        app.dpop_answered(server, url, head.status, www, nonce)
     }
 }
