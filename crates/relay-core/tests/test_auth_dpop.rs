@@ -269,7 +269,7 @@ fn resource_server_nonce_retry_once() {
             assert_eq!(jws_parts(&format!("{input}.s")).1["nonce"], nonce);
         }
     }
-    // Nonces are per origin: the authorization server's proofs do not carry the resource's.
+    // Nonces are per endpoint: the authorization server's proofs do not carry the resource's.
     assert!(flow
         .state()
         .dpop_nonces
@@ -277,7 +277,7 @@ fn resource_server_nonce_retry_once() {
         .is_none());
     // And they persist with the state.
     let saved = serde_json::to_value(flow.state()).expect("state");
-    assert_eq!(saved["dpopNonces"]["http://127.0.0.1:4000"], "rs-5");
+    assert_eq!(saved["dpopNonces"][MCP], "rs-5");
     assert_eq!(saved["dpopKey"]["x"], X);
 }
 
@@ -349,4 +349,29 @@ fn no_secret_in_debug_output() {
     for secret in ["access-1", "refresh-1", "the-code"] {
         assert!(!debug.contains(secret), "{secret} in {debug}");
     }
+}
+
+#[test]
+fn nonces_are_kept_per_endpoint() {
+    use relay_core::auth::dpop::DpopNonces;
+    // One origin serving both the token endpoint and the MCP endpoint (a common deployment).
+    let token = "https://h.example/token";
+    let mcp = "https://h.example/mcp";
+    let mut nonces = DpopNonces::default();
+    // (url the answer came from, nonce) → whether it is new
+    let cases = [
+        (token, "as-1", true),
+        (mcp, "rs-1", true),
+        ("https://h.example/mcp?session=2#x", "rs-1", false),
+        (token, "as-1", false),
+        (token, " as-2 ", true),
+        (mcp, "", false),
+        ("not a url", "n", false),
+    ];
+    for (url, nonce, new) in cases {
+        assert_eq!(nonces.remember(url, nonce), new, "{url} {nonce:?}");
+    }
+    assert_eq!(nonces.for_url(token), Some("as-2"));
+    assert_eq!(nonces.for_url("https://h.example/mcp?x=1"), Some("rs-1"));
+    assert_eq!(nonces.for_url("https://other.example/mcp"), None);
 }

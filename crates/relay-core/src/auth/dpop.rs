@@ -9,7 +9,8 @@
 //! Nonces (RFC 9449 §8, §9): a server that wants one answers `use_dpop_nonce` with a
 //! `DPoP-Nonce` header (an authorization server in a 400 OAuth error, a resource server in a 401
 //! `WWW-Authenticate: DPoP error="use_dpop_nonce"`); the request is made once more with it, and
-//! the latest nonce of each origin is kept ([`DpopNonces`]) for the next proofs.
+//! the latest nonce of each endpoint (its `htu`) is kept ([`DpopNonces`]) for the next proofs:
+//! an authorization server and its resource server often share an origin, never a nonce.
 
 use std::collections::BTreeMap;
 
@@ -55,7 +56,7 @@ impl PublicJwk {
     }
 }
 
-/// The latest nonce each server gave, by origin.
+/// The latest nonce each endpoint gave, by its `htu` (URL without query and fragment).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct DpopNonces(BTreeMap<String, String>);
@@ -63,26 +64,22 @@ pub struct DpopNonces(BTreeMap<String, String>);
 impl DpopNonces {
     /// The nonce to put in a proof for `url`, if its server gave one.
     pub fn for_url(&self, url: &str) -> Option<&str> {
-        self.0.get(&origin_of(url)?).map(String::as_str)
+        self.0.get(&htu(url)).map(String::as_str)
     }
 
     /// Keeps the nonce a response from `url` carried; returns whether it is new.
     pub fn remember(&mut self, url: &str, nonce: &str) -> bool {
-        let (Some(origin), false) = (origin_of(url), nonce.trim().is_empty()) else {
+        let nonce = nonce.trim();
+        if nonce.is_empty() || HttpUrl::parse(url).is_err() {
             return false;
-        };
-        let nonce = nonce.trim().to_owned();
-        self.0.insert(origin, nonce.clone()) != Some(nonce)
+        }
+        self.0.insert(htu(url), nonce.to_owned()).as_deref() != Some(nonce)
     }
 
     /// Whether no nonce is known.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
-}
-
-fn origin_of(url: &str) -> Option<String> {
-    HttpUrl::parse(url).ok().map(|u| u.origin())
 }
 
 /// The `htu` claim: the request URI without query and fragment (RFC 9449 §4.2).

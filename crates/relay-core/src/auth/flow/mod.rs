@@ -144,7 +144,7 @@ pub struct AuthState {
     /// The public key DPoP-bound tokens are bound to (the driver holds its private half).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dpop_key: Option<PublicJwk>,
-    /// The latest DPoP nonce of each server (authorization and resource), by origin.
+    /// The latest DPoP nonce of each endpoint (token endpoint, MCP endpoint), by `htu`.
     #[serde(default, skip_serializing_if = "DpopNonces::is_empty")]
     pub dpop_nonces: DpopNonces,
 }
