@@ -89,7 +89,14 @@ fn dpop_only_where_offered_and_held() {
     // (AS algs, driver key, token_type answered) → (proof sent, outcome: scheme or error kind)
     let es256: &[&str] = &["ES256", "RS256"];
     let rsa: &[&str] = &["RS256"];
-    let cases: &[(Option<&[&str]>, bool, &str, bool, Result<&str, &str>)] = &[
+    type Case<'a> = (
+        Option<&'a [&'a str]>,
+        bool,
+        &'a str,
+        bool,
+        Result<&'a str, &'a str>,
+    );
+    let cases: &[Case] = &[
         (Some(es256), true, "DPoP", true, Ok("DPoP")),
         (Some(es256), true, "dpop", true, Ok("DPoP")),
         // The AS may issue an unbound token even to a proved request.
