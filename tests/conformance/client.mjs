@@ -14,6 +14,7 @@
 //     --transport auto|streamable|sse
 //     --timeout MS                 (per request, default 30000)
 //     --progress                   (tools/call: print progress notifications on stderr)
+//     --log-level LEVEL            (ask servers for log messages: debug … emergency; they go to stderr)
 //     --client-id ID --client-secret S   (a pre-registered OAuth client)
 //     --client-metadata-url URL    (this client's Client ID Metadata Document, where supported)
 //     --redirect-uri URL           (OAuth redirect URI; default http://127.0.0.1:8976/callback)
@@ -56,6 +57,7 @@ function parseArgs(argv) {
       case '--transport': options.transport = value(); break;
       case '--timeout': options.timeoutMs = Number(value()); break;
       case '--progress': options.progress = true; break;
+      case '--log-level': options.logLevel = value(); break;
       case '--client-id': options.clientId = value(); break;
       case '--client-secret': options.clientSecret = value(); break;
       case '--client-metadata-url': options.clientMetadataUrl = value(); break;
@@ -179,7 +181,11 @@ class Connection {
     // a server's requests that belong to no call (an elicitation sent from a tool without
     // naming its request): a client that answers them listens.
     const answers = this.answersQuestions;
-    const client = new this.relay.RelayClient([{ ...this.server, headers }], { listen: answers, elicitation: answers });
+    const { logLevel, ...server } = this.server;
+    const client = new this.relay.RelayClient([{ ...server, headers }], { listen: answers, elicitation: answers, logLevel });
+    if (logLevel && !answers) client.setEventListener((_server, event) => {
+      if (event.type === 'log') process.stderr.write(`${JSON.stringify({ log: event })}\n`);
+    });
     // DPoP: a proof from the core, signed here, on each request of a DPoP-bound sign-in.
     if (this.dpop) client.setProver(
       async (_server, method, url) => {
@@ -280,6 +286,7 @@ async function main() {
     transport: options.transport,
     headers: options.headers,
     timeoutMs: options.timeoutMs,
+    logLevel: options.logLevel,
   };
   const context = scenario ? conformanceContext() : {};
   const authConfig = {

@@ -67,8 +67,9 @@ use crate::js::{from_js, from_js_lenient, to_js, to_js_text};
 impl McpClient {
     /// `servers`: an array of server configs; `options`: `{maxConcurrent,
     /// listen, toolsTtlMs, maxAttempts, baseDelayMs, maxDelayMs, budgetMs, clientName,
-    /// clientVersion, elicitation}`, all optional (`elicitation`: declare it, and answer the
-    /// servers' requests with `respond`).
+    /// clientVersion, elicitation, logLevel}`, all optional (`elicitation`: declare it, and
+    /// answer the servers' requests with `respond`; `logLevel`: `"debug"` … `"emergency"`, the
+    /// log messages to ask servers for).
     #[wasm_bindgen(constructor)]
     pub fn js_new(servers: JsValue, options: JsValue) -> Result<McpClient, JsValue> {
         let options: PoolOptions = match options.is_undefined() || options.is_null() {
