@@ -14,15 +14,18 @@
 //     --transport auto|streamable|sse
 //     --timeout MS                 (per request, default 30000)
 //     --progress                   (tools/call: print progress notifications on stderr)
+//     --log-level LEVEL            (ask servers for log messages: debug … emergency; they go to stderr)
 //     --client-id ID --client-secret S   (a pre-registered OAuth client)
 //     --client-metadata-url URL    (this client's Client ID Metadata Document, where supported)
 //     --redirect-uri URL           (OAuth redirect URI; default http://127.0.0.1:8976/callback)
 // A server that answers 401/403 is signed in to with the core's OAuth flow (oauth.mjs), the
-// browser step done by following the authorization redirect.
+// browser step done by following the authorization redirect; where the authorization server
+// takes DPoP (RFC 9449), tokens are bound to a WebCrypto key made for the sign-in and every
+// request carries a proof.
 // Results go to stdout as JSON; failures to stderr as {kind, message, hint}, exit code 1.
 
 import { loadRelay } from '../interop/lib.mjs';
-import { drive, seed, signer } from './oauth.mjs';
+import { dpopKey, drive, seed, signer } from './oauth.mjs';
 
 /** The Client ID Metadata Document URL the conformance suite accepts for its test client
  * (@modelcontextprotocol/conformance, basic-cimd: CIMD_CLIENT_METADATA_URL). */
@@ -54,6 +57,7 @@ function parseArgs(argv) {
       case '--transport': options.transport = value(); break;
       case '--timeout': options.timeoutMs = Number(value()); break;
       case '--progress': options.progress = true; break;
+      case '--log-level': options.logLevel = value(); break;
       case '--client-id': options.clientId = value(); break;
       case '--client-secret': options.clientSecret = value(); break;
       case '--client-metadata-url': options.clientMetadataUrl = value(); break;
@@ -156,12 +160,13 @@ async function conformance(conn, scenario, context) {
  * runs it again with the new `Authorization` header.
  */
 class Connection {
-  constructor(relay, server, authConfig, sign, answersQuestions) {
+  constructor(relay, server, authConfig, sign, dpop, answersQuestions) {
     this.relay = relay;
     this.answersQuestions = answersQuestions;
     this.server = server;
-    this.authConfig = authConfig;
+    this.authConfig = dpop ? { ...authConfig, dpopKey: dpop.jwk } : authConfig;
     this.sign = sign;
+    this.dpop = dpop;
     this.flow = null;
     this.client = this.connect(null);
   }
@@ -176,7 +181,20 @@ class Connection {
     // a server's requests that belong to no call (an elicitation sent from a tool without
     // naming its request): a client that answers them listens.
     const answers = this.answersQuestions;
-    const client = new this.relay.RelayClient([{ ...this.server, headers }], { listen: answers, elicitation: answers });
+    const { logLevel, ...server } = this.server;
+    const client = new this.relay.RelayClient([{ ...server, headers }], { listen: answers, elicitation: answers, logLevel });
+    if (logLevel && !answers) client.setEventListener((_server, event) => {
+      if (event.type === 'log') process.stderr.write(`${JSON.stringify({ log: event })}\n`);
+    });
+    // DPoP: a proof from the core, signed here, on each request of a DPoP-bound sign-in.
+    if (this.dpop) client.setProver(
+      async (_server, method, url) => {
+        const input = this.flow?.resourceProof(method, url, Date.now());
+        return input ? `${input}.${await this.dpop.sign(input)}` : null;
+      },
+      (_server, url, status, wwwAuthenticate, dpopNonce) =>
+        this.flow?.resourceAnswered(url, status, wwwAuthenticate ?? undefined, dpopNonce ?? undefined) ?? false,
+    );
     if (answers) client.setEventListener((serverId, event) => {
       if (event.type === 'request' && event.method === 'elicitation/create') {
         client.respond(serverId, event.id, this.relay.elicitationDefaults(event.params));
@@ -202,7 +220,7 @@ class Connection {
 
   async signIn(start) {
     start();
-    await drive(this.flow, { redirectUri: this.authConfig.redirectUri, timeoutMs: this.server.timeoutMs, sign: this.sign });
+    await drive(this.flow, { redirectUri: this.authConfig.redirectUri, timeoutMs: this.server.timeoutMs, sign: this.sign, dpop: this.dpop });
     this.client.close();
     this.client = this.connect(this.flow.authorization());
   }
@@ -268,6 +286,7 @@ async function main() {
     transport: options.transport,
     headers: options.headers,
     timeoutMs: options.timeoutMs,
+    logLevel: options.logLevel,
   };
   const context = scenario ? conformanceContext() : {};
   const authConfig = {
@@ -293,7 +312,9 @@ async function main() {
       idToken: context.idp_id_token,
     };
   }
-  const conn = new Connection(relay, server, authConfig, sign, Boolean(scenario));
+  // The proof key of this run's sign-ins (used only where the authorization server takes DPoP).
+  const dpop = await dpopKey();
+  const conn = new Connection(relay, server, authConfig, sign, dpop, Boolean(scenario));
   let code = 0;
   try {
     const result = scenario ? await conformance(conn, scenario, context) : await inspect(conn, options);

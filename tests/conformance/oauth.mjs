@@ -14,21 +14,31 @@ const MAX_STEPS = 64;
  * `{kind, message}` on `failed`.
  * @param {any} flow an AuthFlow
  * @param {{ redirectUri: string, timeoutMs?: number,
- *   sign?: (alg: string, input: string) => Promise<string> }} options  `sign` makes a
- *   `private_key_jwt` assertion's base64url signature with the client's key (signer()).
+ *   sign?: (alg: string, input: string) => Promise<string>,
+ *   dpop?: { sign: (input: string) => Promise<string> } }} options  `sign` makes a
+ *   `private_key_jwt` assertion's base64url signature with the client's key (signer());
+ *   `dpop` signs DPoP proofs with the sign-in's proof key (dpopKey()).
  */
-export async function drive(flow, { redirectUri, timeoutMs = 15_000, sign }) {
+export async function drive(flow, { redirectUri, timeoutMs = 15_000, sign, dpop }) {
   for (let step = 0; step < MAX_STEPS; step += 1) {
     const next = flow.poll();
     if (!next) throw { kind: 'auth_state', message: 'the sign-in stopped without an outcome' };
     if (next.type === 'fetch') await perform(flow, next, timeoutMs);
     else if (next.type === 'browser') await browse(flow, next.url, redirectUri, timeoutMs);
     else if (next.type === 'sign') {
+      const what = next.key === 'dpop' ? 'DPoP proof' : 'client assertion';
       try {
-        if (!sign) throw new Error('no signing key is configured');
-        flow.send({ type: 'signature', id: next.id, signature: await sign(next.alg, next.signingInput) }, Date.now());
+        let signature;
+        if (next.key === 'dpop') {
+          if (!dpop || next.alg !== 'ES256') throw new Error('no DPoP key for this algorithm');
+          signature = await dpop.sign(next.signingInput);
+        } else {
+          if (!sign) throw new Error('no signing key is configured');
+          signature = await sign(next.alg, next.signingInput);
+        }
+        flow.send({ type: 'signature', id: next.id, signature }, Date.now());
       } catch (error) {
-        const message = `cannot sign the client assertion: ${error?.message ?? error}`;
+        const message = `cannot sign the ${what}: ${error?.message ?? error}`;
         flow.send({ type: 'fetchError', id: next.id, message }, Date.now());
       }
     } else if (next.type === 'failed') throw next.error;
@@ -52,7 +62,8 @@ async function perform(flow, action, timeoutMs) {
     return;
   }
   const body = await response.text();
-  flow.send({ type: 'response', id: action.id, status: response.status, body }, Date.now());
+  const dpopNonce = response.headers.get('dpop-nonce') ?? undefined;
+  flow.send({ type: 'response', id: action.id, status: response.status, body, dpopNonce }, Date.now());
 }
 
 /** The browser step without a browser: one GET of the authorization URL, whose redirect to
@@ -100,6 +111,24 @@ export async function signer(pem, alg) {
     if (requested !== alg) throw new Error(`the key is ${alg}, not ${requested}`);
     const signature = await webcrypto.subtle.sign({ name: spec.name, hash: spec.hash }, key, new TextEncoder().encode(input));
     return Buffer.from(signature).toString('base64url');
+  };
+}
+
+/**
+ * A DPoP proof key (RFC 9449): an ECDSA P-256 pair made in WebCrypto whose private half is not
+ * extractable; the core gets the public JWK and asks for signatures of proofs it builds.
+ * @returns {Promise<{ jwk: {kty: string, crv: string, x: string, y: string},
+ *   sign: (input: string) => Promise<string> }>}
+ */
+export async function dpopKey() {
+  const pair = await webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign', 'verify']);
+  const { kty, crv, x, y } = await webcrypto.subtle.exportKey('jwk', pair.publicKey);
+  return {
+    jwk: { kty, crv, x, y },
+    sign: async (input) => {
+      const signature = await webcrypto.subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, pair.privateKey, new TextEncoder().encode(input));
+      return Buffer.from(signature).toString('base64url');
+    },
   };
 }
 

@@ -6,17 +6,58 @@
 // in `state`: registrations, grants, tokens issued and revoked, and the Authorization of each
 // MCP request. `/introspect` (RFC 7662) lets a resource server in another process (the Python
 // SDK's, tests/interop/servers/py_auth_server.py) check the tokens it issued.
+//
+// With `dpop`, tokens are DPoP-bound (RFC 9449): the metadata lists ES256, the token endpoint
+// wants a proof and issues `token_type: DPoP` bound to the proof key's thumbprint, and `/mcp`
+// wants `Authorization: DPoP` with a proof whose signature (WebCrypto, with the JWK it carries),
+// typ, alg, htm, htu, iat, jti (never seen before), ath and key are checked for real; with
+// `dpopNonce` both also want their nonce (`use_dpop_nonce` with `DPoP-Nonce`, RFC 9449 §8, §9).
 import http from 'node:http';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, webcrypto } from 'node:crypto';
 
 /** @param {string} s */
 const b64url = (s) => createHash('sha256').update(s).digest('base64url');
 const token = () => randomBytes(18).toString('base64url');
 
+/** The RFC 7638 SHA-256 thumbprint of an EC public JWK. */
+const thumbprint = (jwk) => createHash('sha256').update(JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y })).digest('base64url');
+
 /**
- * @param {{expiresIn?: number}} [options] seconds an access token lives
+ * Checks a DPoP proof (RFC 9449 §4.3); resolves with `{jkt}` or `{error}`.
+ * @param {string | undefined} proof
+ * @param {{method: string, url: string, token?: string, nonce?: string, jtis: Set<string>}} expected
  */
-export async function startOAuthServer({ expiresIn = 3600 } = {}) {
+async function checkProof(proof, { method, url, token: accessToken, nonce, jtis }) {
+  if (!proof || proof.includes(',')) return { error: 'exactly one DPoP proof is needed' };
+  const [h, p, sig] = proof.split('.');
+  let header;
+  let claims;
+  try {
+    header = JSON.parse(Buffer.from(h, 'base64url').toString());
+    claims = JSON.parse(Buffer.from(p, 'base64url').toString());
+  } catch {
+    return { error: 'not a JWT' };
+  }
+  if (header.typ !== 'dpop+jwt' || header.alg !== 'ES256') return { error: 'typ/alg' };
+  if (!header.jwk || header.jwk.d !== undefined || header.jwk.crv !== 'P-256') return { error: 'jwk' };
+  const key = await webcrypto.subtle.importKey('jwk', header.jwk, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify']);
+  const valid = await webcrypto.subtle.verify({ name: 'ECDSA', hash: 'SHA-256' }, key, Buffer.from(sig ?? '', 'base64url'), new TextEncoder().encode(`${h}.${p}`));
+  if (!valid) return { error: 'signature' };
+  if (claims.htm !== method) return { error: 'htm' };
+  if (claims.htu !== url) return { error: `htu ${claims.htu} is not ${url}` };
+  if (typeof claims.iat !== 'number' || Math.abs(Date.now() / 1000 - claims.iat) > 300) return { error: 'iat' };
+  if (typeof claims.jti !== 'string' || jtis.has(claims.jti)) return { error: 'jti missing or replayed' };
+  if (accessToken !== undefined && claims.ath !== b64url(accessToken)) return { error: 'ath' };
+  if (nonce !== undefined && claims.nonce !== nonce) return { error: 'use_dpop_nonce' };
+  jtis.add(claims.jti);
+  return { jkt: thumbprint(header.jwk) };
+}
+
+/**
+ * @param {{expiresIn?: number, dpop?: boolean, dpopNonce?: boolean}} [options] seconds an access
+ *   token lives; DPoP-bound tokens; DPoP nonces required by both servers
+ */
+export async function startOAuthServer({ expiresIn = 3600, dpop = false, dpopNonce = false } = {}) {
   const state = {
     registrations: /** @type {any[]} */ ([]),
     grants: /** @type {string[]} */ ([]),
@@ -30,25 +71,33 @@ export async function startOAuthServer({ expiresIn = 3600 } = {}) {
     /** the JSON-RPC method of every accepted MCP request, in order */
     methods: /** @type {string[]} */ ([]),
     expiresIn,
+    /** DPoP: every proof checked, `{where, htm, ok, error?, nonce?}` */
+    proofs: /** @type {any[]} */ ([]),
   };
+  /** DPoP: access token → the thumbprint of the key it is bound to; seen jtis; nonces */
+  const bound = new Map();
+  const jtis = new Set();
+  const nonces = { as: dpopNonce ? `as-${token()}` : undefined, rs: dpopNonce ? `rs-${token()}` : undefined };
   /** code → {verifier challenge, client, redirect} */
   const codes = new Map();
   let base = '';
 
   const json = (res, status, body, headers = {}) => {
     const text = JSON.stringify(body);
-    res.writeHead(status, { 'content-type': 'application/json', 'access-control-allow-origin': '*', ...headers });
+    res.writeHead(status, { 'content-type': 'application/json', 'access-control-allow-origin': '*', 'access-control-expose-headers': 'DPoP-Nonce, WWW-Authenticate', ...headers });
     res.end(text);
   };
   /** access token → what introspection says of it (RFC 7662) */
   const issued = new Map();
-  const issue = (res, scope, resource, client) => {
+  const issue = (res, scope, resource, client, jkt) => {
     const access = token();
     const refresh = token();
     state.access.add(access);
     issued.set(access, { scope, aud: resource, client_id: client, exp: Math.floor(Date.now() / 1000) + state.expiresIn });
     state.refresh.add(refresh);
-    json(res, 200, { access_token: access, token_type: 'Bearer', expires_in: state.expiresIn, refresh_token: refresh, scope });
+    if (jkt) bound.set(access, jkt);
+    const type = jkt ? 'DPoP' : 'Bearer';
+    json(res, 200, { access_token: access, token_type: type, expires_in: state.expiresIn, refresh_token: refresh, scope });
   };
 
   const server = http.createServer(async (req, res) => {
@@ -72,6 +121,7 @@ export async function startOAuthServer({ expiresIn = 3600 } = {}) {
           code_challenge_methods_supported: ['S256'],
           token_endpoint_auth_methods_supported: ['none'],
           scopes_supported: ['notes:read', 'offline_access'],
+          ...(dpop ? { dpop_signing_alg_values_supported: ['ES256'] } : {}),
         });
       case 'POST /register': {
         const meta = JSON.parse(body || '{}');
@@ -98,6 +148,16 @@ export async function startOAuthServer({ expiresIn = 3600 } = {}) {
       case 'POST /token': {
         const grant = form.get('grant_type') || '';
         state.grants.push(grant);
+        let jkt;
+        if (dpop) {
+          const checked = await checkProof(req.headers.dpop, { method: 'POST', url: `${base}/token`, nonce: nonces.as, jtis });
+          state.proofs.push({ where: 'token', grant, ok: !checked.error, error: checked.error });
+          if (checked.error === 'use_dpop_nonce') {
+            return json(res, 400, { error: 'use_dpop_nonce' }, { 'dpop-nonce': nonces.as });
+          }
+          if (checked.error) return json(res, 400, { error: 'invalid_dpop_proof', error_description: checked.error });
+          jkt = checked.jkt;
+        }
         if (grant === 'authorization_code') {
           const c = codes.get(form.get('code'));
           codes.delete(form.get('code'));
@@ -105,11 +165,11 @@ export async function startOAuthServer({ expiresIn = 3600 } = {}) {
           if (!c || c.redirect !== form.get('redirect_uri') || b64url(verifier) !== c.challenge) {
             return json(res, 400, { error: 'invalid_grant' });
           }
-          return issue(res, c.scope || 'notes:read', form.get('resource'), c.client);
+          return issue(res, c.scope || 'notes:read', form.get('resource'), c.client, jkt);
         }
         if (grant === 'refresh_token' && state.refresh.has(form.get('refresh_token'))) {
           state.refresh.delete(form.get('refresh_token'));
-          return issue(res, 'notes:read', form.get('resource'), form.get('client_id'));
+          return issue(res, 'notes:read', form.get('resource'), form.get('client_id'), jkt);
         }
         return json(res, 400, { error: 'invalid_grant' });
       }
@@ -129,11 +189,29 @@ export async function startOAuthServer({ expiresIn = 3600 } = {}) {
       case 'POST /mcp': {
         const authorization = req.headers.authorization;
         state.mcpAuthorization.push(authorization);
-        const bearer = authorization?.replace(/^Bearer /, '');
+        const scheme = dpop ? /^DPoP / : /^Bearer /;
+        const bearer = scheme.test(authorization ?? '') ? authorization.replace(scheme, '') : undefined;
+        if (dpop && bearer && state.access.has(bearer)) {
+          const checked = await checkProof(req.headers.dpop, { method: 'POST', url: `${base}/mcp`, token: bearer, nonce: nonces.rs, jtis });
+          state.proofs.push({ where: 'mcp', ok: !checked.error, error: checked.error });
+          if (checked.error === 'use_dpop_nonce') {
+            state.refused += 1;
+            return json(res, 401, { error: 'use_dpop_nonce' }, {
+              'www-authenticate': `DPoP error="use_dpop_nonce", algs="ES256"`,
+              'dpop-nonce': nonces.rs,
+            });
+          }
+          if (checked.error || checked.jkt !== bound.get(bearer)) {
+            state.refused += 1;
+            return json(res, 401, { error: 'invalid_token' }, {
+              'www-authenticate': `DPoP error="invalid_token", algs="ES256", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
+            });
+          }
+        }
         if (!bearer || !state.access.has(bearer)) {
           state.refused += 1;
           res.writeHead(401, {
-            'www-authenticate': `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp", scope="notes:read"`,
+            'www-authenticate': `${dpop ? 'DPoP algs="ES256",' : 'Bearer'} resource_metadata="${base}/.well-known/oauth-protected-resource/mcp", scope="notes:read"`,
             'content-type': 'application/json',
           });
           res.end(JSON.stringify({ error: 'unauthorized' }));

@@ -32,15 +32,6 @@ const SUITES = [
     module: '@modelcontextprotocol/conformance-next',
     excluded: new Map([
       [
-        'auth/dpop',
-        'extension: DPoP-bound tokens (SEP-1932, RFC 9449) are not implemented yet; the client '
-          + 'presents Bearer tokens (a WebCrypto key pair per sign-in is the planned way)',
-      ],
-      [
-        'auth/dpop-nonce',
-        'extension: DPoP (SEP-1932) with server nonces, not implemented yet (see auth/dpop)',
-      ],
-      [
         'auth/wif-jwt-bearer',
         'extension: workload identity federation (SEP-1933) is for unattended workloads holding a '
           + 'platform-issued JWT; a browser extension acting for a person has no workload identity',

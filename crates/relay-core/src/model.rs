@@ -421,3 +421,19 @@ mod tests {
         assert_eq!(tool.input_schema, json!({"type": "object"}));
     }
 }
+
+/// The severity of log messages a client asks a server for (RFC 5424 syslog levels, MCP
+/// `LoggingLevel`): 2025 sessions send it with `logging/setLevel`, 2026-07-28 requests carry it
+/// in `_meta` as `io.modelcontextprotocol/logLevel`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogLevel {
+    Debug,
+    Info,
+    Notice,
+    Warning,
+    Error,
+    Critical,
+    Alert,
+    Emergency,
+}

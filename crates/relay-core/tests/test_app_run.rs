@@ -17,6 +17,7 @@ use relay_core::app::{
     badge_text, chat_key, ChatSettings, Config, Host, ProgressFn, Runner, Sender, Task, CONFIG_KEY,
     ELICITATIONS_KEY, ELICITATION_TIMEOUT_MS, TOOLS_KEY,
 };
+use relay_core::auth::{AuthRequest, PublicJwk};
 use relay_core::client::jsonrpc::RequestId;
 use relay_core::client::{
     ClientError, Operation, Output, Pool, PoolOptions, ServerConfig, SessionEvent,
@@ -192,15 +193,15 @@ impl Host for Mem {
     }
 
     async fn mcp(
-        run: &Rc<Runner<Self>>,
+        &self,
         server: &str,
         op: Operation,
         _on_progress: Option<ProgressFn>,
         _cancel_key: Option<String>,
     ) -> Result<Output, ClientError> {
         let name = op_name(&op);
-        run.host.note(format!("mcp {server} {name}"));
-        let next = (run.host.0.script.borrow_mut())
+        self.note(format!("mcp {server} {name}"));
+        let next = (self.0.script.borrow_mut())
             .get_mut(&(server.to_owned(), name))
             .and_then(VecDeque::pop_front);
         next.unwrap_or_else(|| {
@@ -211,18 +212,35 @@ impl Host for Mem {
         })
     }
 
-    async fn sign_in(_: &Rc<Runner<Self>>, id: &str) -> Result<Value, ErrorBody> {
-        Err(ErrorBody::new(
-            "unavailable",
-            format!("no sign-in for {id}"),
-        ))
+    fn redirect_uri(&self) -> Result<String, ErrorBody> {
+        Ok("https://abc.chromiumapp.org/oauth".into())
     }
 
-    async fn sign_out(_: &Rc<Runner<Self>>, id: &str) -> Result<Value, ErrorBody> {
-        Err(ErrorBody::new(
-            "unavailable",
-            format!("no sign-out for {id}"),
-        ))
+    fn random(&self, buffer: &mut [u8]) -> Result<(), ErrorBody> {
+        buffer
+            .iter_mut()
+            .enumerate()
+            .for_each(|(i, b)| *b = i as u8);
+        Ok(())
+    }
+
+    async fn fetch(&self, request: &AuthRequest) -> Result<(u16, Vec<u8>, Option<String>), String> {
+        self.note(format!("fetch {:?} {}", request.method, request.url));
+        Err("offline".into())
+    }
+
+    async fn browser_step(&self, url: &str, _: bool) -> Result<String, String> {
+        self.note(format!("browser {url}"));
+        Err("closed".into())
+    }
+
+    async fn proof_key(&self, server: &str, create: bool) -> Result<Option<PublicJwk>, String> {
+        self.note(format!("proof key {server} create={create}"));
+        Ok(None)
+    }
+
+    async fn sign(&self, server: &str, _: &str) -> Result<String, String> {
+        Err(format!("no key for {server}"))
     }
 }
 
@@ -473,4 +491,65 @@ fn a_removed_custom_site_gives_its_permission_back() {
     assert!(log.contains(&format!("release {origin}")), "{log:?}");
     let sites = ask(&run, &page(), json!({"type": "sites/list"})).expect("listed");
     assert_eq!(sites, json!([]));
+}
+
+#[test]
+fn a_sign_in_to_a_server_that_refuses_asks_the_host_for_each_request_of_the_attempt() {
+    let (host, run) = loaded();
+    let refused = ClientError::Auth {
+        url: "http://127.0.0.1:9/mcp".into(),
+        status: 401,
+        loopback: true,
+        www_authenticate: Some(
+            "Bearer resource_metadata=\"http://127.0.0.1:9/.well-known/oauth-protected-resource\""
+                .into(),
+        ),
+    };
+    host.answer("notes", "tools/list", Err(refused));
+    let error = ask(
+        &run,
+        &page(),
+        json!({"type": "servers/signIn", "id": "notes"}),
+    );
+    let error = error.expect_err("the authorization server is offline");
+    // Discovery found nothing, so the server's origin stood in for the authorization server
+    // (the 2025-03-26 fallbacks), and registering there failed the attempt.
+    assert_eq!(error.kind, "auth_transport", "{error:?}");
+    assert!(error.message.contains("/register: offline"), "{error:?}");
+    let log = host.take_log();
+    let at = |line: &str| log.iter().position(|l| l.starts_with(line)).expect(line);
+    assert!(
+        at("mcp notes tools/list") < at("proof key notes create=true"),
+        "{log:?}"
+    );
+    let discovery = "fetch Get http://127.0.0.1:9/.well-known/oauth-protected-resource";
+    assert!(at("proof key notes") < at(discovery), "{log:?}");
+    assert!(
+        at(discovery) < at("fetch Post http://127.0.0.1:9/register"),
+        "{log:?}"
+    );
+    // The attempt failed before its browser step: no window was opened.
+    assert!(!log.iter().any(|l| l.starts_with("browser ")), "{log:?}");
+}
+
+#[test]
+fn a_sign_in_to_a_server_that_lets_us_in_lists_its_tools_and_answers_its_view() {
+    let (host, run) = loaded();
+    host.answer("notes", "tools/list", Ok(Output::Tools(vec![tool("add")])));
+    host.answer(
+        "notes",
+        "tools/list",
+        Ok(Output::Tools(vec![tool("add"), tool("b")])),
+    );
+    let view = ask(
+        &run,
+        &page(),
+        json!({"type": "servers/signIn", "id": "notes"}),
+    );
+    let view = view.expect("signed in: nothing to do");
+    assert_eq!(view["id"], "notes", "{view}");
+    assert_eq!(view["auth"], Value::Null, "{view}");
+    let log = host.take_log();
+    assert!(!log.iter().any(|l| l.starts_with("fetch ")), "{log:?}");
+    assert_eq!(run.app.borrow().tools["notes"].len(), 2);
 }

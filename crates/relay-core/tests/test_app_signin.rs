@@ -30,6 +30,7 @@ fn env(now_ms: u64) -> AuthEnv<'static> {
         redirect_uri: REDIRECT,
         seed: &SEED,
         now_ms,
+        dpop_key: None,
     }
 }
 
@@ -82,6 +83,10 @@ fn carry_out(
                 let state = param(&query_params(&url), "state").unwrap_or_default();
                 let redirect = format!("{REDIRECT}?code=the-code&state={state}");
                 flow.handle_redirect(&redirect, now_ms).expect("redirect");
+            }
+            AuthAction::Sign { id, .. } => {
+                d.lines.push("SIGN".to_owned());
+                flow.handle_signature(id, "c2ln");
             }
             other => panic!("unexpected action {other:?}"),
         }
@@ -259,4 +264,66 @@ fn sign_in_and_out_are_requests_of_the_side_panel_only() {
             "{kind} from a page"
         );
     }
+}
+
+#[test]
+fn a_dpop_sign_in_binds_the_token_to_the_drivers_key_and_proves_each_request() {
+    use relay_core::auth::PublicJwk;
+    use relay_core::client::HttpMethod;
+    let key = PublicJwk::p256("x-coordinate", "y-coordinate");
+    let world = standard()
+        .route(
+            "GET",
+            &format!("{AS}/.well-known/oauth-authorization-server"),
+            200,
+            asm(AS, json!({"dpop_signing_alg_values_supported": ["ES256"]})),
+        )
+        .route(
+            "POST",
+            &format!("{AS}/token"),
+            200,
+            json!({"access_token": "access-1", "token_type": "DPoP", "expires_in": 3600}),
+        );
+    let mut app = app();
+    let mut with_key = env(1_000);
+    with_key.dpop_key = Some(&key);
+    app.sign_in(ID, &challenge(), with_key, true)
+        .expect("started");
+    let (d, effects, outcome) = carry_out(&mut app, &world, 1_000);
+    assert_eq!(outcome, Ok(()));
+    assert!(d.lines.contains(&"SIGN".to_owned()), "{:?}", d.lines);
+    assert!(effects.contains(&Effect::Authorize(ID.to_owned())));
+    assert_eq!(app.authorization(ID).as_deref(), Some("DPoP access-1"));
+    assert!(app.uses_dpop(ID));
+    assert_eq!(app.dpop_key(ID), Some(&key));
+    let proof = app
+        .dpop_proof(ID, HttpMethod::Post, MCP, env(2_000))
+        .expect("a proof");
+    let (header, claims) = jws_parts(&format!("{proof}.s"));
+    assert_eq!(header["jwk"]["x"], "x-coordinate");
+    assert_eq!(
+        (claims["htm"].as_str(), claims["iat"].as_u64()),
+        (Some("POST"), Some(2))
+    );
+    // A nonce asked for by the resource is used by the next proof, and only once asked.
+    let www = Some(r#"DPoP error="use_dpop_nonce""#);
+    assert!(app.dpop_answered(ID, MCP, 401, www, Some("n-1")));
+    assert!(!app.dpop_answered(ID, MCP, 401, www, Some("n-1")));
+    let proof = app
+        .dpop_proof(ID, HttpMethod::Post, MCP, env(2_000))
+        .expect("a proof");
+    assert_eq!(jws_parts(&format!("{proof}.s")).1["nonce"], "n-1");
+    // The view never shows the key or the token.
+    let text = view(&app).to_string();
+    assert!(
+        !text.contains("access-1") && !text.contains("x-coordinate"),
+        "{text}"
+    );
+    // A Bearer sign-in makes no proofs.
+    let bearer = signed_in_app(&standard());
+    assert!(!bearer.uses_dpop(ID));
+    assert_eq!(
+        bearer.dpop_proof(ID, HttpMethod::Post, MCP, env(2_000)),
+        None
+    );
 }

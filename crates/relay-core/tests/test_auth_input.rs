@@ -1,7 +1,9 @@
 //! The flow as data (`auth::input`): the shapes a driver outside Rust sends and receives
 //! (relay-wasm's `AuthFlow` converts them and nothing more), table-driven.
 
-use relay_core::auth::{AuthAction, AuthConfig, AuthError, AuthEvent, AuthInput, Authorizer};
+use relay_core::auth::{
+    AuthAction, AuthConfig, AuthError, AuthEvent, AuthInput, Authorizer, SignKey,
+};
 use serde_json::{json, Value};
 
 const SEED: [u8; 32] = [7; 32];
@@ -29,6 +31,16 @@ fn inputs_read_from_plain_data() {
                 id: 3,
                 status: 200,
                 body: "{}".into(),
+                dpop_nonce: None,
+            },
+        ),
+        (
+            json!({"type": "response", "id": 3, "status": 400, "body": "{}", "dpopNonce": "n"}),
+            AuthInput::Response {
+                id: 3,
+                status: 400,
+                body: "{}".into(),
+                dpop_nonce: Some("n".into()),
             },
         ),
         (
@@ -137,9 +149,19 @@ fn actions_and_events_serialise_as_plain_data() {
             serde_json::to_value(AuthAction::Sign {
                 id: 2,
                 alg: "ES256".into(),
+                key: SignKey::Client,
                 signing_input: "h.p".into(),
             }),
-            json!({"type": "sign", "id": 2, "alg": "ES256", "signingInput": "h.p"}),
+            json!({"type": "sign", "id": 2, "alg": "ES256", "key": "client", "signingInput": "h.p"}),
+        ),
+        (
+            serde_json::to_value(AuthAction::Sign {
+                id: 3,
+                alg: "ES256".into(),
+                key: SignKey::Dpop,
+                signing_input: "h.p".into(),
+            }),
+            json!({"type": "sign", "id": 3, "alg": "ES256", "key": "dpop", "signingInput": "h.p"}),
         ),
         (
             serde_json::to_value(AuthEvent::SignedIn {

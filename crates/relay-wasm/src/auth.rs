@@ -10,8 +10,13 @@
 //! (`{type: "fetch" | "browser" | "sign", ...}`), then how it ended (`{type: "signedIn" |
 //! "signedOut" | "failed", ...}`). Error texts never carry a token, secret, code or verifier
 //! (`relay_core::auth::error`).
+//!
+//! DPoP (RFC 9449): the driver's key pair stays in its WebCrypto; `config.dpopKey` is the public
+//! JWK. `sign` actions name the key (`key: "client" | "dpop"`); resource requests get their
+//! proofs from `resourceProof` and report answers to `resourceAnswered`.
 
 use relay_core::auth::{AuthConfig, AuthError, AuthInput, AuthState, Authorizer};
+use relay_core::client::HttpMethod;
 use relay_core::contract::ErrorBody;
 use wasm_bindgen::prelude::*;
 
@@ -32,7 +37,7 @@ pub struct AuthFlow {
 impl AuthFlow {
     /// `config`: `{serverUrl, redirectUri, clientName?, clientMetadataUrl?, client?: {clientId,
     /// clientSecret?, assertionAlg?}, offlineAccess?, maxAttempts?, enterprise?:
-    /// {idpTokenEndpoint, idpClientId, idToken}}`; `seed`: at least 32 bytes from
+    /// {idpTokenEndpoint, idpClientId, idToken}, dpopKey?: {kty: "EC", crv: "P-256", x, y}}`; `seed`: at least 32 bytes from
     /// `crypto.getRandomValues`; `state`: what `state()` returned before, or `undefined`.
     #[wasm_bindgen(constructor)]
     pub fn new(config: JsValue, seed: &[u8], state: JsValue) -> Result<AuthFlow, JsValue> {
@@ -71,6 +76,38 @@ impl AuthFlow {
     #[wasm_bindgen(js_name = needsRefresh)]
     pub fn needs_refresh(&self, now_ms: f64, margin_ms: f64) -> bool {
         self.inner.needs_refresh(now_ms as u64, margin_ms as u64)
+    }
+
+    /// The signing input of the DPoP proof for a resource request (`method` `GET` | `POST` |
+    /// `DELETE` to `url`), or `undefined` when the token is not DPoP-bound. Send
+    /// `DPoP: <input>.<base64url ES256 signature>`.
+    #[wasm_bindgen(js_name = resourceProof)]
+    pub fn resource_proof(&mut self, method: &str, url: &str, now_ms: f64) -> Option<String> {
+        let method = match method.to_ascii_uppercase().as_str() {
+            "GET" => HttpMethod::Get,
+            "POST" => HttpMethod::Post,
+            "DELETE" => HttpMethod::Delete,
+            _ => return None,
+        };
+        self.inner.resource_proof(method, url, now_ms as u64)
+    }
+
+    /// A resource server answered a proved request: keeps its `DPoP-Nonce`; whether to make the
+    /// request once more with a new proof.
+    #[wasm_bindgen(js_name = resourceAnswered)]
+    pub fn resource_answered(
+        &mut self,
+        url: &str,
+        status: u16,
+        www_authenticate: Option<String>,
+        dpop_nonce: Option<String>,
+    ) -> bool {
+        self.inner.resource_answered(
+            url,
+            status,
+            www_authenticate.as_deref(),
+            dpop_nonce.as_deref(),
+        )
     }
 
     /// The durable state, to persist where content scripts cannot read it (it holds tokens).

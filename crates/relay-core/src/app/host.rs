@@ -1,15 +1,15 @@
 //! [`Host`]: what the application needs from its platform, as primitives with no decision in
 //! them (read and write storage, run an MCP operation, message a tab, set the Origin rules and
-//! the badge, start a task, set a timer). The browser implements it in relay-wasm; tests
+//! the badge, start a task, set a timer; for sign-ins: a request, the browser step, randomness,
+//! a DPoP key and its signatures). The browser implements it in relay-wasm; tests
 //! implement it in memory (`tests/test_app_run.rs`). Which primitive runs when, and what its
 //! result means, is [`super::Runner`]'s business.
 
 use std::future::Future;
-use std::rc::Rc;
 
 use serde_json::Value;
 
-use super::Runner;
+use crate::auth::{AuthRequest, PublicJwk};
 use crate::client::{ClientError, Operation, Output, Pool, ServerConfig};
 pub use crate::client::{ProgressFn, Task};
 use crate::contract::storage::Area;
@@ -46,17 +46,27 @@ pub trait Host: Sized + 'static {
     async fn release_origin(&self, origin: &str);
     /// Shows `text` on the toolbar icon.
     async fn badge(&self, text: &str);
-    /// Runs one MCP operation on a server, with its sign-in kept fresh.
+    /// Runs one MCP operation on a server with the client's pool (signing in is the runner's
+    /// business: [`super::Runner::mcp`]).
     #[allow(clippy::result_large_err)] // ClientError carries what a user needs; see client::Pool
     async fn mcp(
-        run: &Rc<Runner<Self>>,
+        &self,
         server: &str,
         op: Operation,
         on_progress: Option<ProgressFn>,
         cancel_key: Option<String>,
     ) -> Result<Output, ClientError>;
-    /// `servers/signIn`: signs in where the server asks for it; answers the server's view.
-    async fn sign_in(run: &Rc<Runner<Self>>, id: &str) -> Result<Value, ErrorBody>;
-    /// `servers/signOut`: forgets (and revokes) the sign-in; answers the server's view.
-    async fn sign_out(run: &Rc<Runner<Self>>, id: &str) -> Result<Value, ErrorBody>;
+    /// Where a sign-in's browser step comes back to (`chrome.identity.getRedirectURL`).
+    fn redirect_uri(&self) -> Result<String, ErrorBody>;
+    /// Fills `buffer` from the platform's CSPRNG.
+    fn random(&self, buffer: &mut [u8]) -> Result<(), ErrorBody>;
+    /// One request of a sign-in, read whole: status, body and `DPoP-Nonce`.
+    async fn fetch(&self, request: &AuthRequest) -> Result<(u16, Vec<u8>, Option<String>), String>;
+    /// The browser step: the authorization page (in a window only when `interactive`),
+    /// resolved with the URL it redirected to.
+    async fn browser_step(&self, url: &str, interactive: bool) -> Result<String, String>;
+    /// The public half of a server's DPoP proof key; with `create`, a new key when it has none.
+    async fn proof_key(&self, server: &str, create: bool) -> Result<Option<PublicJwk>, String>;
+    /// Signs a JWS signing input with a server's DPoP proof key (base64url signature).
+    async fn sign(&self, server: &str, signing_input: &str) -> Result<String, String>;
 }

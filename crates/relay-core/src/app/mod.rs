@@ -18,6 +18,7 @@ mod elicit;
 mod host;
 mod requests;
 mod run;
+mod run_signin;
 mod servers;
 mod signin;
 mod tools;
@@ -42,6 +43,7 @@ pub use elicit::{Elicitation, ELICITATIONS_KEY, ELICITATION_TIMEOUT_MS};
 pub use host::{Host, ProgressFn, Task};
 pub use requests::{adapter_for, site_entry, sites_with, web_origin, Io, Sender, Step};
 pub use run::{badge_text, Runner};
+pub use run_signin::DpopProver;
 pub use servers::{
     extension_id, origin_rules, origin_rules_update, server_from, Health, ServerState,
 };

@@ -106,8 +106,8 @@ impl<H: Host> Runner<H> {
         view.ok_or_else(|| ErrorBody::new("invalid_argument", format!("no server '{id}'")))
     }
 
-    async fn mcp(self: &Rc<Self>, server: &str, op: Operation) -> Result<Output, ErrorBody> {
-        (H::mcp(self, server, op, None, None).await).map_err(|e| ErrorBody::from(&e))
+    async fn mcp_op(self: &Rc<Self>, server: &str, op: Operation) -> Result<Output, ErrorBody> {
+        (self.mcp(server, op, None, None).await).map_err(|e| ErrorBody::from(&e))
     }
 
     /// Performs what a request needs. Exhaustive: IO the app asks for without a performer here
@@ -135,8 +135,8 @@ impl<H: Host> Runner<H> {
                 }
                 Ok(json!({"servers": views, "skipped": skipped}))
             }
-            Io::ServersSignIn(id) => H::sign_in(self, &id).await,
-            Io::ServersSignOut(id) => H::sign_out(self, &id).await,
+            Io::ServersSignIn(id) => self.sign_in(&id).await,
+            Io::ServersSignOut(id) => self.sign_out(&id).await,
             Io::ServersTest(id) => {
                 let _ = self.list_tools(&id, true).await;
                 self.server_view(&id)
@@ -175,12 +175,12 @@ impl<H: Host> Runner<H> {
                     arguments,
                     progress: false,
                 };
-                let result = self.mcp(&server, op).await;
+                let result = self.mcp_op(&server, op).await;
                 let result = result.and_then(|o| o.into_tool_result().map_err(|e| (&e).into()));
                 let duration = self.host.now_ms().saturating_sub(started);
                 (self.app.borrow_mut()).manual_done(&server, &tool, sent, result, duration)
             }
-            Io::Mcp { server, op } => (self.mcp(&server, op).await)
+            Io::Mcp { server, op } => (self.mcp_op(&server, op).await)
                 .map(|output| serde_json::to_value(output).unwrap_or(Value::Null)),
             Io::PromptBuild { chat, ids, options } => {
                 // Tools come from the stored lists; a server never listed yet is asked now.
@@ -247,7 +247,7 @@ impl<H: Host> Runner<H> {
     /// keeps them, with the latency and the protocol the server turned out to speak.
     pub async fn list_tools(self: &Rc<Self>, id: &str, refresh: bool) -> Result<(), ErrorBody> {
         let started = self.host.now_ms();
-        let result = self.mcp(id, Operation::ListTools { refresh }).await;
+        let result = self.mcp_op(id, Operation::ListTools { refresh }).await;
         let result = result.and_then(|o| o.into_tools().map_err(|e| (&e).into()));
         let failed = result.as_ref().err().cloned();
         let latency = self.host.now_ms().saturating_sub(started);
@@ -386,7 +386,7 @@ impl<H: Host> Runner<H> {
             }
         });
         let (op, cancel_key) = (call.operation(), Some(key.to_owned()));
-        let result = H::mcp(self, &call.server_id, op, Some(on_progress), cancel_key).await;
+        let result = (self.mcp(&call.server_id, op, Some(on_progress), cancel_key)).await;
         let duration = self.host.now_ms().saturating_sub(started);
         let effects = {
             let mut app = self.app.borrow_mut();

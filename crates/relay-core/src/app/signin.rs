@@ -13,8 +13,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use crate::auth::{AuthAction, AuthConfig, AuthError, AuthEvent, AuthState, Authorizer};
-use crate::client::{AuthChallenge, HttpUrl};
+use crate::auth::pkce::Entropy;
+use crate::auth::{AuthAction, AuthConfig, AuthError, AuthEvent, AuthState, Authorizer, PublicJwk};
+use crate::client::{AuthChallenge, HttpMethod, HttpUrl};
 use crate::contract::ErrorBody;
 
 use super::{App, Effect};
@@ -35,12 +36,15 @@ pub struct Attempt {
 }
 
 /// What the driver gives every attempt: the redirect URI of the browser step
-/// (`chrome.identity.getRedirectURL`) and fresh randomness for PKCE and `state`.
+/// (`chrome.identity.getRedirectURL`), fresh randomness for PKCE, `state` and proof ids, and
+/// the public half of the server's DPoP key where the driver holds one (its private half never
+/// leaves the driver's WebCrypto).
 #[derive(Debug, Clone, Copy)]
 pub struct AuthEnv<'a> {
     pub redirect_uri: &'a str,
     pub seed: &'a [u8],
     pub now_ms: u64,
+    pub dpop_key: Option<&'a PublicJwk>,
 }
 
 fn auth_error(e: &AuthError) -> ErrorBody {
@@ -100,6 +104,54 @@ impl App {
         Some(tokens.authorization())
     }
 
+    /// Whether `id`'s token is DPoP-bound: each of its requests needs a proof signed with the
+    /// key [`App::dpop_key`] names.
+    pub fn uses_dpop(&self, id: &str) -> bool {
+        self.auth
+            .get(id)
+            .and_then(|s| s.tokens.as_ref())
+            .is_some_and(|t| t.is_dpop())
+    }
+
+    /// The public key `id`'s tokens are bound to, if they are.
+    pub fn dpop_key(&self, id: &str) -> Option<&PublicJwk> {
+        self.auth
+            .get(id)
+            .filter(|_| self.uses_dpop(id))?
+            .dpop_key
+            .as_ref()
+    }
+
+    /// The signing input of the DPoP proof for a request of `id` (`method` to `url`), when its
+    /// token is DPoP-bound; `env.seed` makes the proof's `jti`. The driver signs it with the
+    /// server's private key and sends `DPoP: <input>.<signature>`.
+    pub fn dpop_proof(
+        &self,
+        id: &str,
+        method: HttpMethod,
+        url: &str,
+        env: AuthEnv,
+    ) -> Option<String> {
+        let state = self.auth.get(id)?;
+        let jti = Entropy::new(env.seed)?.next_token("dpop jti");
+        state.dpop_proof(method, url, env.now_ms, &jti)
+    }
+
+    /// `id`'s server answered a proved request: keeps its `DPoP-Nonce`, and says whether to
+    /// make the request once more (it asked for that nonce, RFC 9449 §9).
+    pub fn dpop_answered(
+        &mut self,
+        id: &str,
+        url: &str,
+        status: u16,
+        www_authenticate: Option<&str>,
+        nonce: Option<&str>,
+    ) -> bool {
+        self.auth
+            .get_mut(id)
+            .is_some_and(|s| s.dpop_answered(url, status, www_authenticate, nonce))
+    }
+
     /// A server's sign-in as its view shows it: `{signedIn, scope?, expiresAtMs?, refreshable,
     /// origins}`,
     /// or `null` for a server never signed in to.
@@ -124,7 +176,8 @@ impl App {
             .iter()
             .find(|s| s.id == id)
             .ok_or_else(|| ErrorBody::new("invalid_argument", format!("no server '{id}'")))?;
-        let cfg = AuthConfig::new(server.url.clone(), env.redirect_uri);
+        let mut cfg = AuthConfig::new(server.url.clone(), env.redirect_uri);
+        cfg.dpop_key = env.dpop_key.cloned();
         let state = self.auth.get(id).cloned().unwrap_or_default();
         Authorizer::with_state(cfg, state, env.seed).map_err(|e| auth_error(&e))
     }

@@ -1,6 +1,8 @@
 //! The `Bearer` challenge of a `WWW-Authenticate` header (RFC 6750 §3, RFC 9110 §11.6.1): the
 //! parameters MCP authorization reads from a 401 or 403 — `resource_metadata` (RFC 9728 §5.1),
-//! `scope` and `error` (`invalid_token`, `insufficient_scope`).
+//! `scope` and `error` (`invalid_token`, `insufficient_scope`). A resource that takes DPoP-bound
+//! tokens (RFC 9449 §7.1) says the same with a `DPoP` challenge, read where there is no `Bearer`
+//! one.
 
 /// The parameters of the `Bearer` challenge, if the header has one.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -15,8 +17,18 @@ pub struct BearerChallenge {
 
 impl BearerChallenge {
     /// Parses a `WWW-Authenticate` value, which may hold several challenges
-    /// (`Basic realm="x", Bearer scope="a"`); `None` when there is no `Bearer` one.
+    /// (`Basic realm="x", Bearer scope="a"`): its `Bearer` challenge, else its `DPoP` one;
+    /// `None` when it has neither.
     pub fn parse(header: &str) -> Option<BearerChallenge> {
+        Self::parse_scheme(header, "bearer").or_else(|| Self::parse_dpop(header))
+    }
+
+    /// The parameters of the `DPoP` challenge (RFC 9449 §7.1), if the header has one.
+    pub fn parse_dpop(header: &str) -> Option<BearerChallenge> {
+        Self::parse_scheme(header, "dpop")
+    }
+
+    fn parse_scheme(header: &str, scheme: &str) -> Option<BearerChallenge> {
         let mut tokens = Tokens {
             text: header.as_bytes(),
             at: 0,
@@ -52,7 +64,7 @@ impl BearerChallenge {
                 tokens.skip_padding();
             } else {
                 // A new scheme starts.
-                in_bearer = name.eq_ignore_ascii_case("bearer") && found.is_none();
+                in_bearer = name.eq_ignore_ascii_case(scheme) && found.is_none();
                 if in_bearer {
                     found = Some(BearerChallenge::default());
                 }

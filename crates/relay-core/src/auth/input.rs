@@ -29,8 +29,14 @@ pub enum AuthInput {
         #[serde(default)]
         www_authenticate: Option<String>,
     },
-    /// The whole response to request `id`.
-    Response { id: u64, status: u16, body: String },
+    /// The whole response to request `id` (`dpop_nonce`: its `DPoP-Nonce` header).
+    Response {
+        id: u64,
+        status: u16,
+        body: String,
+        #[serde(default)]
+        dpop_nonce: Option<String>,
+    },
     /// Request `id` failed before an answer (or its assertion could not be signed).
     FetchError { id: u64, message: String },
     /// The browser step ended at the redirect URI with `url`.
@@ -56,7 +62,15 @@ impl Authorizer {
                 status,
                 www_authenticate,
             } => return self.handle_challenge(status, www_authenticate.as_deref(), now_ms),
-            AuthInput::Response { id, status, body } => {
+            AuthInput::Response {
+                id,
+                status,
+                body,
+                dpop_nonce,
+            } => {
+                if let Some(nonce) = dpop_nonce {
+                    self.handle_dpop_nonce(id, &nonce);
+                }
                 self.handle_response(id, status, body.as_bytes(), now_ms)
             }
             AuthInput::FetchError { id, message } => self.handle_fetch_error(id, &message),

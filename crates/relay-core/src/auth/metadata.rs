@@ -44,6 +44,9 @@ pub struct ServerMetadata {
     /// RFC 9207 §3: the authorization response carries `iss`.
     #[serde(default)]
     pub authorization_response_iss_parameter_supported: bool,
+    /// RFC 9449 §5.1: the JWS algorithms the server takes DPoP proofs in (absent: no DPoP).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_signing_alg_values_supported: Option<Vec<String>>,
 }
 
 impl ServerMetadata {
@@ -62,6 +65,7 @@ impl ServerMetadata {
             grant_types_supported: None,
             client_id_metadata_document_supported: false,
             authorization_response_iss_parameter_supported: false,
+            dpop_signing_alg_values_supported: None,
         }
     }
 

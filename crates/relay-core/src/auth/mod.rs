@@ -9,7 +9,8 @@
 //!
 //! - [`flow`]: the state machine.
 //! - [`input`]: the flow driven as data (one input type in, serialisable actions and events out).
-//! - [`challenge`]: the `WWW-Authenticate` `Bearer` challenge.
+//! - [`challenge`]: the `WWW-Authenticate` `Bearer` (or `DPoP`) challenge.
+//! - [`dpop`]: DPoP proofs (RFC 9449) from the driver's public key, and servers' nonces.
 //! - [`metadata`]: protected-resource and authorization-server metadata, where to find them.
 //! - [`registration`]: client identity and token endpoint authentication.
 //! - [`token`]: issued tokens.
@@ -18,9 +19,10 @@
 //! - [`error`]: why a sign-in failed (never quoting a secret).
 //!
 //! **Invariant:** no token, client secret, code or code verifier appears in an error text or a
-//! `Debug` output.
+//! `Debug` output; no private key ever enters this module (the driver signs).
 
 pub mod challenge;
+pub mod dpop;
 pub mod encode;
 pub mod error;
 pub mod flow;
@@ -31,9 +33,11 @@ pub mod registration;
 pub mod token;
 
 pub use challenge::BearerChallenge;
+pub use dpop::PublicJwk;
 pub use error::AuthError;
 pub use flow::{
     AuthAction, AuthConfig, AuthEvent, AuthRequest, AuthState, Authorizer, EnterpriseIdentity,
+    SignKey,
 };
 pub use input::AuthInput;
 pub use metadata::{ResourceMetadata, ServerMetadata};

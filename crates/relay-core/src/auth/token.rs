@@ -37,9 +37,16 @@ impl std::fmt::Debug for TokenSet {
 }
 
 impl TokenSet {
-    /// The `Authorization` header value for the resource (RFC 6750 §2.1).
+    /// The `Authorization` header value for the resource: `Bearer <token>` (RFC 6750 §2.1),
+    /// or `DPoP <token>` for a DPoP-bound token (RFC 9449 §7.1), which also needs a proof.
     pub fn authorization(&self) -> String {
-        format!("Bearer {}", self.access_token)
+        let scheme = if self.is_dpop() { "DPoP" } else { "Bearer" };
+        format!("{scheme} {}", self.access_token)
+    }
+
+    /// Whether the token is DPoP-bound (`token_type: DPoP`): every request needs a proof.
+    pub fn is_dpop(&self) -> bool {
+        self.token_type.eq_ignore_ascii_case("dpop")
     }
 
     /// Whether the access token expires within `margin_ms` of `now_ms` (unknown expiry: no).
@@ -50,12 +57,14 @@ impl TokenSet {
 
     /// Parses a successful token response. `requested_scope` stands in for an omitted
     /// `scope`; `previous_refresh` is kept when a refresh response carries no new one
-    /// (RFC 6749 §6).
+    /// (RFC 6749 §6). `proved`: the request carried a DPoP proof, so a `DPoP` token is
+    /// usable (RFC 9449 §5).
     pub(crate) fn from_response(
         body: &[u8],
         now_ms: u64,
         requested_scope: Option<&str>,
         previous_refresh: Option<&str>,
+        proved: bool,
     ) -> Result<TokenSet, String> {
         let value: Value =
             serde_json::from_slice(body).map_err(|e| format!("not a JSON object: {e}"))?;
@@ -72,11 +81,15 @@ impl TokenSet {
             .get("token_type")
             .and_then(Value::as_str)
             .unwrap_or("Bearer");
-        // Only bearer tokens can be presented as `Authorization: Bearer` (case-insensitive,
-        // RFC 6749 §7.1); a DPoP-bound token would need proofs we do not make.
-        if !token_type.eq_ignore_ascii_case("bearer") {
+        // Bearer tokens, and DPoP-bound ones when this client asked with a proof (so holds
+        // the key); token types compare case-insensitively (RFC 6749 §7.1).
+        let token_type = if token_type.eq_ignore_ascii_case("bearer") {
+            "Bearer"
+        } else if proved && token_type.eq_ignore_ascii_case("dpop") {
+            "DPoP"
+        } else {
             return Err(format!("token_type `{token_type}` is not supported"));
-        }
+        };
         let expires_at_ms = object
             .get("expires_in")
             .and_then(|v| v.as_u64().or_else(|| v.as_str()?.trim().parse().ok()))
@@ -95,7 +108,7 @@ impl TokenSet {
             .map(str::to_owned);
         Ok(TokenSet {
             access_token,
-            token_type: "Bearer".to_owned(),
+            token_type: token_type.to_owned(),
             refresh_token,
             scope,
             expires_at_ms,

@@ -28,7 +28,7 @@ use super::session::{
     CallId, ProtocolMode, ServerInfo, Session, SessionConfig, SessionEvent, SessionStats, Transport,
 };
 use super::ServerConfig;
-use crate::model::{CallToolResult, Implementation, Tool};
+use crate::model::{CallToolResult, Implementation, LogLevel, Tool};
 
 /// Client-wide settings; every field has a default.
 #[derive(Debug, Clone, Deserialize)]
@@ -48,6 +48,8 @@ pub struct PoolOptions {
     pub client_version: String,
     /// Declare elicitation and pass servers' requests on ([`SessionEvent::Request`]).
     pub elicitation: bool,
+    /// The log level to ask servers for (none: no log messages are asked for).
+    pub log_level: Option<LogLevel>,
 }
 
 impl PoolOptions {
@@ -72,6 +74,7 @@ impl Default for PoolOptions {
             client_name: "mcp-relay".to_owned(),
             client_version: env!("CARGO_PKG_VERSION").to_owned(),
             elicitation: false,
+            log_level: None,
         }
     }
 }
@@ -200,6 +203,7 @@ impl Pool {
         cfg.max_concurrent = o.max_concurrent.max(1);
         cfg.listen = o.listen;
         cfg.elicitation = o.elicitation;
+        cfg.log_level = o.log_level;
         cfg.tools_ttl_ms = o.tools_ttl_ms;
         cfg.jitter_seed = self.seed ^ serial.wrapping_mul(0x9E37_79B9_7F4A_7C15);
         cfg

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use relay_core::auth::encode::{form_decode, query_params};
-use relay_core::auth::{AuthAction, AuthConfig, AuthError, AuthEvent, Authorizer};
+use relay_core::auth::{AuthAction, AuthConfig, AuthError, AuthEvent, Authorizer, SignKey};
 
 pub const MCP: &str = "http://127.0.0.1:4000/mcp";
 pub const RS: &str = "http://127.0.0.1:4000";
@@ -26,6 +26,9 @@ pub struct World {
     pub redirect_extra: Vec<(String, String)>,
     /// Replace the redirect's `state` (a forged or stale redirect).
     pub forged_state: bool,
+    /// A token endpoint that wants this DPoP nonce (RFC 9449 §8): a proof without it gets a
+    /// 400 `use_dpop_nonce` with the nonce in `DPoP-Nonce`.
+    pub token_nonce: Option<String>,
 }
 
 impl World {
@@ -106,6 +109,17 @@ pub fn drive(flow: &mut Authorizer, world: &World, now_ms: u64, t: &mut Transcri
                     headers: request.headers.clone(),
                     body: request.body.clone(),
                 });
+                let wants_nonce = world.token_nonce.as_ref().filter(|nonce| {
+                    line == format!("POST {AS}/token")
+                        && proof_claims(&request.headers)
+                            .is_some_and(|c| c["nonce"].as_str() != Some(nonce.as_str()))
+                });
+                if let Some(nonce) = wants_nonce {
+                    flow.handle_dpop_nonce(request.id, nonce);
+                    let body = br#"{"error":"use_dpop_nonce"}"#;
+                    flow.handle_response(request.id, 400, body, now_ms);
+                    continue;
+                }
                 match world.routes.get(&line) {
                     Some((status, body)) => {
                         flow.handle_response(request.id, *status, body.as_bytes(), now_ms)
@@ -139,10 +153,12 @@ pub fn drive(flow: &mut Authorizer, world: &World, now_ms: u64, t: &mut Transcri
             AuthAction::Sign {
                 id,
                 alg,
+                key,
                 signing_input,
             } => {
+                let suffix = if key == SignKey::Dpop { " dpop" } else { "" };
                 t.requests.push(Recorded {
-                    line: format!("SIGN {alg}"),
+                    line: format!("SIGN {alg}{suffix}"),
                     headers: vec![],
                     body: Some(signing_input),
                 });
@@ -260,4 +276,24 @@ pub fn failure(t: &Transcript) -> &AuthError {
             t.lines()
         ),
     }
+}
+
+/// The decoded (header, claims) of a compact JWS.
+pub fn jws_parts(jws: &str) -> (serde_json::Value, serde_json::Value) {
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    use base64::Engine as _;
+    let mut parts = jws.split('.');
+    let mut next = || {
+        let bytes = URL_SAFE_NO_PAD
+            .decode(parts.next().unwrap_or_default())
+            .expect("base64url");
+        serde_json::from_slice(&bytes).expect("JSON")
+    };
+    (next(), next())
+}
+
+/// The claims of the `DPoP` proof among `headers`, if there is one.
+pub fn proof_claims(headers: &[(String, String)]) -> Option<serde_json::Value> {
+    let (_, proof) = headers.iter().find(|(k, _)| k == "DPoP")?;
+    Some(jws_parts(proof).1)
 }

@@ -10,25 +10,67 @@
 //! client.status()                                  // → [{id, enabled, connected, transport, info, stats}]
 //! client.setEventListener((serverId, event) => …)  // connected / listChanged / log / notification / request
 //! client.respond("id", requestId, result)          // answers a server's request
+//! client.setProver(proof, answered)                // DPoP proofs on every request (below)
 //! ```
 //! Results are plain JSON (maps as objects). Failures reject with `{kind, message, hint,
 //! challenge?}`.
 
 use std::rc::Rc;
 
-use relay_core::client::{Operation, Output, PoolOptions, Progress, ServerConfig, SessionEvent};
+use relay_core::client::{
+    HttpMethod, Operation, Output, PoolOptions, Progress, ProofFuture, Prover, ResponseHead,
+    ServerConfig, SessionEvent,
+};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::future_to_promise;
+use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
 use super::client::McpClient;
+
+/// A [`Prover`] of JavaScript functions (see `setProver`).
+struct JsProver {
+    proof: js_sys::Function,
+    answered: js_sys::Function,
+}
+
+impl Prover for JsProver {
+    fn proof(&self, server: &str, method: HttpMethod, url: &str) -> ProofFuture {
+        let args = [server, method.as_str(), url].map(JsValue::from_str);
+        let called = self
+            .proof
+            .apply(&JsValue::NULL, &js_sys::Array::from_iter(args));
+        Box::pin(async move {
+            let value = called.ok()?;
+            let value = match value.dyn_into::<js_sys::Promise>() {
+                Ok(promise) => JsFuture::from(promise).await.ok()?,
+                Err(value) => value,
+            };
+            value.as_string()
+        })
+    }
+
+    fn answered(&self, server: &str, url: &str, head: &ResponseHead) -> bool {
+        let optional = |v: Option<&str>| v.map_or(JsValue::NULL, JsValue::from_str);
+        let args = [
+            JsValue::from_str(server),
+            JsValue::from_str(url),
+            JsValue::from(head.status),
+            optional(head.header("www-authenticate")),
+            optional(head.header("dpop-nonce")),
+        ];
+        self.answered
+            .apply(&JsValue::NULL, &js_sys::Array::from_iter(args))
+            .is_ok_and(|v| v.is_truthy())
+    }
+}
 use crate::js::{from_js, from_js_lenient, to_js, to_js_text};
 
 #[wasm_bindgen(js_class = RelayClient)]
 impl McpClient {
     /// `servers`: an array of server configs; `options`: `{maxConcurrent,
     /// listen, toolsTtlMs, maxAttempts, baseDelayMs, maxDelayMs, budgetMs, clientName,
-    /// clientVersion, elicitation}`, all optional (`elicitation`: declare it, and answer the
-    /// servers' requests with `respond`).
+    /// clientVersion, elicitation, logLevel}`, all optional (`elicitation`: declare it, and
+    /// answer the servers' requests with `respond`; `logLevel`: `"debug"` … `"emergency"`, the
+    /// log messages to ask servers for).
     #[wasm_bindgen(constructor)]
     pub fn js_new(servers: JsValue, options: JsValue) -> Result<McpClient, JsValue> {
         let options: PoolOptions = match options.is_undefined() || options.is_null() {
@@ -82,6 +124,15 @@ impl McpClient {
                 }) as Rc<dyn Fn(&str, &SessionEvent)>
             });
         self.set_listener(listener);
+    }
+
+    /// DPoP: `proof(serverId, method, url)` resolves with the `DPoP` header value of a request
+    /// (a proof signed with the sign-in's key; `null`: none), and `answered(serverId, url,
+    /// status, wwwAuthenticate, dpopNonce)` says whether to make a proved request once more
+    /// (the server asked for the nonce it sent). Both come from the core (`AuthFlow`).
+    #[wasm_bindgen(js_name = setProver)]
+    pub fn set_prover_js(&self, proof: js_sys::Function, answered: js_sys::Function) {
+        self.set_prover(Rc::new(JsProver { proof, answered }));
     }
 
     /// Answers a server's request (an event `{type: "request", id, method, params}`, given

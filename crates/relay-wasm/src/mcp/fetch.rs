@@ -85,18 +85,19 @@ pub async fn start(
 }
 
 /// One request read whole, ended after `timeout_ms` (the sign-in's requests: small JSON
-/// answers, no session): its status and body.
+/// answers, no session): its status, body and `DPoP-Nonce` header (RFC 9449 §8).
 pub async fn exchange(
     method: HttpMethod,
     url: &str,
     headers: &[(String, String)],
     body: Option<&str>,
     timeout_ms: u32,
-) -> Result<(u16, Vec<u8>), String> {
+) -> Result<(u16, Vec<u8>, Option<String>), String> {
     let signal = AbortSignal::timeout_with_u32(timeout_ms);
     let raw: web_sys::Request = build(method, url, headers, body, &signal)?.into();
     let response = send(&raw).await?;
-    Ok((response.status(), read_whole(&response).await?))
+    let nonce = response.headers().get("dpop-nonce");
+    Ok((response.status(), read_whole(&response).await?, nonce))
 }
 
 /// Sends a request with the global `fetch`. Not gloo's `Request::send`: it keeps only

@@ -15,7 +15,8 @@ use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::rc::Rc;
 
-use relay_core::app::{App, Host, ProgressFn, Runner, Sender, Task};
+use relay_core::app::{App, DpopProver, Host, ProgressFn, Runner, Sender, Task};
+use relay_core::auth::{AuthRequest, PublicJwk};
 use relay_core::client::{ClientError, Operation, Output, Pool, PoolOptions, ServerConfig};
 use relay_core::contract::storage::Area;
 use relay_core::contract::{self, ErrorBody, TabMessage};
@@ -28,6 +29,7 @@ use crate::mcp::{now_ms, set_timeout, McpClient};
 use crate::storage::Store;
 
 mod chrome;
+mod keys;
 mod signin;
 
 /// The browser under the app: chrome.storage, the MCP client, the Chrome APIs.
@@ -38,6 +40,8 @@ pub struct Browser {
     loaded: Cell<bool>,
     /// The load under way, if any (see [`ensure_loaded`]).
     loading: RefCell<Option<js_sys::Promise>>,
+    /// The servers' DPoP proof keys (WebCrypto, in IndexedDB).
+    keys: keys::DpopKeys,
 }
 
 /// The service-worker state: the app on the browser. Rebuilt from storage after a restart.
@@ -51,6 +55,7 @@ thread_local! {
             client: McpClient::new(PoolOptions::default().with_elicitation()),
             loaded: Cell::new(false),
             loading: RefCell::new(None),
+            keys: keys::DpopKeys::default(),
         });
         // Servers' questions go to the app (weakly: the client lives inside the service).
         let weak = Rc::downgrade(&svc);
@@ -59,6 +64,8 @@ thread_local! {
                 svc.server_event(server, event);
             }
         })));
+        // Requests of servers whose tokens are DPoP-bound carry a proof the app makes.
+        svc.host.client.set_prover(Rc::new(DpopProver(Rc::downgrade(&svc))));
         svc
     };
 }
@@ -214,20 +221,43 @@ impl Host for Browser {
     }
 
     async fn mcp(
-        svc: &Rc<Service>,
+        &self,
         server: &str,
         op: Operation,
         on_progress: Option<ProgressFn>,
         cancel_key: Option<String>,
     ) -> Result<Output, ClientError> {
-        signin::mcp(svc, server, op, on_progress, cancel_key).await
+        self.client.run(server, op, on_progress, cancel_key).await
     }
 
-    async fn sign_in(svc: &Rc<Service>, id: &str) -> HandlerResult {
-        signin::sign_in(svc, id).await
+    fn redirect_uri(&self) -> Result<String, ErrorBody> {
+        signin::redirect_uri()
     }
 
-    async fn sign_out(svc: &Rc<Service>, id: &str) -> HandlerResult {
-        signin::sign_out(svc, id).await
+    fn random(&self, buffer: &mut [u8]) -> Result<(), ErrorBody> {
+        signin::random(buffer)
+    }
+
+    async fn fetch(&self, request: &AuthRequest) -> Result<(u16, Vec<u8>, Option<String>), String> {
+        signin::fetch(request).await
+    }
+
+    async fn browser_step(&self, url: &str, interactive: bool) -> Result<String, String> {
+        signin::browser_step(url, interactive).await
+    }
+
+    async fn proof_key(&self, server: &str, create: bool) -> Result<Option<PublicJwk>, String> {
+        let key = match create {
+            true => Some(self.keys.get_or_create(server).await?),
+            false => self.keys.get(server).await?,
+        };
+        Ok(key.map(|k| k.jwk))
+    }
+
+    async fn sign(&self, server: &str, signing_input: &str) -> Result<String, String> {
+        match self.keys.get(server).await? {
+            Some(key) => key.sign(signing_input).await,
+            None => Err("no DPoP key for this server".to_owned()),
+        }
     }
 }

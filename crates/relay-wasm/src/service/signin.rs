@@ -1,24 +1,14 @@
-//! The browser's side of signing in to servers (`relay_core::app`'s attempts): the attempt's
-//! requests over `fetch`, its browser step in `chrome.identity.launchWebAuthFlow`, randomness
-//! from `crypto.getRandomValues`, and every MCP request of the service run with the server's
-//! sign-in kept fresh. What an attempt comes to is the app's decision.
+//! The browser's primitives of signing in (`relay_core::app::Runner` decides what to do with
+//! them): the redirect URI and the browser step (`chrome.identity`), randomness
+//! (`crypto.getRandomValues`), a sign-in's requests over `fetch`. The DPoP keys are in `keys`.
 
-use std::rc::Rc;
-
-use relay_core::app::AuthEnv;
-use relay_core::auth::{AuthAction, SEED_BYTES};
-use relay_core::client::{ClientError, Operation, Output};
+use relay_core::auth::AuthRequest;
 use relay_core::contract::ErrorBody;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use super::{HandlerResult, Service};
-use relay_core::client::ProgressFn;
+use crate::mcp::fetch;
 
-use crate::mcp::{fetch, now_ms};
-
-/// Most actions one attempt may take (discovery tries a few URLs; a sign-in is about ten).
-const MAX_STEPS: usize = 40;
 /// How long one request of a sign-in may take.
 const FETCH_TIMEOUT_MS: u32 = 30_000;
 
@@ -42,22 +32,26 @@ fn unavailable(what: &str) -> ErrorBody {
         .with_hint("Sign in from the extension's side panel in Chrome.")
 }
 
-/// Runs `f` with what an attempt needs from the platform.
-fn with_env<R>(f: impl FnOnce(AuthEnv) -> R) -> Result<R, ErrorBody> {
-    let redirect_uri = get_redirect_url("oauth").map_err(|_| unavailable("chrome.identity"))?;
-    let mut seed = [0u8; SEED_BYTES];
-    get_random_values(&mut seed).map_err(|_| unavailable("crypto.getRandomValues"))?;
-    Ok(f(AuthEnv {
-        redirect_uri: &redirect_uri,
-        seed: &seed,
-        now_ms: now_ms(),
-    }))
+/// `https://<extension id>.chromiumapp.org/oauth`.
+pub(super) fn redirect_uri() -> Result<String, ErrorBody> {
+    get_redirect_url("oauth").map_err(|_| unavailable("chrome.identity"))
 }
 
-/// The browser step: the authorization page in a Chrome window (only when the user asked:
-/// otherwise Chrome fails at once where the page would need the user), resolved with the URL
-/// it redirected to.
-async fn browser_step(url: &str, interactive: bool) -> Result<String, String> {
+/// Fills `buffer` from the platform's CSPRNG.
+pub(super) fn random(buffer: &mut [u8]) -> Result<(), ErrorBody> {
+    get_random_values(buffer).map_err(|_| unavailable("crypto.getRandomValues"))?;
+    Ok(())
+}
+
+/// One request of a sign-in, read whole.
+pub(super) async fn fetch(r: &AuthRequest) -> Result<(u16, Vec<u8>, Option<String>), String> {
+    let body = r.body.as_deref();
+    fetch::exchange(r.method, &r.url, &r.headers, body, FETCH_TIMEOUT_MS).await
+}
+
+/// The authorization page in a Chrome window (only when the user asked: otherwise Chrome
+/// fails at once where the page would need the user), resolved with the URL it redirected to.
+pub(super) async fn browser_step(url: &str, interactive: bool) -> Result<String, String> {
     let details = js_sys::Object::new();
     let set = |k: &str, v: JsValue| js_sys::Reflect::set(&details, &JsValue::from_str(k), &v);
     let _ = set("url", JsValue::from_str(url));
@@ -70,110 +64,4 @@ async fn browser_step(url: &str, interactive: bool) -> Result<String, String> {
     redirect
         .as_string()
         .ok_or_else(|| "the sign-in window ended without a redirect".to_owned())
-}
-
-/// `servers/signIn`: connects; a server that refuses gets a sign-in the user may finish in
-/// a browser window. Answers the server's view (with the error, when the sign-in failed).
-pub(super) async fn sign_in(svc: &Rc<Service>, id: &str) -> HandlerResult {
-    let op = Operation::ListTools { refresh: true };
-    let refused = match svc.host.client.run(id, op, None, None).await {
-        Err(e) => e.report().challenge,
-        Ok(_) => None,
-    };
-    if let Some(challenge) = refused {
-        with_env(|env| svc.app.borrow_mut().sign_in(id, &challenge, env, true))??;
-        carry_out(svc, id).await?;
-    }
-    let _ = svc.list_tools(id, true).await;
-    svc.server_view(id)
-}
-
-/// `servers/signOut`: the tokens forgotten (revoked where the server can), the view.
-pub(super) async fn sign_out(svc: &Rc<Service>, id: &str) -> HandlerResult {
-    with_env(|env| svc.app.borrow_mut().sign_out(id, env))??;
-    carry_out(svc, id).await?;
-    svc.server_view(id)
-}
-
-/// Performs an attempt's actions, then ends it: its effects (the sign-in saved, the
-/// server's `Authorization` changed) first, then its outcome.
-async fn carry_out(svc: &Rc<Service>, id: &str) -> Result<(), ErrorBody> {
-    for _ in 0..MAX_STEPS {
-        let Some((action, interactive)) = svc.app.borrow_mut().auth_action(id) else {
-            break;
-        };
-        match action {
-            AuthAction::Fetch(r) => {
-                let body = r.body.as_deref();
-                let answer =
-                    fetch::exchange(r.method, &r.url, &r.headers, body, FETCH_TIMEOUT_MS).await;
-                let mut app = svc.app.borrow_mut();
-                let Some(flow) = app.auth_attempt(id) else {
-                    break;
-                };
-                match answer {
-                    Ok((status, body)) => flow.handle_response(r.id, status, &body, now_ms()),
-                    Err(message) => flow.handle_fetch_error(r.id, &message),
-                }
-            }
-            AuthAction::OpenBrowser { url } => {
-                let answer = browser_step(&url, interactive).await;
-                let mut app = svc.app.borrow_mut();
-                let Some(flow) = app.auth_attempt(id) else {
-                    break;
-                };
-                match answer {
-                    // A redirect that does not belong to the attempt fails it.
-                    Ok(redirect) => drop(flow.handle_redirect(&redirect, now_ms())),
-                    Err(message) => flow.handle_browser_error(&message),
-                }
-            }
-            AuthAction::Sign { id: request, .. } => {
-                if let Some(flow) = svc.app.borrow_mut().auth_attempt(id) {
-                    let reason = "MCP Relay holds no private key for this server";
-                    flow.handle_fetch_error(request, reason);
-                }
-            }
-            _ => break,
-        }
-    }
-    let (effects, outcome) = svc.app.borrow_mut().auth_finish(id);
-    svc.run_effects(effects).await?;
-    outcome
-}
-
-/// Runs an MCP operation with the server's sign-in kept fresh: a token about to expire is
-/// refreshed first, and a request the server refused although the app holds a token is
-/// tried once more after a refresh (or a sign-in that needs no page). A refused request
-/// did not run, so trying it again cannot run a call twice.
-// ClientError carries the context a user needs; see `McpClient::run`.
-#[allow(clippy::result_large_err)]
-pub(super) async fn mcp(
-    svc: &Rc<Service>,
-    id: &str,
-    op: Operation,
-    on_progress: Option<ProgressFn>,
-    cancel_key: Option<String>,
-) -> Result<Output, ClientError> {
-    // Only a server signed in to has a token to refresh (no randomness drawn otherwise).
-    if svc.app.borrow().authorization(id).is_some() {
-        let due = with_env(|env| svc.app.borrow_mut().refresh_if_due(id, env));
-        if due == Ok(true) {
-            let _ = carry_out(svc, id).await;
-        }
-    }
-    let retry = (op.clone(), on_progress.clone(), cancel_key.clone());
-    let result = svc.host.client.run(id, op, on_progress, cancel_key).await;
-    let refused = match &result {
-        Err(e) if svc.app.borrow().authorization(id).is_some() => e.report().challenge,
-        _ => None,
-    };
-    let Some(challenge) = refused else {
-        return result;
-    };
-    let started = with_env(|env| svc.app.borrow_mut().sign_in(id, &challenge, env, false));
-    if !matches!(started, Ok(Ok(()))) || carry_out(svc, id).await.is_err() {
-        return result;
-    }
-    svc.host.client.run(id, retry.0, retry.1, retry.2).await
 }

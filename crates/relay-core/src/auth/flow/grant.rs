@@ -2,6 +2,7 @@
 //! credentials grant, issued tokens, and the requests themselves.
 
 use super::*;
+use crate::auth::dpop::{self, ProofClaims};
 use crate::auth::encode::base64url;
 
 impl Authorizer {
@@ -140,8 +141,15 @@ impl Authorizer {
         refreshed: bool,
         url: String,
     ) {
-        match TokenSet::from_response(body, now_ms, scope, previous_refresh) {
+        self.token_retry = None;
+        match TokenSet::from_response(body, now_ms, scope, previous_refresh, self.proved) {
             Ok(tokens) => {
+                // A bound token is bound to the key the proof was made with.
+                self.state.dpop_key = if tokens.is_dpop() {
+                    self.dpop_key()
+                } else {
+                    None
+                };
                 self.events.push_back(AuthEvent::SignedIn {
                     scope: tokens.scope.clone(),
                     expires_at_ms: tokens.expires_at_ms,
@@ -162,6 +170,8 @@ impl Authorizer {
         }
     }
 
+    /// A request to the token endpoint: with a DPoP proof where the tokens are to be bound,
+    /// kept to be made once more should the server ask for a nonce.
     pub(super) fn token_request(
         &mut self,
         server: &ServerMetadata,
@@ -169,63 +179,77 @@ impl Authorizer {
         form: Vec<(String, String)>,
     ) -> u64 {
         let url = server.token_endpoint.clone();
-        self.authenticated_post(server, client, url, form)
+        self.token_retry = Some(proof::TokenRetry {
+            url: url.clone(),
+            form: form.clone(),
+            retried: false,
+        });
+        self.authenticated_post(server, client, url, form, true)
     }
 
-    /// A POST to an endpoint of the authorization server with the client's authentication.
-    /// With `private_key_jwt` the driver first signs the assertion ([`AuthAction::Sign`]); the
-    /// id returned is then the signing request's, and the step waiting on it is moved to the
-    /// POST's id once the signature is in (`handle_signature`).
+    /// A POST to an endpoint of the authorization server with the client's authentication
+    /// (and a DPoP proof when `dpop` and the tokens are to be bound). Signatures come first
+    /// ([`AuthAction::Sign`]: a `private_key_jwt` assertion, a proof); the id returned is then
+    /// the first signing request's, and the step waiting on it is moved to the POST's id once
+    /// every signature is in (`handle_signature`).
     pub(super) fn authenticated_post(
         &mut self,
         server: &ServerMetadata,
         client: &ClientIdentity,
         url: String,
         mut form: Vec<(String, String)>,
+        dpop: bool,
     ) -> u64 {
         let mut headers = vec![form_content_type(), accept_json()];
         let auth = TokenAuth::choose(client, server);
         auth.apply(client, &mut headers, &mut form);
-        if auth != TokenAuth::PrivateKeyJwt {
+        let mut parts = Vec::new();
+        if auth == TokenAuth::PrivateKeyJwt {
+            let alg = client
+                .assertion_alg
+                .clone()
+                .unwrap_or_else(|| "ES256".to_owned());
+            let now_s = self.clock_ms / 1000;
+            // RFC 7523 §3: iss and sub are the client, aud the authorization server's issuer
+            // identifier (RFC 7523bis), a short lifetime and a unique id.
+            let header = serde_json::json!({ "alg": alg, "typ": "JWT" });
+            let claims = serde_json::json!({
+                "iss": client.client_id,
+                "sub": client.client_id,
+                "aud": server.issuer,
+                "iat": now_s,
+                "exp": now_s + 300,
+                "jti": self.entropy.next_token("jwt id"),
+            });
+            let signing_input = format!(
+                "{}.{}",
+                base64url(header.to_string().as_bytes()),
+                base64url(claims.to_string().as_bytes())
+            );
+            form.push(("client_id".to_owned(), client.client_id.clone()));
+            parts.push((SignKey::Client, alg, signing_input));
+        }
+        self.proved = false;
+        if dpop {
+            if let Some(key) = self.dpop_key() {
+                let jti = self.entropy.next_token("dpop jti");
+                let claims = ProofClaims {
+                    method: HttpMethod::Post,
+                    url: &url,
+                    iat_s: self.clock_ms / 1000,
+                    jti: &jti,
+                    nonce: self.state.dpop_nonces.for_url(&url),
+                    access_token: None,
+                };
+                let input = dpop::signing_input(&key, &claims);
+                parts.push((SignKey::Dpop, dpop::DPOP_ALG.to_owned(), input));
+                self.proved = true;
+            }
+        }
+        if parts.is_empty() {
             return self.fetch(HttpMethod::Post, url, headers, Some(encode_pairs(&form)));
         }
-        let alg = client
-            .assertion_alg
-            .clone()
-            .unwrap_or_else(|| "ES256".to_owned());
-        let now_s = self.clock_ms / 1000;
-        // RFC 7523 §3: iss and sub are the client, aud the authorization server's issuer
-        // identifier (RFC 7523bis), a short lifetime and a unique id.
-        let header = serde_json::json!({ "alg": alg, "typ": "JWT" });
-        let claims = serde_json::json!({
-            "iss": client.client_id,
-            "sub": client.client_id,
-            "aud": server.issuer,
-            "iat": now_s,
-            "exp": now_s + 300,
-            "jti": self.entropy.next_token("jwt id"),
-        });
-        let signing_input = format!(
-            "{}.{}",
-            base64url(header.to_string().as_bytes()),
-            base64url(claims.to_string().as_bytes())
-        );
-        form.push(("client_id".to_owned(), client.client_id.clone()));
-        let id = self.next_id;
-        self.next_id += 1;
-        self.actions.push_back(AuthAction::Sign {
-            id,
-            alg,
-            signing_input: signing_input.clone(),
-        });
-        self.pending_sign = Some(PendingSign {
-            id,
-            url,
-            headers,
-            form,
-            signing_input,
-        });
-        id
+        self.sign_then_post(url, headers, form, parts)
     }
 
     pub(super) fn fetch(
@@ -237,6 +261,7 @@ impl Authorizer {
     ) -> u64 {
         let id = self.next_id;
         self.next_id += 1;
+        self.inflight = Some((id, url.clone()));
         self.actions.push_back(AuthAction::Fetch(AuthRequest {
             id,
             method,
@@ -250,6 +275,7 @@ impl Authorizer {
     pub(super) fn fail(&mut self, error: AuthError) {
         self.step = Step::Idle;
         self.pending_sign = None;
+        self.token_retry = None;
         self.step_up_scope = None;
         self.events.push_back(AuthEvent::Failed(error));
     }

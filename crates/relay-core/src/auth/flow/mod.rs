@@ -20,6 +20,11 @@
 //! 5. the code exchange and later refreshes, with client authentication `client_secret_basic`,
 //!    `client_secret_post` or `none`.
 //!
+//! With a proof key from the driver ([`AuthConfig::dpop_key`]) and an authorization server that
+//! takes ES256 DPoP proofs, every token request carries a proof and the tokens are DPoP-bound
+//! (RFC 9449, SEP-1932; [`super::dpop`], the requests in `proof`); otherwise they are bearer
+//! tokens.
+//!
 //! A 401 refreshes first when it can; a 403 `insufficient_scope` signs in again asking for the
 //! union of the scopes (step-up), at most `max_attempts` sign-ins until the driver reports a
 //! success, and never for scopes already asked for. A different authorization server in fresh
@@ -28,6 +33,7 @@
 mod discovery;
 mod enterprise;
 mod grant;
+mod proof;
 
 pub use enterprise::EnterpriseIdentity;
 use grant::{accept_json, encode_pairs, endpoint_error, form_content_type, transport_error};
@@ -37,6 +43,7 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 
 use super::challenge::{split_scopes, BearerChallenge};
+use super::dpop::{DpopNonces, PublicJwk};
 use super::encode::{append_query, form_encode, query_params};
 use super::error::AuthError;
 use super::metadata::{
@@ -80,6 +87,10 @@ pub struct AuthConfig {
     /// the authorization server takes JWT bearer grants.
     #[serde(default)]
     pub enterprise: Option<EnterpriseIdentity>,
+    /// The public half of the driver's DPoP proof key (ECDSA P-256, the private half stays
+    /// with the driver): tokens are DPoP-bound where the authorization server supports it.
+    #[serde(default)]
+    pub dpop_key: Option<PublicJwk>,
 }
 
 impl AuthConfig {
@@ -94,6 +105,7 @@ impl AuthConfig {
             offline_access: true,
             max_attempts: default_max_attempts(),
             enterprise: None,
+            dpop_key: None,
         }
     }
 }
@@ -129,6 +141,12 @@ pub struct AuthState {
     /// The scope of the last authorization request.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requested_scope: Option<String>,
+    /// The public key DPoP-bound tokens are bound to (the driver holds its private half).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_key: Option<PublicJwk>,
+    /// The latest DPoP nonce of each endpoint (token endpoint, MCP endpoint), by `htu`.
+    #[serde(default, skip_serializing_if = "DpopNonces::is_empty")]
+    pub dpop_nonces: DpopNonces,
 }
 
 /// A request for the driver. `Debug` leaves out the headers and body (credentials);
@@ -154,7 +172,7 @@ impl std::fmt::Debug for AuthRequest {
 }
 
 /// Something the driver must do. As data: `{type: "fetch", id, method, url, headers, body}`,
-/// `{type: "browser", url}` or `{type: "sign", id, alg, signingInput}`.
+/// `{type: "browser", url}` or `{type: "sign", id, alg, key, signingInput}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(
     tag = "type",
@@ -169,24 +187,25 @@ pub enum AuthAction {
     /// redirect URI with `handle_redirect` (or `handle_browser_error`).
     #[serde(rename = "browser")]
     OpenBrowser { url: String },
-    /// Sign `signing_input` (a JWS's `header.payload`) with the client's private key and
+    /// Sign `signing_input` (a JWS's `header.payload`) with the private key `key` names and
     /// algorithm `alg`; report the base64url signature with `handle_signature` (or
     /// `handle_fetch_error` with this id when it cannot).
     Sign {
         id: u64,
         alg: String,
+        key: SignKey,
         signing_input: String,
     },
 }
 
-/// A token request waiting for its client assertion's signature.
-#[derive(Debug)]
-struct PendingSign {
-    id: u64,
-    url: String,
-    headers: Vec<(String, String)>,
-    form: Vec<(String, String)>,
-    signing_input: String,
+/// Which of the driver's keys signs: the client's (`private_key_jwt` assertions) or the DPoP
+/// proof key. As data: `"client"` or `"dpop"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum SignKey {
+    Client,
+    Dpop,
 }
 
 /// Something the flow reports. As data: `{type: "signedIn", scope, expiresAtMs, refreshed}`,
@@ -273,7 +292,13 @@ pub struct Authorizer {
     refreshed_since_success: bool,
     /// The driver's clock as last told (for assertion timestamps).
     clock_ms: u64,
-    pending_sign: Option<PendingSign>,
+    pending_sign: Option<proof::PendingSign>,
+    /// The URL of the request under way (whose `DPoP-Nonce` the driver may report).
+    inflight: Option<(u64, String)>,
+    /// The token request under way, to make once more with a nonce (RFC 9449 §8).
+    token_retry: Option<proof::TokenRetry>,
+    /// Whether the last token request carried a DPoP proof.
+    proved: bool,
 }
 
 impl Authorizer {
@@ -310,6 +335,9 @@ impl Authorizer {
             refreshed_since_success: false,
             clock_ms: 0,
             pending_sign: None,
+            inflight: None,
+            token_retry: None,
+            proved: false,
         })
     }
 
@@ -467,7 +495,7 @@ impl Authorizer {
                     ("token".to_owned(), token),
                     ("token_type_hint".to_owned(), hint.to_owned()),
                 ];
-                let exchange = self.authenticated_post(&server, &client, url, form);
+                let exchange = self.authenticated_post(&server, &client, url, form, false);
                 self.step = Step::Revoke { exchange };
             }
             _ => self.events.push_back(AuthEvent::SignedOut),
@@ -558,39 +586,6 @@ impl Authorizer {
         Ok(())
     }
 
-    /// The driver signed the assertion of request `id` (`signature`: base64url).
-    pub fn handle_signature(&mut self, id: u64, signature: &str) {
-        let Some(pending) = self.pending_sign.take_if(|p| p.id == id) else {
-            return;
-        };
-        let PendingSign {
-            url,
-            headers,
-            mut form,
-            signing_input,
-            ..
-        } = pending;
-        form.push((
-            "client_assertion_type".to_owned(),
-            "urn:ietf:params:oauth:client-assertion-type:jwt-bearer".to_owned(),
-        ));
-        form.push((
-            "client_assertion".to_owned(),
-            format!("{signing_input}.{signature}"),
-        ));
-        let exchange = self.fetch(HttpMethod::Post, url, headers, Some(encode_pairs(&form)));
-        match &mut self.step {
-            Step::Code { exchange: e, .. }
-            | Step::Refresh { exchange: e, .. }
-            | Step::Revoke { exchange: e }
-                if *e == id =>
-            {
-                *e = exchange;
-            }
-            _ => {}
-        }
-    }
-
     /// A response to request `id` arrived whole.
     pub fn handle_response(&mut self, id: u64, status: u16, body: &[u8], now_ms: u64) {
         self.clock_ms = now_ms;
@@ -648,6 +643,10 @@ impl Authorizer {
                 }
             }
             Step::Code { exchange, url } if exchange == id => {
+                if let Some(exchange) = self.retry_with_nonce(status, body) {
+                    self.step = Step::Code { exchange, url };
+                    return;
+                }
                 if !ok {
                     self.fail(endpoint_error("token request", url, status, body));
                     return;
@@ -656,6 +655,10 @@ impl Authorizer {
                 self.tokens_issued(body, now_ms, scope.as_deref(), None, false, url);
             }
             Step::Refresh { exchange, url } if exchange == id => {
+                if let Some(exchange) = self.retry_with_nonce(status, body) {
+                    self.step = Step::Refresh { exchange, url };
+                    return;
+                }
                 if ok {
                     let previous = self
                         .state
@@ -694,8 +697,10 @@ impl Authorizer {
         }
     }
 
-    /// Request `id` could not be performed (network failure, blocked, timed out).
+    /// Request `id` could not be performed (network failure, blocked, timed out), or the
+    /// signature `id` could not be made.
     pub fn handle_fetch_error(&mut self, id: u64, message: &str) {
+        let id = self.signing_request(id).unwrap_or(id);
         match std::mem::replace(&mut self.step, Step::Idle) {
             Step::Resource {
                 urls,

@@ -452,6 +452,8 @@ impl Session {
             Owner::Handshake if self.discovering.is_some() => self.discovered(outcome, now_ms),
             Owner::Handshake => self.initialized(outcome, now_ms),
             Owner::Call(call) => self.call_answered(call, outcome, now_ms),
+            // A server that refuses a log level sends no log messages: nothing to do.
+            Owner::Setting => {}
         }
     }
 }

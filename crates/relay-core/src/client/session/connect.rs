@@ -249,7 +249,24 @@ impl Session {
         {
             self.open_listen();
         }
+        self.ask_log_level(now_ms);
         self.pump(now_ms);
+    }
+
+    /// A 2025 session asks for the configured log level once ready, where the server declares
+    /// `logging` (2026-07-28 requests carry it in their `_meta` instead).
+    fn ask_log_level(&mut self, now_ms: u64) {
+        let Some(level) = self.cfg.log_level else {
+            return;
+        };
+        let logs = self
+            .info
+            .as_ref()
+            .is_some_and(|i| i.capabilities.get("logging").is_some_and(Value::is_object));
+        if logs && !self.stateless_active() {
+            let params = json!({ "level": level });
+            self.send_rpc(Owner::Setting, "logging/setLevel", Some(params), now_ms);
+        }
     }
 }
 

@@ -310,6 +310,9 @@ impl Session {
                 "io.modelcontextprotocol/clientCapabilities".to_owned(),
                 self.capabilities(),
             );
+            if let Some(level) = self.cfg.log_level {
+                meta.insert("io.modelcontextprotocol/logLevel".to_owned(), json!(level));
+            }
         }
         let params = Value::Object(params);
         let mut headers = vec![("Mcp-Method".to_owned(), method.to_owned())];

@@ -90,6 +90,7 @@ impl Session {
         match owner {
             Owner::Handshake => self.handshake_failed(error, retry_after_ms, now_ms),
             Owner::Call(call) => self.call_failed(call, error, retry_after_ms, now_ms),
+            Owner::Setting => {}
         }
     }
 
@@ -222,6 +223,10 @@ impl Session {
     }
 
     pub(super) fn session_expired(&mut self, owner: Owner, generation: u64, now_ms: u64) {
+        if owner == Owner::Setting {
+            // The next session asks for the level again once it is ready.
+            return;
+        }
         let Owner::Call(call) = owner else {
             let error = ClientError::SessionExpired {
                 url: self.error_url(),

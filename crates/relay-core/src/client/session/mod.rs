@@ -59,7 +59,7 @@ use super::jsonrpc::{ErrorObject, RequestId};
 use super::ops::Output;
 use super::retry::{Jitter, RetryPolicy};
 use super::url::{redact_url, HttpUrl};
-use crate::model::{Implementation, Tool};
+use crate::model::{Implementation, LogLevel, Tool};
 use crate::sse::DEFAULT_MAX_EVENT_BYTES;
 
 /// Tunables of a session. [`SessionConfig::new`] gives the defaults.
@@ -97,6 +97,10 @@ pub struct SessionConfig {
     /// The client capabilities declared (`initialize` and, in 2026-07-28, every request's
     /// `_meta`).
     pub capabilities: Value,
+    /// The log level asked for: `logging/setLevel` once a 2025 session is ready (when the
+    /// server declares `logging`), `io.modelcontextprotocol/logLevel` in every 2026-07-28
+    /// request's `_meta`. None: no log messages are asked for.
+    pub log_level: Option<LogLevel>,
 }
 
 impl SessionConfig {
@@ -118,6 +122,7 @@ impl SessionConfig {
             elicitation: false,
             discover: true,
             capabilities: Value::Object(serde_json::Map::new()),
+            log_level: None,
         }
     }
 }

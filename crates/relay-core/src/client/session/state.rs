@@ -12,6 +12,8 @@ use crate::sse::SseDecoder;
 pub(super) enum Owner {
     Handshake,
     Call(CallId),
+    /// A request of the session's own whose answer changes nothing (`logging/setLevel`).
+    Setting,
 }
 
 /// A JSON-RPC request awaiting its answer.

@@ -110,7 +110,7 @@ impl Session {
         };
         match self.rpcs.get(n)?.owner {
             Owner::Call(call) => Some(call),
-            Owner::Handshake => None,
+            Owner::Handshake | Owner::Setting => None,
         }
     }
 
