@@ -62,6 +62,21 @@ struct Memory {
     pool: RefCell<Option<Pool>>,
     /// The content script's answer to an insert.
     tab_answer: RefCell<Value>,
+    /// While set, storage reads wait until it is cleared (a slow first load).
+    reads_held: Rc<Cell<bool>>,
+}
+
+/// Ready once the host lets reads through.
+struct Held(Rc<Cell<bool>>);
+
+impl Future for Held {
+    type Output = ();
+    fn poll(self: std::pin::Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
+        match self.0.get() {
+            true => Poll::Pending,
+            false => Poll::Ready(()),
+        }
+    }
 }
 
 /// The host: shares its memory with the test, which reads it after each step and hands it to a
@@ -157,8 +172,12 @@ impl Host for Mem {
         keys: &[&str],
     ) -> impl Future<Output = Result<Vec<Value>, ErrorBody>> {
         self.note(format!("read {} {}", area.as_str(), keys.join(",")));
-        let values = keys.iter().map(|k| self.stored(area, k)).collect();
-        std::future::ready(Ok(values))
+        let values: Vec<Value> = keys.iter().map(|k| self.stored(area, k)).collect();
+        let held = Held(Rc::clone(&self.0.reads_held));
+        async move {
+            held.await;
+            Ok(values)
+        }
     }
 
     async fn write(&self, area: Area, key: &str, value: &Value) -> Result<(), ErrorBody> {
@@ -552,4 +571,47 @@ fn a_sign_in_to_a_server_that_lets_us_in_lists_its_tools_and_answers_its_view() 
     let log = host.take_log();
     assert!(!log.iter().any(|l| l.starts_with("fetch ")), "{log:?}");
     assert_eq!(run.app.borrow().tools["notes"].len(), 2);
+}
+
+/// Polls a future once (the in-memory host may hold it).
+fn poll_once<F: Future>(future: &mut std::pin::Pin<Box<F>>) -> Poll<F::Output> {
+    future
+        .as_mut()
+        .poll(&mut Context::from_waker(Waker::noop()))
+}
+
+#[test]
+fn messages_on_a_cold_start_share_one_load_and_are_answered_as_envelopes() {
+    let host = Mem::default();
+    let run = Runner::new(host.clone());
+    host.0.reads_held.set(true);
+    let list = json!({"type": "servers/list"});
+    let mut first = Box::pin(run.message(&list, page()));
+    let mut second = Box::pin(run.message(&list, page()));
+    assert!(poll_once(&mut first).is_pending());
+    assert!(poll_once(&mut second).is_pending());
+    // A ping is answered at once, without waiting for the load.
+    let ping = run
+        .answer_at_once(Some("ping"), "content")
+        .expect("answered");
+    assert_eq!(ping["ok"], true, "{ping}");
+    assert_eq!(ping["data"]["role"], "content", "{ping}");
+    assert_eq!(run.answer_at_once(Some("servers/list"), "page"), None);
+    host.0.reads_held.set(false);
+    for future in [&mut first, &mut second] {
+        match poll_once(future) {
+            Poll::Ready(answer) => assert_eq!(answer, json!({"ok": true, "data": []})),
+            Poll::Pending => panic!("answered once the load is done"),
+        }
+    }
+    let reads = host
+        .take_log()
+        .iter()
+        .filter(|l| l.starts_with("read "))
+        .count();
+    assert_eq!(reads, 2, "one read per area for both messages");
+    // Refused messages are envelopes too.
+    let refused = now(run.message(&json!({"type": "reply/update"}), page()));
+    assert_eq!(refused["ok"], false, "{refused}");
+    assert_eq!(refused["error"]["kind"], "forbidden", "{refused}");
 }

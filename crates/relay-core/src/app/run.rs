@@ -9,7 +9,10 @@
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
 
 use serde_json::{json, Value};
 
@@ -21,7 +24,7 @@ use super::{
 use crate::client::jsonrpc::{ErrorCode, ErrorObject};
 use crate::client::{Operation, Output, ServerConfig, ServerStatus, SessionEvent};
 use crate::contract::storage::{Area, SITES_KEY};
-use crate::contract::{ErrorBody, Request, TabMessage};
+use crate::contract::{self, ErrorBody, Request, Role, TabMessage};
 
 type Answer = Result<Value, ErrorBody>;
 
@@ -31,6 +34,33 @@ type Answer = Result<Value, ErrorBody>;
 pub struct Runner<H: Host> {
     pub host: H,
     pub app: RefCell<App>,
+    /// Whether the stored state is in the app yet ([`Runner::ensure_loaded`]).
+    loaded: RefCell<Load>,
+}
+
+/// Where the state's load stands.
+enum Load {
+    NotYet,
+    /// Under way; these handlers wait for it.
+    Running(Vec<Waker>),
+    Done,
+}
+
+/// Ready once no load is under way.
+struct LoadSettled<'a>(&'a RefCell<Load>);
+
+impl Future for LoadSettled<'_> {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        match &mut *self.0.borrow_mut() {
+            Load::Running(waiting) => {
+                waiting.push(cx.waker().clone());
+                Poll::Pending
+            }
+            _ => Poll::Ready(()),
+        }
+    }
 }
 
 /// The toolbar badge for this many calls waiting for the user (none when none).
@@ -48,10 +78,87 @@ impl<H: Host> Runner<H> {
         Rc::new(Runner {
             host,
             app: RefCell::new(App::default()),
+            loaded: RefCell::new(Load::NotYet),
         })
     }
 
-    /// Restores the state from storage: configuration, tools and sign-ins from the local area,
+    /// Answers one message from an extension page or content script (`message` as received;
+    /// `sender` as the platform classified it from Chrome's sender information, never from the
+    /// message): admission by the contract, the state loaded, then the answer, as an envelope.
+    pub async fn message(self: &Rc<Self>, message: &Value, mut sender: Sender) -> Value {
+        let answer = async {
+            let role = sender.role()?;
+            let request = contract::admit(message, role)?;
+            if role == Role::Content {
+                // What the page's URL is now; the core decides how far to trust it.
+                let url = message.get("url").and_then(Value::as_str);
+                sender.reported_url = url.map(str::to_owned);
+            }
+            self.ensure_loaded().await?;
+            self.answer(request, &sender).await
+        };
+        match answer.await {
+            Ok(data) => contract::ok(data),
+            Err(e) => contract::err(e),
+        }
+    }
+
+    /// The answer to a message that needs neither the state nor the full handler (`ping`, the
+    /// liveness check pages and content scripts send first), with the state's load started
+    /// behind it as a full answer would have; `None` for any other message. On a cold start
+    /// this costs no storage read and none of the handler's code (V8 compiles each wasm
+    /// function on its first call, and the handler is the module's largest).
+    pub fn answer_at_once(self: &Rc<Self>, kind: Option<&str>, role: &str) -> Option<Value> {
+        let role = match role {
+            "page" => Role::Page,
+            "content" => Role::Content,
+            _ => return None,
+        };
+        if kind != Some("ping") {
+            return None;
+        }
+        let run = Rc::clone(self);
+        self.host.spawn(Box::pin(async move {
+            let _ = run.ensure_loaded().await;
+        }));
+        Some(contract::ok(App::ping(role)))
+    }
+
+    /// Loads the state from storage once per worker life ([`Runner::load`]). Handlers that
+    /// arrive while it loads (a panel sends several messages at once on a cold start) wait for
+    /// the same load instead of reading storage again; a failed load is tried again by the next
+    /// handler.
+    pub async fn ensure_loaded(self: &Rc<Self>) -> Result<(), ErrorBody> {
+        loop {
+            let load_here = {
+                let mut load = self.loaded.borrow_mut();
+                match &*load {
+                    Load::Done => return Ok(()),
+                    Load::Running(_) => false,
+                    Load::NotYet => {
+                        *load = Load::Running(Vec::new());
+                        true
+                    }
+                }
+            };
+            if load_here {
+                break;
+            }
+            LoadSettled(&self.loaded).await;
+        }
+        let result = self.load().await;
+        let next = if result.is_ok() {
+            Load::Done
+        } else {
+            Load::NotYet
+        };
+        if let Load::Running(waiting) = self.loaded.replace(next) {
+            waiting.into_iter().for_each(Waker::wake);
+        }
+        result
+    }
+
+    /// Restores the state from storage (once: [`Runner::ensure_loaded`]): configuration, tools and sign-ins from the local area,
     /// the ledger from the session area (both reads under way before either is awaited). A
     /// worker that stopped mid-call cannot know whether the call ran: the app turns such calls
     /// "unknown" and tells their chats.

@@ -11,11 +11,10 @@
 //! `chrome.storage.session`; both are loaded once per worker life, changed synchronously in the
 //! app, and written back whole, so concurrent handlers never interleave a read-modify-write.
 
-use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::rc::Rc;
 
-use relay_core::app::{App, DpopProver, Host, ProgressFn, Runner, Sender, Task};
+use relay_core::app::{DpopProver, Host, ProgressFn, Runner, Task};
 use relay_core::auth::{AuthRequest, PublicJwk};
 use relay_core::client::{ClientError, Operation, Output, Pool, PoolOptions, ServerConfig};
 use relay_core::contract::storage::Area;
@@ -37,9 +36,6 @@ pub struct Browser {
     local: Store,
     session: Store,
     client: McpClient,
-    loaded: Cell<bool>,
-    /// The load under way, if any (see [`ensure_loaded`]).
-    loading: RefCell<Option<js_sys::Promise>>,
     /// The servers' DPoP proof keys (WebCrypto, in IndexedDB).
     keys: keys::DpopKeys,
 }
@@ -53,8 +49,6 @@ thread_local! {
             local: Store::detect("local"),
             session: Store::detect("session"),
             client: McpClient::new(PoolOptions::default().with_elicitation()),
-            loaded: Cell::new(false),
-            loading: RefCell::new(None),
             keys: keys::DpopKeys::default(),
         });
         // Servers' questions go to the app (weakly: the client lives inside the service).
@@ -77,87 +71,25 @@ type HandlerResult = Result<Value, ErrorBody>;
 /// Chrome's sender information, never from the message.
 #[wasm_bindgen]
 pub async fn handle(message: JsValue, sender: JsValue) -> Result<JsValue, JsValue> {
-    let answer = match answer(message, sender).await {
-        Ok(data) => contract::ok(data),
-        Err(e) => contract::err(e),
+    let svc = SERVICE.with(Rc::clone);
+    let answer = match (from_js(message, "message"), from_js(sender, "sender")) {
+        (Ok(message), Ok(sender)) => svc.message(&message, sender).await,
+        (_, Err(_)) => contract::err(ErrorBody::new("forbidden", "missing sender")),
+        (Err(_), _) => contract::err(contract::ContractError::Malformed.into()),
     };
     to_js(&answer)
 }
 
-/// Answers at once a message that needs neither the state nor the full handler (`ping`, the
-/// liveness check pages and content scripts send first), and starts loading the state behind
-/// it, as `handle` would have; `undefined` for any other message, which then goes to `handle`.
-/// On a cold start this answer costs no storage read and none of the handler's code: V8
-/// compiles each wasm function on its first call, and `handle` is the module's largest.
+/// `Runner::answer_at_once`: the answer to a `ping` without the state or the full handler;
+/// `undefined` for any other message, which then goes to `handle`.
 #[wasm_bindgen(js_name = answerAtOnce)]
 pub fn answer_at_once(message: &JsValue, role: &str) -> JsValue {
     let kind = js_sys::Reflect::get(message, &JsValue::from_str("type")).ok();
-    let role = match role {
-        "page" => contract::Role::Page,
-        "content" => contract::Role::Content,
-        _ => return JsValue::UNDEFINED,
-    };
-    if kind.and_then(|t| t.as_string()).as_deref() != Some("ping") {
-        return JsValue::UNDEFINED;
-    }
-    let svc = SERVICE.with(Rc::clone);
-    wasm_bindgen_futures::spawn_local(async move {
-        let _ = ensure_loaded(&svc).await;
-    });
-    crate::js::value_to_js(&contract::ok(App::ping(role))).unwrap_or(JsValue::UNDEFINED)
-}
-
-async fn answer(message: JsValue, sender: JsValue) -> HandlerResult {
-    let mut sender: Sender =
-        from_js(sender, "sender").map_err(|_| ErrorBody::new("forbidden", "missing sender"))?;
-    let role = sender.role()?;
-    let message: Value = from_js(message, "message")
-        .map_err(|_| ErrorBody::from(contract::ContractError::Malformed))?;
-    let request = contract::admit(&message, role)?;
-    if role == contract::Role::Content {
-        // What the page's URL is now; the core decides how far to trust it.
-        sender.reported_url = message
-            .get("url")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-    }
-    let svc = SERVICE.with(Rc::clone);
-    ensure_loaded(&svc).await?;
-    svc.answer(request, &sender).await
-}
-
-/// Loads the state from storage once per worker life. Handlers that arrive while it loads (a
-/// panel sends several messages at once on a cold start) wait for the same load instead of
-/// reading storage again.
-async fn ensure_loaded(svc: &Rc<Service>) -> Result<(), ErrorBody> {
-    if svc.host.loaded.get() {
-        return Ok(());
-    }
-    let under_way = svc.host.loading.borrow().clone();
-    let promise = match under_way {
-        Some(p) => p,
-        None => {
-            let run = Rc::clone(svc);
-            let p = wasm_bindgen_futures::future_to_promise(async move {
-                let result = run.load().await;
-                // A failed load is tried again by the next message.
-                run.host.loading.borrow_mut().take();
-                run.host.loaded.set(result.is_ok());
-                result
-                    .map(|()| JsValue::UNDEFINED)
-                    .map_err(|e| crate::js::error_value(&e))
-            });
-            *svc.host.loading.borrow_mut() = Some(p.clone());
-            p
-        }
-    };
-    wasm_bindgen_futures::JsFuture::from(promise)
-        .await
-        .map(|_| ())
-        .map_err(|e| {
-            from_js(e, "load error")
-                .unwrap_or_else(|_| ErrorBody::new("storage", "loading the state failed"))
-        })
+    let kind = kind.and_then(|t| t.as_string());
+    let answer = SERVICE.with(|svc| svc.answer_at_once(kind.as_deref(), role));
+    answer.map_or(JsValue::UNDEFINED, |a| {
+        crate::js::value_to_js(&a).unwrap_or(JsValue::UNDEFINED)
+    })
 }
 
 impl Browser {
