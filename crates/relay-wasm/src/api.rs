@@ -154,9 +154,12 @@ impl StreamParserJs {
         answer(&self.inner.push(text))
     }
 
-    /// Feeds a chunk appended to the text.
-    pub fn append(&mut self, chunk: &str) -> JsValue {
-        answer(&self.inner.append(chunk))
+    /// Feeds a chunk appended to the text (a string; another value is read as `String(chunk)`).
+    /// The chunk reaches the parser through `crate::staged` (`encodeInto` into a buffer kept
+    /// in wasm memory), not wasm-bindgen's `&str` glue, which cost most of an append.
+    pub fn append(&mut self, chunk: &JsValue) -> JsValue {
+        let update = crate::staged::with_str(chunk, |chunk| self.inner.append(chunk));
+        answer(&update)
     }
 
     /// The reply is complete: reports what can only be decided at the end.

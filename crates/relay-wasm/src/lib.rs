@@ -14,6 +14,7 @@ mod boundary_bench;
 mod js;
 pub mod mcp;
 mod service;
+mod staged;
 mod storage;
 
 pub use api::*;

@@ -322,7 +322,11 @@ mod tests {
             &long,
         ];
         for text in cases {
-            assert_eq!(utf16_len(text.as_bytes()), text.encode_utf16().count(), "{text:?}");
+            assert_eq!(
+                utf16_len(text.as_bytes()),
+                text.encode_utf16().count(),
+                "{text:?}"
+            );
         }
     }
 
