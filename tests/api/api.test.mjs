@@ -92,6 +92,30 @@ test('StreamParser.append takes any text in any chunks, as parseToolCalls reads 
   parser.free();
 });
 
+test('tool lists of any size and text convert alike, however often', () => {
+  // `servers` crosses as JSON text through a staging buffer in wasm memory (one encodeInto),
+  // which grows for a large list and is given back past 4 MB; a small list after a large one
+  // reuses it. Each conversion must find the same tools and calls.
+  const reply = call('get-sum', 'everything', { a: 1, b: 2 }) + call('notes_search_notes', 'bench', { query: 'x' });
+  const big = { id: 'big', name: 'big', tools: Array.from({ length: 30 }, (_, i) => fixture('tools100.json').map((t) => ({ ...t, name: `${t.name}_${i}` }))).flat() };
+  const odd = { ...everything, tools: everything.tools.map((t) => ({ ...t, description: `${t.description ?? ''} \ud800 — é 😀` })) };
+  const cases = [
+    { servers: [everything], count: 13, calls: ['get-sum'] },
+    { servers: [big, bench], count: 3100, calls: ['notes_search_notes'] }, // ~6 MB of JSON
+    { servers: [everything, bench], count: 113, calls: ['get-sum', 'notes_search_notes'] },
+    { servers: [odd], count: 13, calls: ['get-sum'] }, // a lone surrogate, non-ASCII text
+  ];
+  for (const [i, c] of cases.entries()) {
+    const set = new core.ToolSet(c.servers);
+    assert.equal(set.tools, c.count, `case ${i}`);
+    assert.deepEqual(set.parse(reply).calls.map((x) => x.tool), c.calls, `case ${i}`);
+    assert.deepEqual(core.parseToolCalls(reply, [...c.servers]).calls.map((x) => x.tool), c.calls, `case ${i}, parseToolCalls`);
+    set.free();
+  }
+  const prompt = core.promptForServers([odd]).text;
+  assert.ok(prompt.includes('\ufffd — é 😀'), 'the lone surrogate reads as U+FFFD, the rest as written');
+});
+
 test('ToolSet prompts, rendered once, equal promptForServers for every option', () => {
   const variants = [
     undefined,

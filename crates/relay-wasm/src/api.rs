@@ -81,7 +81,6 @@ pub fn prompt_for_servers_js(servers: JsValue, options: JsValue) -> Result<JsVal
     converted(&servers)?.prompt(options)
 }
 
-/// Finds the tool calls in one reply; never throws for any text.
 /// The answer of a client with nobody to ask (the conformance client) to an elicitation's
 /// `params`: accept with every field's default (SEP-1034, `relay_core::elicitation`), or decline
 /// when a required field has none or the request is not a form.
@@ -97,6 +96,7 @@ pub fn elicitation_defaults(params: JsValue) -> Result<JsValue, JsValue> {
     to_js(&answer)
 }
 
+/// Finds the tool calls in one reply; never throws for any text.
 #[wasm_bindgen(js_name = parseToolCalls)]
 pub fn parse_tool_calls_js(text: &str, servers: JsValue) -> Result<JsValue, JsValue> {
     let c = converted(&servers)?;
