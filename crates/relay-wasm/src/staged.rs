@@ -1,6 +1,6 @@
 //! A JavaScript string into wasm memory without wasm-bindgen's string glue, for
-//! `StreamParser.append` (the one call made a thousand times per reply) and the texts the API
-//! reads whole (`parseToolCalls`, `ToolSet.parse`, `StreamParser.push`, `js::from_js_text`).
+//! `StreamParser.append` (the one call made a thousand times per reply) and JSON texts
+//! (`js::from_js_text`: tool lists).
 //!
 //! wasm-bindgen passes a `&str` by calling `malloc` for the string's length, copying it one
 //! UTF-16 unit at a time in a JavaScript loop until the first non-ASCII character, then
@@ -11,6 +11,11 @@
 //! text crosses as a borrowed JS value and is encoded once, by `encodeInto`, straight into a
 //! staging buffer that lives as long as the module (its `Uint8Array` view is made again only
 //! when the buffer moves or the memory grows; a buffer grown past `KEEP` is given back).
+//!
+//! Whole replies (`parseToolCalls`, `ToolSet.parse`, `StreamParser.push`) keep the glue: the
+//! staged bytes must be validated as UTF-8 before the parser reads them (no `unsafe` here),
+//! which for a reply with a non-ASCII character near its start costs more than the glue's loop
+//! saves (measured in BENCHMARKS.md, "Third pass").
 
 use std::cell::RefCell;
 
