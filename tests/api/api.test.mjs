@@ -87,7 +87,8 @@ test('StreamParser.append takes any text in any chunks, as parseToolCalls reads 
   }
   // Other values read as String(value), and the parser goes on.
   const parser = new core.StreamParser(servers);
-  for (const value of [42, null, undefined, { toString: () => 'Sure' }]) assert.deepEqual(parser.append(value).calls, []);
+  const throws = { toString() { throw new Error('no text'); } }; // reads as nothing
+  for (const value of [42, null, undefined, throws, Symbol('s'), { toString: () => 'Sure' }]) assert.deepEqual(parser.append(value).calls, []);
   assert.deepEqual(parser.append(echo('after')).calls.map((c) => c.arguments), [{ message: 'after' }]);
   parser.free();
 });

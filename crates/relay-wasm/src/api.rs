@@ -154,7 +154,8 @@ impl StreamParserJs {
         answer(&self.inner.push(text))
     }
 
-    /// Feeds a chunk appended to the text (a string; another value is read as `String(chunk)`).
+    /// Feeds a chunk appended to the text (a string; another value is read as `String(chunk)`,
+    /// or as nothing if that throws).
     /// The chunk reaches the parser through `crate::staged` (`encodeInto` into a buffer kept
     /// in wasm memory), not wasm-bindgen's `&str` glue, which cost most of an append.
     pub fn append(&mut self, chunk: &JsValue) -> JsValue {

@@ -28,13 +28,16 @@ extern "C" {
     type TextEncoder;
     #[wasm_bindgen(constructor)]
     fn new() -> TextEncoder;
+    /// Given strings only: Node's `encodeInto` throws for anything else (browsers convert
+    /// it), and a throw through wasm would leave the stage and the parser borrowed. (Catching
+    /// it instead of asking `typeof` first measured slower: wasm-bindgen's `handleError`
+    /// wrapper costs more than the call it saves.)
     #[wasm_bindgen(method, js_name = encodeInto)]
     fn encode_into(this: &TextEncoder, text: &JsValue, into: &Uint8Array) -> EncodeResult;
 
-    /// `String(value)`: `encodeInto` in Node throws for anything but a string, and a throw
-    /// through wasm would leave the stage and the parser borrowed.
-    #[wasm_bindgen(js_name = String)]
-    fn to_string(value: &JsValue) -> JsValue;
+    /// `String(value)`, caught (a `toString` may throw).
+    #[wasm_bindgen(catch, js_name = String)]
+    fn to_string(value: &JsValue) -> Result<JsValue, JsValue>;
 
     type EncodeResult;
     #[wasm_bindgen(method, getter)]
@@ -65,10 +68,11 @@ thread_local! {
     static STAGE: RefCell<Option<Stage>> = const { RefCell::new(None) };
 }
 
-/// Calls `f` with `chunk` (or `String(chunk)` if it is not a string) as UTF-8.
+/// Calls `f` with `chunk` (or `String(chunk)` if it is not a string, `""` if that throws) as
+/// UTF-8.
 pub(crate) fn with_str<R>(chunk: &JsValue, f: impl FnOnce(&str) -> R) -> R {
     if !chunk.is_string() {
-        return with_str(&to_string(chunk), f);
+        return with_str(&string_of(chunk), f);
     }
     staged(chunk, 0, f)
 }
@@ -77,7 +81,7 @@ pub(crate) fn with_str<R>(chunk: &JsValue, f: impl FnOnce(&str) -> R) -> R {
 /// its length first, so the text is encoded once.
 pub(crate) fn with_text<R>(text: &JsValue, f: impl FnOnce(&str) -> R) -> R {
     if !text.is_string() {
-        return with_text(&to_string(text), f);
+        return with_text(&string_of(text), f);
     }
     let units = text.unchecked_ref::<js_sys::JsString>().length() as usize;
     staged(text, units.saturating_mul(3).saturating_add(ROOM), f)
@@ -141,6 +145,11 @@ impl Stage {
         }
         wasm_bindgen::throw_str("StreamParser: text too large")
     }
+}
+
+/// `String(value)`, or `""` if that throws.
+fn string_of(value: &JsValue) -> JsValue {
+    to_string(value).unwrap_or_else(|_| JsValue::from_str(""))
 }
 
 #[cfg(target_arch = "wasm32")]
