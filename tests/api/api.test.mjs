@@ -49,6 +49,74 @@ test('a StreamParser made from an array reports what parseToolCalls reports', ()
   }
 });
 
+test('StreamParser.append takes any text in any chunks, as parseToolCalls reads it whole', () => {
+  // Appended chunks reach the parser through a staging buffer in wasm memory (encodeInto), which
+  // grows for a large chunk and whose view is made again when the memory grows.
+  const servers = [everything];
+  const echo = (message) => call('echo', 'everything', { message });
+  const texts = [
+    ['ascii', 'Plain words. ' + echo('hi') + 'and more words'],
+    ['accents and dashes', 'Voilà — “quoted” ' + echo('é—ü') + ' fin'],
+    ['outside the BMP', 'Emoji 😀🎉 ' + echo('🚀 launch') + ' 𝄞'],
+    ['40 KB chunk (the buffer grows)', 'é'.repeat(20_000) + echo('big') + 'x'.repeat(20_000)],
+    ['non-ASCII over 16 KB', '😀'.repeat(9_000) + echo('after')],
+  ];
+  const expected = (text) => core.parseToolCalls(text, servers).calls;
+  for (const [name, text] of texts) {
+    for (const size of [1, 7, 4096, text.length]) {
+      // Cut between code points (a chunk that splits a surrogate pair is two lone surrogates).
+      const cps = Array.from(text);
+      const parser = new core.StreamParser(servers);
+      const seen = [];
+      const others = [];
+      for (let i = 0, n = 0; i < cps.length; i += size, n++) {
+        seen.push(...parser.append(cps.slice(i, i + size).join('')).calls);
+        // Grow wasm memory between appends twice (2 MB kept by other parsers each time): the
+        // staging buffer's view must follow it.
+        if (n === 2 || i + size >= cps.length / 2 && i < cps.length / 2) {
+          const other = new core.StreamParser(servers);
+          other.append('y'.repeat(2 << 20));
+          others.push(other);
+        }
+      }
+      seen.push(...parser.finish().calls);
+      parser.free();
+      for (const other of others) other.free();
+      assert.deepEqual(seen, expected(text), `${name}, chunks of ${size} code points`);
+    }
+  }
+  // Other values read as String(value), and the parser goes on.
+  const parser = new core.StreamParser(servers);
+  const throws = { toString() { throw new Error('no text'); } }; // reads as nothing
+  for (const value of [42, null, undefined, throws, Symbol('s'), { toString: () => 'Sure' }]) assert.deepEqual(parser.append(value).calls, []);
+  assert.deepEqual(parser.append(echo('after')).calls.map((c) => c.arguments), [{ message: 'after' }]);
+  parser.free();
+});
+
+test('tool lists of any size and text convert alike, however often', () => {
+  // `servers` crosses as JSON text through a staging buffer in wasm memory (one encodeInto),
+  // which grows for a large list and is given back past 4 MB; a small list after a large one
+  // reuses it. Each conversion must find the same tools and calls.
+  const reply = call('get-sum', 'everything', { a: 1, b: 2 }) + call('notes_search_notes', 'bench', { query: 'x' });
+  const big = { id: 'big', name: 'big', tools: Array.from({ length: 30 }, (_, i) => fixture('tools100.json').map((t) => ({ ...t, name: `${t.name}_${i}` }))).flat() };
+  const odd = { ...everything, tools: everything.tools.map((t) => ({ ...t, description: `${t.description ?? ''} \ud800 — é 😀` })) };
+  const cases = [
+    { servers: [everything], count: 13, calls: ['get-sum'] },
+    { servers: [big, bench], count: 3100, calls: ['notes_search_notes'] }, // ~6 MB of JSON
+    { servers: [everything, bench], count: 113, calls: ['get-sum', 'notes_search_notes'] },
+    { servers: [odd], count: 13, calls: ['get-sum'] }, // a lone surrogate, non-ASCII text
+  ];
+  for (const [i, c] of cases.entries()) {
+    const set = new core.ToolSet(c.servers);
+    assert.equal(set.tools, c.count, `case ${i}`);
+    assert.deepEqual(set.parse(reply).calls.map((x) => x.tool), c.calls, `case ${i}`);
+    assert.deepEqual(core.parseToolCalls(reply, [...c.servers]).calls.map((x) => x.tool), c.calls, `case ${i}, parseToolCalls`);
+    set.free();
+  }
+  const prompt = core.promptForServers([odd]).text;
+  assert.ok(prompt.includes('\ufffd — é 😀'), 'the lone surrogate reads as U+FFFD, the rest as written');
+});
+
 test('ToolSet prompts, rendered once, equal promptForServers for every option', () => {
   const variants = [
     undefined,

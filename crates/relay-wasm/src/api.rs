@@ -81,7 +81,6 @@ pub fn prompt_for_servers_js(servers: JsValue, options: JsValue) -> Result<JsVal
     converted(&servers)?.prompt(options)
 }
 
-/// Finds the tool calls in one reply; never throws for any text.
 /// The answer of a client with nobody to ask (the conformance client) to an elicitation's
 /// `params`: accept with every field's default (SEP-1034, `relay_core::elicitation`), or decline
 /// when a required field has none or the request is not a form.
@@ -97,6 +96,7 @@ pub fn elicitation_defaults(params: JsValue) -> Result<JsValue, JsValue> {
     to_js(&answer)
 }
 
+/// Finds the tool calls in one reply; never throws for any text.
 #[wasm_bindgen(js_name = parseToolCalls)]
 pub fn parse_tool_calls_js(text: &str, servers: JsValue) -> Result<JsValue, JsValue> {
     let c = converted(&servers)?;
@@ -154,9 +154,13 @@ impl StreamParserJs {
         answer(&self.inner.push(text))
     }
 
-    /// Feeds a chunk appended to the text.
-    pub fn append(&mut self, chunk: &str) -> JsValue {
-        answer(&self.inner.append(chunk))
+    /// Feeds a chunk appended to the text (a string; another value is read as `String(chunk)`,
+    /// or as nothing if that throws).
+    /// The chunk reaches the parser through `crate::staged` (`encodeInto` into a buffer kept
+    /// in wasm memory), not wasm-bindgen's `&str` glue, which cost most of an append.
+    pub fn append(&mut self, chunk: &JsValue) -> JsValue {
+        let update = crate::staged::with_str(chunk, |chunk| self.inner.append(chunk));
+        answer(&update)
     }
 
     /// The reply is complete: reports what can only be decided at the end.

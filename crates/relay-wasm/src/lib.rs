@@ -16,6 +16,8 @@ mod boundary_bench;
 mod js;
 pub mod mcp;
 mod service;
+#[cfg(feature = "library")]
+mod staged;
 mod storage;
 
 #[cfg(feature = "library")]
