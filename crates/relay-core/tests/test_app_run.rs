@@ -64,6 +64,8 @@ struct Memory {
     tab_answer: RefCell<Value>,
     /// While set, storage reads wait until it is cleared (a slow first load).
     reads_held: Rc<Cell<bool>>,
+    /// While set, storage reads fail.
+    reads_fail: Cell<bool>,
 }
 
 /// Ready once the host lets reads through.
@@ -174,9 +176,13 @@ impl Host for Mem {
         self.note(format!("read {} {}", area.as_str(), keys.join(",")));
         let values: Vec<Value> = keys.iter().map(|k| self.stored(area, k)).collect();
         let held = Held(Rc::clone(&self.0.reads_held));
+        let failed = self.0.reads_fail.get();
         async move {
             held.await;
-            Ok(values)
+            match failed {
+                true => Err(ErrorBody::new("storage", "chrome.storage failed: disk")),
+                false => Ok(values),
+            }
         }
     }
 
@@ -598,6 +604,7 @@ fn messages_on_a_cold_start_share_one_load_and_are_answered_as_envelopes() {
     assert_eq!(ping["data"]["role"], "content", "{ping}");
     assert_eq!(run.answer_at_once(Some("servers/list"), "page"), None);
     host.0.reads_held.set(false);
+    host.settle();
     for future in [&mut first, &mut second] {
         match poll_once(future) {
             Poll::Ready(answer) => assert_eq!(answer, json!({"ok": true, "data": []})),
@@ -614,4 +621,27 @@ fn messages_on_a_cold_start_share_one_load_and_are_answered_as_envelopes() {
     let refused = now(run.message(&json!({"type": "reply/update"}), page()));
     assert_eq!(refused["ok"], false, "{refused}");
     assert_eq!(refused["error"]["kind"], "forbidden", "{refused}");
+}
+
+#[test]
+fn a_load_that_failed_is_answered_as_an_error_and_tried_again_by_the_next_message() {
+    let host = Mem::default();
+    let run = Runner::new(host.clone());
+    host.0.reads_fail.set(true);
+    let list = json!({"type": "servers/list"});
+    let mut first = Box::pin(run.message(&list, page()));
+    assert!(poll_once(&mut first).is_pending());
+    host.settle();
+    let Poll::Ready(failed) = poll_once(&mut first) else {
+        panic!("answered once the load ended");
+    };
+    assert_eq!(failed["error"]["kind"], "storage", "{failed}");
+    host.0.reads_fail.set(false);
+    let mut second = Box::pin(run.message(&list, page()));
+    assert!(poll_once(&mut second).is_pending());
+    host.settle();
+    let Poll::Ready(answer) = poll_once(&mut second) else {
+        panic!("answered once the load ended");
+    };
+    assert_eq!(answer, json!({"ok": true, "data": []}));
 }

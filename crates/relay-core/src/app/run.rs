@@ -44,6 +44,8 @@ enum Load {
     /// Under way; these handlers wait for it.
     Running(Vec<Waker>),
     Done,
+    /// The last load failed (the next handler tries again).
+    Failed(ErrorBody),
 }
 
 /// Ready once no load is under way.
@@ -124,38 +126,37 @@ impl<H: Host> Runner<H> {
         Some(contract::ok(App::ping(role)))
     }
 
-    /// Loads the state from storage once per worker life ([`Runner::load`]). Handlers that
-    /// arrive while it loads (a panel sends several messages at once on a cold start) wait for
-    /// the same load instead of reading storage again; a failed load is tried again by the next
-    /// handler.
+    /// Loads the state from storage once per worker life ([`Runner::load`]). The load runs as
+    /// a task of its own, so no handler's end can cut it short; handlers that arrive while it
+    /// runs (a panel sends several messages at once on a cold start) wait for the same load
+    /// instead of reading storage again, and a failed load is tried again by the next handler.
     pub async fn ensure_loaded(self: &Rc<Self>) -> Result<(), ErrorBody> {
-        loop {
-            let load_here = {
-                let mut load = self.loaded.borrow_mut();
-                match &*load {
-                    Load::Done => return Ok(()),
-                    Load::Running(_) => false,
-                    Load::NotYet => {
-                        *load = Load::Running(Vec::new());
-                        true
-                    }
-                }
-            };
-            if load_here {
-                break;
+        let start = match &mut *self.loaded.borrow_mut() {
+            Load::Done => return Ok(()),
+            Load::Running(_) => false,
+            load @ (Load::NotYet | Load::Failed(_)) => {
+                *load = Load::Running(Vec::new());
+                true
             }
-            LoadSettled(&self.loaded).await;
-        }
-        let result = self.load().await;
-        let next = if result.is_ok() {
-            Load::Done
-        } else {
-            Load::NotYet
         };
-        if let Load::Running(waiting) = self.loaded.replace(next) {
-            waiting.into_iter().for_each(Waker::wake);
+        if start {
+            let run = Rc::clone(self);
+            self.host.spawn(Box::pin(async move {
+                let next = match run.load().await {
+                    Ok(()) => Load::Done,
+                    Err(e) => Load::Failed(e),
+                };
+                if let Load::Running(waiting) = run.loaded.replace(next) {
+                    waiting.into_iter().for_each(Waker::wake);
+                }
+            }));
         }
-        result
+        LoadSettled(&self.loaded).await;
+        match &*self.loaded.borrow() {
+            Load::Done => Ok(()),
+            Load::Failed(e) => Err(e.clone()),
+            _ => Err(ErrorBody::new("storage", "loading the state failed")),
+        }
     }
 
     /// Restores the state from storage (once: [`Runner::ensure_loaded`]): configuration, tools and sign-ins from the local area,
