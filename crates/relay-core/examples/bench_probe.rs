@@ -3,14 +3,20 @@
 //! `valgrind --tool=callgrind`, which load does not change:
 //!
 //! `cargo build --release -p relay-core --example bench_probe`, then
-//! `target/release/examples/bench_probe prompt|append|stream|full N [large]`:
-//! a first render of 1,000 tools; 10,000 one-byte appends to one parser; the 100 KB reply (or,
+//! `target/release/examples/bench_probe prompt|app|append|stream|full N [large]`:
+//! a first render of 1,000 tools; the extension's `prompt/build` for them (`App::prompt`, first
+//! and again); 10,000 one-byte appends to one parser; the 100 KB reply (or,
 //! with `large`, the one with a 90 KB call) in 1,000 appends; the same in one parse.
 use std::hint::black_box;
 use std::rc::Rc;
 
+use std::collections::BTreeMap;
+
+use relay_core::app::{App, Config};
+use relay_core::client::ServerConfig;
 use relay_core::model::ServerTools;
 use relay_core::parse::{bench_inputs, StreamParser};
+use relay_core::policy::Ledger;
 use relay_core::prompt::{bench_tools, prepare_for_servers, PromptOptions};
 
 fn main() {
@@ -74,6 +80,34 @@ fn main() {
             }
             eprintln!("{what} {which}: best {:.1} µs", best * 1e6);
         }
-        _ => eprintln!("usage: bench_probe prompt|append|stream|full N [large]"),
+        "app" => {
+            // The extension's `prompt/build`: App::prompt for a chat's selection of 1,000 tools,
+            // on a new app (the first render) and again on the same app (its cached render).
+            let servers = bench_tools(1_000);
+            let mut config = Config::default();
+            let mut tools = BTreeMap::new();
+            for s in &servers {
+                let url = "http://127.0.0.1:9/mcp";
+                config.servers.push(ServerConfig::new(&s.id, &s.name, url));
+                tools.insert(s.id.clone(), s.tools.clone());
+            }
+            let ids: Vec<String> = servers.iter().map(|s| s.id.clone()).collect();
+            let (mut first, mut again) = (f64::MAX, f64::MAX);
+            for _ in 0..n {
+                let (app, _) = App::restore(config.clone(), tools.clone(), Ledger::default());
+                let s = std::time::Instant::now();
+                black_box(app.prompt(None, black_box(&ids), None));
+                first = first.min(s.elapsed().as_secs_f64());
+                let s = std::time::Instant::now();
+                black_box(app.prompt(None, black_box(&ids), None));
+                again = again.min(s.elapsed().as_secs_f64());
+            }
+            eprintln!(
+                "app prompt: first best {:.3} ms, again best {:.3} ms",
+                first * 1e3,
+                again * 1e3
+            );
+        }
+        _ => eprintln!("usage: bench_probe prompt|app|append|stream|full N [large]"),
     }
 }

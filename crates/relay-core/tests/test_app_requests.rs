@@ -513,3 +513,59 @@ fn what_a_server_speaks_is_remembered_until_it_moves_or_goes() {
     app.remove_server(&id);
     assert!(app.config.protocols.is_empty());
 }
+
+/// The prompt of a fresh app on the same state: what a cached prompt must equal.
+fn fresh_prompt(app: &App, ids: &[String]) -> Value {
+    let (fresh, _) = App::restore(app.config.clone(), app.tools.clone(), Ledger::default());
+    fresh.prompt(None, ids, None)
+}
+
+#[test]
+fn a_prompt_is_rendered_once_per_selection_and_follows_every_change_of_its_tools() {
+    let mut app = app();
+    let ids = vec!["notes".to_owned(), "old".to_owned()];
+    let first = app.prompt(None, &ids, None);
+    assert!(
+        first["text"].as_str().unwrap_or_default().contains("add("),
+        "{first}"
+    );
+    assert_eq!(app.prompt(None, &ids, None), first, "the cached prompt");
+    // Each change, then the app's prompt equals a fresh app's, and differs from before.
+    type Change = fn(&mut App);
+    let changes: [(&str, Change); 5] = [
+        ("new tools", |app| {
+            let tools = vec![
+                Tool::new("add", json!({"type": "object"})),
+                Tool::new("list", json!({})),
+            ];
+            app.set_tools("notes", tools);
+        }),
+        ("a tool switched off", |app| {
+            app.config.set_tool("notes", "list", None, Some(false));
+        }),
+        ("the server renamed", |app| {
+            app.config.servers[0].name = "Notebook".into();
+        }),
+        ("the other server listed", |app| {
+            app.set_tools("old", vec![Tool::new("fetch", json!({"type": "object"}))]);
+        }),
+        ("the server switched off", |app| {
+            app.config.servers[0].enabled = false;
+        }),
+    ];
+    let mut before = first;
+    for (what, change) in changes {
+        change(&mut app);
+        let now = app.prompt(None, &ids, None);
+        assert_eq!(now, fresh_prompt(&app, &ids), "{what}");
+        assert_ne!(now, before, "{what}: the prompt changed");
+        before = now;
+    }
+    // Other options reuse the rendered tools and still match a fresh app.
+    let options = serde_json::from_value(json!({"customInstructions": "Be brief."})).ok();
+    let (fresh, _) = App::restore(app.config.clone(), app.tools.clone(), Ledger::default());
+    assert_eq!(
+        app.prompt(None, &ids, options.clone()),
+        fresh.prompt(None, &ids, options)
+    );
+}

@@ -110,6 +110,10 @@ pub struct App {
     /// One streaming parser per reply being written (`chat|message`); rebuilt from the text a
     /// content script sends after a restart.
     parsers: HashMap<String, StreamParser>,
+    /// Bumped whenever [`App::tools`] changes: part of the prompt cache's key.
+    tools_generation: u64,
+    /// The last selection's tools rendered for prompts (see [`App::prompt`]).
+    prompts: std::cell::RefCell<Option<tools::PromptCache>>,
 }
 
 impl App {
@@ -131,6 +135,8 @@ impl App {
             elicitations: BTreeMap::new(),
             next_elicitation: 0,
             parsers: HashMap::new(),
+            tools_generation: 0,
+            prompts: Default::default(),
         };
         let recovered = app.ledger.recover_after_restart();
         let mut effects = Vec::new();
@@ -187,6 +193,7 @@ impl App {
             return Vec::new();
         }
         self.tools.insert(server.to_owned(), tools);
+        self.tools_generation += 1;
         vec![Effect::SaveTools]
     }
 
@@ -224,6 +231,7 @@ impl App {
     pub fn remove_server(&mut self, id: &str) -> Vec<Effect> {
         self.config.remove_server(id);
         self.tools.remove(id);
+        self.tools_generation += 1;
         let mut effects = vec![Effect::SaveConfig, Effect::SaveTools];
         effects.extend(self.forget_auth(id));
         effects

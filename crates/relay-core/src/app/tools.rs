@@ -1,15 +1,17 @@
 //! Tools as the user governs them: their views for the side panel, policy changes, runs by
 //! hand, and the prompt a chat gets for its servers.
 
+use std::collections::BTreeMap;
+
 use serde_json::{json, Map, Value};
 
 use crate::contract::{ErrorBody, Role};
 use crate::model::Tool;
 use crate::policy::{allows_read_only, content_server_ids, policy_change, Decision, ToolPolicy};
-use crate::prompt::{system_prompt, DisabledTools, PromptOptions};
+use crate::prompt::{prepare_system, DisabledTools, PreparedSelection, PromptOptions};
 use crate::schema::validate;
 
-use super::{App, ChatSettings, Effect};
+use super::{App, ChatSettings, Effect, ToolSetting};
 
 /// A policy change the side panel asks for (`tools/policy`).
 #[derive(Debug, Clone, Default)]
@@ -117,6 +119,9 @@ impl App {
 
     /// The prompt for `ids`: explicit `options`, or the chat's strategy, limits and the user's
     /// custom instructions. `null` when there is nothing to describe; diagnostics either way.
+    /// The selection's tools are rendered once and kept until they change (a server's tools,
+    /// name or switch, a tool's switch), so a prompt for another chat or other options is a
+    /// concatenation.
     pub fn prompt(
         &self,
         chat: Option<&ChatSettings>,
@@ -137,8 +142,17 @@ impl App {
             }
             o
         });
-        let all = self.selected_tools(ids);
-        let outcome = system_prompt(&all, ids, &DisabledTools::default(), &options);
+        let key = self.prompt_key(ids);
+        let mut cache = self.prompts.borrow_mut();
+        let prepared = match cache.as_ref().filter(|c| c.key == key) {
+            Some(hit) => &hit.selection,
+            None => {
+                let all = self.selected_tools(ids);
+                let selection = prepare_system(&all, ids, &DisabledTools::default());
+                &cache.insert(PromptCache { key, selection }).selection
+            }
+        };
+        let outcome = prepared.prompt(&options);
         let mut value = match outcome.prompt {
             Some(p) => serde_json::to_value(p).unwrap_or(Value::Null),
             None => Value::Null,
@@ -150,5 +164,41 @@ impl App {
             );
         }
         value
+    }
+}
+
+/// What a selection's prompt depends on besides the options: the ids, the tools' generation,
+/// and each server's name, switch and tool settings.
+#[derive(PartialEq)]
+pub(super) struct PromptKey {
+    ids: Vec<String>,
+    tools_generation: u64,
+    servers: Vec<Option<ServerKey>>,
+}
+
+/// A selected server as its prompt sees it: name, switch, tool settings.
+type ServerKey = (String, bool, Option<BTreeMap<String, ToolSetting>>);
+
+/// The last selection's tools rendered for prompts.
+pub(super) struct PromptCache {
+    key: PromptKey,
+    selection: PreparedSelection,
+}
+
+impl App {
+    fn prompt_key(&self, ids: &[String]) -> PromptKey {
+        let server = |id: &String| {
+            let s = self.config.servers.iter().find(|s| &s.id == id)?;
+            Some((
+                s.name.clone(),
+                s.enabled,
+                self.config.tools.get(id).cloned(),
+            ))
+        };
+        PromptKey {
+            ids: ids.to_vec(),
+            tools_generation: self.tools_generation,
+            servers: ids.iter().map(server).collect(),
+        }
     }
 }

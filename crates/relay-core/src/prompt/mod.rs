@@ -266,15 +266,69 @@ pub fn system_prompt(
     disabled: &DisabledTools,
     options: &PromptOptions,
 ) -> PromptOutcome {
+    prepare_system(all, server_ids, disabled).prompt(options)
+}
+
+/// A selection's tools rendered once ([`prepare_system`]): [`PreparedSelection::prompt`] equals
+/// [`system_prompt`] for any options, and costs a concatenation. The side panel and chat pages
+/// ask for prompts far more often than tools change.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreparedSelection {
+    /// No server was asked for.
+    none_selected: bool,
+    /// What choosing the servers found (unknown, switched off).
+    chosen: Vec<Diagnostic>,
+    /// The same, plus what bounding found, when no tool is left to render.
+    bounded: Vec<Diagnostic>,
+    tools: Option<PreparedTools>,
+}
+
+impl PreparedSelection {
+    /// The prompt with `options` (see [`system_prompt`]).
+    pub fn prompt(&self, options: &PromptOptions) -> PromptOutcome {
+        if self.none_selected || options.strategy == Strategy::Disabled {
+            let mut diagnostics = self.chosen.clone();
+            if !self.none_selected {
+                diagnostics.push(Diagnostic::new(
+                    DiagnosticCode::StrategyDisabled,
+                    "Tools are disabled for this chat.",
+                ));
+            }
+            return PromptOutcome {
+                prompt: None,
+                diagnostics,
+            };
+        }
+        let prompt = self.tools.as_ref().and_then(|p| p.prompt(options));
+        let diagnostics = match &prompt {
+            Some(p) => p.diagnostics.clone(),
+            None => self.bounded.clone(),
+        };
+        PromptOutcome {
+            prompt,
+            diagnostics,
+        }
+    }
+}
+
+/// Chooses and renders the tools of `server_ids` among `all` (see [`system_prompt`]), for any
+/// number of prompts.
+pub fn prepare_system(
+    all: &[ServerTools],
+    server_ids: &[String],
+    disabled: &DisabledTools,
+) -> PreparedSelection {
     let mut diagnostics = Vec::new();
     if server_ids.is_empty() {
         diagnostics.push(Diagnostic::new(
             DiagnosticCode::NoServersSelected,
             "No server is selected for this chat.",
         ));
-        return PromptOutcome {
-            prompt: None,
-            diagnostics,
+        return PreparedSelection {
+            none_selected: true,
+            chosen: diagnostics,
+            bounded: Vec::new(),
+            tools: None,
         };
     }
     let mut groups: Vec<Group<'_>> = Vec::new();
@@ -304,32 +358,13 @@ pub fn system_prompt(
             .collect();
         groups.push(Group { server, tools });
     }
-    build(&groups, options, diagnostics)
-}
-
-/// Shared by both entry points: checks, then the sections.
-pub(crate) fn build(
-    groups: &[Group<'_>],
-    options: &PromptOptions,
-    mut diagnostics: Vec<Diagnostic>,
-) -> PromptOutcome {
-    if options.strategy == Strategy::Disabled {
-        diagnostics.push(Diagnostic::new(
-            DiagnosticCode::StrategyDisabled,
-            "Tools are disabled for this chat.",
-        ));
-        return PromptOutcome {
-            prompt: None,
-            diagnostics,
-        };
-    }
-    let prompt = prepare(groups, &mut diagnostics).and_then(|p| p.prompt(options));
-    if let Some(p) = &prompt {
-        diagnostics.clone_from(&p.diagnostics);
-    }
-    PromptOutcome {
-        prompt,
-        diagnostics,
+    let chosen = diagnostics.clone();
+    let tools = prepare(&groups, &mut diagnostics);
+    PreparedSelection {
+        none_selected: false,
+        chosen,
+        bounded: diagnostics,
+        tools,
     }
 }
 
