@@ -172,19 +172,17 @@ impl App {
                     .servers
                     .iter()
                     .find(|s| &s.id == id && s.enabled)?;
-                let list: Vec<Tool> = self
-                    .tools
-                    .get(id)
-                    .map(|ts| {
-                        ts.iter()
-                            .filter(|t| self.config.tool_setting(id, &t.name).1)
-                            .cloned()
-                            .collect()
-                    })
-                    .unwrap_or_default();
+                let list = self.enabled_tools(id).into_iter().cloned().collect();
                 Some(ServerTools::new(s.id.clone(), s.name.clone(), list))
             })
             .collect()
+    }
+
+    /// A server's last known tools that the user has not switched off.
+    pub fn enabled_tools(&self, id: &str) -> Vec<&Tool> {
+        let on = |t: &&Tool| self.config.tool_setting(id, &t.name).1;
+        let known = self.tools.get(id).map(Vec::as_slice).unwrap_or_default();
+        known.iter().filter(on).collect()
     }
 
     /// Records a server's freshly listed tools; persisted only when they changed.

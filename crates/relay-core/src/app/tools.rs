@@ -6,9 +6,10 @@ use std::collections::BTreeMap;
 use serde_json::{json, Map, Value};
 
 use crate::contract::{ErrorBody, Role};
+use crate::model::ServerTools;
 use crate::model::Tool;
 use crate::policy::{allows_read_only, content_server_ids, policy_change, Decision, ToolPolicy};
-use crate::prompt::{prepare_system, DisabledTools, PreparedSelection, PromptOptions};
+use crate::prompt::{prepare_chosen, PreparedSelection, PromptOptions};
 use crate::schema::validate;
 
 use super::{App, ChatSettings, Effect, ToolSetting};
@@ -147,8 +148,14 @@ impl App {
         let prepared = match cache.as_ref().filter(|c| c.key == key) {
             Some(hit) => &hit.selection,
             None => {
-                let all = self.selected_tools(ids);
-                let selection = prepare_system(&all, ids, &DisabledTools::default());
+                // The servers by name only: their tools are read where the app keeps them,
+                // not copied (a copy of 1,000 tools cost as much as rendering them).
+                let enabled = self.config.servers.iter().filter(|s| s.enabled);
+                let names: Vec<ServerTools> = enabled
+                    .map(|s| ServerTools::new(s.id.clone(), s.name.clone(), Vec::new()))
+                    .collect();
+                let tools = |server: &ServerTools| self.enabled_tools(&server.id);
+                let selection = prepare_chosen(&names, ids, |_| false, tools);
                 &cache.insert(PromptCache { key, selection }).selection
             }
         };

@@ -318,6 +318,23 @@ pub fn prepare_system(
     server_ids: &[String],
     disabled: &DisabledTools,
 ) -> PreparedSelection {
+    fn on<'a>(server: &'a ServerTools, disabled: &DisabledTools) -> Vec<&'a Tool> {
+        let on = |t: &&Tool| !disabled.is_tool_disabled(&server.id, &t.name);
+        server.tools.iter().filter(on).collect()
+    }
+    let off = |id: &str| disabled.is_server_disabled(id);
+    prepare_chosen(all, server_ids, off, |server| on(server, disabled))
+}
+
+/// [`prepare_system`] with the tools of each server given by `tools` (and servers switched off
+/// by `off`), so that a caller that keeps its tools elsewhere renders them without copying:
+/// `all` then names the servers and may leave their `tools` empty.
+pub fn prepare_chosen<'a>(
+    all: &'a [ServerTools],
+    server_ids: &[String],
+    off: impl Fn(&str) -> bool,
+    tools: impl Fn(&'a ServerTools) -> Vec<&'a Tool>,
+) -> PreparedSelection {
     let mut diagnostics = Vec::new();
     if server_ids.is_empty() {
         diagnostics.push(Diagnostic::new(
@@ -343,7 +360,7 @@ pub fn prepare_system(
             ));
             continue;
         };
-        if disabled.is_server_disabled(id) {
+        if off(id) {
             let name = server_display_name(server);
             diagnostics.push(Diagnostic::new(
                 DiagnosticCode::DisabledServer,
@@ -351,12 +368,10 @@ pub fn prepare_system(
             ));
             continue;
         }
-        let tools = server
-            .tools
-            .iter()
-            .filter(|t| !disabled.is_tool_disabled(id, &t.name))
-            .collect();
-        groups.push(Group { server, tools });
+        groups.push(Group {
+            server,
+            tools: tools(server),
+        });
     }
     let chosen = diagnostics.clone();
     let tools = prepare(&groups, &mut diagnostics);
