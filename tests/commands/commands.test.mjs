@@ -138,6 +138,8 @@ const FIGURES = [
   /^prompt\/everything \(native\)$/,
   /^prompt\/tools100 \(native\)$/,
   /^prompt_rebuild\/1000_tools \(native\)$/,
+  /^prompt_app\/1000_tools_first \(native\)$/,
+  /^prompt_app\/1000_tools_again \(native\)$/,
   /^stream\/full ratio, 100KB in 1000 appends \(native\)$/,
   /^stream\/full ratio, 100KB one large call in 1000 appends \(native\)$/,
   /^wasm size \(optimised\)$/,

@@ -2,14 +2,21 @@
 //!
 //! Ids: `prompt/everything`, `prompt/tools100`, `prompt/1000_tools` (a prompt from the tool
 //! definitions; the wasm bench in Node measures the same inputs through
-//! `relay_core::prompt::bench_tools`), and `prompt_rebuild/1000_tools` (a prompt with other
-//! options from tools rendered once: `PreparedTools::prompt`).
+//! `relay_core::prompt::bench_tools`), `prompt_rebuild/1000_tools` (a prompt with other
+//! options from tools rendered once: `PreparedTools::prompt`), and the extension's
+//! `prompt/build` for a chat's 1,000 tools (`App::prompt`): `prompt_app/1000_tools_first` on an
+//! app that has not rendered them yet, `prompt_app/1000_tools_again` on one that has.
 
 use std::hint::black_box;
 use std::path::Path;
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use std::collections::BTreeMap;
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use relay_core::app::{App, Config};
+use relay_core::client::ServerConfig;
 use relay_core::model::{ServerTools, Tool};
+use relay_core::policy::Ledger;
 use relay_core::prompt::{
     bench_tools, prepare_for_servers, prompt_for_servers, PromptOptions, Strategy,
 };
@@ -49,6 +56,32 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("prompt_rebuild");
     group.bench_function("1000_tools", |b| {
         b.iter(|| prepared.prompt(black_box(&forced)))
+    });
+    group.finish();
+
+    // The extension's path: the app keeps the tools per server and renders a selection once.
+    let mut config = Config::default();
+    let mut tools = BTreeMap::new();
+    for s in &servers {
+        let url = "http://127.0.0.1:9/mcp";
+        config.servers.push(ServerConfig::new(&s.id, &s.name, url));
+        tools.insert(s.id.clone(), s.tools.clone());
+    }
+    let ids: Vec<String> = servers.iter().map(|s| s.id.clone()).collect();
+    let fresh = || App::restore(config.clone(), tools.clone(), Ledger::default()).0;
+    let mut group = c.benchmark_group("prompt_app");
+    group.bench_function("1000_tools_first", |b| {
+        // `_ref`: the app is dropped outside the measurement.
+        b.iter_batched_ref(
+            fresh,
+            |app| app.prompt(None, black_box(&ids), None),
+            BatchSize::LargeInput,
+        )
+    });
+    let app = fresh();
+    app.prompt(None, &ids, None);
+    group.bench_function("1000_tools_again", |b| {
+        b.iter(|| app.prompt(None, black_box(&ids), None))
     });
     group.finish();
 }
