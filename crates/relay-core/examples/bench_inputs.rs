@@ -28,9 +28,16 @@ fn main() -> std::io::Result<()> {
             bench_inputs::reply_with_calls(size),
         )?;
     }
+    for (name, size) in [("100KB", 100_000), ("1MB", 1_000_000)] {
+        std::fs::write(
+            dir.join(format!("reply_{name}_one_large_call.txt")),
+            bench_inputs::reply_with_one_large_call(size),
+        )?;
+    }
+    // 1 MB with a call every ~4.4 KB: 205 calls.
     std::fs::write(
-        dir.join("reply_100KB_one_large_call.txt"),
-        bench_inputs::reply_with_one_large_call(100_000),
+        dir.join("reply_1MB_many_calls.txt"),
+        bench_inputs::reply_with_calls_every(1_000_000, 4400),
     )?;
     // The adversarial replies, 1 MB each: `adversarial/<name>_1MB.txt`.
     let adversarial = dir.join("adversarial");

@@ -6,7 +6,8 @@
 //! `target/release/examples/bench_probe prompt|app|append|stream|full N [large]`:
 //! a first render of 1,000 tools; the extension's `prompt/build` for them (`App::prompt`, first
 //! and again); 10,000 one-byte appends to one parser; the 100 KB reply (or,
-//! with `large`, the one with a 90 KB call) in 1,000 appends; the same in one parse.
+//! with `large`, the one with a 90 KB call; `large1m`, one 1 MB call; `many`, 1 MB with 205
+//! calls) in 1,000 appends; the same in one parse.
 use std::hint::black_box;
 use std::rc::Rc;
 
@@ -56,10 +57,11 @@ fn main() {
         "stream" | "full" => {
             let servers: Rc<[ServerTools]> = bench_inputs::servers().into();
             let which = std::env::args().nth(3).unwrap_or_default();
-            let text = if which == "large" {
-                bench_inputs::reply_with_one_large_call(100_000)
-            } else {
-                bench_inputs::reply_with_calls(100_000)
+            let text = match which.as_str() {
+                "large" => bench_inputs::reply_with_one_large_call(100_000),
+                "large1m" => bench_inputs::reply_with_one_large_call(1_000_000),
+                "many" => bench_inputs::reply_with_calls_every(1_000_000, 4_400),
+                _ => bench_inputs::reply_with_calls(100_000),
             };
             let ends = bench_inputs::chunk_ends(&text, 1_000);
             let mut best = f64::MAX;

@@ -203,17 +203,23 @@ fn call(rng: &mut Rng, out: &mut String, n: usize) {
 /// A reply of about `size` bytes: prose with a call every ~20 KB (at least one), and a JSON
 /// example that is not a call.
 pub fn reply_with_calls(size: usize) -> String {
+    reply_with_calls_every(size, 20_000)
+}
+
+/// [`reply_with_calls`] with a call every ~`gap` bytes (for 1 MB: 20 KB → 48 calls, 4.4 KB →
+/// 205, the "many calls" reply of BENCHMARKS.md).
+pub fn reply_with_calls_every(size: usize, gap: usize) -> String {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ size as u64);
     let mut out = String::with_capacity(size + 1024);
     let mut calls = 0;
-    let mut next_call = (size / 2).min(20_000);
+    let mut next_call = (size / 2).min(gap);
     while out.len() < size {
         let len = 300 + rng.below(600);
         paragraph(&mut rng, &mut out, len);
         if out.len() >= next_call {
             call(&mut rng, &mut out, calls);
             calls += 1;
-            next_call = out.len() + 20_000;
+            next_call = out.len() + gap;
             if calls % 4 == 1 {
                 out.push_str("The configuration looks like `{\"retries\": 3}` or, in full:\n\n");
                 out.push_str("```json\n{\"retries\": 3, \"timeout_ms\": 30000}\n```\n\n");
