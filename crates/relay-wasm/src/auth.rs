@@ -83,12 +83,7 @@ impl AuthFlow {
     /// `DPoP: <input>.<base64url ES256 signature>`.
     #[wasm_bindgen(js_name = resourceProof)]
     pub fn resource_proof(&mut self, method: &str, url: &str, now_ms: f64) -> Option<String> {
-        let method = match method.to_ascii_uppercase().as_str() {
-            "GET" => HttpMethod::Get,
-            "POST" => HttpMethod::Post,
-            "DELETE" => HttpMethod::Delete,
-            _ => return None,
-        };
+        let method = HttpMethod::parse(method)?;
         self.inner.resource_proof(method, url, now_ms as u64)
     }
 

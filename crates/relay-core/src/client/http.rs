@@ -32,6 +32,13 @@ impl HttpMethod {
             HttpMethod::Delete => "DELETE",
         }
     }
+
+    /// The method named `name` (any case), if it is one a session uses.
+    pub fn parse(name: &str) -> Option<HttpMethod> {
+        [HttpMethod::Get, HttpMethod::Post, HttpMethod::Delete]
+            .into_iter()
+            .find(|m| m.as_str().eq_ignore_ascii_case(name))
+    }
 }
 
 /// An HTTP request for the driver to perform. The driver reports its response with
@@ -128,6 +135,21 @@ fn header_value<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a s
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn methods_parse_by_name_in_any_case() {
+        let table = [
+            ("GET", Some(HttpMethod::Get)),
+            ("post", Some(HttpMethod::Post)),
+            ("Delete", Some(HttpMethod::Delete)),
+            ("PUT", None),
+            ("", None),
+            ("GETX", None),
+        ];
+        for (name, want) in table {
+            assert_eq!(HttpMethod::parse(name), want, "{name}");
+        }
+    }
 
     #[test]
     fn only_small_plain_answers_are_read_whole() {

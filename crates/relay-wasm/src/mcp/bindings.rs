@@ -24,7 +24,7 @@ use relay_core::client::{
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use super::client::McpClient;
+use super::client::{new_client, McpClient};
 
 /// A [`Prover`] of JavaScript functions (see `setProver`).
 struct JsProver {
@@ -64,47 +64,54 @@ impl Prover for JsProver {
 }
 use crate::js::{from_js, from_js_lenient, to_js, to_js_text};
 
-#[wasm_bindgen(js_class = RelayClient)]
-impl McpClient {
+/// The MCP client for JavaScript (see the module documentation). Clones share the sessions.
+#[wasm_bindgen]
+#[derive(Clone)]
+pub struct RelayClient {
+    client: McpClient,
+}
+
+#[wasm_bindgen]
+impl RelayClient {
     /// `servers`: an array of server configs; `options`: `{maxConcurrent,
     /// listen, toolsTtlMs, maxAttempts, baseDelayMs, maxDelayMs, budgetMs, clientName,
     /// clientVersion, elicitation, logLevel}`, all optional (`elicitation`: declare it, and
     /// answer the servers' requests with `respond`; `logLevel`: `"debug"` … `"emergency"`, the
     /// log messages to ask servers for).
     #[wasm_bindgen(constructor)]
-    pub fn js_new(servers: JsValue, options: JsValue) -> Result<McpClient, JsValue> {
+    pub fn js_new(servers: JsValue, options: JsValue) -> Result<RelayClient, JsValue> {
         let options: PoolOptions = match options.is_undefined() || options.is_null() {
             true => PoolOptions::default(),
             false => from_js_lenient(options, "options")?,
         };
-        let client = McpClient::new(options);
+        let client = new_client(options);
         if !(servers.is_undefined() || servers.is_null()) {
             let servers: Vec<ServerConfig> = from_js_lenient(servers, "servers")?;
             client.with(|pool, _| pool.set_servers(servers));
         }
-        Ok(client)
+        Ok(RelayClient { client })
     }
 
     /// Removes a server: pending calls are cancelled, its session deleted (HTTP DELETE).
     #[wasm_bindgen(js_name = removeServer)]
     pub fn remove_server(&self, server_id: &str) -> bool {
-        self.with(|pool, _| pool.remove_server(server_id))
+        self.client.with(|pool, _| pool.remove_server(server_id))
     }
 
     /// Ends every session.
     pub fn close(&self) {
-        self.with(|pool, _| pool.close());
+        self.client.with(|pool, _| pool.close());
     }
 
     /// Cancels the call started with `{key}`; whether one was pending.
     pub fn cancel(&self, key: &str) -> bool {
-        self.with(|pool, now| pool.cancel(key, now))
+        self.client.with(|pool, now| pool.cancel(key, now))
     }
 
     /// Connection state and counters of every server.
     #[wasm_bindgen(js_name = status)]
     pub fn js_status(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.with(|pool, _| pool.status()))
+        to_js(&self.client.with(|pool, _| pool.status()))
     }
 
     /// `listener(serverId, event)` receives `{type: "connected" | "listChanged" | "log" |
@@ -123,7 +130,7 @@ impl McpClient {
                     }
                 }) as Rc<dyn Fn(&str, &SessionEvent)>
             });
-        self.set_listener(listener);
+        self.client.set_listener(listener);
     }
 
     /// DPoP: `proof(serverId, method, url)` resolves with the `DPoP` header value of a request
@@ -132,14 +139,17 @@ impl McpClient {
     /// (the server asked for the nonce it sent). Both come from the core (`AuthFlow`).
     #[wasm_bindgen(js_name = setProver)]
     pub fn set_prover_js(&self, proof: js_sys::Function, answered: js_sys::Function) {
-        self.set_prover(Rc::new(JsProver { proof, answered }));
+        self.client
+            .set_prover(Some(Rc::new(JsProver { proof, answered })));
     }
 
     /// Answers a server's request (an event `{type: "request", id, method, params}`, given
     /// with `options.elicitation`) with `result`.
     pub fn respond(&self, server_id: &str, id: JsValue, result: JsValue) -> Result<bool, JsValue> {
         let (id, result) = (from_js(id, "id")?, from_js(result, "result")?);
-        Ok(self.with(|pool, now| pool.respond(server_id, id, Ok(result), now)))
+        Ok(self
+            .client
+            .with(|pool, now| pool.respond(server_id, id, Ok(result), now)))
     }
 
     /// Runs one operation, `{method, ...}` (see the module documentation); `options` is
@@ -168,7 +178,7 @@ impl McpClient {
             }) as Rc<dyn Fn(&Progress)>
         });
         let cancel_key = get("key").and_then(|k| k.as_string());
-        let client = self.clone();
+        let client = self.client.clone();
         future_to_promise(async move {
             match client.run(&server_id, op, on_progress, cancel_key).await {
                 // A tool list crosses faster as JSON text (see `js`).

@@ -2,13 +2,7 @@
 //! browser's HTTP primitives: gloo-net requests with an `AbortController`, bodies read whole or
 //! as streams, `setTimeout` timers.
 
-use std::rc::Rc;
-
-use relay_core::client::{
-    ClientError, Driver, EventFn, HttpIo, HttpRequest, Operation, Output, Pool, PoolOptions,
-    ProgressFn, Prover, ResponseHead, Task,
-};
-use wasm_bindgen::prelude::*;
+use relay_core::client::{Driver, HttpIo, HttpRequest, Pool, PoolOptions, ResponseHead, Task};
 use web_sys::AbortController;
 
 use super::fetch::{self, Body};
@@ -64,49 +58,13 @@ impl HttpIo for Fetch {
     }
 }
 
-/// The MCP client of the service worker; in JavaScript the class `RelayClient` (see
-/// `bindings`). Cheap to clone; clones share the sessions.
-#[wasm_bindgen(js_name = RelayClient)]
-#[derive(Clone)]
-pub struct McpClient {
-    driver: Driver<Fetch>,
-}
+/// The MCP client: the core's pool driven over the browser's HTTP. Cheap to clone; clones share
+/// the sessions. In JavaScript, the class `RelayClient` (`bindings`).
+pub type McpClient = Driver<Fetch>;
 
-impl McpClient {
-    /// A client with no servers.
-    pub fn new(options: PoolOptions) -> Self {
-        // Jitter only has to differ between clients that failed together.
-        let seed = (js_sys::Math::random() * u64::MAX as f64) as u64;
-        let driver = Driver::new(Pool::new(options, seed), Fetch);
-        McpClient { driver }
-    }
-
-    /// Hands every server event (connected, lists changed, a server's request) to `listener`.
-    pub fn set_listener(&self, listener: Option<EventFn>) {
-        self.driver.set_listener(listener);
-    }
-
-    /// Proves every request with `prover` (DPoP) from now on.
-    pub fn set_prover(&self, prover: Rc<dyn Prover>) {
-        self.driver.set_prover(Some(prover));
-    }
-
-    /// Runs `f` on the pool (with the time), then performs what it asked for.
-    pub fn with<R>(&self, f: impl FnOnce(&mut Pool, u64) -> R) -> R {
-        self.driver.with(f)
-    }
-
-    /// Runs one operation on a server (see `Driver::run`).
-    #[allow(clippy::result_large_err)] // see Driver::run
-    pub async fn run(
-        &self,
-        server_id: &str,
-        op: Operation,
-        on_progress: Option<ProgressFn>,
-        cancel_key: Option<String>,
-    ) -> Result<Output, ClientError> {
-        self.driver
-            .run(server_id, op, on_progress, cancel_key)
-            .await
-    }
+/// A client with no servers.
+pub fn new_client(options: PoolOptions) -> McpClient {
+    // Jitter only has to differ between clients that failed together.
+    let seed = (js_sys::Math::random() * u64::MAX as f64) as u64;
+    Driver::new(Pool::new(options, seed), Fetch)
 }

@@ -24,7 +24,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::js::{from_js, to_js};
-use crate::mcp::{now_ms, set_timeout, McpClient};
+use crate::mcp::{new_client, now_ms, set_timeout, McpClient};
 use crate::storage::Store;
 
 mod chrome;
@@ -48,7 +48,7 @@ thread_local! {
         let svc = Runner::new(Browser {
             local: Store::detect("local"),
             session: Store::detect("session"),
-            client: McpClient::new(PoolOptions::default().with_elicitation()),
+            client: new_client(PoolOptions::default().with_elicitation()),
             keys: keys::DpopKeys::default(),
         });
         // Servers' questions go to the app (weakly: the client lives inside the service).
@@ -59,7 +59,7 @@ thread_local! {
             }
         })));
         // Requests of servers whose tokens are DPoP-bound carry a proof the app makes.
-        svc.host.client.set_prover(Rc::new(DpopProver(Rc::downgrade(&svc))));
+        svc.host.client.set_prover(Some(Rc::new(DpopProver(Rc::downgrade(&svc)))));
         svc
     };
 }
