@@ -43,6 +43,9 @@ for (const [name, file, server] of [['everything', 'everything-tools.json', 'eve
 // and a rebuild from the rendered list (another chat, other options: a concatenation).
 const many = new core.ToolSet(JSON.parse(input('tools_1000.json')));
 fig(`prompt generation, ${many.tools} tools (wasm)`, time(() => { many.dropPromptCache(); many.prompt(); }), 'ms');
+// promptForServers with a new servers array: the conversion from JavaScript, then the render.
+const servers1000 = JSON.parse(input('tools_1000.json'));
+fig(`promptForServers with a new servers array, ${many.tools} tools (wasm)`, time(() => core.promptForServers([...servers1000]), { minMs: 300 }), 'ms');
 const forced = { strategy: 'toolForced', customInstructions: 'Answer briefly.' };
 fig(`prompt rebuild from rendered tools, ${many.tools} tools (wasm)`, time(() => many.prompt(forced)), 'ms');
 
