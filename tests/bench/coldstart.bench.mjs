@@ -68,7 +68,9 @@ try {
       }, type);
       if (total === null) {
         if (++dropped > 10) throw new Error('cold start messages dropped more than 10 times');
-        // Let Chrome finish tearing the stopped worker down before the next stop.
+        // A pause between bounded attempts: Chrome reports the worker stopped before its
+        // teardown is over, and nothing observable says when it is (the status was already
+        // 'stopped' when this message was dropped).
         await new Promise((r) => setTimeout(r, 250));
         i -= 1;
         continue;
