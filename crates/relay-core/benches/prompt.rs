@@ -10,11 +10,8 @@
 use std::hint::black_box;
 use std::path::Path;
 
-use std::collections::BTreeMap;
-
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use relay_core::app::{App, Config};
-use relay_core::client::ServerConfig;
+use relay_core::app::{bench_state, App};
 use relay_core::model::{ServerTools, Tool};
 use relay_core::policy::Ledger;
 use relay_core::prompt::{
@@ -60,14 +57,7 @@ fn bench(c: &mut Criterion) {
     group.finish();
 
     // The extension's path: the app keeps the tools per server and renders a selection once.
-    let mut config = Config::default();
-    let mut tools = BTreeMap::new();
-    for s in &servers {
-        let url = "http://127.0.0.1:9/mcp";
-        config.servers.push(ServerConfig::new(&s.id, &s.name, url));
-        tools.insert(s.id.clone(), s.tools.clone());
-    }
-    let ids: Vec<String> = servers.iter().map(|s| s.id.clone()).collect();
+    let (config, tools, ids) = bench_state(&servers);
     let fresh = || App::restore(config.clone(), tools.clone(), Ledger::default()).0;
     let mut group = c.benchmark_group("prompt_app");
     group.bench_function("1000_tools_first", |b| {

@@ -11,10 +11,7 @@
 use std::hint::black_box;
 use std::rc::Rc;
 
-use std::collections::BTreeMap;
-
-use relay_core::app::{App, Config};
-use relay_core::client::ServerConfig;
+use relay_core::app::{bench_state, App};
 use relay_core::model::ServerTools;
 use relay_core::parse::{bench_inputs, StreamParser};
 use relay_core::policy::Ledger;
@@ -86,14 +83,7 @@ fn main() {
             // The extension's `prompt/build`: App::prompt for a chat's selection of 1,000 tools,
             // on a new app (the first render) and again on the same app (its cached render).
             let servers = bench_tools(1_000);
-            let mut config = Config::default();
-            let mut tools = BTreeMap::new();
-            for s in &servers {
-                let url = "http://127.0.0.1:9/mcp";
-                config.servers.push(ServerConfig::new(&s.id, &s.name, url));
-                tools.insert(s.id.clone(), s.tools.clone());
-            }
-            let ids: Vec<String> = servers.iter().map(|s| s.id.clone()).collect();
+            let (config, tools, ids) = bench_state(&servers);
             let (mut first, mut again) = (f64::MAX, f64::MAX);
             for _ in 0..n {
                 let (app, _) = App::restore(config.clone(), tools.clone(), Ledger::default());

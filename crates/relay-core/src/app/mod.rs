@@ -116,6 +116,22 @@ pub struct App {
     prompts: std::cell::RefCell<Option<tools::PromptCache>>,
 }
 
+/// The stored state of an app that knows `servers` and their tools (loopback URLs that are
+/// never contacted), and the servers' ids: for benchmarks of the extension's prompt path
+/// (`benches/prompt.rs`, `examples/bench_probe.rs`).
+#[doc(hidden)]
+pub fn bench_state(servers: &[ServerTools]) -> (Config, BTreeMap<String, Vec<Tool>>, Vec<String>) {
+    let mut config = Config::default();
+    let mut tools = BTreeMap::new();
+    for s in servers {
+        let url = "http://127.0.0.1:9/mcp";
+        (config.servers).push(crate::client::ServerConfig::new(&s.id, &s.name, url));
+        tools.insert(s.id.clone(), s.tools.clone());
+    }
+    let ids = servers.iter().map(|s| s.id.clone()).collect();
+    (config, tools, ids)
+}
+
 impl App {
     /// The state after a worker (re)start, from what storage held. A call that was running
     /// when the worker stopped may or may not have run: it becomes `unknown`, its chat is told,
