@@ -11,6 +11,7 @@
 //! - [`elicitation`]: reading `elicitation/create` requests and building their answers.
 //! - [`schema`]: JSON Schema rendering (for prompts) and argument validation.
 //! - [`prompt`]: system prompt generation, templates and tool selection.
+//! - [`page`]: the chat page as the core sees it: which reply is which, old or live, ended.
 //! - [`parse`]: tool-call parsing from assistant replies, full and streaming.
 //! - [`result`]: formatting tool results back for the model.
 //! - [`policy`]: who may run what (allow / ask / deny) and the per-turn limits.
@@ -23,6 +24,7 @@ pub mod contract;
 pub mod elicitation;
 pub mod json_text;
 pub mod model;
+pub mod page;
 pub mod parse;
 pub mod policy;
 pub mod prompt;

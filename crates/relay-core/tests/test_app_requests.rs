@@ -299,9 +299,9 @@ fn malformed_requests_are_refused_with_what_to_fix() {
         ),
         (
             &c,
-            json!({"type": "reply/update", "text": "x"}),
+            json!({"type": "page/observe", "turns": [{"h": "first"}]}),
             "invalid_argument",
-            "'messageId' is required",
+            "expected u32",
         ),
     ];
     for (sender, message, kind, fragment) in table {

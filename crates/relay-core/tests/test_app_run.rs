@@ -277,6 +277,12 @@ fn page() -> Sender {
     }
 }
 
+/// A content script's look at its page: a reply being written is `streaming` and follows the
+/// user's send.
+fn look(page: &str, turns: Value, streaming: bool) -> Value {
+    json!({"type": "page/observe", "page": page, "streaming": streaming, "submitted": streaming, "turns": turns})
+}
+
 fn content() -> Sender {
     Sender {
         role: "content".into(),
@@ -358,7 +364,7 @@ fn a_state_load_reads_each_area_once_then_makes_the_origin_rules() {
         host.take_log(),
         [
             "read local config,tools,auth",
-            "read session ledger",
+            "read session ledger,pages",
             "rules []"
         ]
     );
@@ -419,8 +425,12 @@ fn a_call_in_a_reply_runs_once_its_card_follows_and_its_result_is_sent_even_acro
     let (host, run) = loaded();
     host.answer("notes", "tools/call", ok("added"));
     *host.0.tab_answer.borrow_mut() = json!({"inserted": true, "submitted": true});
-    let update = json!({"type": "reply/update", "messageId": "m1", "text": CALL, "done": true});
-    let answer = ask(&run, &content(), update.clone()).expect("read");
+    // The page loads with no reply, the user sends, the reply is written and ends.
+    ask(&run, &content(), look("load-1", json!([]), false)).expect("page load");
+    let reply = look("load-1", json!([{"h": 1, "text": CALL}]), true);
+    let answer = ask(&run, &content(), reply).expect("read");
+    host.advance(2_000);
+    ask(&run, &content(), look("load-1", json!([{"h": 1}]), false)).expect("ended");
     assert_eq!(
         answer["calls"].as_array().map(Vec::len),
         Some(1),
@@ -442,9 +452,18 @@ fn a_call_in_a_reply_runs_once_its_card_follows_and_its_result_is_sent_even_acro
         log.iter().rposition(|l| l == "write session ledger") > Some(at("mcp notes tools/call"))
     );
 
-    // A new worker, and the page sends the same reply again: nothing runs twice.
+    // A new worker: the page model comes back from session storage. The content script goes
+    // on looking (no text: it sent it before), is asked for the text, sends it: nothing runs
+    // twice. Then the page reloads and shows the reply again: history.
     let run = restart(&host);
-    ask(&run, &content(), update).expect("read again");
+    let again = ask(&run, &content(), look("load-1", json!([{"h": 1}]), false)).expect("look");
+    assert_eq!(again["resend"], json!([1]), "{again}");
+    ask(&run, &content(), look("load-1", json!([{"h": 1, "text": CALL}]), false)).expect("text");
+    host.advance(2_000);
+    ask(&run, &content(), look("load-1", json!([{"h": 1}]), false)).expect("still");
+    ask(&run, &content(), look("load-2", json!([{"h": 1, "text": CALL}]), false)).expect("reload");
+    host.advance(2_000);
+    ask(&run, &content(), look("load-2", json!([{"h": 1}]), false)).expect("still");
     host.settle();
     let log = host.take_log();
     assert!(!log.iter().any(|l| l.starts_with("mcp ")), "{log:?}");
@@ -457,8 +476,11 @@ fn results_a_tab_could_not_take_are_delivered_once_it_can() {
     host.answer("notes", "tools/call", ok("added"));
     // The content script wrote nothing (a reload was under way).
     *host.0.tab_answer.borrow_mut() = Value::Null;
-    let update = json!({"type": "reply/update", "messageId": "m1", "text": CALL, "done": true});
-    ask(&run, &content(), update.clone()).expect("read");
+    ask(&run, &content(), look("load-1", json!([]), false)).expect("page load");
+    let reply = look("load-1", json!([{"h": 1, "text": CALL}]), true);
+    ask(&run, &content(), reply).expect("read");
+    host.advance(2_000);
+    ask(&run, &content(), look("load-1", json!([{"h": 1}]), false)).expect("ended");
     host.settle();
     let first = host.take_log();
     assert!(
@@ -467,7 +489,8 @@ fn results_a_tab_could_not_take_are_delivered_once_it_can() {
     );
     // The page comes back and reports the reply again: the results go out, the call does not.
     *host.0.tab_answer.borrow_mut() = json!({"inserted": true, "submitted": true});
-    ask(&run, &content(), update).expect("read again");
+    let reload = look("load-2", json!([{"h": 1, "text": CALL}]), false);
+    ask(&run, &content(), reload).expect("read again");
     host.settle();
     let again = host.take_log();
     assert!(
@@ -618,7 +641,7 @@ fn messages_on_a_cold_start_share_one_load_and_are_answered_as_envelopes() {
         .count();
     assert_eq!(reads, 2, "one read per area for both messages");
     // Refused messages are envelopes too.
-    let refused = now(run.message(&json!({"type": "reply/update"}), page()));
+    let refused = now(run.message(&json!({"type": "page/observe"}), page()));
     assert_eq!(refused["ok"], false, "{refused}");
     assert_eq!(refused["error"]["kind"], "forbidden", "{refused}");
 }

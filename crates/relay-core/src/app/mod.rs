@@ -16,6 +16,7 @@ mod config;
 mod deliver;
 mod elicit;
 mod host;
+mod observe;
 mod requests;
 mod run;
 mod run_signin;
@@ -27,7 +28,7 @@ mod turn;
 use std::collections::{BTreeMap, HashMap};
 
 use crate::auth::AuthState;
-use crate::contract::storage::Area;
+use crate::contract::storage::{Area, PAGES_KEY};
 use crate::model::{ServerTools, Tool};
 use crate::parse::StreamParser;
 use crate::policy::Ledger;
@@ -41,6 +42,7 @@ pub use config::{
 pub use deliver::{outcome_of, Delivery};
 pub use elicit::{Elicitation, ELICITATIONS_KEY, ELICITATION_TIMEOUT_MS};
 pub use host::{Host, ProgressFn, Task};
+pub use observe::{PageAnswer, PageView, TurnView, MAX_PAGES};
 pub use requests::{adapter_for, site_entry, sites_with, web_origin, Io, Sender, Step};
 pub use run::{badge_text, Runner};
 pub use run_signin::DpopProver;
@@ -60,6 +62,8 @@ pub enum Effect {
     SaveTools,
     /// Write the ledger ([`App::ledger_to_store`]) to `chrome.storage.session`.
     SaveLedger,
+    /// Write the chat pages ([`App::pages_to_store`]) to `chrome.storage.session`.
+    SavePages,
     /// Run this admitted call: [`App::prepare_call`], the MCP request, [`App::finish_call`].
     Run(String),
     /// Tell the chat's tab that this call changed (its card updates).
@@ -110,6 +114,8 @@ pub struct App {
     /// One streaming parser per reply being written (`chat|message`); rebuilt from the text a
     /// content script sends after a restart.
     parsers: HashMap<String, StreamParser>,
+    /// Each chat tab's page as the core sees it (persisted in session storage).
+    pub pages: BTreeMap<i64, crate::page::Page>,
     /// Bumped whenever [`App::tools`] changes: part of the prompt cache's key.
     tools_generation: u64,
     /// The last selection's tools rendered for prompts (see [`App::prompt`]).
@@ -151,6 +157,7 @@ impl App {
             elicitations: BTreeMap::new(),
             next_elicitation: 0,
             parsers: HashMap::new(),
+            pages: BTreeMap::new(),
             tools_generation: 0,
             prompts: Default::default(),
         };
@@ -237,6 +244,7 @@ impl App {
                 let ledger = json(serde_json::to_value(self.ledger_to_store()));
                 Some((Area::Session, LEDGER_KEY, ledger))
             }
+            Effect::SavePages => Some((Area::Session, PAGES_KEY, self.pages_to_store())),
             _ => None,
         }
     }

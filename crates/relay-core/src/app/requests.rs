@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::{
-    chat_key, content_chat, tab_of, turn::ReplyText, validate_adapter, AdapterError, App,
+    chat_key, content_chat, tab_of, validate_adapter, AdapterError, App,
     ChatSettings, Effect, PolicyChange, Settings,
 };
 use crate::client::config::MASK;
@@ -119,6 +119,12 @@ pub enum Io {
     },
     /// Answer [`adapter_for`] the sender's origin.
     SitesAdapter(String),
+    /// [`App::observe`] with the time now, carry out its effects, answer its [`super::PageAnswer`].
+    PageObserve {
+        tab: i64,
+        url: String,
+        observation: crate::page::Observation,
+    },
 }
 
 /// What a request comes to.
@@ -493,14 +499,6 @@ impl App {
                 };
                 Ok(Step::Done(self.chat_view(&chat), effects))
             }
-            Request::ChatMoved { from, fresh } => {
-                let to = self.chat_for(sender, None)?;
-                let tab = tab_of(&to).ok_or_else(|| invalid("chat has no tab"))?;
-                let from = required(from, "from")?;
-                let from = content_chat(tab, sender.url.as_deref().unwrap_or(""), Some(&from));
-                let effects = self.chat_moved(&from, &to, fresh.unwrap_or(false));
-                Ok(Step::Done(to_value(self.config.chat(&to)), effects))
-            }
             Request::PromptBuild {
                 chat,
                 server_ids,
@@ -560,31 +558,20 @@ impl App {
                 };
                 done(to_value(parse_tool_calls(&text, &servers)))
             }
-            Request::ReplyUpdate {
-                message_id,
-                text,
-                at,
-                done: finished,
-                history,
-            } => {
+            Request::PageObserve { observation } => {
                 let chat = self.chat_for(sender, None)?;
-                let message_id = required(message_id, "messageId")?;
-                let text = text.as_deref().unwrap_or("");
-                let text = match at {
-                    None => ReplyText::Whole(text),
-                    Some(at) => ReplyText::Appended {
-                        at: usize::try_from(at).unwrap_or(usize::MAX),
-                        text,
-                    },
-                };
-                let (answer, effects) = self.reply_update_text(
-                    &chat,
-                    &message_id,
-                    text,
-                    finished.unwrap_or(false),
-                    history.unwrap_or(false),
-                );
-                Ok(Step::Done(to_value(answer), effects))
+                let tab = tab_of(&chat).ok_or_else(|| invalid("chat has no tab"))?;
+                let url = chat.split_once('|').map_or("", |(_, u)| u).to_owned();
+                io(Io::PageObserve {
+                    tab,
+                    url,
+                    observation,
+                })
+            }
+            Request::PageState { chat } => {
+                let chat = self.chat_for(sender, chat.as_ref())?;
+                let tab = tab_of(&chat).ok_or_else(|| invalid("chat has no tab"))?;
+                done(to_value(self.page_view(tab)))
             }
             Request::ActivityList { chat } => {
                 let chat = self.chat_for(sender, chat.as_ref())?;

@@ -23,7 +23,7 @@ use super::{
 };
 use crate::client::jsonrpc::{ErrorCode, ErrorObject};
 use crate::client::{Operation, Output, ServerConfig, ServerStatus, SessionEvent};
-use crate::contract::storage::{Area, SITES_KEY};
+use crate::contract::storage::{Area, PAGES_KEY, SITES_KEY};
 use crate::contract::{self, ErrorBody, Request, Role, TabMessage};
 
 type Answer = Result<Value, ErrorBody>;
@@ -167,7 +167,7 @@ impl<H: Host> Runner<H> {
         let local = self
             .host
             .read(Area::Local, &[CONFIG_KEY, TOOLS_KEY, AUTH_KEY]);
-        let session = self.host.read(Area::Session, &[LEDGER_KEY]);
+        let session = self.host.read(Area::Session, &[LEDGER_KEY, PAGES_KEY]);
         let (local, session) = (local.await?, session.await?);
         let mut values = local.into_iter().chain(session);
         let mut next = || values.next().unwrap_or_default();
@@ -175,6 +175,7 @@ impl<H: Host> Runner<H> {
         let tools = serde_json::from_value(next()).unwrap_or_default();
         let auth: BTreeMap<_, _> = serde_json::from_value(next()).unwrap_or_default();
         let ledger = serde_json::from_value(next()).unwrap_or_default();
+        let pages = next();
         let _ = self.host.origin_rules(&config.servers).await;
         let (servers, protocols) = (config.servers.clone(), config.protocols.clone());
         self.host.pool(|pool, _| {
@@ -186,6 +187,7 @@ impl<H: Host> Runner<H> {
         });
         let (mut app, mut effects) = App::restore(config, tools, ledger);
         effects.extend(app.restore_auth(auth));
+        app.restore_pages(pages);
         *self.app.borrow_mut() = app;
         self.run_effects(effects).await
     }
@@ -308,6 +310,16 @@ impl<H: Host> Runner<H> {
                 self.host.to_tab(tab, &message).await
             }
             Io::SitesList => self.sites().await.map(Value::from),
+            Io::PageObserve {
+                tab,
+                url,
+                observation,
+            } => {
+                let now = self.host.now_ms();
+                let (answer, effects) = (self.app.borrow_mut()).observe(tab, &url, &observation, now);
+                self.run_effects(effects).await?;
+                Ok(serde_json::to_value(answer).unwrap_or_default())
+            }
             Io::SitesChange {
                 origin,
                 entry,
@@ -427,6 +439,7 @@ impl<H: Host> Runner<H> {
                     self.host.pool(|pool, _| pool.set_authorization(&id, value));
                 }
                 Effect::SaveConfig
+                | Effect::SavePages
                 | Effect::SaveTools
                 | Effect::SaveLedger
                 | Effect::SaveAuth

@@ -260,7 +260,7 @@ impl App {
     }
 
     /// The calls of one message as the ledger has them.
-    fn message_calls(&self, chat: &str, message_id: &str) -> Vec<CallRecord> {
+    pub(crate) fn message_calls(&self, chat: &str, message_id: &str) -> Vec<CallRecord> {
         self.ledger
             .for_chat(chat)
             .into_iter()

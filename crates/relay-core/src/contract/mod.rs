@@ -227,13 +227,26 @@ mod tests {
                 Request::ChatGet { chat: None },
             ),
             (
-                json!({"type": "reply/update", "messageId": "m1", "text": "t", "done": "yes"}),
-                Request::ReplyUpdate {
-                    message_id: Some("m1".into()),
-                    text: Some("t".into()),
-                    at: None,
-                    done: None,
-                    history: None,
+                json!({"type": "page/observe", "page": "p1", "streaming": true, "url": "https://x/",
+                       "turns": [{"h": 1, "text": "t"}, {"h": 2, "user": true}]}),
+                Request::PageObserve {
+                    observation: crate::page::Observation {
+                        page: "p1".into(),
+                        streaming: true,
+                        turns: vec![
+                            crate::page::TurnSeen {
+                                h: 1,
+                                text: Some("t".into()),
+                                ..Default::default()
+                            },
+                            crate::page::TurnSeen {
+                                h: 2,
+                                user: true,
+                                ..Default::default()
+                            },
+                        ],
+                        ..Default::default()
+                    },
                 },
             ),
         ];

@@ -225,20 +225,15 @@ messages! {
             #[serde(default, deserialize_with = "lenient::string")] text: Option<String>,
             #[serde(default)] server_ids: Option<Value>,
         }
-    ReplyUpdate = "reply/update", roles: CONTENT,
-        doc: "{messageId, text, at?, done, history?} a growing assistant reply; new complete calls enter the ledger. With `at`, `text` is only what was appended to the first `at` UTF-16 units the core already has; without it, the whole text. → {calls: [CallRecord], pending, resend?} (`resend`: the core does not have those `at` units, nothing was read: send the whole text)",
-        js: ("{messageId: string, text: string, at?: number, done: boolean, history?: boolean}" => "ReplyUpdate") {
-            #[serde(default, deserialize_with = "lenient::string")] message_id: Option<String>,
-            #[serde(default, deserialize_with = "lenient::string")] text: Option<String>,
-            #[serde(default, deserialize_with = "lenient::int")] at: Option<i64>,
-            #[serde(default, deserialize_with = "lenient::flag")] done: Option<bool>,
-            #[serde(default, deserialize_with = "lenient::flag")] history: Option<bool>,
+    PageObserve = "page/observe", roles: CONTENT,
+        doc: "One look at the sender's page: {page, conversation?, pattern, streaming, submitted, turns: [{h, user?, id?, text?, at?}]}. The core's page model decides which reply is which, whether it is old and when it ends; live replies' complete calls enter the ledger. → PageAnswer {calls, pending, resend?, rescanMs?, reset?}",
+        js: ("PageObservation" => "PageAnswer") {
+            #[serde(flatten)] observation: crate::page::Observation,
         }
-    ChatMoved = "chat/moved", roles: CONTENT,
-        doc: "{from, fresh} the sender's page moved, without a reload, from the URL `from` to its current URL; `fresh`: `from` was a new-chat URL, so the chat's settings go with it. → ChatSettings of the current URL",
-        js: ("{from: string, fresh: boolean}" => "ChatSettings") {
-            #[serde(default, deserialize_with = "lenient::string")] from: Option<String>,
-            #[serde(default, deserialize_with = "lenient::flag")] fresh: Option<bool>,
+    PageState = "page/state", roles: PAGE,
+        doc: "{chat} the chat tab's page as the core sees it (its replies, their ids and states). → PageView | null",
+        js: ("{chat: ChatRef}" => "PageView | null") {
+            #[serde(default, deserialize_with = "lenient::chat")] chat: Option<ChatRef>,
         }
     ActivityList = "activity/list", roles: BOTH,
         doc: "{chat?} → [CallRecord] of the chat (content scripts: their own tab)",

@@ -44,6 +44,9 @@ pub const LEDGER_KEY: &str = "ledger";
 pub const AUTH_KEY: &str = "auth";
 /// The key of the servers' questions waiting for the user (elicitation) in session storage.
 pub const ELICITATIONS_KEY: &str = "elicitations";
+/// The key of the chat pages as the core sees them (`crate::page`: each tab's replies, their
+/// identity and whether they are old) in session storage.
+pub const PAGES_KEY: &str = "pages";
 /// The key of the user's custom chat sites (`[{origin, adapter}]`) in local storage.
 pub const SITES_KEY: &str = "sites";
 
@@ -66,6 +69,12 @@ pub const STORAGE: &[StorageKey] = &[
         area: Area::Session,
         js_type: "unknown",
         doc: "the exactly-once call ledger",
+    },
+    StorageKey {
+        key: PAGES_KEY,
+        area: Area::Session,
+        js_type: "unknown",
+        doc: "each chat tab's page model: which reply is which and whether it is old",
     },
     StorageKey {
         key: AUTH_KEY,

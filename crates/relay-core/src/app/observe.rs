@@ -1,0 +1,198 @@
+//! A content script's look at its page (`page/observe`) through the page model
+//! ([`crate::page`]) into the tool loop: the model decides which reply is which, whether it is
+//! old and when it ends; each reply that changed then goes to its parser and the ledger
+//! ([`App::reply_update_text`]) as a live reply, or only shows its cards as an old one.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::page::{Move, Observation, OtherTabs, Page, ReportText, TurnState};
+use crate::policy::CallRecord;
+
+use super::{chat_key, App, Effect, ReplyText};
+
+/// How many tabs' pages the core remembers (the least recently seen go first).
+pub const MAX_PAGES: usize = 32;
+
+/// The answer to `page/observe`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PageAnswer {
+    /// The calls of the replies this look changed, as the ledger has them (their cards).
+    pub calls: Vec<CallRecord>,
+    /// Whether a call may still be forming at the end of a reply being written.
+    pub pending: bool,
+    /// Handles whose whole text the content script sends next (the core lacks what their
+    /// appended text extends).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub resend: Vec<u32>,
+    /// Look again after this many milliseconds even if nothing changes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rescan_ms: Option<u64>,
+    /// Another conversation is on the page: the cards of the last one go.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub reset: bool,
+}
+
+/// A tab's page as the side panel and tests see it (`page/state`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PageView {
+    pub url: String,
+    pub quiet: bool,
+    pub turns: Vec<TurnView>,
+}
+
+/// One reply of a [`PageView`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnView {
+    pub message_id: String,
+    pub state: TurnState,
+    /// Its element is on the page now.
+    pub on_page: bool,
+    /// Its text's length in UTF-16 units.
+    pub length: usize,
+}
+
+/// The other tabs' pages on one conversation URL.
+struct Others<'a> {
+    pages: &'a BTreeMap<i64, Page>,
+    url: &'a str,
+}
+
+impl OtherTabs for Others<'_> {
+    fn shows(&self, site_id: Option<&str>, text: &str) -> bool {
+        (self.pages.values()).any(|p| p.url == self.url && p.shows(site_id, text))
+    }
+}
+
+impl App {
+    /// A content script's look at its page in tab `tab`, whose URL now is `url` (taken within
+    /// the sender's origin, [`super::content_chat`]), at `now_ms`.
+    pub fn observe(
+        &mut self,
+        tab: i64,
+        url: &str,
+        obs: &Observation,
+        now_ms: u64,
+    ) -> (PageAnswer, Vec<Effect>) {
+        let url = url.split('#').next().unwrap_or(url);
+        let mut page = self.pages.remove(&tab).unwrap_or_default();
+        let outcome = page.observe(
+            obs,
+            url,
+            now_ms,
+            &Others {
+                pages: &self.pages,
+                url,
+            },
+        );
+        let chat = chat_key(tab, url);
+        let mut effects = Vec::new();
+        if let Some((from, Move::Fresh)) = &outcome.moved {
+            effects.extend(self.chat_moved(&chat_key(tab, from), &chat, true));
+        }
+        let mut answer = PageAnswer {
+            resend: outcome.resend,
+            rescan_ms: outcome.rescan_ms,
+            reset: outcome.reset,
+            ..PageAnswer::default()
+        };
+        let mut parsed = false;
+        let shown = outcome.reports.iter().any(|r| r.history);
+        for report in outcome.reports {
+            if report.history {
+                answer.calls.extend(self.message_calls(&chat, &report.message_id));
+                continue;
+            }
+            parsed = true;
+            let text = match &report.text {
+                ReportText::Whole(t) => ReplyText::Whole(t),
+                ReportText::Appended { at, text } => ReplyText::Appended { at: *at, text },
+                ReportText::Unchanged => ReplyText::Appended {
+                    at: page.turns.iter().find(|t| t.id == report.message_id).map_or(0, |t| t.utf16),
+                    text: "",
+                },
+            };
+            let (mut update, mut more) =
+                self.reply_update_text(&chat, &report.message_id, text, report.done, false);
+            if update.resend {
+                // The parser lost its text (the worker restarted): the model has it whole, or
+                // the content script sends it.
+                match page.text_of(&report.message_id) {
+                    Some(whole) => {
+                        let whole = whole.to_owned();
+                        (update, more) = self.reply_update_text(
+                            &chat,
+                            &report.message_id,
+                            ReplyText::Whole(&whole),
+                            report.done,
+                            false,
+                        );
+                    }
+                    None => {
+                        let handle = page.turns.iter().find(|t| t.id == report.message_id);
+                        if let Some(h) = handle.and_then(|t| t.handle) {
+                            if !answer.resend.contains(&h) {
+                                answer.resend.push(h);
+                            }
+                        }
+                    }
+                }
+            }
+            answer.pending |= update.pending;
+            answer.calls.extend(update.calls);
+            effects.extend(more);
+        }
+        if shown && !parsed {
+            // The page shows its replies (a load, a re-mount): results that finished while it
+            // could not take them go out now ([`App::reply_update_text`] does so for live ones).
+            effects.extend(self.pending_deliveries(&chat));
+        }
+        if outcome.changed {
+            effects.insert(0, Effect::SavePages);
+        }
+        self.pages.insert(tab, page);
+        self.prune_pages();
+        (answer, effects)
+    }
+
+    /// A tab's page as the core sees it.
+    pub fn page_view(&self, tab: i64) -> Option<PageView> {
+        let page = self.pages.get(&tab)?;
+        Some(PageView {
+            url: page.url.clone(),
+            quiet: page.quiet,
+            turns: (page.turns.iter())
+                .map(|t| TurnView {
+                    message_id: t.id.clone(),
+                    state: t.state,
+                    on_page: t.handle.is_some(),
+                    length: t.utf16,
+                })
+                .collect(),
+        })
+    }
+
+    /// The pages as they are stored (session storage: a worker restart keeps them).
+    pub fn pages_to_store(&self) -> serde_json::Value {
+        serde_json::to_value(&self.pages).unwrap_or_default()
+    }
+
+    /// The pages a worker restart found in storage.
+    pub fn restore_pages(&mut self, stored: serde_json::Value) {
+        self.pages = serde_json::from_value(stored).unwrap_or_default();
+    }
+
+    fn prune_pages(&mut self) {
+        while self.pages.len() > MAX_PAGES {
+            let oldest = (self.pages.iter()).min_by_key(|(_, p)| p.seen_at).map(|(t, _)| *t);
+            match oldest {
+                Some(tab) => self.pages.remove(&tab),
+                None => break,
+            };
+        }
+    }
+}

@@ -1,0 +1,611 @@
+//! The chat page as the core sees it: which reply is which, whether a reply is old or being
+//! written now, when it has ended, and whether the page moved to a new chat or to another
+//! conversation. Sans-IO like [`crate::client::Session`]: a content script senses the page and
+//! sends one [`Observation`] per look (its page instance, the site's signals, and each turn as
+//! an element handle with the site's id where it has one and its text when it changed); the
+//! time comes in as milliseconds; [`Page::observe`] answers with an [`Outcome`] (what each
+//! reply means for the tool loop, what to look at again and when).
+//!
+//! The rules, each with a transcript test in `tests/test_page_model.rs`:
+//! - **Identity.** A turn is its element while the element lives; a new element is a turn we
+//!   know when it carries that turn's site id, or, where the site has none, when it shows the
+//!   same text as a turn whose element just left (a re-render, a virtualised list mounting an
+//!   old turn again), or, for a reply still being written, text that one of them extends (a
+//!   site that re-renders per token). Never a list position alone. A reload keeps the ids of
+//!   the turns it shows again (matched by text), so their calls keep their cards.
+//! - **Old or live.** What a page shows when it is first seen (a load, another conversation)
+//!   is history. A new turn above one we know (a re-mount) or below which another turn appears
+//!   is history. After a load or a move to another conversation the page is *quiet* until the
+//!   user sends something or a reply is seen being written: a reply that appears complete
+//!   then is that conversation loading, and is history once it ends unless it grew under our
+//!   eyes. A new turn that another tab on the same conversation already shows is that tab's,
+//!   unless this page sent something.
+//! - **End.** Signals first (a stop control, a streaming marker): a reply that saw one ends
+//!   [`STOP_QUIET_MS`] after it is gone and the text is still; without any signal, after
+//!   [`SETTLE_MS`] of still text. A reply ends at once when a newer reply appears below it.
+//! - **Moves.** The same conversation id (or, without one, the same path) is the same chat; a
+//!   new chat's URL (no id, `/`, `…/new`) becoming a conversation is the same chat moving
+//!   ([`Move::Fresh`]); anything else is another conversation ([`Move::Switch`]), seen afresh.
+
+mod moves;
+
+use serde::{Deserialize, Serialize};
+
+pub use moves::{move_kind, Move};
+
+/// Without any streaming signal, a reply has ended when its text has been still this long.
+pub const SETTLE_MS: u64 = 1500;
+/// Once the site's streaming signal is gone, the last render has this long to land.
+pub const STOP_QUIET_MS: u64 = 60;
+/// While a signal says a reply is being written but its text is still (a reply that pauses
+/// after a call), the page is looked at again this often, so the signal's end is seen.
+pub const SIGNAL_POLL_MS: u64 = 250;
+/// How many turns a page remembers, the newest first kept (a virtualised list shows a few at a
+/// time; a page that held more than this is long past re-mounting the oldest).
+pub const MAX_TURNS: usize = 400;
+/// How long a text must be before another tab showing text it extends counts as the same
+/// reply (shorter texts are too often the same by chance).
+pub const CROSS_TAB_MIN_CHARS: usize = 16;
+
+/// One look at the page, as a content script sends it (`page/observe`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Observation {
+    /// The content script instance: a new value is a new page load.
+    pub page: String,
+    /// The conversation id the adapter's pattern finds in the page's URL (`None`: a new chat,
+    /// or an adapter without a pattern, see `pattern`).
+    pub conversation: Option<String>,
+    /// Whether the adapter has a conversation pattern at all.
+    pub pattern: bool,
+    /// The site's signal that a reply is being written (a stop control or a streaming marker
+    /// is visible).
+    pub streaming: bool,
+    /// The page sent a message since the last observation (the user's Send, or ours).
+    pub submitted: bool,
+    /// The turns on the page, in page order: assistant replies and, without text, the user's.
+    pub turns: Vec<TurnSeen>,
+}
+
+/// One turn on the page.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TurnSeen {
+    /// The element's handle, stable while the element lives (the content script's counter).
+    pub h: u32,
+    /// A user's turn (only its presence counts; its text is never sent).
+    pub user: bool,
+    /// The site's own id of the turn, where the adapter names one.
+    pub id: Option<String>,
+    /// The turn's text when it changed since the content script last sent it: the whole text,
+    /// or with `at` what was appended to the first `at` UTF-16 units it sent before.
+    pub text: Option<String>,
+    pub at: Option<usize>,
+}
+
+/// Where a turn stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum TurnState {
+    /// Old: nothing in it runs.
+    History,
+    /// New and complete-looking on a quiet page: live if it grows, history if it ends first.
+    Undecided,
+    /// Being written now: its calls run.
+    Live,
+    /// A live reply that ended.
+    Done,
+}
+
+/// A reply as the page model knows it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Turn {
+    /// The message id the ledger keys calls by.
+    pub id: String,
+    /// The site's id, where it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub site_id: Option<String>,
+    /// The element showing it now (`None`: it left the page).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handle: Option<u32>,
+    pub state: TurnState,
+    /// The text, in memory only: after a worker restart it is asked for again.
+    #[serde(skip)]
+    pub text: Option<String>,
+    /// The text's length in UTF-16 units (what a content script counts).
+    pub utf16: usize,
+    /// A hash of the text: identity by content survives a restart without the text.
+    pub hash: String,
+    #[serde(skip)]
+    changed_at: u64,
+    /// A streaming signal was seen while this was the newest reply.
+    #[serde(default)]
+    saw_signal: bool,
+}
+
+impl Turn {
+    fn set_text(&mut self, text: String, now: u64) {
+        self.utf16 = utf16_len(&text);
+        self.hash = hash(&text);
+        self.text = Some(text);
+        self.changed_at = now;
+    }
+}
+
+/// What the tool loop must do with one reply after an observation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    pub message_id: String,
+    pub text: ReportText,
+    /// The reply has ended.
+    pub done: bool,
+    /// Nothing in it runs (an old reply whose calls only show their cards).
+    pub history: bool,
+}
+
+/// The text a [`Report`] carries for the reply's parser.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReportText {
+    /// None: the parser's text is unchanged (a reply that ended, an old reply).
+    Unchanged,
+    /// The reply's whole text.
+    Whole(String),
+    /// Appended to the first `at` UTF-16 units (the parser has them unless the worker
+    /// restarted; then the whole text is known too, see [`Page::text_of`]).
+    Appended { at: usize, text: String },
+}
+
+/// What an observation decided.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// The page's URL changed: from which URL, and how.
+    pub moved: Option<(String, Move)>,
+    /// Another conversation (or a new load): the cards of the last one go.
+    pub reset: bool,
+    /// What each reply that changed means for the loop, in page order.
+    pub reports: Vec<Report>,
+    /// Handles whose whole text the content script must send (the core lacks what an
+    /// appended text extends: the worker restarted).
+    pub resend: Vec<u32>,
+    /// Look again after this long even if nothing changes (a reply's end is pending).
+    pub rescan_ms: Option<u64>,
+    /// The persisted part of the page changed (a turn came or went, a state changed).
+    pub changed: bool,
+}
+
+/// Another tab's claim on a reply this page shows for the first time.
+pub trait OtherTabs {
+    /// Whether another tab on the same conversation shows this reply: the same site id, the
+    /// same text, or (while it is being written there) text that this one extends or that
+    /// extends this one.
+    fn shows(&self, site_id: Option<&str>, text: &str) -> bool;
+}
+
+impl OtherTabs for () {
+    fn shows(&self, _: Option<&str>, _: &str) -> bool {
+        false
+    }
+}
+
+/// One tab's page.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Page {
+    /// The content script instance last seen.
+    pub instance: String,
+    /// The URL last seen (without fragment).
+    pub url: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversation: Option<String>,
+    /// See the module doc: new complete-looking replies are loading, not being written.
+    pub quiet: bool,
+    /// User turns' handles seen (a new one is a message sent).
+    #[serde(default)]
+    users: Vec<u32>,
+    /// The counter of local message ids.
+    next: u64,
+    /// Known replies, in page order (those that left keep their place).
+    pub turns: Vec<Turn>,
+    /// When the page was last observed (pruning).
+    #[serde(default)]
+    pub seen_at: u64,
+}
+
+impl Page {
+    /// The whole text of a reply, when the model has it.
+    pub fn text_of(&self, message_id: &str) -> Option<&str> {
+        let turn = self.turns.iter().find(|t| t.id == message_id)?;
+        turn.text.as_deref()
+    }
+
+    /// Whether this page shows a reply `site_id` or `text` names, for [`OtherTabs`]: the same
+    /// site id, the same text, or, while it is being written here, text related by extension.
+    pub fn shows(&self, site_id: Option<&str>, text: &str) -> bool {
+        let h = hash(text);
+        self.turns.iter().any(|t| {
+            if let (Some(a), Some(b)) = (site_id, t.site_id.as_deref()) {
+                return a == b;
+            }
+            if t.hash == h {
+                return true;
+            }
+            let writing = matches!(t.state, TurnState::Live | TurnState::Undecided);
+            match (&t.text, writing) {
+                (Some(mine), true) => related(mine, text),
+                _ => false,
+            }
+        })
+    }
+
+    /// One look at the page at `now` (ms), its URL `url` (without fragment).
+    pub fn observe(
+        &mut self,
+        obs: &Observation,
+        url: &str,
+        now: u64,
+        others: &impl OtherTabs,
+    ) -> Outcome {
+        let mut out = Outcome::default();
+        self.seen_at = now;
+        // A new load or another conversation: everything shown now is looked at afresh.
+        let mut first = false;
+        // Turns of the page before, to recognise (by text) the ones shown again.
+        let mut before: Vec<Turn> = Vec::new();
+        if self.instance != obs.page {
+            let same_url = self.url == url;
+            first = true;
+            out.reset = !self.instance.is_empty();
+            if same_url {
+                before = std::mem::take(&mut self.turns);
+                before.iter_mut().for_each(|t| t.handle = None);
+            }
+            self.turns.clear();
+            self.users.clear();
+            self.instance = obs.page.clone();
+            self.quiet = true;
+        } else if self.url != url {
+            let kind = move_kind(
+                &self.url,
+                self.conversation.as_deref(),
+                url,
+                obs.conversation.as_deref(),
+                obs.pattern,
+            );
+            if kind != Move::Same {
+                out.moved = Some((self.url.clone(), kind));
+            }
+            if kind == Move::Switch {
+                first = true;
+                out.reset = true;
+                self.turns.clear();
+                self.users.clear();
+                self.quiet = true;
+            }
+        }
+        if self.url != url || self.conversation != obs.conversation {
+            out.changed = true;
+        }
+        self.url = url.to_owned();
+        self.conversation = obs.conversation.clone();
+
+        // A message went out: the user's Send (ours or a new user turn seen).
+        let users: Vec<u32> = obs.turns.iter().filter(|t| t.user).map(|t| t.h).collect();
+        let new_user = users.iter().any(|h| !self.users.contains(h));
+        if obs.submitted || (new_user && !first && !self.users.is_empty()) {
+            self.quiet = false;
+        }
+        if users != self.users {
+            self.users = users;
+        }
+
+        // Resolve each assistant turn to a known reply, in page order.
+        let seen: Vec<&TurnSeen> = obs.turns.iter().filter(|t| !t.user).collect();
+        let present: Vec<u32> = seen.iter().map(|t| t.h).collect();
+        for t in &mut self.turns {
+            if t.handle.is_some_and(|h| !present.contains(&h)) {
+                t.handle = None;
+                out.changed = true;
+            }
+        }
+        // Index into self.turns per seen turn; `None` entries get new turns below.
+        let mut order: Vec<usize> = Vec::with_capacity(seen.len());
+        let mut fresh: Vec<usize> = Vec::new();
+        for s in &seen {
+            let known = self.find(s, &before, first);
+            let idx = match known {
+                Found::Here(i) => {
+                    if self.turns[i].handle != Some(s.h) {
+                        self.turns[i].handle = Some(s.h);
+                        out.changed = true;
+                    }
+                    i
+                }
+                Found::Before(turn) => {
+                    // A reload showing a reply again: its id (and cards) carry over; history.
+                    let mut turn = turn;
+                    turn.handle = Some(s.h);
+                    turn.state = TurnState::History;
+                    self.turns.push(turn);
+                    out.changed = true;
+                    fresh.push(self.turns.len() - 1);
+                    self.turns.len() - 1
+                }
+                Found::New => {
+                    self.next += 1;
+                    let id = match &s.id {
+                        Some(site) => format!("s:{site}"),
+                        None => format!("p:{}-{}", self.instance, self.next),
+                    };
+                    self.turns.push(Turn {
+                        id,
+                        site_id: s.id.clone(),
+                        handle: Some(s.h),
+                        state: TurnState::Undecided,
+                        text: None,
+                        utf16: 0,
+                        hash: String::new(),
+                        changed_at: now,
+                        saw_signal: false,
+                    });
+                    out.changed = true;
+                    fresh.push(self.turns.len() - 1);
+                    self.turns.len() - 1
+                }
+            };
+            order.push(idx);
+        }
+
+        // Text updates, and what grew.
+        let mut grew: Vec<Option<ReportText>> = vec![None; order.len()];
+        for (k, s) in seen.iter().enumerate() {
+            let turn = &mut self.turns[order[k]];
+            let Some(text) = &s.text else {
+                if turn.text.is_none() && !fresh.contains(&order[k]) {
+                    // Restored after a restart: the text is asked for again.
+                    out.resend.push(s.h);
+                }
+                continue;
+            };
+            match s.at {
+                None => {
+                    if turn.text.as_deref() == Some(text.as_str()) {
+                        continue;
+                    }
+                    if turn.text.is_none() && !turn.hash.is_empty() && turn.hash == hash(text) {
+                        // The text a restarted worker asked for, unchanged: nothing grew.
+                        turn.text = Some(text.clone());
+                        continue;
+                    }
+                    let extends = turn
+                        .text
+                        .as_deref()
+                        .filter(|old| text.starts_with(old))
+                        .map(|old| (old.len(), turn.utf16));
+                    turn.set_text(text.clone(), now);
+                    grew[k] = Some(match extends {
+                        Some((bytes, at)) if at > 0 => ReportText::Appended {
+                            at,
+                            text: text[bytes..].to_owned(),
+                        },
+                        _ => ReportText::Whole(text.clone()),
+                    });
+                }
+                Some(at) => match &turn.text {
+                    Some(old) if turn.utf16 == at => {
+                        if text.is_empty() {
+                            continue;
+                        }
+                        let whole = format!("{old}{text}");
+                        turn.set_text(whole, now);
+                        grew[k] = Some(ReportText::Appended {
+                            at,
+                            text: text.clone(),
+                        });
+                    }
+                    _ => out.resend.push(s.h),
+                },
+            }
+        }
+
+        // Where each reply stood before this look (a new one: undecided).
+        let initial: Vec<TurnState> = order
+            .iter()
+            .map(|i| {
+                if fresh.contains(i) {
+                    TurnState::Undecided
+                } else {
+                    self.turns[*i].state
+                }
+            })
+            .collect();
+
+        // Old or live, for the replies seen for the first time.
+        let last = order.len().checked_sub(1);
+        for (k, &idx) in order.iter().enumerate() {
+            if !fresh.contains(&idx) || self.turns[idx].state != TurnState::Undecided {
+                continue;
+            }
+            let known_below = order[k + 1..].iter().any(|i| !fresh.contains(i));
+            let history = first || known_below || Some(k) != last || {
+                let t = &self.turns[idx];
+                let text = t.text.as_deref().unwrap_or("");
+                self.quiet && others.shows(t.site_id.as_deref(), text)
+            };
+            let turn = &mut self.turns[idx];
+            if history {
+                turn.state = TurnState::History;
+            } else if obs.streaming || !self.quiet {
+                turn.state = TurnState::Live;
+                self.quiet = false;
+            }
+            turn.changed_at = now;
+        }
+
+        // Growth, signals and ends of the replies not ended yet.
+        for (k, &idx) in order.iter().enumerate() {
+            let newest = Some(k) == last;
+            let grown = grew[k].take();
+            let claimed = self.quiet && initial[k] == TurnState::Undecided && {
+                let t = &self.turns[idx];
+                !fresh.contains(&idx)
+                    && others.shows(t.site_id.as_deref(), t.text.as_deref().unwrap_or(""))
+            };
+            let turn = &mut self.turns[idx];
+            if claimed {
+                turn.state = TurnState::History;
+            }
+            let went_on = grown.is_some() && !fresh.contains(&idx);
+            if went_on && (turn.state == TurnState::Undecided || (turn.state == TurnState::Done && newest)) {
+                // It grows under our eyes: it is being written now (again, after a pause
+                // that no signal covered).
+                turn.state = TurnState::Live;
+                turn.saw_signal = false;
+                self.quiet = false;
+            }
+            if matches!(turn.state, TurnState::Live | TurnState::Undecided) {
+                if newest && obs.streaming {
+                    turn.saw_signal = true;
+                }
+                let still = now.saturating_sub(turn.changed_at);
+                let wait = if turn.saw_signal {
+                    STOP_QUIET_MS
+                } else {
+                    SETTLE_MS
+                };
+                if !newest || (!obs.streaming && still >= wait) {
+                    turn.state = if turn.state == TurnState::Live {
+                        TurnState::Done
+                    } else {
+                        TurnState::History
+                    };
+                } else {
+                    let next = if obs.streaming {
+                        SIGNAL_POLL_MS
+                    } else {
+                        wait - still
+                    };
+                    out.rescan_ms = Some(out.rescan_ms.map_or(next, |m: u64| m.min(next)));
+                }
+            }
+            if turn.state != initial[k] {
+                out.changed = true;
+            }
+            let whole = || ReportText::Whole(turn.text.clone().unwrap_or_default());
+            // The parser has a reply's text only while it is live (it is dropped at the end).
+            let report = match (turn.state, initial[k]) {
+                (TurnState::Undecided, _) => None,
+                (TurnState::History, TurnState::History) => None,
+                (TurnState::History, _) => Some((ReportText::Unchanged, true, true)),
+                (TurnState::Live, TurnState::Live) => grown.map(|g| (g, false, false)),
+                (TurnState::Live, _) => Some((whole(), false, false)),
+                (TurnState::Done, TurnState::Live) => {
+                    Some((grown.unwrap_or(ReportText::Unchanged), true, false))
+                }
+                (TurnState::Done, TurnState::Undecided) => Some((whole(), true, false)),
+                (TurnState::Done, _) => None,
+            };
+            if let Some((text, done, history)) = report {
+                out.reports.push(Report {
+                    message_id: turn.id.clone(),
+                    text,
+                    done,
+                    history,
+                });
+            }
+        }
+        self.prune();
+        out
+    }
+
+    /// The known reply a seen turn is: by handle, site id, or text (see the module doc).
+    fn find(&mut self, s: &TurnSeen, before: &[Turn], first: bool) -> Found {
+        if let Some(i) = self.turns.iter().position(|t| t.handle == Some(s.h)) {
+            return Found::Here(i);
+        }
+        if let Some(site) = &s.id {
+            if let Some(i) = self
+                .turns
+                .iter()
+                .position(|t| t.site_id.as_deref() == Some(site))
+            {
+                return Found::Here(i);
+            }
+            if let Some(t) = before.iter().find(|t| t.site_id.as_deref() == Some(site)) {
+                return Found::Before(t.clone());
+            }
+            return Found::New;
+        }
+        let Some(text) = s.text.as_deref().filter(|_| s.at.is_none()) else {
+            return Found::New;
+        };
+        let h = hash(text);
+        let gone = |t: &&Turn| t.handle.is_none() && t.site_id.is_none();
+        if let Some(i) = self.turns.iter().position(|t| gone(&t) && t.hash == h) {
+            return Found::Here(i);
+        }
+        // A reply being written, re-rendered per token: its new element extends its text.
+        let writing = |t: &&Turn| matches!(t.state, TurnState::Live | TurnState::Undecided);
+        if let Some(i) = self.turns.iter().rposition(|t| {
+            gone(&t) && writing(&t) && t.text.as_deref().is_some_and(|old| related(old, text))
+        }) {
+            return Found::Here(i);
+        }
+        if first {
+            // The same text used by several old replies: each is taken once.
+            let taken: Vec<&str> = self.turns.iter().map(|t| t.id.as_str()).collect();
+            if let Some(t) = before
+                .iter()
+                .find(|t| t.hash == h && !taken.contains(&t.id.as_str()))
+            {
+                return Found::Before(t.clone());
+            }
+        }
+        Found::New
+    }
+
+    /// Keeps the newest [`MAX_TURNS`] replies; the ones on the page always stay.
+    fn prune(&mut self) {
+        let mut excess = self.turns.len().saturating_sub(MAX_TURNS);
+        if excess == 0 {
+            return;
+        }
+        self.turns.retain(|t| {
+            if excess > 0 && t.handle.is_none() {
+                excess -= 1;
+                false
+            } else {
+                true
+            }
+        });
+    }
+}
+
+enum Found {
+    Here(usize),
+    Before(Turn),
+    New,
+}
+
+/// Whether one text extends the other (a reply caught at two moments of its writing).
+fn related(a: &str, b: &str) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    short.chars().count() >= CROSS_TAB_MIN_CHARS.min(long.chars().count())
+        && !short.is_empty()
+        && long.starts_with(short)
+}
+
+/// JavaScript's length of a string: UTF-16 code units.
+pub fn utf16_len(s: &str) -> usize {
+    s.chars().map(char::len_utf16).sum()
+}
+
+/// FNV-1a of the text, as hex (stored as a string: JavaScript numbers hold 53 bits).
+fn hash(s: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in s.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
