@@ -458,10 +458,20 @@ fn a_call_in_a_reply_runs_once_its_card_follows_and_its_result_is_sent_even_acro
     let run = restart(&host);
     let again = ask(&run, &content(), look("load-1", json!([{"h": 1}]), false)).expect("look");
     assert_eq!(again["resend"], json!([1]), "{again}");
-    ask(&run, &content(), look("load-1", json!([{"h": 1, "text": CALL}]), false)).expect("text");
+    ask(
+        &run,
+        &content(),
+        look("load-1", json!([{"h": 1, "text": CALL}]), false),
+    )
+    .expect("text");
     host.advance(2_000);
     ask(&run, &content(), look("load-1", json!([{"h": 1}]), false)).expect("still");
-    ask(&run, &content(), look("load-2", json!([{"h": 1, "text": CALL}]), false)).expect("reload");
+    ask(
+        &run,
+        &content(),
+        look("load-2", json!([{"h": 1, "text": CALL}]), false),
+    )
+    .expect("reload");
     host.advance(2_000);
     ask(&run, &content(), look("load-2", json!([{"h": 1}]), false)).expect("still");
     host.settle();

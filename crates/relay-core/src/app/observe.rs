@@ -104,7 +104,9 @@ impl App {
         let shown = outcome.reports.iter().any(|r| r.history);
         for report in outcome.reports {
             if report.history {
-                answer.calls.extend(self.message_calls(&chat, &report.message_id));
+                answer
+                    .calls
+                    .extend(self.message_calls(&chat, &report.message_id));
                 continue;
             }
             parsed = true;
@@ -112,7 +114,11 @@ impl App {
                 ReportText::Whole(t) => ReplyText::Whole(t),
                 ReportText::Appended { at, text } => ReplyText::Appended { at: *at, text },
                 ReportText::Unchanged => ReplyText::Appended {
-                    at: page.turns.iter().find(|t| t.id == report.message_id).map_or(0, |t| t.utf16),
+                    at: page
+                        .turns
+                        .iter()
+                        .find(|t| t.id == report.message_id)
+                        .map_or(0, |t| t.utf16),
                     text: "",
                 },
             };
@@ -188,7 +194,9 @@ impl App {
 
     fn prune_pages(&mut self) {
         while self.pages.len() > MAX_PAGES {
-            let oldest = (self.pages.iter()).min_by_key(|(_, p)| p.seen_at).map(|(t, _)| *t);
+            let oldest = (self.pages.iter())
+                .min_by_key(|(_, p)| p.seen_at)
+                .map(|(t, _)| *t);
             match oldest {
                 Some(tab) => self.pages.remove(&tab),
                 None => break,

@@ -10,8 +10,8 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::{
-    chat_key, content_chat, tab_of, validate_adapter, AdapterError, App,
-    ChatSettings, Effect, PolicyChange, Settings,
+    chat_key, content_chat, tab_of, validate_adapter, AdapterError, App, ChatSettings, Effect,
+    PolicyChange, Settings,
 };
 use crate::client::config::MASK;
 use crate::client::{import_mcp_servers, HttpUrl, Operation, ServerConfig, TransportKind};

@@ -316,7 +316,8 @@ impl<H: Host> Runner<H> {
                 observation,
             } => {
                 let now = self.host.now_ms();
-                let (answer, effects) = (self.app.borrow_mut()).observe(tab, &url, &observation, now);
+                let (answer, effects) =
+                    (self.app.borrow_mut()).observe(tab, &url, &observation, now);
                 self.run_effects(effects).await?;
                 Ok(serde_json::to_value(answer).unwrap_or_default())
             }

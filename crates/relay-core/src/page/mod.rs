@@ -18,8 +18,9 @@
 //!   is history. After a load or a move to another conversation the page is *quiet* until the
 //!   user sends something or a reply is seen being written: a reply that appears complete
 //!   then is that conversation loading, and is history once it ends unless it grew under our
-//!   eyes. A new turn that another tab on the same conversation already shows is that tab's,
-//!   unless this page sent something.
+//!   eyes. A new turn that another tab on the same conversation already shows (the site
+//!   mirrors a conversation into every tab that has it open) is that tab's: the first tab to
+//!   see a reply being written runs its calls.
 //! - **End.** Signals first (a stop control, a streaming marker): a reply that saw one ends
 //!   [`STOP_QUIET_MS`] after it is gone and the text is still; without any signal, after
 //!   [`SETTLE_MS`] of still text. A reply ends at once when a newer reply appears below it.
@@ -227,7 +228,7 @@ impl Page {
             if let (Some(a), Some(b)) = (site_id, t.site_id.as_deref()) {
                 return a == b;
             }
-            if t.hash == h {
+            if t.hash == h && text.chars().count() >= CROSS_TAB_MIN_CHARS {
                 return true;
             }
             let writing = matches!(t.state, TurnState::Live | TurnState::Undecided);
@@ -430,7 +431,7 @@ impl Page {
             let history = first || known_below || Some(k) != last || {
                 let t = &self.turns[idx];
                 let text = t.text.as_deref().unwrap_or("");
-                self.quiet && others.shows(t.site_id.as_deref(), text)
+                others.shows(t.site_id.as_deref(), text)
             };
             let turn = &mut self.turns[idx];
             if history {
@@ -446,7 +447,7 @@ impl Page {
         for (k, &idx) in order.iter().enumerate() {
             let newest = Some(k) == last;
             let grown = grew[k].take();
-            let claimed = self.quiet && initial[k] == TurnState::Undecided && {
+            let claimed = initial[k] == TurnState::Undecided && {
                 let t = &self.turns[idx];
                 !fresh.contains(&idx)
                     && others.shows(t.site_id.as_deref(), t.text.as_deref().unwrap_or(""))
@@ -456,7 +457,9 @@ impl Page {
                 turn.state = TurnState::History;
             }
             let went_on = grown.is_some() && !fresh.contains(&idx);
-            if went_on && (turn.state == TurnState::Undecided || (turn.state == TurnState::Done && newest)) {
+            if went_on
+                && (turn.state == TurnState::Undecided || (turn.state == TurnState::Done && newest))
+            {
                 // It grows under our eyes: it is being written now (again, after a pause
                 // that no signal covered).
                 turn.state = TurnState::Live;
@@ -547,7 +550,7 @@ impl Page {
         // A reply being written, re-rendered per token: its new element extends its text.
         let writing = |t: &&Turn| matches!(t.state, TurnState::Live | TurnState::Undecided);
         if let Some(i) = self.turns.iter().rposition(|t| {
-            gone(&t) && writing(&t) && t.text.as_deref().is_some_and(|old| related(old, text))
+            gone(&t) && writing(&t) && t.text.as_deref().is_some_and(|old| extends(old, text))
         }) {
             return Found::Here(i);
         }
@@ -588,11 +591,14 @@ enum Found {
 }
 
 /// Whether one text extends the other (a reply caught at two moments of its writing).
-fn related(a: &str, b: &str) -> bool {
+fn extends(a: &str, b: &str) -> bool {
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    short.chars().count() >= CROSS_TAB_MIN_CHARS.min(long.chars().count())
-        && !short.is_empty()
-        && long.starts_with(short)
+    !short.is_empty() && long.starts_with(short)
+}
+
+/// [`extends`], for texts long enough not to be the same by chance (another tab's reply).
+fn related(a: &str, b: &str) -> bool {
+    extends(a, b) && a.chars().count().min(b.chars().count()) >= CROSS_TAB_MIN_CHARS
 }
 
 /// JavaScript's length of a string: UTF-16 code units.

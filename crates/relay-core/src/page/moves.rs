@@ -47,7 +47,8 @@ pub fn move_kind(
         return Move::Same;
     }
     let trimmed = a.trim_end_matches('/');
-    let new_chat = trimmed.is_empty() || trimmed.ends_with("/new") || trimmed.ends_with("/new_chat");
+    let new_chat =
+        trimmed.is_empty() || trimmed.ends_with("/new") || trimmed.ends_with("/new_chat");
     let base = if a.ends_with('/') {
         a.to_owned()
     } else {
@@ -103,6 +104,9 @@ mod tests {
             let got = move_kind(&format!("{s}{from}"), fc, &format!("{s}{to}"), tc, pattern);
             assert_eq!(got, want, "{from} -> {to} (pattern: {pattern})");
         }
-        assert_eq!(move_kind("not a url", None, "https://x/", None, false), Move::Switch);
+        assert_eq!(
+            move_kind("not a url", None, "https://x/", None, false),
+            Move::Switch
+        );
     }
 }

@@ -1,0 +1,490 @@
+//! Transcript tests of the page model (`relay_core::page`): each live behaviour of chat pages
+//! as a sequence of looks a content script sends, and what the core decides — which reply is
+//! which, whether it is old or live, when it ends, and what a URL change means.
+
+use relay_core::page::{
+    Move, Observation, OtherTabs, Outcome, Page, Report, ReportText, TurnSeen, TurnState,
+    SETTLE_MS, STOP_QUIET_MS,
+};
+
+const URL: &str = "https://chat.example/c/1";
+
+/// One tab's content script and its clock.
+struct Tab {
+    page: Page,
+    instance: String,
+    url: String,
+    conversation: Option<String>,
+    now: u64,
+}
+
+/// A turn as a look shows it: handle, text (when sent), site id.
+#[derive(Clone, Copy)]
+struct T<'a> {
+    h: u32,
+    text: Option<&'a str>,
+    id: Option<&'a str>,
+    user: bool,
+}
+
+fn a(h: u32, text: &str) -> T<'_> {
+    T {
+        h,
+        text: Some(text),
+        id: None,
+        user: false,
+    }
+}
+
+/// An assistant turn whose text the content script does not send again (unchanged).
+fn same(h: u32) -> T<'static> {
+    T {
+        h,
+        text: None,
+        id: None,
+        user: false,
+    }
+}
+
+fn user(h: u32) -> T<'static> {
+    T {
+        h,
+        text: None,
+        id: None,
+        user: true,
+    }
+}
+
+impl Tab {
+    fn new(instance: &str) -> Tab {
+        Tab {
+            page: Page::default(),
+            instance: instance.into(),
+            url: URL.into(),
+            conversation: Some("1".into()),
+            now: 1_000,
+        }
+    }
+
+    fn look_with(
+        &mut self,
+        turns: &[T<'_>],
+        streaming: bool,
+        submitted: bool,
+        others: &impl OtherTabs,
+    ) -> Outcome {
+        let obs = Observation {
+            page: self.instance.clone(),
+            conversation: self.conversation.clone(),
+            pattern: true,
+            streaming,
+            submitted,
+            turns: turns
+                .iter()
+                .map(|t| TurnSeen {
+                    h: t.h,
+                    user: t.user,
+                    id: t.id.map(str::to_owned),
+                    text: t.text.map(str::to_owned),
+                    at: None,
+                })
+                .collect(),
+        };
+        self.page.observe(&obs, &self.url, self.now, others)
+    }
+
+    fn look(&mut self, turns: &[T<'_>], streaming: bool) -> Outcome {
+        self.look_with(turns, streaming, false, &())
+    }
+
+    fn send(&mut self, turns: &[T<'_>]) -> Outcome {
+        self.look_with(turns, false, true, &())
+    }
+
+    fn wait(&mut self, ms: u64) {
+        self.now += ms;
+    }
+
+    /// Each known reply's state, in page order.
+    fn states(&self) -> Vec<TurnState> {
+        self.page.turns.iter().map(|t| t.state).collect()
+    }
+
+    fn ids(&self) -> Vec<String> {
+        self.page.turns.iter().map(|t| t.id.clone()).collect()
+    }
+}
+
+/// The reports that run something (not history), as (done, text kind).
+fn live_reports(out: &Outcome) -> Vec<(bool, &'static str)> {
+    out.reports
+        .iter()
+        .filter(|r| !r.history)
+        .map(|r| {
+            let kind = match r.text {
+                ReportText::Unchanged => "unchanged",
+                ReportText::Whole(_) => "whole",
+                ReportText::Appended { .. } => "appended",
+            };
+            (r.done, kind)
+        })
+        .collect()
+}
+
+/// A page with one old exchange, then the user's send and a reply written in `steps` texts.
+fn fresh_reply(tab: &mut Tab) {
+    tab.look(&[user(1), a(2, "old answer")], false);
+    tab.send(&[user(1), a(2, "old answer"), user(3)]);
+}
+
+const CALL: &str = "Sure.\n```json\n{\"tool\": \"add\", \"arguments\": {\"a\": 2, \"b\": 3}}\n```";
+
+#[test]
+fn what_a_page_shows_when_it_loads_is_history_and_a_reply_written_after_a_send_is_live() {
+    let mut tab = Tab::new("load-1");
+    let out = tab.look(&[user(1), a(2, CALL)], false);
+    assert_eq!(tab.states(), [TurnState::History]);
+    assert!(out.reports.iter().all(|r| r.history), "{:?}", out.reports);
+    tab.send(&[user(1), a(2, CALL), user(3)]);
+    tab.wait(50);
+    let out = tab.look(&[user(1), a(2, CALL), user(3), a(4, "Sure.")], true);
+    assert_eq!(tab.states(), [TurnState::History, TurnState::Live]);
+    assert_eq!(live_reports(&out), [(false, "whole")]);
+    tab.wait(100);
+    let out = tab.look(&[user(1), same(2), user(3), a(4, CALL)], true);
+    assert_eq!(live_reports(&out), [(false, "appended")]);
+    // The stop control goes: the reply ends once its text has been still a moment.
+    tab.wait(10);
+    let out = tab.look(&[user(1), same(2), user(3), same(4)], false);
+    assert!(out.rescan_ms.is_some(), "the end is pending: look again");
+    assert_eq!(tab.states()[1], TurnState::Live);
+    tab.wait(STOP_QUIET_MS);
+    let out = tab.look(&[user(1), same(2), user(3), same(4)], false);
+    assert_eq!(tab.states()[1], TurnState::Done);
+    assert_eq!(live_reports(&out), [(true, "unchanged")]);
+    assert_eq!(out.rescan_ms, None);
+}
+
+#[test]
+fn a_site_that_re_renders_per_token_keeps_one_reply() {
+    // Every token replaces the reply's element: a new handle each time, with a longer text.
+    let mut tab = Tab::new("load-1");
+    fresh_reply(&mut tab);
+    let texts = ["Su", "Sure.", "Sure.\n```json", CALL];
+    let mut whole = 0;
+    for (i, text) in texts.iter().enumerate() {
+        tab.wait(100);
+        let h = 10 + i as u32;
+        let out = tab.look(&[user(1), same(2), user(3), a(h, text)], true);
+        for r in &out.reports {
+            assert!(!r.history, "{r:?}");
+            if matches!(r.text, ReportText::Whole(_)) {
+                whole += 1;
+            }
+        }
+    }
+    assert_eq!(
+        tab.page.turns.len(),
+        2,
+        "one reply, not one per element: {:?}",
+        tab.ids()
+    );
+    assert_eq!(
+        whole, 1,
+        "only the first text goes whole; the rest extends it"
+    );
+    assert_eq!(tab.states(), [TurnState::History, TurnState::Live]);
+}
+
+#[test]
+fn a_virtualised_list_re_mounting_old_turns_never_makes_them_live() {
+    let mut tab = Tab::new("load-1");
+    fresh_reply(&mut tab);
+    tab.look(&[user(1), same(2), user(3), a(4, CALL)], true);
+    tab.wait(SETTLE_MS);
+    tab.look(&[user(1), same(2), user(3), same(4)], false);
+    assert_eq!(tab.states(), [TurnState::History, TurnState::Done]);
+    let ids = tab.ids();
+    // Scrolled away: both replies unmounted; scrolled back: new elements, same texts.
+    tab.look(&[], false);
+    tab.wait(500);
+    let out = tab.look(
+        &[user(21), a(22, "old answer"), user(23), a(24, CALL)],
+        false,
+    );
+    assert_eq!(tab.ids(), ids, "the same replies, by text");
+    assert_eq!(tab.states(), [TurnState::History, TurnState::Done]);
+    assert!(live_reports(&out).is_empty(), "{:?}", out.reports);
+    // An older turn nobody had seen, mounted above the known ones: history.
+    let out = tab.look(&[a(30, "a much older answer"), same(22), same(24)], false);
+    assert_eq!(
+        tab.page.turns.last().map(|t| t.state),
+        Some(TurnState::History)
+    );
+    assert!(live_reports(&out).is_empty(), "{:?}", out.reports);
+}
+
+#[test]
+fn a_reload_shows_history_with_the_ids_the_replies_had() {
+    let mut tab = Tab::new("load-1");
+    fresh_reply(&mut tab);
+    tab.look(&[user(1), same(2), user(3), a(4, CALL)], true);
+    tab.wait(STOP_QUIET_MS);
+    tab.look(&[user(1), same(2), user(3), same(4)], false);
+    let ids = tab.ids();
+    tab.instance = "load-2".into();
+    let out = tab.look(&[user(1), a(2, "old answer"), user(3), a(4, CALL)], false);
+    assert!(out.reset);
+    assert_eq!(tab.ids(), ids, "their calls keep their cards");
+    assert_eq!(tab.states(), [TurnState::History, TurnState::History]);
+    assert!(live_reports(&out).is_empty());
+}
+
+#[test]
+fn a_worker_restart_mid_reply_goes_on_with_the_same_reply() {
+    let mut tab = Tab::new("load-1");
+    fresh_reply(&mut tab);
+    tab.look(&[user(1), same(2), user(3), a(4, "Sure.")], true);
+    // The worker stops; the page model comes back from session storage, without texts.
+    let stored = serde_json::to_value(&tab.page).expect("stored");
+    tab.page = serde_json::from_value(stored).expect("restored");
+    tab.wait(100);
+    let out = tab.look(&[user(1), same(2), user(3), same(4)], true);
+    assert_eq!(out.resend, [2, 4], "the texts are asked for again");
+    let out = tab.look(&[user(1), a(2, "old answer"), user(3), a(4, CALL)], true);
+    // The parser lost its text with the worker: the reply goes to it whole.
+    assert_eq!(live_reports(&out), [(false, "whole")]);
+    assert_eq!(tab.states(), [TurnState::History, TurnState::Live]);
+    tab.wait(STOP_QUIET_MS);
+    tab.look(&[user(1), same(2), user(3), same(4)], false);
+    assert_eq!(tab.states(), [TurnState::History, TurnState::Done]);
+}
+
+#[test]
+fn a_new_chat_that_gets_its_url_is_the_same_chat_and_another_conversation_starts_over() {
+    let mut tab = Tab::new("load-1");
+    tab.url = "https://chat.example/".into();
+    tab.conversation = None;
+    tab.look(&[], false);
+    tab.send(&[user(1)]);
+    tab.look(&[user(1), a(2, "Sure.")], true);
+    // The site gives the new chat its URL while the reply is written.
+    tab.url = "https://chat.example/c/9".into();
+    tab.conversation = Some("9".into());
+    tab.wait(100);
+    let out = tab.look(&[user(1), a(2, CALL)], true);
+    assert_eq!(
+        out.moved,
+        Some(("https://chat.example/".into(), Move::Fresh))
+    );
+    assert!(!out.reset);
+    assert_eq!(live_reports(&out), [(false, "appended")]);
+    // The page's own "New chat", then another conversation that loads lazily: its replies
+    // appear complete with nothing streaming, and are history.
+    tab.url = "https://chat.example/c/5".into();
+    tab.conversation = Some("5".into());
+    let out = tab.look(&[], false);
+    assert_eq!(out.moved.map(|m| m.1), Some(Move::Switch));
+    assert!(out.reset);
+    let out = tab.look(&[user(7), a(8, CALL)], false);
+    assert!(live_reports(&out).is_empty());
+    tab.wait(SETTLE_MS);
+    let out = tab.look(&[user(7), same(8)], false);
+    assert!(live_reports(&out).is_empty(), "{:?}", out.reports);
+    assert_eq!(tab.states(), [TurnState::History]);
+}
+
+#[test]
+fn a_reply_that_pauses_after_its_call_ends_on_the_signal_not_on_the_pause() {
+    let mut tab = Tab::new("load-1");
+    fresh_reply(&mut tab);
+    tab.look(&[user(1), same(2), user(3), a(4, CALL)], true);
+    // Five seconds of nothing, the stop control still shown: still being written.
+    for _ in 0..20 {
+        tab.wait(250);
+        let out = tab.look(&[user(1), same(2), user(3), same(4)], true);
+        assert!(out.rescan_ms.is_some());
+    }
+    assert_eq!(tab.states()[1], TurnState::Live);
+    tab.wait(10);
+    tab.look(
+        &[user(1), same(2), user(3), a(4, &format!("{CALL}\nDone."))],
+        true,
+    );
+    // Send and Stop as one button: the label goes back to Send, the signal is gone.
+    tab.wait(STOP_QUIET_MS);
+    tab.look(&[user(1), same(2), user(3), same(4)], false);
+    assert_eq!(tab.states()[1], TurnState::Done);
+}
+
+#[test]
+fn without_any_signal_a_reply_ends_after_still_text_and_goes_on_if_it_grows_again() {
+    let mut tab = Tab::new("load-1");
+    fresh_reply(&mut tab);
+    let out = tab.look(&[user(1), same(2), user(3), a(4, CALL)], false);
+    assert_eq!(
+        live_reports(&out),
+        [(false, "whole")],
+        "live after the send"
+    );
+    assert_eq!(out.rescan_ms, Some(SETTLE_MS));
+    tab.wait(SETTLE_MS);
+    let out = tab.look(&[user(1), same(2), user(3), same(4)], false);
+    assert_eq!(live_reports(&out), [(true, "unchanged")]);
+    // A pause no signal covered: it goes on, and is read again whole (the ledger runs each
+    // call once).
+    tab.wait(3_000);
+    let out = tab.look(
+        &[user(1), same(2), user(3), a(4, &format!("{CALL} and more"))],
+        false,
+    );
+    assert_eq!(live_reports(&out), [(false, "whole")]);
+    assert_eq!(tab.states()[1], TurnState::Live);
+}
+
+#[test]
+fn a_reply_ends_at_once_when_a_newer_one_appears_below_it() {
+    let mut tab = Tab::new("load-1");
+    fresh_reply(&mut tab);
+    tab.look(&[user(1), same(2), user(3), a(4, CALL)], true);
+    tab.send(&[user(1), same(2), user(3), same(4), user(5)]);
+    let out = tab.look(
+        &[user(1), same(2), user(3), same(4), user(5), a(6, "Next")],
+        true,
+    );
+    assert_eq!(
+        tab.states(),
+        [TurnState::History, TurnState::Done, TurnState::Live]
+    );
+    assert_eq!(live_reports(&out), [(true, "unchanged"), (false, "whole")]);
+}
+
+#[test]
+fn site_ids_come_first() {
+    let mut tab = Tab::new("load-1");
+    fresh_reply(&mut tab);
+    let with_id = |h, text| T {
+        h,
+        text: Some(text),
+        id: Some("msg-42"),
+        user: false,
+    };
+    tab.look(&[user(1), same(2), user(3), with_id(4, "Sure.")], true);
+    // Re-mounted with another text (a site that re-renders markdown differently): the same
+    // reply, by its id.
+    tab.wait(100);
+    tab.look(&[user(1), same(2), user(3), with_id(9, CALL)], true);
+    assert_eq!(tab.ids()[1], "s:msg-42");
+    assert_eq!(tab.page.turns.len(), 2);
+}
+
+/// Another tab's page on the same conversation.
+struct Shown<'a>(&'a Page);
+
+impl OtherTabs for Shown<'_> {
+    fn shows(&self, site_id: Option<&str>, text: &str) -> bool {
+        self.0.url == URL && self.0.shows(site_id, text)
+    }
+}
+
+#[test]
+fn a_second_tab_on_the_same_conversation_never_takes_the_first_tabs_reply() {
+    let mut first = Tab::new("tab-1");
+    let mut second = Tab::new("tab-2");
+    fresh_reply(&mut first);
+    second.look(&[user(1), a(2, "old answer")], false);
+    // The user sends in the first tab; the site mirrors the reply into the second as it grows.
+    let mut text = String::from("Sure, I will add");
+    first.look(&[user(1), same(2), user(3), a(4, &text)], true);
+    second.look_with(
+        &[user(1), same(2), user(3), a(4, &text)],
+        false,
+        false,
+        &Shown(&first.page),
+    );
+    for _ in 0..3 {
+        text.push_str(" more");
+        first.wait(100);
+        second.wait(100);
+        first.look(&[user(1), same(2), user(3), a(4, &text)], true);
+        let out = second.look_with(
+            &[user(1), same(2), user(3), a(4, &text)],
+            false,
+            false,
+            &Shown(&first.page),
+        );
+        assert!(live_reports(&out).is_empty(), "{:?}", out.reports);
+    }
+    assert_eq!(first.states(), [TurnState::History, TurnState::Live]);
+    assert_eq!(second.states(), [TurnState::History, TurnState::History]);
+    // The second tab's own send: its reply is its own.
+    second.look_with(
+        &[user(1), same(2), user(3), same(4), user(5)],
+        false,
+        true,
+        &Shown(&first.page),
+    );
+    let out = second.look_with(
+        &[user(1), same(2), user(3), same(4), user(5), a(6, CALL)],
+        true,
+        false,
+        &Shown(&first.page),
+    );
+    assert_eq!(live_reports(&out), [(false, "whole")]);
+}
+
+#[test]
+fn a_new_user_turn_is_a_send_even_when_the_page_sent_it_itself() {
+    let mut tab = Tab::new("load-1");
+    tab.look(&[user(1), a(2, "old answer")], false);
+    // No `submitted`: the user pressed the site's own Send; the turn appears.
+    tab.look(&[user(1), same(2), user(3)], false);
+    let out = tab.look(&[user(1), same(2), user(3), a(4, CALL)], false);
+    assert_eq!(live_reports(&out), [(false, "whole")]);
+}
+
+#[test]
+fn appended_text_that_does_not_extend_what_the_core_has_is_asked_for_whole() {
+    let mut tab = Tab::new("load-1");
+    fresh_reply(&mut tab);
+    tab.look(&[user(1), same(2), user(3), a(4, "Sure.")], true);
+    let obs = Observation {
+        page: "load-1".into(),
+        conversation: Some("1".into()),
+        pattern: true,
+        streaming: true,
+        turns: vec![TurnSeen {
+            h: 4,
+            text: Some(" more".into()),
+            at: Some(99),
+            ..TurnSeen::default()
+        }],
+        ..Observation::default()
+    };
+    let out = tab.page.observe(&obs, URL, 1_200, &());
+    assert_eq!(out.resend, [4]);
+    assert!(out.reports.is_empty());
+    let good = Observation {
+        turns: vec![TurnSeen {
+            h: 4,
+            text: Some(" more".into()),
+            at: Some(5),
+            ..TurnSeen::default()
+        }],
+        ..obs
+    };
+    let out = tab.page.observe(&good, URL, 1_300, &());
+    assert_eq!(
+        out.reports,
+        [Report {
+            message_id: tab.ids()[1].clone(),
+            text: ReportText::Appended {
+                at: 5,
+                text: " more".into()
+            },
+            done: false,
+            history: false,
+        }]
+    );
+    assert_eq!(tab.page.text_of(&tab.ids()[1]), Some("Sure. more"));
+}
