@@ -215,8 +215,22 @@ fn a_virtualised_list_re_mounting_old_turns_never_makes_them_live() {
     assert_eq!(tab.ids(), ids, "the same replies, by text");
     assert_eq!(tab.states(), [TurnState::History, TurnState::Done]);
     assert!(live_reports(&out).is_empty(), "{:?}", out.reports);
+    // The call's turn mounted again with its text rendered a little differently (its code
+    // block's button now says "Copied"): the same reply, never live.
+    tab.look(&[user(21), same(22), user(23)], false);
+    let out = tab.look(
+        &[
+            user(21),
+            same(22),
+            user(23),
+            a(40, &format!("{CALL}\nCopied")),
+        ],
+        false,
+    );
+    assert_eq!(tab.ids(), ids);
+    assert!(live_reports(&out).is_empty(), "{:?}", out.reports);
     // An older turn nobody had seen, mounted above the known ones: history.
-    let out = tab.look(&[a(30, "a much older answer"), same(22), same(24)], false);
+    let out = tab.look(&[a(30, "a much older answer"), same(22), same(40)], false);
     assert_eq!(
         tab.page.turns.last().map(|t| t.state),
         Some(TurnState::History)
@@ -487,4 +501,23 @@ fn appended_text_that_does_not_extend_what_the_core_has_is_asked_for_whole() {
         }]
     );
     assert_eq!(tab.page.text_of(&tab.ids()[1]), Some("Sure. more"));
+}
+
+#[test]
+fn after_a_reply_ends_a_complete_looking_new_turn_waits_for_a_send() {
+    let mut tab = Tab::new("load-1");
+    fresh_reply(&mut tab);
+    tab.look(&[user(1), same(2), user(3), a(4, CALL)], true);
+    tab.wait(STOP_QUIET_MS);
+    tab.look(&[user(1), same(2), user(3), same(4)], false);
+    // A turn with a text nobody saw (a site re-rendering the last reply as another element
+    // with other text), nothing streaming, nothing sent: never live.
+    let out = tab.look(
+        &[user(1), same(2), user(3), a(9, "A rendered summary card")],
+        false,
+    );
+    assert!(live_reports(&out).is_empty(), "{:?}", out.reports);
+    tab.wait(SETTLE_MS);
+    let out = tab.look(&[user(1), same(2), user(3), same(9)], false);
+    assert!(live_reports(&out).is_empty(), "{:?}", out.reports);
 }

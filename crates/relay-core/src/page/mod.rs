@@ -14,11 +14,12 @@
 //!   site that re-renders per token). Never a list position alone. A reload keeps the ids of
 //!   the turns it shows again (matched by text), so their calls keep their cards.
 //! - **Old or live.** What a page shows when it is first seen (a load, another conversation)
-//!   is history. A new turn above one we know (a re-mount) or below which another turn appears
-//!   is history. After a load or a move to another conversation the page is *quiet* until the
-//!   user sends something or a reply is seen being written: a reply that appears complete
-//!   then is that conversation loading, and is history once it ends unless it grew under our
-//!   eyes. A new turn that another tab on the same conversation already shows (the site
+//!   is history. A new turn that is not the newest (a re-mount above the ones we know, a reply
+//!   another already follows) is history. After a load, a move to another conversation or the
+//!   end of a reply the page is *quiet* until the user sends something (a new user turn, or a
+//!   send the content script made) or a reply is seen being written: a reply that appears
+//!   complete then is that conversation loading or an old turn shown again, and is history
+//!   once it ends unless it grew under our eyes. A new turn that another tab on the same conversation already shows (the site
 //!   mirrors a conversation into every tab that has it open) is that tab's: the first tab to
 //!   see a reply being written runs its calls.
 //! - **End.** Signals first (a stop control, a streaming marker): a reply that saw one ends
@@ -312,10 +313,15 @@ impl Page {
         // Index into self.turns per seen turn; `None` entries get new turns below.
         let mut order: Vec<usize> = Vec::with_capacity(seen.len());
         let mut fresh: Vec<usize> = Vec::new();
+        // Known replies shown by a new element (a re-render, a re-mount).
+        let mut remounted: Vec<usize> = Vec::new();
         for s in &seen {
             let known = self.find(s, &before, first);
             let idx = match known {
                 Found::Here(i) => {
+                    if self.turns[i].handle != Some(s.h) {
+                        remounted.push(i);
+                    }
                     if self.turns[i].handle != Some(s.h) {
                         self.turns[i].handle = Some(s.h);
                         out.changed = true;
@@ -427,8 +433,9 @@ impl Page {
             if !fresh.contains(&idx) || self.turns[idx].state != TurnState::Undecided {
                 continue;
             }
-            let known_below = order[k + 1..].iter().any(|i| !fresh.contains(i));
-            let history = first || known_below || Some(k) != last || {
+            // Not the newest: an old turn mounted again above the ones we know (a virtualised
+            // list scrolled up), or a reply a newer one already follows.
+            let history = first || Some(k) != last || {
                 let t = &self.turns[idx];
                 let text = t.text.as_deref().unwrap_or("");
                 others.shows(t.site_id.as_deref(), text)
@@ -456,7 +463,11 @@ impl Page {
             if claimed {
                 turn.state = TurnState::History;
             }
-            let went_on = grown.is_some() && !fresh.contains(&idx);
+            // A reply that ended changes its text only under our eyes: a new element showing
+            // it differently is a re-mount, not more of the reply.
+            let went_on = grown.is_some()
+                && !fresh.contains(&idx)
+                && (!remounted.contains(&idx) || turn.state == TurnState::Undecided);
             if went_on
                 && (turn.state == TurnState::Undecided || (turn.state == TurnState::Done && newest))
             {
@@ -482,6 +493,9 @@ impl Page {
                     } else {
                         TurnState::History
                     };
+                    // The next reply comes after a send: until then a turn that appears
+                    // complete is an old one shown again, not a new answer.
+                    self.quiet = true;
                 } else {
                     let next = if obs.streaming {
                         SIGNAL_POLL_MS
@@ -552,6 +566,16 @@ impl Page {
         if let Some(i) = self.turns.iter().rposition(|t| {
             gone(&t) && writing(&t) && t.text.as_deref().is_some_and(|old| extends(old, text))
         }) {
+            return Found::Here(i);
+        }
+        // A turn shown again with its text rendered a little differently (a code block's
+        // button label, a lazily rendered tail): the reply whose text it extends or that
+        // extends it, long enough not to be chance.
+        if let Some(i) = self
+            .turns
+            .iter()
+            .rposition(|t| gone(&t) && t.text.as_deref().is_some_and(|old| related(old, text)))
+        {
             return Found::Here(i);
         }
         if first {

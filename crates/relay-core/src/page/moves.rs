@@ -79,11 +79,21 @@ fn path_of(url: &str) -> Option<&str> {
 mod tests {
     use super::*;
 
+    /// From, its id, to, its id, whether the adapter has a pattern, the move.
+    type Case = (
+        &'static str,
+        Option<&'static str>,
+        &'static str,
+        Option<&'static str>,
+        bool,
+        Move,
+    );
+
     #[test]
     fn moves_by_conversation_pattern_and_by_path() {
         let s = "https://chat.example";
         #[rustfmt::skip]
-        let cases: &[(&str, Option<&str>, &str, Option<&str>, bool, Move)] = &[
+        let cases: &[Case] = &[
             // With a pattern: ids decide.
             ("/c/1", Some("1"), "/c/1", Some("1"), true, Move::Same),
             ("/c/1", Some("1"), "/c/2", Some("2"), true, Move::Switch),
