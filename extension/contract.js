@@ -139,7 +139,10 @@
  * @property {number} [durationMs]
  */
 /** @typedef {'run' | 'deny' | 'always'} Decision */
-/** @typedef {{calls: CallRecord[], pending: boolean, diagnostics?: unknown[], resend?: boolean}} ReplyUpdate */
+/** One turn of a look at the page: its element's handle, whether it is the user's, the site's id, its text when it changed (with `at`: only what was appended to the first `at` UTF-16 units sent before). @typedef {{h: number, user?: boolean, id?: string, text?: string, at?: number}} TurnSeen */
+/** One look at a chat page (`page/observe`). @typedef {{page: string, conversation: string | null, pattern: boolean, streaming: boolean, submitted: boolean, turns: TurnSeen[]}} PageObservation */
+/** The core's answer to a look. @typedef {{calls: CallRecord[], pending: boolean, resend?: number[], rescanMs?: number, reset?: boolean}} PageAnswer */
+/** A tab's page as the core sees it. @typedef {{url: string, quiet: boolean, turns: {messageId: string, state: 'history' | 'undecided' | 'live' | 'done', onPage: boolean, length: number}[]}} PageView */
 
 /** @typedef {{origin: string, adapter: string, custom?: AdapterData}} Site */
 /**
@@ -183,8 +186,8 @@
  *   'prompt/build': {chat?: ChatRef, serverIds?: string[], options?: object},
  *   'chat/insert': {chat: ChatRef, text: string, submit?: boolean},
  *   'reply/parse': {text: string, serverIds?: string[]},
- *   'reply/update': {messageId: string, text: string, at?: number, done: boolean, history?: boolean},
- *   'chat/moved': {from: string, fresh: boolean},
+ *   'page/observe': PageObservation,
+ *   'page/state': {chat: ChatRef},
  *   'activity/list': {chat?: ChatRef},
  *   'activity/decide': {key: string, decision: Decision, confirm?: boolean},
  *   'elicitation/list': {},
@@ -225,8 +228,8 @@
  *   'prompt/build': Prompt | null,
  *   'chat/insert': InsertOutcome,
  *   'reply/parse': {calls: unknown[], diagnostics: unknown[]},
- *   'reply/update': ReplyUpdate,
- *   'chat/moved': ChatSettings,
+ *   'page/observe': PageAnswer,
+ *   'page/state': PageView | null,
  *   'activity/list': CallRecord[],
  *   'activity/decide': CallRecord,
  *   'elicitation/list': ElicitationView[],
@@ -294,10 +297,10 @@ export const MESSAGES = Object.freeze({
   'chat/insert': ['page'],
   /** {text, serverIds?} parses one reply against the selected servers' tools (content scripts: their chat's). → {calls, diagnostics} */
   'reply/parse': ['page', 'content'],
-  /** {messageId, text, at?, done, history?} a growing assistant reply; new complete calls enter the ledger. With `at`, `text` is only what was appended to the first `at` UTF-16 units the core already has; without it, the whole text. → {calls: [CallRecord], pending, resend?} (`resend`: the core does not have those `at` units, nothing was read: send the whole text) */
-  'reply/update': ['content'],
-  /** {from, fresh} the sender's page moved, without a reload, from the URL `from` to its current URL; `fresh`: `from` was a new-chat URL, so the chat's settings go with it. → ChatSettings of the current URL */
-  'chat/moved': ['content'],
+  /** One look at the sender's page: {page, conversation?, pattern, streaming, submitted, turns: [{h, user?, id?, text?, at?}]}. The core's page model decides which reply is which, whether it is old and when it ends; live replies' complete calls enter the ledger. → PageAnswer {calls, pending, resend?, rescanMs?, reset?} */
+  'page/observe': ['content'],
+  /** {chat} the chat tab's page as the core sees it (its replies, their ids and states). → PageView | null */
+  'page/state': ['page'],
   /** {chat?} → [CallRecord] of the chat (content scripts: their own tab) */
   'activity/list': ['page', 'content'],
   /** {key, decision: run|deny|always, confirm?} approves or denies a pending call; re-runs an unknown one on run. → CallRecord */
@@ -367,6 +370,7 @@ export const TAB_MESSAGES = Object.freeze({
  *   config: Record<string, unknown>,
  *   tools: Record<string, unknown[]>,
  *   ledger: unknown,
+ *   pages: unknown,
  *   auth: Record<string, unknown>,
  *   elicitations: ElicitationView[],
  *   sites: Site[],
@@ -384,6 +388,8 @@ export const STORAGE = Object.freeze({
   tools: Object.freeze({ key: 'tools', area: 'local' }),
   /** the exactly-once call ledger */
   ledger: Object.freeze({ key: 'ledger', area: 'session' }),
+  /** each chat tab's page model: which reply is which and whether it is old */
+  pages: Object.freeze({ key: 'pages', area: 'session' }),
   /** each server's sign-in (tokens included), by server id; read by the core only */
   auth: Object.freeze({ key: 'auth', area: 'local' }),
   /** servers' questions waiting for the user; the side panel shows them */

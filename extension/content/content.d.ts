@@ -80,10 +80,10 @@ export interface Namespace {
     readonly host: HTMLElement;
   };
   read: {
-    /** What a reply/update carries: the appended part (`at`: length already sent) or the whole text. */
+    /** What a look carries of a reply's text: the appended part (`at`: length already sent) or the whole text. */
     replyDelta(sent: string | undefined, text: string): { text: string; at?: number };
-    /** Sends a reply's text to the core (only what was appended while it grows). */
-    report(messageId: string, text: string, done: boolean, history: boolean): void;
+    /** One look at the page, as `page/observe` carries it (marks what it read as sent). */
+    observation(): import('../contract.js').PageObservation;
     startReading(): void;
     noteSubmit(): void;
     userMessages(): HTMLElement[];
@@ -91,7 +91,6 @@ export interface Namespace {
     assistantCount(): number;
     userMessageCount(): number;
     conversationOf(href: string): string | null;
-    moveKind(from: string, to: string): 'same' | 'fresh' | 'switch';
     scheduleScan(delay?: number): void;
   };
   /** Discovery of a page's parts by shape (discover.js). */

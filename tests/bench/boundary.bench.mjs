@@ -41,10 +41,14 @@ function time(fn, { minMs = 400, minRuns = 10 } = {}) {
   return median(runs);
 }
 
-// A reply/update as a content script sends it mid-stream (2 KB of reply text), and the answer
-// the handler gives: one call record.
+// A look at the page (page/observe) as a content script sends it mid-stream (2 KB of reply
+// text appended to a reply, the page's other turns as handles), and the answer the handler
+// gives: one call record.
 const text = 'Let me look that up. '.repeat(100);
-const message = { type: 'reply/update', messageId: 'msg-3f2a', text, done: false, history: false };
+const message = {
+  type: 'page/observe', page: 'k3v9x2mf1', conversation: '3f2a', pattern: true, streaming: true, submitted: false,
+  turns: [{ h: 1, user: true }, { h: 2 }, { h: 3, user: true }, { h: 4, text, at: 2048 }],
+};
 const answer = {
   ok: true,
   data: {
@@ -73,7 +77,7 @@ same(bench.writeParse(true), bench.writeParse(false), 'parse result');
 if (bench.readMessage(message, true) !== bench.readMessage(message, false)) throw new Error('message differs');
 
 const cases = [
-  ['message in (reply/update, 2 KB)', (t) => bench.readMessage(message, t)],
+  ['message in (page/observe, 2 KB)', (t) => bench.readMessage(message, t)],
   ['answer out (one call record)', (t) => bench.writeAnswer(t)],
   [`servers in (${tools.length} tools)`, (t) => bench.readServers(servers, t)],
   [`tools/list answer out (${tools.length} tools)`, (t) => bench.writeTools(t)],

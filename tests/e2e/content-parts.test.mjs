@@ -129,8 +129,7 @@ test('every message the content script shows exists in both locales', () => {
 });
 
 /**
- * Runs read.js against a bare namespace whose `call` is `core` (no DOM: its pure parts and
- * `report`, the one place replies go to the core).
+ * Runs read.js against a bare namespace whose `call` is `core` (no DOM: its pure parts).
  * @param {(type: string, fields: any) => Promise<any>} core
  */
 function readPart(core, onAnswer = () => {}) {
@@ -160,47 +159,3 @@ test('a growing reply is sent as what was appended, anything else whole', () => 
   for (const [sent, text, want] of cases) assert.deepEqual({ ...replyDelta(sent, text) }, want, `${sent} → ${text}`);
 });
 
-test('the core gets every reply\'s text right from appended updates, and the whole text when it asks', async () => {
-  // A core that keeps each reply's text, takes an appended update only where it extends that
-  // text exactly, asks for the whole text otherwise, and forgets a reply once it is done.
-  const have = new Map();
-  /** @type {any[]} */
-  const sent = [];
-  let restarted = false;
-  const core = async (type, m) => {
-    assert.equal(type, 'reply/update');
-    sent.push(m);
-    if (restarted) { have.clear(); restarted = false; }
-    if (m.at !== undefined && (have.get(m.messageId) ?? '').length !== m.at) return { calls: [], pending: false, resend: true };
-    const text = m.at !== undefined ? have.get(m.messageId) + m.text : m.text;
-    if (m.done) have.delete(m.messageId); else have.set(m.messageId, text);
-    return { calls: [], pending: false, text };
-  };
-  // Each report ends by showing the core's answer (cards.setPending): the sign it was handled.
-  let answers = 0;
-  const { report } = readPart(core, () => { answers++; });
-  const steps = [
-    // [text, done, what the core's text must be after it, what the update carried]
-    ['Sure', false, 'at 0 whole'],
-    ['Sure, let me', false, 'appended'],
-    ['Sure, let me look', false, 'appended'],
-    ['Sure, let us look', false, 're-render: whole'],
-    ['Sure, let us look it up', false, 'restart: appended, resend, whole'],
-    ['Sure, let us look it up.', true, 'appended'], // done, still growing: the core reads it, then forgets the reply
-    ['Sure, let us look it up!', true, 'after done: whole'],
-  ];
-  for (const [i, [text, done, what]] of steps.entries()) {
-    if (i === 4) restarted = true; // the worker restarted: it has no text for the reply
-    const before = sent.length;
-    const answered = answers;
-    report('m1', text, done, false);
-    for (let k = 0; k < 100 && answers === answered; k++) await new Promise((r) => setImmediate(r));
-    assert.equal(answers, answered + 1, `${what}: answered`);
-    const carried = sent.slice(before);
-    if (what === 'appended') assert.ok(carried.length === 1 && carried[0].at > 0 && text.endsWith(carried[0].text) && carried[0].text.length < text.length, `${what}: ${JSON.stringify(carried)}`);
-    else if (what.startsWith('restart')) assert.deepEqual(carried.map((m) => m.at === undefined ? 'whole' : 'appended'), ['appended', 'whole'], what);
-    else assert.ok(carried.length === 1 && carried[0].at === undefined && carried[0].text === text, `${what}: ${JSON.stringify(carried)}`);
-    if (!done) assert.equal(have.get('m1'), text, `${what}: the core has the reply's text`);
-    else assert.ok(!have.has('m1'), what);
-  }
-});

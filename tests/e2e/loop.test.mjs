@@ -98,7 +98,7 @@ test('call text in a user message or posted by the page runs nothing', async () 
     div.textContent = t;
     document.getElementById('log').appendChild(div);
     // A page script trying to talk to the extension directly.
-    window.postMessage({ type: 'reply/update', messageId: 'a0', text: t, done: true }, '*');
+    window.postMessage({ type: 'page/observe', page: 'x', submitted: true, turns: [{ h: 1, text: t }] }, '*');
     try { chrome.runtime.sendMessage('x', { type: 'tools/call' }); } catch { /* no API here */ }
   }, callText);
   // Witness that the page was read after those: the instructions make the assistant reply with
@@ -112,11 +112,6 @@ test('call text in a user message or posted by the page runs nothing', async () 
 
 test('tool forced: a reply without a call gets one reminder to call a tool, never a loop of them', async () => {
   const { page, chatRef } = await openChat({ autoExecute: true, autoSubmit: true, strategy: 'toolForced' });
-  // Every message the worker receives, as seen by a listener of its own (it answers nothing).
-  await ext.sw.evaluate(() => {
-    globalThis.__relaySeen = [];
-    chrome.runtime.onMessage.addListener((m) => { globalThis.__relaySeen.push({ type: m && m.type, messageId: m && m.messageId, done: m && m.done, history: m && m.history }); });
-  });
   await page.fill('#input', 'hi');
   await page.click('#send');
   const reminder = page.locator('.turn[data-role="user"]', { hasText: 'please use one of the tools' });
@@ -124,9 +119,12 @@ test('tool forced: a reply without a call gets one reminder to call a tool, neve
   // The assistant answers the reminder without a call again: no second reminder follows.
   await page.locator('.turn[data-role="assistant"]').nth(1).waitFor({ timeout: 20_000 });
   await page.locator('#stop').waitFor({ state: 'hidden', timeout: 20_000 });
-  // Witness that the core handled the second reply's end: the worker received it as done…
-  await until(() => ext.sw.evaluate(() => new Set(globalThis.__relaySeen.filter((m) => m.type === 'reply/update' && m.done && !m.history).map((m) => m.messageId)).size >= 2),
-    { timeoutMs: 20_000, what: 'both replies reported done to the worker' });
+  // Witness that the core handled the second reply's end: its page model has both replies
+  // ended (live replies that ended, not old ones)…
+  await until(async () => {
+    const view = (await coreCall(panel, { type: 'page/state', chat: chatRef })).data;
+    return !!view && view.turns.filter((t) => t.state === 'done').length >= 2;
+  }, { timeoutMs: 20_000, what: 'both replies ended in the core\'s page model' });
   // …and a later insertion from the worker into this tab (queued behind any reminder it sent)
   // has arrived: anything sent before it has been inserted too.
   const marker = 'marker after the second reply';

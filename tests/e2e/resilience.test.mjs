@@ -102,7 +102,7 @@ test('a call in a user message or posted by the page runs nothing', async () => 
     u.dataset.messageAuthorRole = 'user';
     u.textContent = t;
     document.getElementById('log').appendChild(u);
-    window.postMessage({ type: 'reply/update', messageId: 'a0', text: t, done: true }, '*');
+    window.postMessage({ type: 'page/observe', page: 'x', submitted: true, turns: [{ h: 1, text: t }] }, '*');
   }, callText);
   // Witness that the page was read after those: the instructions make the assistant reply with
   // a call of its own (add 2 + 3), which runs; it is the only call.

@@ -28,17 +28,23 @@ async function open(id, query = '') {
 
 const fixture = (page) => page.evaluate(() => ({ ...window.__fixture }));
 
-/** Every reply/update the worker receives, as seen by a listener of its own. */
+/** Every reply's text in every look (`page/observe`) the worker receives, as seen by a listener of its own. */
 async function recordReports() {
   await rig.ext.sw.evaluate(() => {
     globalThis.__relayReports = [];
     if (globalThis.__relayListening) return;
     globalThis.__relayListening = true;
-    chrome.runtime.onMessage.addListener((m, sender) => {
-      if (m && m.type === 'reply/update') globalThis.__relayReports.push({ url: m.url, loadUrl: sender.url, messageId: m.messageId, done: m.done, history: m.history, at: m.at, length: String(m.text || '').length });
+    chrome.runtime.onMessage.addListener((m) => {
+      if (!m || m.type !== 'page/observe') return;
+      for (const t of m.turns || []) {
+        if (t.text !== undefined) globalThis.__relayReports.push({ url: m.url, h: t.h, at: t.at, length: String(t.text).length });
+      }
     });
   });
 }
+
+/** The core's page model of a chat's tab. */
+const pageState = (chatRef) => rig.call({ type: 'page/state', chat: chatRef });
 
 test('in-page New chat: the new conversation\'s call runs, in its own chat', async () => {
   const { page, chatRef } = await open('chatgpt');
@@ -64,15 +70,15 @@ test('in-page New chat: the new conversation\'s call runs, in its own chat', asy
     'the new conversation\'s call ran, in its own chat');
   assert.deepEqual((await rig.calls({ ...chatRef, url: first })).map((c) => `${c.tool}:${c.state}`), ['add:done'], 'the old chat is unchanged');
   const reports = await rig.ext.sw.evaluate(() => globalThis.__relayReports);
-  const fresh = reports.filter((r) => r.url.startsWith(second));
-  assert.ok(fresh.length > 0 && fresh.every((r) => r.history === false), `the new replies are not history: ${JSON.stringify(reports)}`);
+  const view = await pageState({ ...chatRef, url: second });
+  assert.ok(view.turns.length > 0 && view.turns.every((t) => t.state === 'done'), `the new replies were live and ended, none is history: ${JSON.stringify(view)}`);
   // A streaming reply goes to the worker as what was appended since its last update, each
   // update extending exactly the text the one before left (no whole text sent again).
   assert.ok(reports.some((r) => r.at > 0), `some update carried only appended text: ${JSON.stringify(reports)}`);
   const total = new Map();
   for (const r of reports) {
-    if (r.at !== undefined) assert.equal(r.at, total.get(r.messageId) ?? 0, `an update extends the text sent before: ${JSON.stringify(reports)}`);
-    total.set(r.messageId, (r.at ?? 0) + r.length);
+    if (r.at !== undefined) assert.equal(r.at, total.get(r.h) ?? 0, `an update extends the text sent before: ${JSON.stringify(reports)}`);
+    total.set(r.h, (r.at ?? 0) + r.length);
   }
   await page.close();
 });
@@ -86,8 +92,16 @@ test('virtualised list: an old turn mounted again never runs its call again', as
   await recordReports();
   await page.evaluate(() => window.__fixture.remount());
   assert.equal(await page.locator('.font-claude-response', { hasText: '"tool": "add"' }).count(), 1, 'the call\'s turn is back');
-  // Witness that the content script read the re-mounted turn: it reported it, as history.
-  await until(() => rig.ext.sw.evaluate(() => globalThis.__relayReports.some((r) => r.history && r.done)), { what: 'the re-mounted turn reported' });
+  // Witness that the core saw the re-mounted turns: every reply of its page model is on the
+  // page again, as the reply it was (none new, none live).
+  const shown = await page.locator('.font-claude-response').count();
+  await until(async () => {
+    const view = await pageState({ ...chatRef, url: page.url() });
+    return view.turns.filter((t) => t.onPage).length === shown;
+  }, { what: 'the re-mounted turns seen by the core' });
+  const view = await pageState({ ...chatRef, url: page.url() });
+  assert.ok(view.turns.every((t) => t.state === 'history' || t.state === 'done'), JSON.stringify(view));
+  assert.equal(view.turns.length, shown, `the same replies, no new ones: ${JSON.stringify(view)}`);
   // Witness that the re-mounted page was read: a later reply's call runs, and it is the only
   // other call.
   await rig.insertInstructions({ ...chatRef, url: page.url() });

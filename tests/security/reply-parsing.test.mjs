@@ -63,9 +63,11 @@ test('a reply with a lone surrogate still yields its call', async () => {
   const answer = await inContentWorld(ext, tabId, async (call) => {
     // A lone high surrogate, as a page can render one (broken emoji, cut text).
     const text = 'Here is a broken character: ' + String.fromCharCode(0xd83d) + ' and my call:\n\n' + call;
-    return chrome.runtime.sendMessage({ type: 'reply/update', messageId: 'surrogate-1', text, done: true });
+    // A page instance of its own: its first look shows nothing, then a send and a reply.
+    await chrome.runtime.sendMessage({ type: 'page/observe', page: 'surrogate', turns: [] });
+    return chrome.runtime.sendMessage({ type: 'page/observe', page: 'surrogate', submitted: true, streaming: true, turns: [{ h: 1, text }] });
   }, fencedCall('add', { a: 4, b: 5 }));
-  assert.equal(answer?.ok, true, `reply/update with a lone surrogate: ${JSON.stringify(answer)}`);
+  assert.equal(answer?.ok, true, `page/observe with a lone surrogate: ${JSON.stringify(answer)}`);
   assert.deepEqual(answer.data.calls.map((c) => [c.tool, c.arguments]), [['add', { a: 4, b: 5 }]]);
   await page.close();
 });

@@ -91,7 +91,7 @@ test('no message a content script can send answers with a secret', async () => {
     'resources/read': { serverId, uri: 'x://y' },
     'prompt/build': { serverIds: [serverId] },
     'reply/parse': { text: fencedCall('lookup', { q: 'z' }) },
-    'reply/update': { messageId: 'probe', text: 'nothing', done: true },
+    'page/observe': { page: 'probe', turns: [] },
     'activity/decide': { key: rec.key, decision: 'deny' },
     'chat/set': { settings: { serverIds: [serverId] } },
     'chat/insert': { text: 'x' },

@@ -521,3 +521,33 @@ fn after_a_reply_ends_a_complete_looking_new_turn_waits_for_a_send() {
     let out = tab.look(&[user(1), same(2), user(3), same(9)], false);
     assert!(live_reports(&out).is_empty(), "{:?}", out.reports);
 }
+
+#[test]
+fn a_reply_unmounted_while_the_next_one_is_written_ends() {
+    let mut tab = Tab::new("load-1");
+    fresh_reply(&mut tab);
+    tab.look(&[user(1), same(2), user(3), a(4, CALL)], true);
+    // The result went in and the next reply streams; the list keeps only the last two turns.
+    tab.send(&[user(3), same(4), user(5)]);
+    let out = tab.look(&[user(5), a(6, "Final")], true);
+    assert_eq!(
+        tab.states(),
+        [TurnState::History, TurnState::Done, TurnState::Live]
+    );
+    assert_eq!(live_reports(&out), [(false, "whole"), (true, "unchanged")]);
+}
+
+#[test]
+fn a_turn_mounted_again_with_other_line_breaks_is_the_same_reply() {
+    let mut tab = Tab::new("load-1");
+    fresh_reply(&mut tab);
+    tab.look(&[user(1), same(2), user(3), a(4, CALL)], true);
+    tab.wait(STOP_QUIET_MS);
+    tab.look(&[user(1), same(2), user(3), same(4)], false);
+    let ids = tab.ids();
+    tab.look(&[user(1), same(2)], false);
+    let laid_out = CALL.replace('\n', "\n\n");
+    let out = tab.look(&[user(1), same(2), user(3), a(9, &laid_out)], false);
+    assert_eq!(tab.ids(), ids);
+    assert!(live_reports(&out).is_empty(), "{:?}", out.reports);
+}

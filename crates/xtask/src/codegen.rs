@@ -394,8 +394,8 @@ mod tests {
         let cases = [
             (
                 CONTRACT_JS,
-                "'reply/update': ['content'],",
-                "'reply/update': ['content', 'page'],",
+                "'page/observe': ['content'],",
+                "'page/observe': ['content', 'page'],",
             ),
             (CONTRACT_JS, "'sites/adapter': ['content'],\n", ""),
             (

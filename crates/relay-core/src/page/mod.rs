@@ -117,8 +117,11 @@ pub struct Turn {
     pub text: Option<String>,
     /// The text's length in UTF-16 units (what a content script counts).
     pub utf16: usize,
-    /// A hash of the text: identity by content survives a restart without the text.
-    pub hash: String,
+    /// A hash of the text without its white space (a re-mounted turn may lay its text out with
+    /// other line breaks): identity by content survives a restart without the text. Updated as
+    /// text is appended, so a reply streamed in many appends costs its length once.
+    #[serde(with = "hex")]
+    pub hash: u64,
     #[serde(skip)]
     changed_at: u64,
     /// A streaming signal was seen while this was the newest reply.
@@ -129,8 +132,15 @@ pub struct Turn {
 impl Turn {
     fn set_text(&mut self, text: String, now: u64) {
         self.utf16 = utf16_len(&text);
-        self.hash = hash(&text);
+        self.hash = hash_more(HASH_START, &text);
         self.text = Some(text);
+        self.changed_at = now;
+    }
+
+    fn append(&mut self, more: &str, now: u64) {
+        self.utf16 += utf16_len(more);
+        self.hash = hash_more(self.hash, more);
+        self.text.get_or_insert_with(String::new).push_str(more);
         self.changed_at = now;
     }
 }
@@ -351,7 +361,7 @@ impl Page {
                         state: TurnState::Undecided,
                         text: None,
                         utf16: 0,
-                        hash: String::new(),
+                        hash: HASH_START,
                         changed_at: now,
                         saw_signal: false,
                     });
@@ -379,7 +389,7 @@ impl Page {
                     if turn.text.as_deref() == Some(text.as_str()) {
                         continue;
                     }
-                    if turn.text.is_none() && !turn.hash.is_empty() && turn.hash == hash(text) {
+                    if turn.text.is_none() && turn.utf16 > 0 && turn.hash == hash(text) {
                         // The text a restarted worker asked for, unchanged: nothing grew.
                         turn.text = Some(text.clone());
                         continue;
@@ -387,24 +397,28 @@ impl Page {
                     let extends = turn
                         .text
                         .as_deref()
-                        .filter(|old| text.starts_with(old))
+                        .filter(|old| !old.is_empty() && text.starts_with(old))
                         .map(|old| (old.len(), turn.utf16));
-                    turn.set_text(text.clone(), now);
                     grew[k] = Some(match extends {
-                        Some((bytes, at)) if at > 0 => ReportText::Appended {
-                            at,
-                            text: text[bytes..].to_owned(),
-                        },
-                        _ => ReportText::Whole(text.clone()),
+                        Some((bytes, at)) => {
+                            turn.append(&text[bytes..], now);
+                            ReportText::Appended {
+                                at,
+                                text: text[bytes..].to_owned(),
+                            }
+                        }
+                        None => {
+                            turn.set_text(text.clone(), now);
+                            ReportText::Whole(text.clone())
+                        }
                     });
                 }
                 Some(at) => match &turn.text {
-                    Some(old) if turn.utf16 == at => {
+                    Some(_) if turn.utf16 == at => {
                         if text.is_empty() {
                             continue;
                         }
-                        let whole = format!("{old}{text}");
-                        turn.set_text(whole, now);
+                        turn.append(text, now);
                         grew[k] = Some(ReportText::Appended {
                             at,
                             text: text.clone(),
@@ -531,6 +545,31 @@ impl Page {
                 });
             }
         }
+        // A reply being written whose element left while a newer reply is on the page (a
+        // virtualised list unmounting it as the next one streams) has ended. (Newer: known
+        // later and not old; an old turn mounted again is known later too.)
+        let newest_shown = (order.iter().copied())
+            .filter(|&i| self.turns[i].state != TurnState::History)
+            .max();
+        for (i, turn) in self.turns.iter_mut().enumerate() {
+            let writing = matches!(turn.state, TurnState::Live | TurnState::Undecided);
+            if turn.handle.is_some() || !writing || newest_shown.is_none_or(|n| n < i) {
+                continue;
+            }
+            out.changed = true;
+            if turn.state == TurnState::Undecided {
+                turn.state = TurnState::History;
+                continue;
+            }
+            turn.state = TurnState::Done;
+            self.quiet = true;
+            out.reports.push(Report {
+                message_id: turn.id.clone(),
+                text: ReportText::Unchanged,
+                done: true,
+                history: false,
+            });
+        }
         self.prune();
         out
     }
@@ -620,9 +659,12 @@ fn extends(a: &str, b: &str) -> bool {
     !short.is_empty() && long.starts_with(short)
 }
 
-/// [`extends`], for texts long enough not to be the same by chance (another tab's reply).
+/// [`extends`] without regard to white space, for texts long enough not to be the same by
+/// chance (another tab's reply, a turn mounted again with another layout).
 fn related(a: &str, b: &str) -> bool {
-    extends(a, b) && a.chars().count().min(b.chars().count()) >= CROSS_TAB_MIN_CHARS
+    let squash = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    let (a, b) = (squash(a), squash(b));
+    extends(&a, &b) && a.chars().count().min(b.chars().count()) >= CROSS_TAB_MIN_CHARS
 }
 
 /// JavaScript's length of a string: UTF-16 code units.
@@ -630,12 +672,32 @@ pub fn utf16_len(s: &str) -> usize {
     s.chars().map(char::len_utf16).sum()
 }
 
-/// FNV-1a of the text, as hex (stored as a string: JavaScript numbers hold 53 bits).
-fn hash(s: &str) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in s.bytes() {
+const HASH_START: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// The text's hash ([`Turn::hash`]).
+fn hash(s: &str) -> u64 {
+    hash_more(HASH_START, s)
+}
+
+/// FNV-1a continued over `s`, white space left out.
+fn hash_more(mut h: u64, s: &str) -> u64 {
+    for b in s.bytes().filter(|b| !b.is_ascii_whitespace()) {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
-    format!("{h:016x}")
+    h
+}
+
+/// Hashes stored as hex strings: JavaScript numbers hold 53 bits.
+mod hex {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(h: &u64, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{h:016x}"))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+        let text = String::deserialize(d)?;
+        u64::from_str_radix(&text, 16).map_err(serde::de::Error::custom)
+    }
 }
