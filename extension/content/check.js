@@ -59,8 +59,8 @@
   function inUse(input) {
     const send = dom.findSend(input);
     const thinking = state.adapter.thinking || [];
-    const generic = state.adapter === Sites.GENERIC && NS.discover;
-    const replies = (generic ? NS.discover.assistantTurns() : dom.all(state.adapter.assistant))
+    const d = state.adapter === Sites.GENERIC ? NS.discover : undefined;
+    const replies = (d ? d.assistantTurns() : dom.all(state.adapter.assistant))
       .filter((el) => !thinking.length || !dom.matchesAny(el, thinking));
     const last = replies[replies.length - 1];
     return {
@@ -83,9 +83,10 @@
     /** @type {string[]} */
     const hops = [];
     for (let cur = /** @type {Element | null} */ (el); cur;) {
-      const parent = cur.parentNode;
-      const same = parent ? [...parent.children].filter((c) => c.localName === cur.localName) : [];
-      parts.unshift(same.length > 1 ? `${cur.localName}:nth-of-type(${same.indexOf(cur) + 1})` : cur.localName);
+      const here = cur;
+      const parent = here.parentNode;
+      const same = parent ? [...parent.children].filter((c) => c.localName === here.localName) : [];
+      parts.unshift(same.length > 1 ? `${here.localName}:nth-of-type(${same.indexOf(here) + 1})` : here.localName);
       if (parent instanceof ShadowRoot) {
         hops.unshift(parts.join(' > '));
         parts.length = 0;

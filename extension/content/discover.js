@@ -2,17 +2,19 @@
 // MCP Relay's content script, part 2 of 8: discovery, how the generic adapter finds a chat
 // page's parts by shape when no site description names them.
 //
-// - The composer: the editable the user last typed in, else the largest visible one near the
-//   bottom of the page.
+// - The composer: the editable the user last typed in, else the best scored visible one
+//   (what it says it is: editor words, role, label; then size and nearness to the bottom).
 // - The send button: searched only inside the composer (the editor's own form or container,
-//   widening one ancestor at a time), never inside a message or a code block (a code block's
-//   "Copy" button is a button without a type, the first one in many documents), ranked by its
-//   label (Send/发送/Submit), its type and its shape (an icon button beside the editor).
-// - The assistant turns: explicit markers first (role / author / message attributes), then the
-//   transcript's structure: the repeated siblings among which the user's submitted text
-//   appears; the ones that do not hold a submitted text are the assistant's. Where no turn
-//   shows the submitted text, the turn whose text grows after a send is the assistant's, and
-//   the turns with its attributes are too (when they tell it from the others).
+//   widening one ancestor at a time), never inside a message or a code block, ranked by its
+//   accessible name (Send in ten languages), its type and its shape (an icon button beside
+//   the editor; an unlabelled one only once the composer holds text: a voice button sits
+//   there on an empty one); never stop, voice, attach, copy or menu controls. Class words
+//   only weigh, never veto.
+// - The turns: explicit markers first, then the transcript by scored candidates (role and
+//   author attributes, message words, reply and user controls, the submitted text, the
+//   alternation of turns), one element per turn, a reply read from its rendered body; where
+//   those tell nothing, the repeated siblings among which the user's submitted text appears,
+//   or the turn whose text grows after a send, and the turns with its attributes.
 // Every search crosses open shadow roots (web components); closed ones are the page's own.
 // Selectors may name shadow hops with ` >>> ` ("host >>> inner" = inner inside host's open
 // shadow root), the form "Teach this page" saves for such pages.
