@@ -111,8 +111,12 @@ async function syncContentScripts() {
   /** @type {chrome.scripting.RegisteredContentScript[]} */
   const fresh = [...wanted.entries()]
     .filter(([id]) => !have.has(id))
-    .map(([id, s]) => ({ id, matches: [s.origin + '/*'], js: CONTENT_FILES, runAt: /** @type {const} */ ('document_idle'), persistAcrossSessions: true }));
+    .map(([id, s]) => ({ id, matches: [s.origin + '/*'], js: CONTENT_FILES, runAt: /** @type {const} */ ('document_idle'), allFrames: true, persistAcrossSessions: true }));
   if (fresh.length) await chrome.scripting.registerContentScripts(fresh);
+  // Registrations of an older version ran in the top frame only: same-origin frames (a chat
+  // app embedded in a portal page) need the script too.
+  const old = registered.filter((r) => wanted.has(r.id) && !r.allFrames).map((r) => ({ id: r.id, js: CONTENT_FILES, allFrames: true }));
+  if (old.length) await chrome.scripting.updateContentScripts(old);
 }
 
 let syncing = Promise.resolve();

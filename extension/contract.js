@@ -151,7 +151,12 @@
  */
 /** @typedef {'input' | 'send' | 'stop' | 'assistant' | 'user'} SitePart */
 /** @typedef {{part: SitePart, selector: string | null, matches: number, visible: number}} SiteCheckRow */
-/** @typedef {{adapter: string, editor: string, writePath?: string[], checks: SiteCheckRow[], unsure?: boolean}} SiteCheck */
+/**
+ * What the loop would use on the page: the composer and send control (CSS paths), the assistant
+ * and user turns it counts, and the start of the last reply's text.
+ * @typedef {{input: string | null, send: string | null, assistant: number, user: number, lastReply: string | null}} SiteFound
+ */
+/** @typedef {{adapter: string, editor: string, writePath?: string[], checks: SiteCheckRow[], unsure?: boolean, found?: SiteFound}} SiteCheck */
 
 /** A file the core asks a content script to attach. @typedef {{fileName?: string, mimeType?: string, data?: string}} Attachment */
 /**

@@ -56,6 +56,8 @@ export interface Namespace {
   call(type: string, fields?: Record<string, unknown>): Promise<any>;
   t(key: string, fallback?: string, substitutions?: string[]): string;
   readonly dom: {
+    chatUrl(): string;
+    holdsChat(): boolean;
     firstMatch(selectors: readonly string[], root?: ParentNode): { selector: string; el: Element } | null;
     first(selectors: readonly string[], root?: ParentNode): HTMLElement | null;
     all(selectors: readonly string[]): HTMLElement[];

@@ -2,17 +2,19 @@
 // MCP Relay's content script, part 2 of 8: discovery, how the generic adapter finds a chat
 // page's parts by shape when no site description names them.
 //
-// - The composer: the editable the user last typed in, else the largest visible one near the
-//   bottom of the page.
+// - The composer: the editable the user last typed in, else the best scored visible one
+//   (what it says it is: editor words, role, label; then size and nearness to the bottom).
 // - The send button: searched only inside the composer (the editor's own form or container,
-//   widening one ancestor at a time), never inside a message or a code block (a code block's
-//   "Copy" button is a button without a type, the first one in many documents), ranked by its
-//   label (Send/发送/Submit), its type and its shape (an icon button beside the editor).
-// - The assistant turns: explicit markers first (role / author / message attributes), then the
-//   transcript's structure: the repeated siblings among which the user's submitted text
-//   appears; the ones that do not hold a submitted text are the assistant's. Where no turn
-//   shows the submitted text, the turn whose text grows after a send is the assistant's, and
-//   the turns with its attributes are too (when they tell it from the others).
+//   widening one ancestor at a time), never inside a message or a code block, ranked by its
+//   accessible name (Send in ten languages), its type and its shape (an icon button beside
+//   the editor; an unlabelled one only once the composer holds text: a voice button sits
+//   there on an empty one); never stop, voice, attach, copy or menu controls. Class words
+//   only weigh, never veto.
+// - The turns: explicit markers first, then the transcript by scored candidates (role and
+//   author attributes, message words, reply and user controls, the submitted text, the
+//   alternation of turns), one element per turn, a reply read from its rendered body; where
+//   those tell nothing, the repeated siblings among which the user's submitted text appears,
+//   or the turn whose text grows after a send, and the turns with its attributes.
 // Every search crosses open shadow roots (web components); closed ones are the page's own.
 // Selectors may name shadow hops with ` >>> ` ("host >>> inner" = inner inside host's open
 // shadow root), the form "Teach this page" saves for such pages.
@@ -25,10 +27,14 @@
 
   const EDITABLE = 'textarea, [contenteditable="true"], [contenteditable=""], [contenteditable="plaintext-only"], input[type="text"], input:not([type])';
   const BUTTONS = 'button, [role="button"], input[type="submit"], input[type="button"]';
-  // Where a button is never the send button.
-  const NOT_SEND_AREA = 'pre, code, [class*="code-block" i], [class*="codeblock" i], [class*="highlight" i]';
-  const SEND_LABEL = /\b(send|submit|ask)\b|发送|提交|发出/i;
-  const NOT_SEND_LABEL = /stop|停止|cancel|取消|voice|micro|mic\b|dictat|语音|attach|upload|附件|上传|file|文件|copy|复制|download|下载|edit|编辑|retry|regenerate|重新|like|share|分享|menu|more|search|搜索|think|思考|model|模型|new chat|新对话|plus|tools?\b|工具/i;
+  // Where a button is never the send button (structure, not class words: those only weigh).
+  const NOT_SEND_AREA = 'pre, code';
+  const CODE_WORD = /code-?block|highlight/i;
+  // Send in the languages of Chrome's top UI locales (en, zh, ja, ko, es, fr, de, pt, ru, it).
+  const SEND_LABEL = /\b(send|submit|ask|run)\b|发送|提交|发出|傳送|送出|送信|プロンプトを送信|보내기|전송|제출|\benviar\b|\benvoyer\b|\bsoumettre\b|\b(ab)?senden\b|\babschicken\b|отправить|отправка|\binvia(re)?\b/i;
+  // What shares the send button's place and must never be clicked for a send: stop, voice,
+  // attach, copy, menus (also in those languages).
+  const NOT_SEND_LABEL = /stop|停止|cancel|取消|voice|micro|mic\b|dictat|语音|attach|upload|附件|上传|file|文件|copy|复制|download|下载|edit|编辑|retry|regenerate|重新|like|share|分享|menu|more|search|搜索|think|思考|model|模型|mode\b|new chat|新对话|plus|tools?\b|工具|中止|音声|マイク|添付|ファイル|コピー|メニュー|중지|음성|마이크|첨부|파일|복사|메뉴|detener|\bvoz\b|micrófono|adjuntar|archivo|copiar|arrêter|\bvoix\b|joindre|fichier|copier|anhalten|stoppen|sprache|mikrofon|anhängen|datei|kopieren|parar|microfone|anexar|arquivo|остановить|голос|микрофон|прикрепить|файл|копировать|меню|interrompi|\bvoce\b|microfono|allega|copia/i;
   // Attribute names and values that mark an assistant turn on sites nobody described.
   const ROLE_ATTR = /^(role|author|sender|speaker|from|data-(.*-)?(role|author|sender|speaker|from|turn|message|type|kind|source|origin)(-.*)?)$/i;
   const ASSISTANT_VALUE = /^(assistant|bot|ai|model|agent|llm|gpt|response|answer|system-assistant)$/i;
@@ -180,12 +186,38 @@
       // An editable inside another editable is the same editor.
       && !(el.parentElement && el.parentElement.closest('[contenteditable="true"], [contenteditable=""]')));
     const vh = innerHeight || 1;
+    // Signals first (what the element says it is), then size and nearness to the bottom.
     const score = (/** @type {HTMLElement} */ el) => {
       const r = el.getBoundingClientRect();
-      return Math.min(r.width * Math.max(r.height, 20), 400_000) * (0.5 + Math.min(r.bottom, vh) / vh);
+      const shape = Math.min(r.width * Math.max(r.height, 20), 400_000) * (0.5 + Math.min(r.bottom, vh) / vh);
+      return composerSignals(el) * 1_000_000 + shape;
     };
     candidates.sort((a, b) => score(b) - score(a));
     return candidates[0] || null;
+  }
+
+  const EDITOR_WORD = /prosemirror|tiptap|ql-editor|lexical|cm-content|editor|composer|chat-?input|prompt/i;
+  const NOT_EDITOR_WORD = /fallback|ssr|clipboard|sr-only|visually-hidden|hidden|search|title|rename/i;
+  const PROMPT_WORD = /prompt|message|ask|chat|reply|type|write|question|send|输入|消息|问|プロンプト|メッセージ|메시지|mensaje|message|nachricht|mensagem|сообщени|messaggio/i;
+
+  /**
+   * What an editable says about being the chat's composer (higher: more likely).
+   * @param {HTMLElement} el
+   */
+  function composerSignals(el) {
+    let s = 0;
+    const words = wordsOf(el) + ' ' + (el.id || '') + ' ' + (el.getAttribute('name') || '');
+    if (EDITOR_WORD.test(words)) s += 2;
+    if (NOT_EDITOR_WORD.test(words)) s -= 3;
+    if (el.getAttribute('role') === 'textbox' || el instanceof HTMLTextAreaElement || el.isContentEditable) s += 1;
+    if (el instanceof HTMLInputElement) s -= 1;
+    if (el.getAttribute('tabindex') === '-1') s -= 2;
+    const says = [el.getAttribute('aria-label'), el.getAttribute('placeholder'), el.getAttribute('data-placeholder')].filter(Boolean).join(' ');
+    if (PROMPT_WORD.test(says)) s += 2;
+    if (el.closest(NOT_TRANSCRIPT + ', header, [role="search"]')) s -= 3;
+    if (el.closest('form')) s += 1;
+    if (composerText(el)) s += 1;
+    return s;
   }
 
   // ---- the send button -----------------------------------------------------------------------
@@ -205,17 +237,28 @@
     if (b === input || containsDeep(b, input) || !dom.visible(b) || ours(b)) return 0;
     if (b.closest(NOT_SEND_AREA) || turns.some((t) => containsDeep(t, b))) return 0;
     const label = labelOf(b);
-    if (NOT_SEND_LABEL.test(label) && !SEND_LABEL.test(label)) return 0;
+    const named = SEND_LABEL.test(label);
+    if (NOT_SEND_LABEL.test(label) && !named) return 0;
+    if (b.getAttribute('aria-haspopup') && b.getAttribute('aria-haspopup') !== 'false') return 0;
+    const words = wordsOf(b);
     let score = 0;
-    if (SEND_LABEL.test(label)) score += 5;
-    if (b.getAttribute('type') === 'submit' || (b instanceof HTMLButtonElement && b.form && !b.hasAttribute('type') && b.form.contains(input))) score += 3;
+    if (named) score += 5;
+    else if (/\b(send|submit)\b/i.test(words.replace(/[-_]/g, ' '))) score += 3;
+    if (CODE_WORD.test(words)) score -= 3;
+    const submit = b.getAttribute('type') === 'submit' || (b instanceof HTMLButtonElement && b.form && !b.hasAttribute('type') && b.form.contains(input));
+    if (submit) score += 3;
     const iconOnly = !!b.querySelector('svg, img, i, [class*="icon" i]') && label.replace(/[^\p{L}\p{N}]/gu, '').length <= 2;
-    if (iconOnly) score += 2;
+    // An unlabelled icon button on an empty composer is not Send (a voice mode button sits
+    // there until something is typed).
+    if (iconOnly && (named || submit || composerText(input))) score += 2;
     // Beside or below the editor, to its right: where send buttons sit.
     const ri = input.getBoundingClientRect(), rb = b.getBoundingClientRect();
     if (rb.left >= ri.left + ri.width / 2 && rb.top < ri.bottom + 80 && rb.bottom > ri.top - 80) score += 1;
     return score;
   }
+
+  /** @param {HTMLElement} input */
+  const composerText = (input) => dom.norm(input instanceof HTMLTextAreaElement || input instanceof HTMLInputElement ? input.value : (input.innerText || input.textContent || ''));
 
   /**
    * The send button of the composer: the best ranked button of the nearest container of the
@@ -437,7 +480,7 @@
   let markedCache = null;
   const MARKED_TTL_MS = 300;
 
-  /** How the last turns were found: 'marker', 'structure', 'growth', 'attribute' or 'none'. */
+  /** How the last turns were found: 'marker', 'scored', 'structure', 'growth', 'attribute' or 'none'. */
   let how = 'none';
 
   /**
@@ -447,6 +490,8 @@
   function assistantTurns() {
     const known = state.adapter.assistant.flatMap((s) => queryDeep(s));
     if (known.length) { how = 'marker'; return known.map(readable); }
+    const scored = transcript().filter((t) => t.role === 'assistant');
+    if (scored.length) { how = 'scored'; return scored.map((t) => bodyOf(t.el)); }
     const composer = findComposer();
     if (structure && !(structure.parent instanceof ShadowRoot ? structure.parent.host.isConnected : structure.parent.isConnected)) structure = null;
     if (!structure && submitted.length && Date.now() - lastSearch > 250) {
@@ -487,13 +532,246 @@
    * @returns {{turns: HTMLElement[], showsText: boolean}}
    */
   function userTurns() {
-    if (!structure) return { turns: [], showsText: true };
+    const scored = transcript();
+    if (scored.some((t) => t.role === 'assistant') || !structure) {
+      const users = /** @type {HTMLElement[]} */ (scored.filter((t) => t.role === 'user').map((t) => t.el));
+      return { turns: users, showsText: !users.length || users.some((u) => isSubmitted(deepText(u))) || !submitted.length };
+    }
     const turns = turnsOf(structure.parent, structure.tag).filter((t) => !ours(t));
     if (structure.sig !== undefined) {
       const mine = structure.sig;
       return { turns: turns.filter((t) => sig(t) !== mine), showsText: false };
     }
     return { turns: turns.filter((t) => isSubmitted(deepText(t))), showsText: true };
+  }
+
+  // ---- the transcript by scored candidates ---------------------------------------------------
+  //
+  // Pages as they really are carry no single reliable marker, so several independent signals
+  // are weighed: role and author attributes, tag, class and test-id words of chat UIs
+  // (message, response, query, markdown…), the controls a turn carries (feedback and
+  // regenerate on replies, edit on the user's), the text the user sent, alignment hints, and
+  // the alternation of the user's and the assistant's turns. Candidates are chosen at the turn
+  // level: the highest element holding one message and nothing of another (one element per
+  // turn, never a container of all of them); a reply is read from its rendered body (markdown)
+  // inside the turn. Navigation, side panels, dialogs, hidden and inert regions and the
+  // composer are never turns. No class word decides alone: each only adds to a score.
+
+  // Words of the tag, classes and test ids of message elements in chat UIs.
+  const MSG_WORD = /(^|[-_:/. ])(messages?|msg|responses?|reply|replies|answers?|query|queries|prompts?|turns?|bubble|markdown|prose|cmark|utterance|chat-?item|chat-?entry)($|[-_:/. \d])/i;
+  // Words of a reply's rendered body (what is read of a reply turn).
+  const BODY_WORD = /markdown|prose|cmark|message-?content|response-?content|md-content|rendered|message-?text|msg-?content|answer-?content|reply-?content/i;
+  const MARKDOWN_WORD = /markdown|prose|cmark/i;
+  // Where turns never are.
+  const NOT_TRANSCRIPT = 'nav, aside, dialog, template, [role="navigation"], [role="complementary"], [role="dialog"], [role="menu"], [role="tooltip"], [role="banner"], [inert], .cdk-visually-hidden, .sr-only, .visually-hidden';
+  const USER_VALUE = /^(user|human|me|self|you|customer|person|question|query|prompt|request)$/i;
+  const ASSISTANT_WORD = /(^|[-_ ])(assistant|bot|ai|model|agent|llm|response|answer|reply)($|[-_ ])/i;
+  const USER_WORD = /(^|[-_ ])(user|human|query|question|prompt|request|you-said|self|mine|outgoing)($|[-_ ])/i;
+  // Controls only replies carry (rate, regenerate, read aloud), and those only the user's do.
+  const REPLY_CONTROL = /\b(good|bad|positive|negative) (response|feedback)|\b(dis)?like\b|thumbs?[-_ ]?(up|down)|feedback|regenerate|read aloud|redo\b|copy response|重新生成|赞|踩|良い回答|悪い回答|再生成|高く評価|低く評価|좋아요|싫어요|다시 생성|buena respuesta|mala respuesta|regenerar|bonne réponse|mauvaise réponse|régénérer|gute antwort|schlechte antwort|neu generieren|хороший ответ|плохой ответ|повторить|risposta buona|risposta negativa|rigenera/i;
+  const USER_CONTROL = /\bedit( prompt| message)?\b|copy prompt|编辑|編集|편집|\beditar\b|\bmodifier\b|\bbearbeiten\b|изменить|\bmodifica\b/i;
+  const USER_ALIGN = /(^|\s)(items-end|justify-end|self-end|ml-auto|ms-auto|text-right|flex-row-reverse|right)(\s|$)/;
+  const TRANSCRIPT_TTL_MS = 300;
+
+  /** The words of an element that chat UIs name messages with: tag, classes, test ids. */
+  // Utility-class variants (`hover:…`, `[.last-response_&]:…`) style an element by where it is:
+  // they say nothing of what it is, and are left out.
+  const wordsOf = (/** @type {Element} */ el) => [el.localName, (el.getAttribute('class') || '').split(/\s+/).filter((c) => !/[:[&]/.test(c)).join(' '),
+    el.getAttribute('data-testid') || '', el.getAttribute('data-test-id') || ''].join(' ');
+
+  /**
+   * The role an element's attributes name: 'assistant', 'user' or null.
+   * @param {Element} el
+   */
+  function roleAttr(el) {
+    for (const a of el.attributes) {
+      if (!ROLE_ATTR.test(a.name) || a.name === 'role') continue;
+      const v = a.value.trim();
+      if (ASSISTANT_VALUE.test(v)) return 'assistant';
+      if (USER_VALUE.test(v)) return 'user';
+    }
+    return null;
+  }
+
+  /** @param {Element} el */
+  const excluded = (el) => !!el.closest(NOT_TRANSCRIPT) || ours(el);
+
+  /**
+   * The page's message elements: an element naming a role, an article, or one whose words
+   * are those of messages, holding some text, outside navigation, dialogs and the composer.
+   * @param {HTMLElement | null} composer
+   * @returns {Element[]}
+   */
+  function markers(composer) {
+    const box = composer && (composer.closest('form, fieldset') || parentOf(composer));
+    /** @type {Element[]} */
+    const out = [];
+    for (const root of allRoots()) {
+      const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
+      let n = 0;
+      for (let node = walker.nextNode(); node && n < 50_000; node = walker.nextNode(), n++) {
+        const el = /** @type {Element} */ (node);
+        if (!(roleAttr(el) || el.localName === 'article' || MSG_WORD.test(wordsOf(el)))) continue;
+        if (excluded(el) || (box && (containsDeep(box, el) || containsDeep(el, box)))) continue;
+        if (!dom.norm(el.textContent || '')) continue;
+        out.push(el);
+      }
+    }
+    return out;
+  }
+
+  // Below this much text of its own (outside controls and links), an element that only
+  // words mark is a status line or a disclaimer, not a message.
+  const MIN_OWN_TEXT = 12;
+
+  /**
+   * Whether a message element holds a message: a role attribute or a rendered body says so,
+   * or it has text of its own beyond its controls and links (not "2s · Fast", not a terms link).
+   * @param {Element} el
+   */
+  function messageLike(el) {
+    if (roleAttr(el) || BODY_WORD.test(wordsOf(el)) || el.querySelector('[class*="markdown" i], [class*="prose" i]')) return true;
+    let own = 0;
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n && own < MIN_OWN_TEXT; n = walker.nextNode()) {
+      const p = n.parentElement;
+      if (p && p.closest('a, style, script, ' + BUTTONS)) continue;
+      own += dom.norm(n.nodeValue || '').length;
+    }
+    return own >= MIN_OWN_TEXT || !!el.shadowRoot;
+  }
+
+  /**
+   * The turns of the page: each message element's family (it and the message elements nested
+   * in it), raised to the highest ancestor that holds no other family and not the composer.
+   * @param {HTMLElement | null} composer
+   * @returns {Element[]}
+   */
+  function turnElements(composer) {
+    const ms = markers(composer);
+    // A message element holding two unrelated ones is a list of messages, not one.
+    const leaves = ms.filter((m) => {
+      const inner = ms.filter((x) => x !== m && containsDeep(m, x));
+      for (let i = 0; i + 1 < inner.length; i++) if (!containsDeep(inner[i], inner[i + 1])) return false;
+      return true;
+    });
+    const families = leaves.filter((m) => !leaves.some((o) => o !== m && containsDeep(o, m)) && messageLike(m));
+    /** @type {Set<Element>} */
+    const stops = new Set([document.body, document.documentElement]);
+    const turns = families.map((f) => {
+      let turn = f;
+      for (let p = parentOf(turn); p && !stops.has(p); p = parentOf(p)) {
+        if (p.localName === 'main' || p.getAttribute('role') === 'main' || p.getAttribute('role') === 'log') break;
+        if (composer && containsDeep(p, composer)) break;
+        if (families.some((o) => o !== f && containsDeep(p, o))) break;
+        turn = p;
+      }
+      return turn;
+    }).filter((t, i, all) => all.indexOf(t) === i);
+    // The transcript is above the composer: where turns precede it, what follows it (a
+    // disclaimer, suggestions) is not a turn.
+    const before = (/** @type {Element} */ t) => !!composer && !!(t.compareDocumentPosition(composer) & Node.DOCUMENT_POSITION_FOLLOWING);
+    return composer && turns.some(before) ? turns.filter(before) : turns;
+  }
+
+  /**
+   * How much a turn looks like the assistant's (> 0) or the user's (< 0), from signals that
+   * tell turns apart: words common to every turn say nothing and are left out.
+   * @param {Element} turn
+   * @param {Set<string>} common words every turn of the page has
+   */
+  function roleScore(turn, common) {
+    let a = 0, u = 0;
+    /** @type {Element[]} */
+    const els = [turn, ...turn.querySelectorAll('*')];
+    let attr = null;
+    const words = new Set();
+    let reply = false, user = false;
+    for (const el of els) {
+      attr = attr || roleAttr(el);
+      for (const w of wordsOf(el).split(/\s+/)) if (w) words.add(w.toLowerCase());
+      if (el.matches(BUTTONS)) {
+        const label = labelOf(el);
+        if (REPLY_CONTROL.test(label)) reply = true;
+        else if (USER_CONTROL.test(label)) user = true;
+      }
+    }
+    if (attr === 'assistant') a += 6;
+    if (attr === 'user') u += 6;
+    const distinct = [...words].filter((w) => !common.has(w));
+    if (distinct.some((w) => ASSISTANT_WORD.test(w))) a += 2;
+    if (distinct.some((w) => USER_WORD.test(w))) u += 2;
+    if (reply) a += 3;
+    if (user) u += 2;
+    if (distinct.some((w) => USER_ALIGN.test(w))) u += 1;
+    if (distinct.some((w) => BODY_WORD.test(w))) a += 1;
+    if (isSubmitted(deepText(turn))) u += 6;
+    return a - u;
+  }
+
+  /** @param {Element} turn */
+  function turnWords(turn) {
+    const words = new Set();
+    for (const el of [turn, ...turn.querySelectorAll('*')]) for (const w of wordsOf(el).split(/\s+/)) if (w) words.add(w.toLowerCase());
+    return words;
+  }
+
+  /**
+   * The element a reply's text is read from: its rendered body (the longest element with a
+   * body's words), else the turn (or what its open shadow root holds).
+   * @param {Element} turn
+   * @returns {HTMLElement}
+   */
+  function bodyOf(turn) {
+    /** @type {HTMLElement | null} */
+    let best = null, bestRank = 0;
+    for (const el of turn.querySelectorAll('*')) {
+      const words = wordsOf(el);
+      if (!BODY_WORD.test(words)) continue;
+      // Rendered markdown first (a wrapper named "…content" may hold the author's heading).
+      const len = dom.norm(/** @type {HTMLElement} */ (el).innerText || el.textContent || '').length;
+      const rank = (MARKDOWN_WORD.test(words) ? 1e9 : 0) + len;
+      if (len && rank > bestRank) { best = /** @type {HTMLElement} */ (el); bestRank = rank; }
+    }
+    return best || readable(/** @type {HTMLElement} */ (turn));
+  }
+
+  /** @type {{at: number, turns: {el: Element, role: 'assistant' | 'user'}[]} | null} */
+  let transcriptCache = null;
+
+  /**
+   * The transcript's turns in page order, each with its role; turns no signal tells apart take
+   * the role their neighbours' alternation gives them, or none.
+   * @returns {{el: Element, role: 'assistant' | 'user'}[]}
+   */
+  function transcript() {
+    const now = Date.now();
+    if (transcriptCache && now - transcriptCache.at < TRANSCRIPT_TTL_MS && transcriptCache.turns.every((t) => t.el.isConnected)) return transcriptCache.turns;
+    const turns = turnElements(findComposer());
+    const wordSets = turns.map(turnWords);
+    const common = new Set(turns.length > 1 ? [...wordSets[0]].filter((w) => wordSets.every((s) => s.has(w))) : []);
+    const scores = turns.map((t) => roleScore(t, common));
+    /** @type {('assistant' | 'user' | null)[]} */
+    const roles = scores.map((s) => (s > 0 ? 'assistant' : s < 0 ? 'user' : null));
+    // Turns alternate: an unknown turn after the user's is the reply; one between two of the
+    // assistant's (or before the first of them) is the user's. Anything else stays unknown
+    // and is left out (a banner or a disclaimer after the last reply).
+    for (let i = 0; i < roles.length; i++) {
+      if (roles[i]) continue;
+      const prev = roles[i - 1], next = roles[i + 1];
+      if (prev === 'user') roles[i] = 'assistant';
+      else if (next === 'assistant') roles[i] = 'user';
+    }
+    /** @type {{el: Element, role: 'assistant' | 'user'}[]} */
+    const out = [];
+    turns.forEach((el, i) => { const role = roles[i]; if (role) out.push({ el, role }); });
+    // A page with turns of one kind only is not a transcript we understand, unless an
+    // attribute names the role (a new chat's first reply has no user turn beside it).
+    const kinds = new Set(out.map((t) => t.role));
+    const strong = turns.length > 0 && scores.every((s) => Math.abs(s) >= 3);
+    const result = kinds.size === 2 || strong ? out : [];
+    transcriptCache = { at: now, turns: result };
+    return result;
   }
 
   /** What discovery found, for the site check and the "unsure" notice. */

@@ -25,10 +25,37 @@
   async function call(type, fields = {}) {
     // `url`: the page's URL now. Chrome's sender URL stays the one the document loaded with,
     // whatever in-page navigations followed; the core takes ours within the sender's origin.
-    const answer = await chrome.runtime.sendMessage({ ...fields, type, url: location.href });
+    const answer = await chrome.runtime.sendMessage({ ...fields, type, url: chatUrl() });
     if (answer && answer.ok) return answer.data;
     const e = (answer && answer.error) || { kind: 'no_answer', message: 'The extension did not answer.' };
     throw Object.assign(new Error(e.message), { kind: e.kind, hint: e.hint });
+  }
+
+  /**
+   * The chat's URL: the page's, or in a same-origin frame (a chat app embedded in a portal
+   * page) the top page's, which is the tab's chat; a cross-origin frame keeps its own.
+   */
+  function chatUrl() {
+    if (window.top === window) return location.href;
+    try { return /** @type {Window} */ (window.top).location.href; } catch { return location.href; }
+  }
+
+  /**
+   * Whether this frame holds the tab's chat, so it answers the core's messages to the tab
+   * (every frame of a tab gets them): a frame with a composer does; the top frame unless a
+   * same-origin frame in it has an editor and the top has none but a one-line field.
+   */
+  function holdsChat() {
+    const own = findInput();
+    if (window.top !== window) return !!own;
+    let framed = false;
+    for (const f of document.querySelectorAll('iframe, frame')) {
+      let doc = null;
+      try { doc = /** @type {HTMLIFrameElement} */ (f).contentDocument; } catch { /* cross-origin */ }
+      if (doc && doc.querySelector('textarea, [contenteditable="true"], [contenteditable=""], [contenteditable="plaintext-only"]')) framed = true;
+    }
+    // A portal's own search box is not the chat a frame of it holds.
+    return !framed || (!!own && !(own instanceof HTMLInputElement));
   }
 
   /**
@@ -186,7 +213,7 @@
   /** @type {import('./content').Namespace} */
   const ns = /** @type {any} */ ({
     Sites, state, call, t,
-    dom: { firstMatch, first, all, visible, matchesAny, genericInput, findInput, findSend, stopLike, enabled, isStreaming, describe, sleep, settle, norm },
+    dom: { chatUrl, holdsChat, firstMatch, first, all, visible, matchesAny, genericInput, findInput, findSend, stopLike, enabled, isStreaming, describe, sleep, settle, norm },
   });
   globalThis.McpRelayContent = ns;
 })();

@@ -18,6 +18,8 @@
   // Messages from our own service worker (never from the page: pages cannot reach this API).
   chrome.runtime.onMessage.addListener((/** @type {any} */ msg, sender, sendResponse) => {
     if (sender.id !== chrome.runtime.id || sender.tab) return false;
+    // Every frame of the tab gets the message: the one holding the chat answers.
+    if (msg && (msg.type === 'relay/insert' || msg.type === 'relay/check' || msg.type === 'relay/teach') && !NS.dom.holdsChat()) return false;
     if (msg && msg.type === 'relay/insert') {
       const attachments = Array.isArray(msg.attachments) ? msg.attachments : [];
       NS.write.insert(String(msg.text || ''), !!msg.submit, attachments)

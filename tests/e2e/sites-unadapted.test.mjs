@@ -55,10 +55,12 @@ async function assertLoop(page, chatRef, promptText) {
 }
 
 const PAGES = [
-  { id: 'shadow', how: 'structure', what: 'turns inside web components (open shadow roots)' },
-  { id: 'vue', how: 'structure', what: 'a list that re-renders on every token' },
-  { id: 'article', how: 'structure', what: 'an article transcript whose assistant has no known selector' },
-  { id: 'article', how: 'growth', query: '?collapse=1', what: 'an article transcript that folds the user\'s messages (the reply is the turn that grows)' },
+  { id: 'shadow', how: 'scored', what: 'turns inside web components (open shadow roots)' },
+  { id: 'vue', how: 'scored', what: 'a list that re-renders on every token' },
+  { id: 'article', how: 'scored', what: 'an article transcript whose assistant has no known selector' },
+  { id: 'article', how: 'scored', query: '?collapse=1', what: 'an article transcript that folds the user\'s messages' },
+  { id: 'article', how: 'growth', query: '?collapse=1&anon=1', what: 'an article transcript that folds the user\'s messages and names no author (the reply is the turn that grows)' },
+  { id: 'ja', how: 'scored', what: 'a Japanese UI (「プロンプトを送信」, 「音声入力」, 「ファイルを追加」)' },
 ];
 
 for (const p of PAGES) {
@@ -91,7 +93,7 @@ for (const p of PAGES) {
 
 test('unsure discovery says so; "Teach this page" by trusted clicks makes the adapter that completes the loop', async () => {
   const site = await rig.addSite('generic');
-  const { page, chatRef } = await rig.openChat(`${site.origin}/_unadapted/article/?collapse=1&instant=1`, {}, 'generic');
+  const { page, chatRef } = await rig.openChat(`${site.origin}/_unadapted/article/?collapse=1&instant=1&anon=1`, {}, 'generic');
   const prompt = await rig.call({ type: 'prompt/build', chat: chatRef });
   const inserted = await rig.call({ type: 'chat/insert', chat: chatRef, text: prompt.text, submit: true });
   assert.equal(inserted.submitted, true, JSON.stringify(inserted));
@@ -129,7 +131,7 @@ test('unsure discovery says so; "Teach this page" by trusted clicks makes the ad
   await assertLoop(page, chatRef, prompt.text);
 
   // The taught adapter is the origin's: a new page of the site uses it from the start.
-  const again = await rig.openChat(`${site.origin}/_unadapted/article/?collapse=1&instant=1&fresh=1`, {}, 'taught');
+  const again = await rig.openChat(`${site.origin}/_unadapted/article/?collapse=1&instant=1&anon=1&fresh=1`, {}, 'taught');
   await again.page.close();
   await page.close();
 });

@@ -1,0 +1,53 @@
+// A chat app inside a same-origin iframe of a portal page (tests/fixtures/sites/_unadapted/
+// portal/): the content script runs in every frame of an added site, and the frame holding the
+// composer answers the core's messages to the tab (not the portal with its search box): the
+// site check reports the frame's parts and the instructions go into the frame's editor with
+// every line break. The rest of the loop in the frame (the call seen, run once, its result
+// delivered) is still to do (marked todo below).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startRig, until } from '../fixtures/sites/_shared/loop.mjs';
+
+let rig;
+before(async () => { rig = await startRig(); });
+after(async () => { await rig?.close(); });
+
+/** Non-empty lines, trimmed. */
+const lines = (s) => s.split('\n').map((l) => l.trim()).filter(Boolean);
+
+/** Opens the portal and waits for the content script in its framed app. */
+async function openPortal() {
+  const site = await rig.addSite('generic');
+  const { page, chatRef } = await rig.openChat(`${site.origin}/_unadapted/portal/`, {}, 'generic');
+  const frame = await until(() => page.frames().find((f) => f.url().endsWith('/portal/app.html')), { what: 'the framed app' });
+  await frame.locator('mcp-relay-ui[data-state="ready"]').waitFor({ state: 'attached', timeout: 10_000 });
+  return { page, chatRef, frame };
+}
+
+test('a chat app in a same-origin iframe of a portal: the site check finds the frame\'s parts, the instructions go into the frame with every line break', async () => {
+  const { page, chatRef, frame } = await openPortal();
+  const report = await rig.call({ type: 'sites/check', chat: chatRef });
+  assert.ok(report.found.input && report.found.input.endsWith('textarea'), `the frame's composer: ${JSON.stringify(report.found)}`);
+  assert.ok(report.found.send && report.found.send.endsWith('button:nth-of-type(2)'), `the frame's send button: ${JSON.stringify(report.found)}`);
+
+  const prompt = await rig.call({ type: 'prompt/build', chat: chatRef });
+  const inserted = await rig.call({ type: 'chat/insert', chat: chatRef, text: prompt.text, submit: true });
+  assert.equal(inserted.inserted, true, JSON.stringify(inserted));
+  assert.equal(inserted.submitted, true, JSON.stringify(inserted));
+  const submitted = await frame.evaluate(() => window.__fixture.submitted.map((s) => s.text));
+  assert.equal(submitted.length, 1, 'the instructions were submitted in the frame');
+  assert.deepEqual(lines(submitted[0]), lines(prompt.text), 'the instructions arrived with every line break');
+  assert.equal(await page.locator('input[type="search"]').inputValue(), '', 'nothing was written into the portal\'s search box');
+  await page.close();
+});
+
+test('a chat app in a same-origin iframe of a portal: the call in the frame\'s reply runs once and the loop completes',
+  { todo: 'the frame reads the reply, but its reports do not reach the chat yet (no call is seen): to finish' }, async () => {
+    const { page, chatRef, frame } = await openPortal();
+    const prompt = await rig.call({ type: 'prompt/build', chat: chatRef });
+    await rig.call({ type: 'chat/insert', chat: chatRef, text: prompt.text, submit: true });
+    await until(() => frame.evaluate(() => window.__transcript().some((t) => t.includes('Final answer'))), { timeoutMs: 30_000, what: 'the final answer in the frame' });
+    assert.deepEqual((await rig.calls(chatRef, page)).map((c) => [c.tool, c.state, c.delivered]), [['add', 'done', true]], 'one call, run once, delivered');
+    assert.equal(await frame.evaluate(() => window.__fixture.submitted.length), 2, 'the instructions and the result were submitted');
+    await page.close();
+  });
