@@ -60,7 +60,9 @@ chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   const tabId = sender.tab && sender.tab.id;
   /** @type {Parameters<typeof handle>[1]} */
   let who;
-  if (role === 'content' && typeof tabId === 'number') who = { role, origin, tabId, url };
+  // The frame: a tab's frames (a chat app in a same-origin frame of a portal) are pages of
+  // their own.
+  if (role === 'content' && typeof tabId === 'number') who = { role, origin, tabId, frameId: sender.frameId ?? 0, url };
   else if (role === 'page') who = { role, origin };
   else return false;
   if (startup.message === undefined) startup.message = performance.now();

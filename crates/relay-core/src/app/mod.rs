@@ -42,7 +42,7 @@ pub use config::{
 pub use deliver::{outcome_of, Delivery};
 pub use elicit::{Elicitation, ELICITATIONS_KEY, ELICITATION_TIMEOUT_MS};
 pub use host::{Host, ProgressFn, Task};
-pub use observe::{PageAnswer, PageView, TurnView, MAX_PAGES};
+pub use observe::{page_key, PageAnswer, PageView, TurnView, MAX_PAGES};
 pub use requests::{adapter_for, site_entry, sites_with, web_origin, Io, Sender, Step};
 pub use run::{badge_text, Runner};
 pub use run_signin::DpopProver;
@@ -115,7 +115,7 @@ pub struct App {
     /// content script sends after a restart.
     parsers: HashMap<String, StreamParser>,
     /// Each chat tab's page as the core sees it (persisted in session storage).
-    pub pages: BTreeMap<i64, crate::page::Page>,
+    pub pages: BTreeMap<String, crate::page::Page>,
     /// Bumped whenever [`App::tools`] changes: part of the prompt cache's key.
     tools_generation: u64,
     /// The last selection's tools rendered for prompts (see [`App::prompt`]).

@@ -56,9 +56,14 @@ pub struct TurnView {
     pub length: usize,
 }
 
+/// A page's key: its tab and frame (`"7/0"`; JSON objects are keyed by strings).
+pub fn page_key(tab: i64, frame: i64) -> String {
+    format!("{tab}/{frame}")
+}
+
 /// The other tabs' pages on one conversation URL.
 struct Others<'a> {
-    pages: &'a BTreeMap<i64, Page>,
+    pages: &'a BTreeMap<String, Page>,
     url: &'a str,
 }
 
@@ -69,17 +74,18 @@ impl OtherTabs for Others<'_> {
 }
 
 impl App {
-    /// A content script's look at its page in tab `tab`, whose URL now is `url` (taken within
-    /// the sender's origin, [`super::content_chat`]), at `now_ms`.
+    /// A content script's look at its page in a tab's frame (`(tab, frame)`), whose chat's URL
+    /// now is `url` (taken within the sender's origin, [`super::content_chat`]), at `now_ms`.
     pub fn observe(
         &mut self,
-        tab: i64,
+        (tab, frame): (i64, i64),
         url: &str,
         obs: &Observation,
         now_ms: u64,
     ) -> (PageAnswer, Vec<Effect>) {
         let url = url.split('#').next().unwrap_or(url);
-        let mut page = self.pages.remove(&tab).unwrap_or_default();
+        let key = page_key(tab, frame);
+        let mut page = self.pages.remove(&key).unwrap_or_default();
         let outcome = page.observe(
             obs,
             url,
@@ -160,14 +166,18 @@ impl App {
         if outcome.changed {
             effects.insert(0, Effect::SavePages);
         }
-        self.pages.insert(tab, page);
+        self.pages.insert(key, page);
         self.prune_pages();
         (answer, effects)
     }
 
-    /// A tab's page as the core sees it.
+    /// A tab's page as the core sees it: of its frames, the one that shows the most replies.
     pub fn page_view(&self, tab: i64) -> Option<PageView> {
-        let page = self.pages.get(&tab)?;
+        let prefix = format!("{tab}/");
+        let page = (self.pages.iter())
+            .filter(|(k, _)| k.starts_with(&prefix))
+            .map(|(_, p)| p)
+            .max_by_key(|p| p.turns.len())?;
         Some(PageView {
             url: page.url.clone(),
             quiet: page.quiet,
@@ -196,9 +206,9 @@ impl App {
         while self.pages.len() > MAX_PAGES {
             let oldest = (self.pages.iter())
                 .min_by_key(|(_, p)| p.seen_at)
-                .map(|(t, _)| *t);
+                .map(|(k, _)| k.clone());
             match oldest {
-                Some(tab) => self.pages.remove(&tab),
+                Some(key) => self.pages.remove(&key),
                 None => break,
             };
         }

@@ -22,7 +22,7 @@ use crate::policy::{ToolPolicy, UserDecision};
 use crate::prompt::PromptOptions;
 
 /// Who sent a message, as the service worker established it from Chrome's `MessageSender`
-/// (never from the message): `{role, origin, tabId?, url?}`.
+/// (never from the message): `{role, origin, tabId?, frameId?, url?}`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Sender {
@@ -34,6 +34,9 @@ pub struct Sender {
     /// The tab of a content script.
     #[serde(default)]
     pub tab_id: Option<i64>,
+    /// The frame of a content script in its tab (0: the top frame).
+    #[serde(default)]
+    pub frame_id: Option<i64>,
     /// The page URL of a content script, as Chrome gives it (the URL the page loaded with).
     #[serde(default)]
     pub url: Option<String>,
@@ -122,6 +125,7 @@ pub enum Io {
     /// [`App::observe`] with the time now, carry out its effects, answer its [`super::PageAnswer`].
     PageObserve {
         tab: i64,
+        frame: i64,
         url: String,
         observation: crate::page::Observation,
     },
@@ -564,6 +568,7 @@ impl App {
                 let url = chat.split_once('|').map_or("", |(_, u)| u).to_owned();
                 io(Io::PageObserve {
                     tab,
+                    frame: sender.frame_id.unwrap_or(0),
                     url,
                     observation,
                 })

@@ -312,12 +312,13 @@ impl<H: Host> Runner<H> {
             Io::SitesList => self.sites().await.map(Value::from),
             Io::PageObserve {
                 tab,
+                frame,
                 url,
                 observation,
             } => {
                 let now = self.host.now_ms();
                 let (answer, effects) =
-                    (self.app.borrow_mut()).observe(tab, &url, &observation, now);
+                    (self.app.borrow_mut()).observe((tab, frame), &url, &observation, now);
                 self.run_effects(effects).await?;
                 Ok(serde_json::to_value(answer).unwrap_or_default())
             }
