@@ -3,7 +3,7 @@
 // so a call runs once whatever the page does afterwards. The Claude fixture names no message
 // id (its adapter has no `messageId`), re-renders its replies per token and can virtualise its
 // transcript (`?virtual=2`: turns far from the bottom leave the DOM and come back as new
-// elements).
+// elements; `tabs=1`: a second tab shows the conversation too).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadAdapters, startRig, waitForReply, until } from '../fixtures/sites/_shared/loop.mjs';
@@ -22,11 +22,15 @@ after(async () => { await rig?.close(); });
 
 const pageState = (chatRef) => rig.call({ type: 'page/state', chat: chatRef });
 
-/** Waits until the core's page model of the tab shows `count` replies on the page. */
+/**
+ * Waits until the core's page model of the tab shows `count` replies on the page and has
+ * decided each (none is still being written or undecided).
+ */
 async function coreSees(chatRef, count, what) {
   await until(async () => {
     const view = await pageState(chatRef);
-    return !!view && view.turns.filter((t) => t.onPage).length === count;
+    return !!view && view.turns.filter((t) => t.onPage).length === count
+      && view.turns.every((t) => t.state !== 'live' && t.state !== 'undecided');
   }, { what });
   return pageState(chatRef);
 }
@@ -34,7 +38,7 @@ async function coreSees(chatRef, count, what) {
 const replies = (page) => page.locator(claude.assistant.join(', ')).count();
 
 test('a reload, a re-mount and a second tab never run a call again (no message ids)', async () => {
-  const { page, chatRef } = await rig.openChat(`${site.origin}/claude/?virtual=2`, {}, 'claude');
+  const { page, chatRef } = await rig.openChat(`${site.origin}/claude/?virtual=2&tabs=1`, {}, 'claude');
   await rig.insertInstructions(chatRef);
   await waitForReply(page, claude, 'Final answer');
   const here = { ...chatRef, url: page.url() };
