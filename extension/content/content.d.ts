@@ -93,7 +93,7 @@ export interface Namespace {
     assistantCount(): number;
     userMessageCount(): number;
     conversationOf(href: string): string | null;
-    scheduleScan(delay?: number): void;
+    scheduleScan(): void;
   };
   /** Discovery of a page's parts by shape (discover.js). */
   discover?: {

@@ -28,6 +28,10 @@
   const { call, state, dom } = NS;
 
   const SCAN_INTERVAL_MS = 100;
+  // After the page stops changing, one more look this much later: discovery keeps what it found
+  // for a moment (discover.js), so the last change may have been looked at through a stale
+  // answer.
+  const TRAILING_MS = 400;
   // The slow URL poll, for navigations no event announces.
   const URL_POLL_MS = 1000;
   // This page load: the core tells a reload (a new instance) from more of the same page.
@@ -50,7 +54,7 @@
       const el = r.target.nodeType === Node.ELEMENT_NODE ? r.target : r.target.parentElement;
       for (const reply of observed) if (el && reply.contains(el)) dirty.set(reply, true);
     }
-    scheduleScan();
+    changed();
   });
   /** @type {ReturnType<typeof setTimeout> | null} */
   let scanTimer = null;
@@ -59,6 +63,16 @@
   let inFlight = false;
   let again = false;
   let url = location.href.split('#')[0];
+  /** When the page last changed (an observer's report), and whether a trailing look is due. */
+  let changedAt = 0;
+  let trailing = false;
+
+  /** The page changed: a look soon, and a trailing one after the changes stop. */
+  function changed() {
+    changedAt = Date.now();
+    trailing = true;
+    scheduleScan();
+  }
 
   /** @param {number} [delay] */
   function scheduleScan(delay = SCAN_INTERVAL_MS) {
@@ -235,8 +249,13 @@
         NS.cards.setPending(answer.pending);
         const resend = answer.resend || [];
         for (const h of resend) whole.add(h);
+        const since = Date.now() - changedAt;
         if (resend.length) again = true;
         else if (typeof answer.rescanMs === 'number') scheduleScan(Math.max(answer.rescanMs, 10));
+        else if (trailing) {
+          if (since >= TRAILING_MS) trailing = false;
+          scheduleScan(Math.max(TRAILING_MS - since, 10));
+        }
       })
       .catch((/** @type {any} */ e) => {
         // The look was lost: what it carried goes whole with the next one.
@@ -257,7 +276,7 @@
   // Structure only (no text, no attributes): new or replaced nodes may be new replies.
   const structureObserver = new MutationObserver((records) => {
     const ui = state.ui;
-    if (records.some((r) => r.addedNodes.length && !(ui && ui.contains(r.target)))) scheduleScan();
+    if (records.some((r) => r.addedNodes.length && !(ui && ui.contains(r.target)))) changed();
   });
 
   /** Starts watching the page; the first look shows the core what is already there. */
@@ -290,5 +309,5 @@
   /** Whether a user turn shows the text sent (false where the page folds it, found by growth). */
   const userTurnsShowText = () => state.adapter !== NS.Sites.GENERIC || !NS.discover || NS.discover.userTurns().showsText;
 
-  NS.read = { replyDelta, observation, startReading, noteSubmit, userMessages, userTurnsShowText, assistantCount: () => assistantMessages().length, userMessageCount: () => userMessages().length, conversationOf, scheduleScan };
+  NS.read = { replyDelta, observation, startReading, noteSubmit, userMessages, userTurnsShowText, assistantCount: () => assistantMessages().length, userMessageCount: () => userMessages().length, conversationOf, scheduleScan: changed };
 })();

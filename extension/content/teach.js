@@ -295,7 +295,7 @@
     state.adapter = adapter;
     NS.cards.host.dataset.adapter = adapter.id;
     showNotice(false);
-    if (NS.read) NS.read.scheduleScan(0);
+    if (NS.read) NS.read.scheduleScan();
   }
 
   // ---- "unsure": a reply with no turns found ---------------------------------------------------

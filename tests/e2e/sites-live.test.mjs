@@ -70,8 +70,13 @@ test('in-page New chat: the new conversation\'s call runs, in its own chat', asy
     'the new conversation\'s call ran, in its own chat');
   assert.deepEqual((await rig.calls({ ...chatRef, url: first })).map((c) => `${c.tool}:${c.state}`), ['add:done'], 'the old chat is unchanged');
   const reports = await rig.ext.sw.evaluate(() => globalThis.__relayReports);
+  // The core's page model: the new conversation's replies were live, and ended (none is old).
+  await until(async () => {
+    const view = await pageState({ ...chatRef, url: second });
+    return view.turns.length > 0 && view.turns.every((t) => t.state !== 'live' && t.state !== 'undecided');
+  }, { what: 'the core decided every reply of the new conversation' });
   const view = await pageState({ ...chatRef, url: second });
-  assert.ok(view.turns.length > 0 && view.turns.every((t) => t.state === 'done'), `the new replies were live and ended, none is history: ${JSON.stringify(view)}`);
+  assert.ok(view.turns.every((t) => t.state === 'done'), `the new replies were live and ended, none is history: ${JSON.stringify(view)}`);
   // A streaming reply goes to the worker as what was appended since its last update, each
   // update extending exactly the text the one before left (no whole text sent again).
   assert.ok(reports.some((r) => r.at > 0), `some update carried only appended text: ${JSON.stringify(reports)}`);
@@ -97,8 +102,8 @@ test('virtualised list: an old turn mounted again never runs its call again', as
   const shown = await page.locator('.font-claude-response').count();
   await until(async () => {
     const view = await pageState({ ...chatRef, url: page.url() });
-    return view.turns.filter((t) => t.onPage).length === shown;
-  }, { what: 'the re-mounted turns seen by the core' });
+    return view.turns.filter((t) => t.onPage).length === shown && view.turns.every((t) => t.state !== 'live' && t.state !== 'undecided');
+  }, { what: 'the re-mounted turns seen and decided by the core' });
   const view = await pageState({ ...chatRef, url: page.url() });
   assert.ok(view.turns.every((t) => t.state === 'history' || t.state === 'done'), JSON.stringify(view));
   assert.equal(view.turns.length, shown, `the same replies, no new ones: ${JSON.stringify(view)}`);
