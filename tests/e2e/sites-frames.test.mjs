@@ -2,8 +2,9 @@
 // portal/): the content script runs in every frame of an added site, and the frame holding the
 // composer answers the core's messages to the tab (not the portal with its search box): the
 // site check reports the frame's parts and the instructions go into the frame's editor with
-// every line break. The rest of the loop in the frame (the call seen, run once, its result
-// delivered) is still to do (marked todo below).
+// every line break; the frame is a page of its own for the core's page model (a tab's frames
+// are told apart by Chrome's frame id), so the call in the frame's reply runs once and its
+// result goes back into the frame.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startRig, until } from '../fixtures/sites/_shared/loop.mjs';
@@ -41,8 +42,7 @@ test('a chat app in a same-origin iframe of a portal: the site check finds the f
   await page.close();
 });
 
-test('a chat app in a same-origin iframe of a portal: the call in the frame\'s reply runs once and the loop completes',
-  { todo: 'the frame reads the reply, but its reports do not reach the chat yet (no call is seen): to finish' }, async () => {
+test('a chat app in a same-origin iframe of a portal: the call in the frame\'s reply runs once and the loop completes', async () => {
     const { page, chatRef, frame } = await openPortal();
     const prompt = await rig.call({ type: 'prompt/build', chat: chatRef });
     await rig.call({ type: 'chat/insert', chat: chatRef, text: prompt.text, submit: true });
