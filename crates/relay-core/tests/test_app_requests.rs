@@ -28,6 +28,7 @@ fn content() -> Sender {
         role: "content".into(),
         origin: "https://chat.example".into(),
         tab_id: Some(7),
+        frame_id: Some(0),
         url: Some(format!("{URL}#m-2")),
         reported_url: None,
     }

@@ -288,6 +288,7 @@ fn content() -> Sender {
         role: "content".into(),
         origin: "https://chat.example".into(),
         tab_id: Some(TAB),
+        frame_id: Some(0),
         url: Some(URL.into()),
         reported_url: None,
     }
@@ -677,4 +678,42 @@ fn a_load_that_failed_is_answered_as_an_error_and_tried_again_by_the_next_messag
         panic!("answered once the load ended");
     };
     assert_eq!(answer, json!({"ok": true, "data": []}));
+}
+
+#[test]
+fn results_go_back_once_the_reply_that_asked_for_them_has_ended() {
+    let (host, run) = loaded();
+    host.answer("notes", "tools/call", ok("added"));
+    *host.0.tab_answer.borrow_mut() = json!({"inserted": true, "submitted": true});
+    ask(&run, &content(), look("load-1", json!([]), false)).expect("page load");
+    // The call is complete; the reply goes on streaming (the site shows its Stop control).
+    let reply = look("load-1", json!([{"h": 1, "text": CALL}]), true);
+    ask(&run, &content(), reply).expect("read");
+    host.settle();
+    let log = host.take_log();
+    assert!(log.contains(&"mcp notes tools/call".to_owned()), "{log:?}");
+    assert!(
+        !log.contains(&format!("tab {TAB} relay/insert")),
+        "not while it streams: {log:?}"
+    );
+    host.advance(5_000);
+    let more = look(
+        "load-1",
+        json!([{"h": 1, "text": format!("{CALL}\nI will wait.")}]),
+        true,
+    );
+    ask(&run, &content(), more).expect("more");
+    host.settle();
+    assert!(!host.take_log().contains(&format!("tab {TAB} relay/insert")));
+    // The Stop control goes: the reply ends, the result goes in.
+    ask(&run, &content(), look("load-1", json!([{"h": 1}]), false)).expect("stop gone");
+    host.advance(100);
+    ask(&run, &content(), look("load-1", json!([{"h": 1}]), false)).expect("ended");
+    host.settle();
+    let log = host.take_log();
+    let inserts = log
+        .iter()
+        .filter(|l| **l == format!("tab {TAB} relay/insert"))
+        .count();
+    assert_eq!(inserts, 1, "{log:?}");
 }

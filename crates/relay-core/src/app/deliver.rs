@@ -4,6 +4,7 @@
 
 use crate::contract::tab::InsertOutcome;
 use crate::model::CallToolResult;
+use crate::page::TurnState;
 use crate::policy::{CallRecord, CallState};
 use crate::result::{format_results, Attachment, Nudge, Outcome, ResultInput, ResultOptions};
 
@@ -60,6 +61,12 @@ impl App {
     /// are marked delivered at once, so a second attempt racing this one finds nothing; report
     /// the outcome with [`App::delivery_written`].
     pub fn take_delivery(&mut self, chat: &str, message_id: &str) -> Option<Delivery> {
+        if self.reply_in_progress(chat, message_id) {
+            // Results go back once the reply has ended: written while it streams, they would
+            // land in an input the site may not send (its Send is Stop), or split a turn's
+            // outcomes over two messages. The reply's end delivers them ([`App::observe`]).
+            return None;
+        }
         let records: Vec<CallRecord> = self
             .ledger
             .deliverable(chat, message_id)
@@ -104,6 +111,20 @@ impl App {
             attachments: formatted.attachments,
             submit: settings.auto_submit,
         })
+    }
+
+    /// Whether a chat's page still shows this reply being written (or not yet decided).
+    pub fn reply_in_progress(&self, chat: &str, message_id: &str) -> bool {
+        let (Some(tab), Some((_, url))) = (tab_of(chat), chat.split_once('|')) else {
+            return false;
+        };
+        let prefix = format!("{tab}/");
+        (self.pages.iter())
+            .filter(|(key, page)| key.starts_with(&prefix) && page.url == url)
+            .flat_map(|(_, page)| &page.turns)
+            .any(|t| {
+                t.id == message_id && matches!(t.state, TurnState::Live | TurnState::Undecided)
+            })
     }
 
     /// What the tab did with a delivery. Written as meant: delivered; if a send was asked and
