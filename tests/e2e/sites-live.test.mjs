@@ -186,6 +186,7 @@ test('Send and Stop as one button: Stop is never clicked, the result waits for t
   await waitForReply(page, adapter('gemini'), 'Final answer');
   const f = await fixture(page);
   assert.equal(f.stopClicks, 0, 'Stop was never clicked');
+  assert.equal(f.writesWhileStreaming, 0, 'the result was written once the reply had ended, not while it streamed');
   const callReply = await page.evaluate(() => document.querySelectorAll('model-response message-content.model-response-text')[0].innerText);
   assert.equal((callReply.match(/I will wait for the result of that call\./g) || []).length, 25, 'the reply streamed to its end');
   assert.deepEqual((await rig.calls(chatRef, page)).map((c) => `${c.tool}:${c.state}:${c.delivered}`), ['add:done:true']);
