@@ -551,3 +551,39 @@ fn a_turn_mounted_again_with_other_line_breaks_is_the_same_reply() {
     assert_eq!(tab.ids(), ids);
     assert!(live_reports(&out).is_empty(), "{:?}", out.reports);
 }
+
+#[test]
+fn a_long_conversation_keeps_the_newest_texts_and_still_knows_the_old_replies() {
+    use relay_core::page::MAX_TEXT_BYTES;
+    let mut tab = Tab::new("load-1");
+    let big: Vec<String> = (0..8)
+        .map(|i| format!("reply {i} ") + &"x".repeat(MAX_TEXT_BYTES / 4))
+        .collect();
+    let turns: Vec<T<'_>> = big
+        .iter()
+        .enumerate()
+        .map(|(i, t)| a(i as u32 + 1, t))
+        .collect();
+    tab.look(&turns, false);
+    let kept: usize = tab
+        .page
+        .turns
+        .iter()
+        .filter_map(|t| t.text.as_ref())
+        .map(String::len)
+        .sum();
+    assert!(kept <= MAX_TEXT_BYTES, "{kept} bytes kept");
+    assert!(
+        tab.page.turns.last().is_some_and(|t| t.text.is_some()),
+        "the newest text stays"
+    );
+    // Nothing is asked for again, and the oldest, mounted again, is the reply it was.
+    let unchanged: Vec<T<'_>> = (1..=8).map(same).collect();
+    let out = tab.look(&unchanged, false);
+    assert!(out.resend.is_empty(), "{:?}", out.resend);
+    let ids = tab.ids();
+    let mut again = vec![a(100, &big[0])];
+    again.extend((2..=8).map(|h| T { h, ..same(h) }));
+    tab.look(&again, false);
+    assert_eq!(tab.ids(), ids);
+}

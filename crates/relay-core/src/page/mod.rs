@@ -45,6 +45,9 @@ pub const SIGNAL_POLL_MS: u64 = 250;
 /// How many turns a page remembers, the newest first kept (a virtualised list shows a few at a
 /// time; a page that held more than this is long past re-mounting the oldest).
 pub const MAX_TURNS: usize = 400;
+/// How many bytes of reply text a page keeps (the newest replies' texts; older ones keep their
+/// hash only).
+pub const MAX_TEXT_BYTES: usize = 1 << 20;
 /// How long a text must be before another tab showing text it extends counts as the same
 /// reply (shorter texts are too often the same by chance).
 pub const CROSS_TAB_MIN_CHARS: usize = 16;
@@ -127,6 +130,9 @@ pub struct Turn {
     /// A streaming signal was seen while this was the newest reply.
     #[serde(default)]
     saw_signal: bool,
+    /// Its text was let go to bound the page's memory (not asked for again).
+    #[serde(skip)]
+    forgotten: bool,
 }
 
 impl Turn {
@@ -364,6 +370,7 @@ impl Page {
                         hash: HASH_START,
                         changed_at: now,
                         saw_signal: false,
+                        forgotten: false,
                     });
                     out.changed = true;
                     fresh.push(self.turns.len() - 1);
@@ -378,7 +385,7 @@ impl Page {
         for (k, s) in seen.iter().enumerate() {
             let turn = &mut self.turns[order[k]];
             let Some(text) = &s.text else {
-                if turn.text.is_none() && !fresh.contains(&order[k]) {
+                if turn.text.is_none() && !turn.forgotten && !fresh.contains(&order[k]) {
                     // Restored after a restart: the text is asked for again.
                     out.resend.push(s.h);
                 }
@@ -630,20 +637,31 @@ impl Page {
         Found::New
     }
 
-    /// Keeps the newest [`MAX_TURNS`] replies; the ones on the page always stay.
+    /// Keeps the newest [`MAX_TURNS`] replies (the ones on the page always stay), and the
+    /// texts of the newest within [`MAX_TEXT_BYTES`]: an older reply that ended keeps its hash,
+    /// which still recognises it shown again with the same text.
     fn prune(&mut self) {
         let mut excess = self.turns.len().saturating_sub(MAX_TURNS);
-        if excess == 0 {
-            return;
+        if excess > 0 {
+            self.turns.retain(|t| {
+                if excess > 0 && t.handle.is_none() {
+                    excess -= 1;
+                    false
+                } else {
+                    true
+                }
+            });
         }
-        self.turns.retain(|t| {
-            if excess > 0 && t.handle.is_none() {
-                excess -= 1;
-                false
-            } else {
-                true
+        let mut bytes = 0usize;
+        for t in self.turns.iter_mut().rev() {
+            let Some(text) = &t.text else { continue };
+            bytes += text.len();
+            let writing = matches!(t.state, TurnState::Live | TurnState::Undecided);
+            if bytes > MAX_TEXT_BYTES && !writing {
+                t.text = None;
+                t.forgotten = true;
             }
-        });
+        }
     }
 }
 
