@@ -279,9 +279,32 @@
     if (records.some((r) => r.addedNodes.length && !(ui && ui.contains(r.target)))) changed();
   });
 
+  /**
+   * The user sends a message with the site's own controls: Enter in an editable field, or a
+   * click on the send control. Only trusted input counts (a page script's synthetic events do
+   * not); the core then takes the next reply as a new answer.
+   * @param {Event} e
+   */
+  function userSend(e) {
+    if (!e.isTrusted) return;
+    const target = /** @type {Element | null} */ (e.composedPath()[0] instanceof Element ? e.composedPath()[0] : null);
+    if (!target) return;
+    if (e instanceof KeyboardEvent) {
+      if (e.key !== 'Enter' || e.shiftKey || e.isComposing) return;
+      const editable = target.closest('textarea, input, [contenteditable]:not([contenteditable="false"])');
+      if (!editable) return;
+    } else {
+      const send = dom.findSend(dom.findInput());
+      if (!send || !(send === target || send.contains(target))) return;
+    }
+    noteSubmit();
+  }
+
   /** Starts watching the page; the first look shows the core what is already there. */
   function startReading() {
     structureObserver.observe(document.body || document.documentElement, { childList: true, subtree: true });
+    addEventListener('keydown', userSend, true);
+    addEventListener('click', userSend, true);
     // Same-document navigations (History API) and back/forward; a slow poll for the rest.
     const nav = /** @type {any} */ (globalThis).navigation;
     if (nav && typeof nav.addEventListener === 'function') nav.addEventListener('currententrychange', checkUrl);

@@ -149,15 +149,25 @@ export async function openChat(ext, panel, site, settings, path = '/') {
 
 /**
  * Appends an assistant reply to the demo chat page from the page's own script (the main world):
- * what a site, a page script or an injected ad could do. Returns the reply's index.
+ * what a site, a page script or an injected ad could do. It streams as a site does (its Stop
+ * control shown, the text in pieces): a reply that appears complete with nothing sent before
+ * it is an old one to the core, and nothing in it runs. Returns the reply's index.
  */
 export function appendReply(page, text) {
-  return page.evaluate((t) => {
+  return page.evaluate(async (t) => {
+    const stop = document.getElementById('stop');
+    if (stop) stop.hidden = false;
     const div = document.createElement('div');
     div.className = 'turn';
     div.dataset.role = 'assistant';
-    div.textContent = t;
     document.getElementById('log').appendChild(div);
+    const pieces = 10;
+    const size = Math.ceil(t.length / pieces);
+    for (let i = 0; i < t.length; i += size) {
+      div.textContent = t.slice(0, i + size);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    if (stop) stop.hidden = true;
     return document.querySelectorAll('.turn[data-role="assistant"]').length - 1;
   }, text);
 }

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { launchExtension } from '../e2e/harness.mjs';
 import {
   ok, openExtensionPage, coreCall, startMcpServer, chatSite, openChat, appendReply, fencedCall,
-  activity, waitForCall, inContentWorld, until,
+  activity, waitForCall, until,
 } from './lib.mjs';
 
 // What the fetched page says: an instruction to the model with a ready-made call.
@@ -59,15 +59,11 @@ test('a call quoted from a tool result is not run; a new call in the same reply 
 });
 
 test('a reply with a lone surrogate still yields its call', async () => {
-  const { page, tabId } = await openChat(ext, panel, site, { serverIds: [serverId], autoExecute: false, autoSubmit: false });
-  const answer = await inContentWorld(ext, tabId, async (call) => {
-    // A lone high surrogate, as a page can render one (broken emoji, cut text).
-    const text = 'Here is a broken character: ' + String.fromCharCode(0xd83d) + ' and my call:\n\n' + call;
-    // A page instance of its own: its first look shows nothing, then a send and a reply.
-    await chrome.runtime.sendMessage({ type: 'page/observe', page: 'surrogate', turns: [] });
-    return chrome.runtime.sendMessage({ type: 'page/observe', page: 'surrogate', submitted: true, streaming: true, turns: [{ h: 1, text }] });
-  }, fencedCall('add', { a: 4, b: 5 }));
-  assert.equal(answer?.ok, true, `page/observe with a lone surrogate: ${JSON.stringify(answer)}`);
-  assert.deepEqual(answer.data.calls.map((c) => [c.tool, c.arguments]), [['add', { a: 4, b: 5 }]]);
+  const { page, chat } = await openChat(ext, panel, site, { serverIds: [serverId], autoExecute: false, autoSubmit: false });
+  // A lone high surrogate, as a page can render one (broken emoji, cut text): the content
+  // script reads it from the page and the core parses around it.
+  await appendReply(page, 'Here is a broken character: ' + String.fromCharCode(0xd83d) + ' and my call:\n\n' + fencedCall('add', { a: 4, b: 5 }));
+  const call = await waitForCall(panel, chat, (c) => c.tool === 'add', 'the call after the lone surrogate');
+  assert.deepEqual(call.arguments, { a: 4, b: 5 });
   await page.close();
 });
