@@ -74,12 +74,13 @@ const PAGES = [
 ];
 
 for (const p of PAGES) {
-  test(`generic adapter, ${p.what}: the whole loop, no stray click`, async () => {
+  test(`generic adapter, ${p.what}: the whole loop, no stray click`, async (t) => {
     const site = await rig.addSite('generic');
     const { page, chatRef } = await rig.openChat(`${site.origin}/_unadapted/${p.id}/${p.query || ''}`, {}, 'generic');
     await recordStrayClicks(page);
     const prompt = await rig.call({ type: 'prompt/build', chat: chatRef });
     const inserted = await rig.call({ type: 'chat/insert', chat: chatRef, text: prompt.text, submit: true });
+    t.diagnostic(`write: ${JSON.stringify(inserted)}; the page sent: ${JSON.stringify(await page.evaluate(() => window.__fixture.submitted.map((s) => s.text.slice(0, 160))))}`);
     assert.equal(inserted.inserted, true, JSON.stringify(inserted));
     assert.equal(inserted.submitted, true, 'the instructions were submitted');
     if (p.chip) {
