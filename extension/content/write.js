@@ -323,6 +323,8 @@
     /** @param {HTMLElement} n */
     const holds = (n) => {
       if (!n.isConnected || !dom.visible(n)) return false;
+      // A notice about the paste (a "too long" alert, a toast) is not a chip.
+      if (n.closest('[role="alert"], [role="status"], [aria-live]') || n.querySelector('[role="alert"], [role="status"], [aria-live]')) return false;
       const said = [n.innerText || '', ...[n, ...n.querySelectorAll('[title], [aria-label]')]
         .map((e) => `${e.getAttribute('title') || ''} ${e.getAttribute('aria-label') || ''}`)].join(' ');
       return (head.length >= 12 && alnum(said).includes(head)) || PASTED.test(said);

@@ -71,6 +71,9 @@ const PAGES = [
   // A long paste that the site turns into an attachment chip it sends to the model as a file.
   { id: 'lexical', how: 'scored', query: '?bare=1&chip=1000', chip: true, what: 'a long paste that becomes an attachment chip showing the text (a model editor nothing names)' },
   { id: 'lexical', how: 'scored', query: '?bare=1&chip=1000&chipname=1', chip: true, what: 'a long paste that becomes an attachment chip named "Pasted text.txt"' },
+  // The site refuses a long paste with an alert about pasted text and no chip: not a delivery;
+  // the next path writes the text.
+  { id: 'lexical', how: 'scored', query: '?bare=1&chiprefuse=1000', refused: true, what: 'a long paste refused with an alert (no chip, the editor empty) is not delivered' },
 ];
 
 for (const p of PAGES) {
@@ -88,6 +91,12 @@ for (const p of PAGES) {
       const { chips, submitted } = await page.evaluate(() => window.__fixture);
       assert.equal(chips, 1, 'one chip: the text was pasted once');
       assert.deepEqual(submitted[0].files.map((f) => f.name), ['Pasted text.txt'], 'the site sent the chip as a file');
+    }
+    if (p.refused) {
+      assert.notEqual(inserted.how, 'chip', JSON.stringify(inserted));
+      const { refusedPastes, submitted } = await page.evaluate(() => window.__fixture);
+      assert.equal(refusedPastes, 1, 'the paste was tried, and refused');
+      assert.deepEqual(submitted[0].files, [], 'no chip was sent');
     }
     await assertLoop(page, chatRef, prompt.text);
     assert.deepEqual(await page.evaluate(() => window.__stray), [], 'no button but send was clicked (a code block\'s Copy, say)');
