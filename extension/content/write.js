@@ -350,7 +350,7 @@
    * damaged copy is left in the input).
    * @param {HTMLElement} el
    * @param {string} text
-   * @returns {Promise<{how: import('./content').WriteStrategy | 'chip' | null, lost: string | null, partial: boolean}>}
+   * @returns {Promise<{how: import('./content').WriteStrategy | 'chip' | null, lost: string | null, partial: boolean, chip?: HTMLElement | null}>}
    */
   async function writeText(el, text) {
     el.focus();
@@ -375,8 +375,9 @@
         const heldNothing = !dom.norm(editorText(el)).includes(head);
         // The site took a long paste as an attachment chip that it sends to the model.
         const long = state.adapter.longPaste;
-        if (long && long.sent && chipCount() > chipsBefore && heldNothing) return { how: 'chip', lost: null, partial: false };
-        if (chipWatch && heldNothing && await chipWatch.found()) return { how: 'chip', lost: null, partial: false };
+        if (long && long.sent && chipCount() > chipsBefore && heldNothing) return { how: 'chip', lost: null, partial: false, chip: null };
+        const chip = chipWatch && heldNothing ? await chipWatch.found() : null;
+        if (chip) return { how: 'chip', lost: null, partial: false, chip };
       } finally {
         if (chipWatch) chipWatch.stop();
       }
@@ -413,9 +414,11 @@
    * @param {HTMLElement} input
    * @param {string} text what was written
    * @param {boolean} asAttachment the text went as an attachment chip (the turn shows a file)
+   * @param {HTMLElement | null} [chip] that chip, where write.js found it: the send took it when
+   *   it leaves the composer (the editor never held the text, so its emptying proves nothing)
    * @returns {Promise<{submitted: boolean, error?: string}>}
    */
-  async function submit(input, text, asAttachment) {
+  async function submit(input, text, asAttachment, chip) {
     // While a reply streams, send is (or sits beside) stop: wait for the reply to end.
     for (let i = 0; i < 1200 && dom.isStreaming(); i++) await dom.sleep(50); // up to 60 s
     const usersBefore = new Set(NS.read.userMessages());
@@ -441,7 +444,7 @@
     const tail = alnum(text).slice(-40);
     const userSelectorsWork = () => usersBefore.size > 0 || NS.read.userMessages().length > 0;
     for (let i = 0; i < 100; i++) { // up to 5 s
-      const emptied = !alnum(editorText(input)).includes(head);
+      const emptied = !alnum(editorText(input)).includes(head) && (!chip || !chip.isConnected || !dom.visible(chip));
       const showsText = !asAttachment && NS.read.userTurnsShowText();
       const turn = NS.read.userMessages().find((u) => !usersBefore.has(u)
         && (!showsText || alnum(turnText(u)).includes(head) || alnum(turnText(u)).includes(tail)));
@@ -533,7 +536,7 @@
       return { inserted: false, submitted: false, partial: wrote.partial, ...attached, error };
     }
     if (!doSubmit) return { inserted: true, submitted: false, how: wrote.how, ...attached };
-    const sent = await submit(input, text, wrote.how === 'chip');
+    const sent = await submit(input, text, wrote.how === 'chip', wrote.chip);
     return { inserted: true, submitted: sent.submitted, how: wrote.how, ...attached, ...(sent.error ? { error: sent.error } : {}) };
   }
 
