@@ -121,7 +121,8 @@ export interface Namespace {
   };
   write: {
     insert(text: string, submit: boolean, attachments: Attachment[]): Promise<InsertOutcome>;
-    writePath(editor: string, isField: boolean): readonly WriteStrategy[];
+    writePath(editor: string, isField: boolean, kind?: string): readonly WriteStrategy[];
+    kindOf(el: HTMLElement): string;
     lineLoss(held: string, meant: string): string | null;
     readonly WRITE_PATHS: Readonly<Record<string, readonly WriteStrategy[]>>;
   };

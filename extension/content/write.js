@@ -11,10 +11,20 @@
 // decides when it cannot take the adapter's path (a site that went from a textarea to a rich
 // editor, or back): a field only takes the native setter, an editable element never does.
 //
-// A write is proven by what the editor holds, compared line by line with what was meant
-// (`lineLoss`); a send by the editor letting go of the text and a new user turn showing it.
-// Neither is ever reported when it did not happen: the answer says what was lost, or that the
-// result is in the input and not sent.
+// Where the adapter names no editor (the generic adapter's 'auto'), the element's own library
+// markers name it (`kindOf`: Lexical's data-lexical-editor, .ProseMirror, .ql-editor,
+// .cm-content); an editor nothing names gets every path, the raw DOM write last.
+//
+// A write is proven by what the editor holds once it has taken the write (`quiet`: a model
+// editor renders its model over the browser's own change a frame or more later, and what it
+// shows then is what it will send), compared line by line with what was meant (`lineLoss`).
+// Between attempts the editor is emptied through its own path (a delete as beforeinput, which a
+// model editor takes and the browser's command does not reach), and proven empty. A long paste
+// the site turns into an attachment chip counts as delivered only when the chip shows the text
+// (its first words, or a pasted-text label) and the editor took none of it. A send is proven by
+// the editor letting go of the text and a new user turn showing it. Neither is ever reported
+// when it did not happen: the answer says what was lost, or that the result is in the input
+// and not sent.
 (() => {
   'use strict';
   const found = globalThis.McpRelayContent;
@@ -30,12 +40,17 @@
   const WRITE_PATHS = Object.freeze({
     textarea: ['native-setter'],
     prosemirror: ['insert-text', 'lines', 'paste', 'beforeinput'],
-    lexical: ['insert-text', 'lines', 'paste', 'beforeinput'],
+    // Lexical takes the text of execCommand('insertText') but not the paragraphs the browser
+    // splits for its line breaks (every line joined; Chromium fires no beforeinput for a
+    // command): its own beforeinput path first, one line and one paragraph at a time.
+    lexical: ['beforeinput', 'paste', 'insert-text', 'lines'],
     codemirror: ['insert-text', 'lines', 'paste', 'beforeinput'],
     // Quill drops the line breaks of a multi-line insertText (Gemini): line by line it is.
     quill: ['insert-text', 'lines', 'paste', 'beforeinput'],
     contenteditable: ['insert-text', 'lines', 'paste', 'dom-text'],
-    auto: ['insert-text', 'lines', 'paste', 'dom-text'],
+    // An editor nothing names: the paths every kind takes, its own beforeinput path for a model
+    // editor that takes no other, and a raw DOM write (a contenteditable without a model) last.
+    auto: ['insert-text', 'lines', 'paste', 'beforeinput', 'dom-text'],
   });
 
   /**
@@ -43,16 +58,32 @@
    * page (tests/e2e/content-parts.test.mjs).
    * @param {string} editor the adapter's `editor`
    * @param {boolean} isField whether the element is a <textarea> or <input>
+   * @param {string} [kind] the kind the element's own markers name (`kindOf`), used where the
+   *   adapter names none ('auto')
    * @returns {readonly import('./content').WriteStrategy[]}
    */
-  function writePath(editor, isField) {
+  function writePath(editor, isField, kind) {
     if (isField) return WRITE_PATHS.textarea;
-    const path = WRITE_PATHS[editor] || WRITE_PATHS.auto;
+    const named = editor === 'auto' && kind && kind !== 'textarea' && kind in WRITE_PATHS ? kind : editor;
+    const path = WRITE_PATHS[named] || WRITE_PATHS.auto;
     return path.includes('native-setter') ? WRITE_PATHS.auto : path;
   }
 
   /** @param {Element} el @returns {el is HTMLTextAreaElement | HTMLInputElement} */
   const isField = (el) => el instanceof HTMLTextAreaElement || el instanceof HTMLInputElement;
+
+  /**
+   * The editor an element is, by the markers its library puts on it ('auto' when none).
+   * @param {HTMLElement} el
+   */
+  function kindOf(el) {
+    if (isField(el)) return 'textarea';
+    if (el.closest('[data-lexical-editor]')) return 'lexical';
+    if (el.closest('.ProseMirror')) return 'prosemirror';
+    if (el.closest('.ql-editor')) return 'quill';
+    if (el.closest('.cm-content')) return 'codemirror';
+    return 'auto';
+  }
   /**
    * What the editor holds: a field's value (its state), or the rendered text of a rich
    * editor, whose DOM its model renders.
@@ -173,6 +204,7 @@
     // The editor's own beforeinput path, line by line (editors that handle input only there).
     async beforeinput(el, text) {
       placeCaretAtEnd(el);
+      await dom.settle(); // the editor takes the caret (selectionchange) before the input
       text.replace(/\r\n?/g, '\n').split('\n').forEach((line, i) => {
         if (i) el.dispatchEvent(new InputEvent('beforeinput', { inputType: 'insertParagraph', bubbles: true, cancelable: true }));
         if (line) el.dispatchEvent(new InputEvent('beforeinput', { inputType: 'insertText', data: line, bubbles: true, cancelable: true }));
@@ -189,24 +221,144 @@
     },
   };
 
-  /** The long-paste chips in the composer now. */
+  /** @param {string} s letters and digits only, for comparing texts however a site renders them */
+  const alnum = (s) => s.replace(/[^\p{L}\p{N}]+/gu, '').toLowerCase();
+
+  /** The long-paste chips in the composer now (the adapter's selectors). */
   const chipCount = () => (state.adapter.longPaste ? dom.all(state.adapter.longPaste.chip).length : 0);
 
   /**
-   * Writes through the editor's own input path, then reads the editor back after its own
-   * update and compares line by line; on any loss it takes the attempt back out and tries the
-   * next path. Returns the path that worked, or what was lost (and whether a damaged copy is
-   * left in the input).
+   * Waits until the editor has taken what was done to it: a frame, then until its DOM stays
+   * unchanged for one more (up to about 1.5 s). A model editor renders its model over the
+   * browser's own change a frame or more later; what it shows then is what it will send.
+   * @param {HTMLElement} el
+   */
+  async function quiet(el) {
+    let changed = true;
+    const watch = new MutationObserver(() => { changed = true; });
+    watch.observe(el, { childList: true, subtree: true, characterData: true });
+    try {
+      await dom.settle();
+      for (let i = 0; i < 30 && changed; i++) {
+        changed = false;
+        await dom.settle();
+      }
+    } finally {
+      watch.disconnect();
+    }
+  }
+
+  /** @param {HTMLElement} el */
+  function selectAllIn(el) {
+    const sel = getSelection();
+    if (!sel) return;
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    sel.removeAllRanges();
+    sel.addRange(range);
+  }
+
+  /**
+   * Empties a rich editor through its own path: everything selected, then a delete as
+   * beforeinput (a model editor takes it; the browser's command never reaches its model and
+   * is rendered away), else the browser's delete (editors that read the DOM back). Proven by
+   * reading the editor once it has settled.
+   * @param {HTMLElement} el
+   * @returns {Promise<boolean>} whether it is empty now
+   */
+  async function clearEditor(el) {
+    for (const how of ['beforeinput', 'command']) {
+      el.focus();
+      selectAllIn(el);
+      if (how === 'beforeinput') {
+        const ev = new InputEvent('beforeinput', { inputType: 'deleteContentBackward', bubbles: true, cancelable: true });
+        el.dispatchEvent(ev);
+        if (!ev.defaultPrevented) continue; // nobody took it: the browser's command next
+      } else {
+        document.execCommand('delete');
+      }
+      await quiet(el);
+      if (!dom.norm(editorText(el))) return true;
+    }
+    return !dom.norm(editorText(el));
+  }
+
+  /** A chip's own words for "pasted text", in the languages of Chrome's top UI locales. */
+  const PASTED = /past(?:e|ed|ing)\b|粘贴|貼り付け|붙여넣|coll[ée]|eingef[üu]gt|pegad|colad|incollat|вставлен/i;
+
+  /**
+   * The composer around the editor: its form, else the nearest ancestor that also holds the
+   * send control, else the editor's grandparent.
+   * @param {HTMLElement} el
+   * @returns {HTMLElement}
+   */
+  function composerOf(el) {
+    const form = el.closest('form, fieldset');
+    if (form instanceof HTMLElement) return form;
+    const send = dom.findSend(el);
+    let box = el.parentElement;
+    while (send && box && box !== document.body && !box.contains(send)) box = box.parentElement;
+    if (box && box !== document.body && send) return box;
+    return el.parentElement && el.parentElement.parentElement ? el.parentElement.parentElement : el.parentElement || el;
+  }
+
+  /**
+   * Watches the composer while a paste happens, for an attachment chip made of it (where the
+   * adapter names no chip): an element added beside the editor, not in it, that shows the
+   * text's first words or says it is pasted text.
    * @param {HTMLElement} el
    * @param {string} text
-   * @returns {Promise<{how: import('./content').WriteStrategy | 'chip' | null, lost: string | null, partial: boolean}>}
+   */
+  function watchForChip(el, text) {
+    const box = composerOf(el);
+    /** @type {HTMLElement[]} */
+    const added = [];
+    const watch = new MutationObserver((records) => {
+      for (const r of records) {
+        for (const n of r.addedNodes) if (n instanceof HTMLElement && !el.contains(n) && !n.contains(el)) added.push(n);
+      }
+    });
+    watch.observe(box, { childList: true, subtree: true });
+    const head = alnum(text).slice(0, 40);
+    /** @param {HTMLElement} n */
+    const holds = (n) => {
+      if (!n.isConnected || !dom.visible(n)) return false;
+      // A notice about the paste (a "too long" alert, a toast) is not a chip.
+      if (n.closest('[role="alert"], [role="status"], [aria-live]') || n.querySelector('[role="alert"], [role="status"], [aria-live]')) return false;
+      const said = [n.innerText || '', ...[n, ...n.querySelectorAll('[title], [aria-label]')]
+        .map((e) => `${e.getAttribute('title') || ''} ${e.getAttribute('aria-label') || ''}`)].join(' ');
+      return (head.length >= 12 && alnum(said).includes(head)) || PASTED.test(said);
+    };
+    return {
+      /** The chip that holds the paste, waiting up to a second for the site to show it. */
+      async found() {
+        for (let i = 0; i < 20; i++) {
+          const chip = added.find(holds);
+          if (chip) return chip;
+          await dom.sleep(50);
+        }
+        return null;
+      },
+      stop: () => watch.disconnect(),
+    };
+  }
+
+  /**
+   * Writes through the editor's own input path, then reads the editor back once it has taken
+   * the write and compares line by line; on any loss it empties the editor through its own
+   * path and tries the next path. Returns the path that worked, or what was lost (and whether a
+   * damaged copy is left in the input).
+   * @param {HTMLElement} el
+   * @param {string} text
+   * @returns {Promise<{how: import('./content').WriteStrategy | 'chip' | null, lost: string | null, partial: boolean, chip?: HTMLElement | null}>}
    */
   async function writeText(el, text) {
     el.focus();
     const before = editorText(el);
     const joined = dom.norm(before) ? before.replace(/\n$/, '') + '\n\n' + text : text;
     const chipsBefore = chipCount();
-    const path = writePath(state.adapter.editor, isField(el));
+    const path = writePath(state.adapter.editor, isField(el), kindOf(el));
+    const head = dom.norm(text).slice(0, 40);
     let cleared = false;
     /** @type {string | null} */
     let lost = null;
@@ -214,40 +366,44 @@
     let closest = null;
     for (let i = 0; i < path.length; i++) {
       const strategy = path[i];
-      await STRATEGIES[strategy](el, cleared ? joined : text, joined);
-      await dom.settle();
-      lost = lineLoss(editorText(el), text);
-      if (!lost) return { how: strategy, lost: null, partial: false };
-      // The site took a long paste as an attachment chip that it sends to the model.
-      const long = state.adapter.longPaste;
-      if (long && long.sent && chipCount() > chipsBefore && !dom.norm(editorText(el)).includes(dom.norm(text).slice(0, 40))) {
-        return { how: 'chip', lost: null, partial: false };
+      const chipWatch = strategy === 'paste' && !state.adapter.longPaste ? watchForChip(el, text) : null;
+      try {
+        await STRATEGIES[strategy](el, cleared ? joined : text, joined);
+        await quiet(el);
+        lost = lineLoss(editorText(el), text);
+        if (!lost) return { how: strategy, lost: null, partial: false };
+        const heldNothing = !dom.norm(editorText(el)).includes(head);
+        // The site took a long paste as an attachment chip that it sends to the model.
+        const long = state.adapter.longPaste;
+        if (long && long.sent && chipCount() > chipsBefore && heldNothing) return { how: 'chip', lost: null, partial: false, chip: null };
+        const chip = chipWatch && heldNothing ? await chipWatch.found() : null;
+        if (chip) return { how: 'chip', lost: null, partial: false, chip };
+      } finally {
+        if (chipWatch) chipWatch.stop();
       }
-      const changed = editorText(el) !== (cleared ? '' : before);
+      const changed = dom.norm(editorText(el)) !== dom.norm(cleared ? '' : before);
       if (changed && !closest) closest = { strategy, lost };
       if (changed && !isField(el) && i < path.length - 1) {
         // Partly taken (an editor that dropped the line breaks, say): take it all back out, so
         // the next strategy writes what was there before and the text, each once.
-        placeCaretAtEnd(el);
-        document.execCommand('selectAll');
-        document.execCommand('delete');
-        await dom.settle();
-        cleared = true;
+        cleared = await clearEditor(el);
+        if (!cleared) {
+          lost = `${lost} The input could not be emptied for another try.`;
+          break;
+        }
       }
     }
     if (closest && cleared && !dom.norm(editorText(el))) {
       // Every path lost something: leave the closest attempt in the input, for the user to
       // mend and send, and say what it lost.
       await STRATEGIES[closest.strategy](el, joined, joined);
-      await dom.settle();
+      await quiet(el);
       lost = lineLoss(editorText(el), text) || closest.lost;
     }
     const partial = !!dom.norm(editorText(el)) && dom.norm(editorText(el)) !== dom.norm(cleared ? '' : before);
     return { how: null, lost, partial };
   }
 
-  /** @param {string} s letters and digits only, for comparing texts however a site renders them */
-  const alnum = (s) => s.replace(/[^\p{L}\p{N}]+/gu, '').toLowerCase();
   /** A user turn's text, also where it lives in the turn's open shadow roots (web components). */
   const turnText = (/** @type {HTMLElement} */ u) => (NS.discover ? NS.discover.deepText(u) : u.innerText) || '';
 
@@ -258,9 +414,11 @@
    * @param {HTMLElement} input
    * @param {string} text what was written
    * @param {boolean} asAttachment the text went as an attachment chip (the turn shows a file)
+   * @param {HTMLElement | null} [chip] that chip, where write.js found it: the send took it when
+   *   it leaves the composer (the editor never held the text, so its emptying proves nothing)
    * @returns {Promise<{submitted: boolean, error?: string}>}
    */
-  async function submit(input, text, asAttachment) {
+  async function submit(input, text, asAttachment, chip) {
     // While a reply streams, send is (or sits beside) stop: wait for the reply to end.
     for (let i = 0; i < 1200 && dom.isStreaming(); i++) await dom.sleep(50); // up to 60 s
     const usersBefore = new Set(NS.read.userMessages());
@@ -286,7 +444,7 @@
     const tail = alnum(text).slice(-40);
     const userSelectorsWork = () => usersBefore.size > 0 || NS.read.userMessages().length > 0;
     for (let i = 0; i < 100; i++) { // up to 5 s
-      const emptied = !alnum(editorText(input)).includes(head);
+      const emptied = !alnum(editorText(input)).includes(head) && (!chip || !chip.isConnected || !dom.visible(chip));
       const showsText = !asAttachment && NS.read.userTurnsShowText();
       const turn = NS.read.userMessages().find((u) => !usersBefore.has(u)
         && (!showsText || alnum(turnText(u)).includes(head) || alnum(turnText(u)).includes(tail)));
@@ -378,9 +536,9 @@
       return { inserted: false, submitted: false, partial: wrote.partial, ...attached, error };
     }
     if (!doSubmit) return { inserted: true, submitted: false, how: wrote.how, ...attached };
-    const sent = await submit(input, text, wrote.how === 'chip');
+    const sent = await submit(input, text, wrote.how === 'chip', wrote.chip);
     return { inserted: true, submitted: sent.submitted, how: wrote.how, ...attached, ...(sent.error ? { error: sent.error } : {}) };
   }
 
-  NS.write = { insert, writePath, lineLoss, WRITE_PATHS };
+  NS.write = { insert, writePath, lineLoss, WRITE_PATHS, kindOf };
 })();

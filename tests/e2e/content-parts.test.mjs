@@ -52,19 +52,27 @@ test('the adapter\'s editor selects the write path; the element found overrides 
   const cases = [
     // [editor, the element is a textarea/input, path]
     ['textarea', true, ['native-setter']],
-    ['textarea', false, ['insert-text', 'lines', 'paste', 'dom-text']], // a site moved to a rich editor
+    ['textarea', false, ['insert-text', 'lines', 'paste', 'beforeinput', 'dom-text']], // a site moved to a rich editor
     ['prosemirror', false, ['insert-text', 'lines', 'paste', 'beforeinput']],
     ['prosemirror', true, ['native-setter']], // a site moved back to a textarea (Grok's fallback)
-    ['lexical', false, ['insert-text', 'lines', 'paste', 'beforeinput']],
+    // Lexical joins the lines of execCommand('insertText'): its own beforeinput path first.
+    ['lexical', false, ['beforeinput', 'paste', 'insert-text', 'lines']],
     // Quill drops the line breaks of insertText: line by line (insertParagraph) comes next.
     ['quill', false, ['insert-text', 'lines', 'paste', 'beforeinput']],
     ['codemirror', false, ['insert-text', 'lines', 'paste', 'beforeinput']],
     ['contenteditable', false, ['insert-text', 'lines', 'paste', 'dom-text']],
-    ['auto', false, ['insert-text', 'lines', 'paste', 'dom-text']],
+    ['auto', false, ['insert-text', 'lines', 'paste', 'beforeinput', 'dom-text']],
     ['auto', true, ['native-setter']],
-    ['no-such-editor', false, ['insert-text', 'lines', 'paste', 'dom-text']],
+    ['no-such-editor', false, ['insert-text', 'lines', 'paste', 'beforeinput', 'dom-text']],
+    // The generic adapter ('auto') takes the kind the element's own markers name...
+    ['auto', false, ['beforeinput', 'paste', 'insert-text', 'lines'], 'lexical'],
+    ['auto', false, ['insert-text', 'lines', 'paste', 'beforeinput'], 'quill'],
+    ['auto', false, ['insert-text', 'lines', 'paste', 'beforeinput', 'dom-text'], 'auto'],
+    // ...an adapter's own editor comes first, and a field is a field.
+    ['prosemirror', false, ['insert-text', 'lines', 'paste', 'beforeinput'], 'lexical'],
+    ['auto', true, ['native-setter'], 'lexical'],
   ];
-  for (const [editor, field, want] of cases) assert.deepEqual([...writePath(editor, field)], want, `${editor} field=${field}`);
+  for (const [editor, field, want, kind] of cases) assert.deepEqual([...writePath(editor, field, kind)], want, `${editor} field=${field} kind=${kind}`);
   // Model editors never get a raw DOM write: their model would revert it and it proves nothing.
   for (const e of ['prosemirror', 'lexical', 'quill', 'codemirror']) assert.ok(!writePath(e, false).includes('dom-text'), e);
   // Every adapter's editor is one the table knows.

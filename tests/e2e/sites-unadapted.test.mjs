@@ -61,17 +61,43 @@ const PAGES = [
   { id: 'article', how: 'scored', query: '?collapse=1', what: 'an article transcript that folds the user\'s messages' },
   { id: 'article', how: 'growth', query: '?collapse=1&anon=1', what: 'an article transcript that folds the user\'s messages and names no author (the reply is the turn that grows)' },
   { id: 'ja', how: 'scored', what: 'a Japanese UI (「プロンプトを送信」, 「音声入力」, 「ファイルを追加」)' },
+  // Editors that keep their own model; the page sends the model's text (_shared/editors.js).
+  { id: 'lexical', how: 'scored', what: 'a Lexical editor (its model takes beforeinput, paste and an input event\'s text; the browser\'s own line breaks are re-rendered away)' },
+  { id: 'lexical', how: 'scored', query: '?bare=1', what: 'a Lexical-style model editor nothing names (no data-lexical-editor)' },
+  { id: 'prosemirror', how: 'scored', what: 'a ProseMirror editor (the DOM parsed back into paragraphs and hard breaks)' },
+  { id: 'quill', how: 'scored', what: 'a Quill editor that drops the line breaks of a multi-line insertText' },
+  { id: 'codemirror', how: 'scored', what: 'a CodeMirror 6 editor (.cm-line blocks read back from the DOM)' },
+  { id: 'textarea', how: 'scored', what: 'a React-controlled textarea (reverted unless the native setter and an input event are used)' },
+  // A long paste that the site turns into an attachment chip it sends to the model as a file.
+  { id: 'lexical', how: 'scored', query: '?bare=1&chip=1000', chip: true, what: 'a long paste that becomes an attachment chip showing the text (a model editor nothing names)' },
+  { id: 'lexical', how: 'scored', query: '?bare=1&chip=1000&chipname=1', chip: true, what: 'a long paste that becomes an attachment chip named "Pasted text.txt"' },
+  // The site refuses a long paste with an alert about pasted text and no chip: not a delivery;
+  // the next path writes the text.
+  { id: 'lexical', how: 'scored', query: '?bare=1&chiprefuse=1000', refused: true, what: 'a long paste refused with an alert (no chip, the editor empty) is not delivered' },
 ];
 
 for (const p of PAGES) {
-  test(`generic adapter, ${p.what}: the whole loop, no stray click`, async () => {
+  test(`generic adapter, ${p.what}: the whole loop, no stray click`, async (t) => {
     const site = await rig.addSite('generic');
     const { page, chatRef } = await rig.openChat(`${site.origin}/_unadapted/${p.id}/${p.query || ''}`, {}, 'generic');
     await recordStrayClicks(page);
     const prompt = await rig.call({ type: 'prompt/build', chat: chatRef });
     const inserted = await rig.call({ type: 'chat/insert', chat: chatRef, text: prompt.text, submit: true });
+    t.diagnostic(`write: ${JSON.stringify(inserted)}; the page sent: ${JSON.stringify(await page.evaluate(() => window.__fixture.submitted.map((s) => s.text.slice(0, 160))))}`);
     assert.equal(inserted.inserted, true, JSON.stringify(inserted));
     assert.equal(inserted.submitted, true, 'the instructions were submitted');
+    if (p.chip) {
+      assert.equal(inserted.how, 'chip', `delivered as the chip: ${JSON.stringify(inserted)}`);
+      const { chips, submitted } = await page.evaluate(() => window.__fixture);
+      assert.equal(chips, 1, 'one chip: the text was pasted once');
+      assert.deepEqual(submitted[0].files.map((f) => f.name), ['Pasted text.txt'], 'the site sent the chip as a file');
+    }
+    if (p.refused) {
+      assert.notEqual(inserted.how, 'chip', JSON.stringify(inserted));
+      const { refusedPastes, submitted } = await page.evaluate(() => window.__fixture);
+      assert.equal(refusedPastes, 1, 'the paste was tried, and refused');
+      assert.deepEqual(submitted[0].files, [], 'no chip was sent');
+    }
     await assertLoop(page, chatRef, prompt.text);
     assert.deepEqual(await page.evaluate(() => window.__stray), [], 'no button but send was clicked (a code block\'s Copy, say)');
 
