@@ -782,5 +782,12 @@
     return { input, send, turns, how, submitted: submitted.length };
   }
 
-  NS.discover = { queryDeep, allRoots, parentOf, containsDeep, deepText, readable, findComposer, findSend, assistantTurns, userTurns, noteSubmitted, report, labelOf, turnOf };
+  /** Drops what discovery keeps for a moment, so the next answer is read from the page now. */
+  function forget() {
+    rootsCache = null;
+    markedCache = null;
+    transcriptCache = null;
+  }
+
+  NS.discover = { queryDeep, allRoots, parentOf, containsDeep, deepText, readable, findComposer, findSend, assistantTurns, userTurns, noteSubmitted, report, labelOf, turnOf, forget };
 })();
