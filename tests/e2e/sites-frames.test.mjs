@@ -51,3 +51,41 @@ test('a chat app in a same-origin iframe of a portal: the call in the frame\'s r
     assert.equal(await frame.evaluate(() => window.__fixture.submitted.length), 2, 'the instructions and the result were submitted');
     await page.close();
   });
+
+test('"Teach this page" inside the framed chat app: the picker runs in the frame, and the taught adapter runs the loop there', async () => {
+  const { page, chatRef, frame } = await openPortal();
+  // A first loop with the generic adapter leaves replies to point at.
+  await rig.insertInstructions(chatRef);
+  await until(() => frame.evaluate(() => window.__transcript().some((t) => t.includes('Final answer'))), { timeoutMs: 30_000, what: 'the final answer in the frame' });
+  await until(async () => (await rig.calls(chatRef, page)).some((c) => c.delivered), { what: 'the first call delivered' });
+
+  const started = await rig.call({ type: 'sites/teach', chat: chatRef });
+  assert.equal(started.started, true, JSON.stringify(started));
+  const teach = frame.locator('mcp-relay-teach');
+  const step = (s) => until(async () => (await teach.getAttribute('data-step')) === s, { what: `teach step ${s} in the frame` });
+  await step('input');
+  assert.equal(await page.locator('mcp-relay-teach[data-step]').count(), 0, 'no picker over the portal: the frame holding the chat has it');
+  // Trusted clicks at the frame's elements (their boxes are in the page's coordinates).
+  const clickAt = async (locator) => {
+    const b = await locator.boundingBox();
+    await page.mouse.click(b.x + b.width / 2, b.y + b.height / 2);
+  };
+  await clickAt(frame.locator('textarea'));
+  await step('send');
+  await clickAt(frame.locator('button.go'));
+  await step('assistant');
+  const reply = frame.locator('section[data-author="assistant"] .text').last();
+  await reply.scrollIntoViewIfNeeded();
+  await clickAt(reply);
+  await frame.locator('mcp-relay-ui[data-adapter="taught"]').waitFor({ state: 'attached', timeout: 10_000 });
+  const saved = (await rig.call({ type: 'sites/list' })).find((x) => chatRef.url.startsWith(x.origin));
+  assert.equal(saved.adapter, 'taught', JSON.stringify(saved));
+  assert.ok(saved.custom.input.some((x) => x.includes('textarea')), JSON.stringify(saved.custom));
+  assert.ok(saved.custom.assistant.some((x) => x.includes('section')), JSON.stringify(saved.custom));
+
+  // The taught adapter at work in the frame: a second loop, its own call, run once.
+  await rig.insertInstructions(chatRef);
+  await until(async () => (await rig.calls(chatRef, page)).filter((c) => c.delivered).length >= 2, { timeoutMs: 30_000, what: 'the second call delivered' });
+  assert.deepEqual((await rig.calls(chatRef, page)).map((c) => `${c.tool}:${c.state}`), ['add:done', 'add:done']);
+  await page.close();
+});
