@@ -42,6 +42,9 @@ test('auto-run off: the card says why an allowed tool waits; badges count waitin
   const panel = await openExtensionPage(rig.ext, 'www/panel.html');
   await until(async () => (await panel.locator('#activity-badge').innerText().catch(() => '')) === '1', { what: 'the Activity tab badge' });
 
+  // Run acts once the card has been in full view for a moment (clickjacking defence).
+  await page.bringToFront();
+  await waitInClosedShadow(page, 'mcp-relay-ui', '.card[data-state="pending"] button[data-action="run"][data-armed="true"]');
   await trustedClickInClosedShadow(page, 'mcp-relay-ui', '.card[data-state="pending"] button[data-action="run"]');
   await until(async () => (await call({ type: 'activity/list', chat: chatRef }))[0].state === 'done', { timeoutMs: 20_000, what: 'the call to run' });
   await until(async () => (await badge()) === '', { what: 'the toolbar badge to clear' });
