@@ -181,7 +181,13 @@ fn multi_selects_and_bounds_are_read_and_checked() {
 #[test]
 fn fields_that_ask_for_secrets_are_flagged() {
     // (field name, title, description, secret kind)
-    let table: [(&str, Option<&str>, Option<&str>, Option<&str>); 12] = [
+    type Row = (
+        &'static str,
+        Option<&'static str>,
+        Option<&'static str>,
+        Option<&'static str>,
+    );
+    let table: [Row; 12] = [
         ("password", None, None, Some("password")),
         ("login", Some("Google password"), None, Some("password")),
         ("apiKey", None, None, Some("API key")),
