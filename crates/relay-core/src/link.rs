@@ -88,6 +88,13 @@ impl Link {
             None => (None, authority),
         };
         let (host, port) = split_port(host_port)?;
+        // As a browser writes it: a number, without the scheme's default.
+        let port = match port.map(str::parse::<u16>) {
+            None => None,
+            Some(Err(_)) => return Err(LinkError::BadHost(host_port.to_owned())),
+            Some(Ok(n)) if n == if scheme == "https" { 443 } else { 80 } => None,
+            Some(Ok(n)) => Some(n.to_string()),
+        };
         if host.is_empty() {
             return Err(LinkError::NoHost);
         }
@@ -111,7 +118,7 @@ impl Link {
             scheme,
             host,
             unicode_host: unicode,
-            port: port.map(str::to_owned),
+            port,
             userinfo: user,
             warnings,
         })
@@ -355,7 +362,7 @@ mod tests {
             Option<&'static str>,
             &'static [LinkWarning],
         );
-        let table: [Row; 10] = [
+        let table: [Row; 11] = [
             ("https://example.com/a?b#c", "example.com", None, None, &[]),
             ("HTTPS://Example.COM:8443", "example.com", None, None, &[]),
             (
@@ -401,6 +408,7 @@ mod tests {
                 &[International, Unencrypted],
             ),
             ("http://127.0.0.1:9/cb", "127.0.0.1", None, None, &[]),
+            ("https://example.com:443/", "example.com", None, None, &[]),
             ("https://[::1]:8080/x", "[::1]", None, None, &[]),
         ];
         for (url, host, unicode, user, warnings) in table {
@@ -441,6 +449,7 @@ mod tests {
             "https://xn--abc.com/",
             "https://a..b/",
             "https://example.com:80a/",
+            "https://example.com:65536/",
         ] {
             assert!(
                 matches!(Link::parse(url), Err(LinkError::BadHost(_))),
