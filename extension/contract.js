@@ -110,6 +110,7 @@
  * @property {boolean} autoSubmit
  * @property {number | null} [maxConsecutive]
  * @property {number | null} [maxTotal]
+ * @property {boolean} [switchesForSite] auto-run and auto-send apply to every conversation of the site (else to this one only)
  */
 /** @typedef {{text: string, chars: number, tokensEstimate: number, tools: number | unknown[]}} Prompt */
 

@@ -58,6 +58,11 @@ test('picked once per site: a new chat of the site starts with it; an override s
   const picked = await call({ type: 'chat/set', chat: a.chatRef, settings: { serverIds: [rig.serverId], autoExecute: true, autoSubmit: true } });
   assert.equal(picked.source, 'chat');
   const b = await openTab('/?b');
+  // Auto-run and auto-send stay in their conversation unless applied to the whole site.
+  const own = await call({ type: 'chat/get', chat: b.chatRef });
+  assert.equal(own.source, 'site');
+  assert.deepEqual([own.serverIds, own.autoExecute, own.autoSubmit], [[rig.serverId], false, false]);
+  await call({ type: 'chat/set', chat: a.chatRef, settings: { ...picked, switchesForSite: true } });
   const inherited = await call({ type: 'chat/get', chat: b.chatRef });
   assert.equal(inherited.source, 'site');
   assert.deepEqual([inherited.serverIds, inherited.autoExecute, inherited.autoSubmit], [[rig.serverId], true, true]);
