@@ -504,5 +504,5 @@
     return { input, send, turns, how, submitted: submitted.length };
   }
 
-  NS.discover = { queryDeep, allRoots, parentOf, containsDeep, deepText, readable, findComposer, findSend, assistantTurns, userTurns, noteSubmitted, report, labelOf, turnOf };
+  NS.discover = { queryDeep, allRoots, parentOf, containsDeep, deepText, readable, findComposer, findSend, assistantTurns, userTurns, noteSubmitted, isSubmitted, report, labelOf, turnOf };
 })();
