@@ -63,9 +63,10 @@
  * @property {string} serverName
  * @property {'form' | 'url'} mode
  * @property {string} message
- * @property {{name: string, kind: 'string' | 'number' | 'integer' | 'boolean' | 'array', title?: string, description?: string, required: boolean, default?: unknown, options?: unknown[], min?: number, max?: number}[]} [fields]
+ * @property {{name: string, kind: 'string' | 'number' | 'integer' | 'boolean' | 'array', title?: string, description?: string, required: boolean, default?: unknown, options?: unknown[], min?: number, max?: number, secret?: string}[]} [fields]
  * @property {Record<string, unknown>} [schema] the form's JSON Schema as the server sent it
  * @property {string} [url]
+ * @property {{scheme: string, host: string, unicodeHost?: string, port?: string, userinfo?: string, warnings: ('userinfo' | 'international' | 'unencrypted')[]}} [link] the host `url` opens, as the core parsed it
  * @property {number} askedAtMs
  * @property {number} expiresAtMs
  */
@@ -109,6 +110,7 @@
  * @property {boolean} autoSubmit
  * @property {number | null} [maxConsecutive]
  * @property {number | null} [maxTotal]
+ * @property {boolean} [switchesForSite] auto-run and auto-send apply to every conversation of the site (else to this one only)
  */
 /** @typedef {{text: string, chars: number, tokensEstimate: number, tools: number | unknown[]}} Prompt */
 

@@ -1,7 +1,8 @@
 // @ts-check
 // Servers' questions to the user (MCP elicitation), shown above every view while they wait: a
-// form built from the question's schema (the tool-run form, defaults prefilled), or a page to
-// open. Send / Decline / Dismiss answer it through the core, which checks a form against its
+// form built from the question's schema (the tool-run form, defaults prefilled; fields that ask
+// for a secret carry a warning), or a page to open (the host it opens shown, with its Unicode
+// form and warnings, and a button named after that host). Send / Decline / Dismiss answer it through the core, which checks a form against its
 // schema (an error shows next to the question, which stays open) and cancels a question nobody
 // answers in time. The core mirrors the waiting questions into storage.session
 // (`elicitations`), so every open panel hears of a new one at once.
@@ -47,15 +48,33 @@ export function mountQuestions(root) {
     let body;
     let accept;
     if (q.mode === 'url') {
-      // The page opens only from this click: the user saw where it goes.
-      body = h('p', { class: 'question-url' }, h('code', { text: q.url || '' }));
-      accept = h('button', { type: 'button', class: 'primary', dataset: { action: 'open' }, text: t('questionOpen'), on: { click: () => {
+      // The page opens only from a click on a button that names the host it opens (as the core
+      // parsed it, crate::link), after the browser's own parse agreed on that host.
+      const link = q.link ?? { scheme: '', host: '', warnings: [] };
+      const host = link.host + (link.port ? `:${link.port}` : '');
+      body = h('div', { class: 'question-url' },
+        h('p', { class: 'question-host' }, t('questionOpensHost'), ' ', h('strong', { dataset: { host }, text: host })),
+        link.unicodeHost ? h('p', { class: 'notice', dataset: { warning: 'international' }, text: t('questionWarnInternational', link.unicodeHost, link.host) }) : null,
+        link.userinfo ? h('p', { class: 'notice', dataset: { warning: 'userinfo' }, text: t('questionWarnUserinfo', link.userinfo, link.host) }) : null,
+        link.warnings.includes('unencrypted') ? h('p', { class: 'notice', dataset: { warning: 'unencrypted' }, text: t('questionWarnUnencrypted') }) : null,
+        h('code', { class: 'hint', text: q.url || '' }));
+      accept = h('button', { type: 'button', class: 'primary', dataset: { action: 'open' }, text: t('questionOpenHost', host), on: { click: () => {
+        if (browserHost(q.url || '') !== host) {
+          error.replaceChildren(t('questionHostMismatch'));
+          return;
+        }
         chrome.tabs.create({ url: q.url });
         answer('accept');
       } } });
     } else {
       const form = schemaForm(q.schema || {});
       body = form.element;
+      // Servers must not ask for secrets in a form (MCP 2025-11-25): the core names the kind.
+      for (const f of q.fields || []) {
+        if (!f.secret) continue;
+        const wrap = body.querySelector(`[data-param="${CSS.escape(f.name)}"]`);
+        wrap?.append(h('p', { class: 'notice', dataset: { warning: 'secret' }, text: t('questionWarnSecret', f.secret) }));
+      }
       accept = h('button', { type: 'button', class: 'primary', dataset: { action: 'accept' }, text: t('questionAccept'), on: { click: () => {
         const filled = form.collect();
         if (filled.ok) answer('accept', filled.value);
@@ -68,6 +87,18 @@ export function mountQuestions(root) {
       h('div', { class: 'actions' }, accept,
         h('button', { type: 'button', dataset: { action: 'decline' }, text: t('questionDecline'), on: { click: () => answer('decline') } }),
         h('button', { type: 'button', dataset: { action: 'cancel' }, text: t('questionCancel'), on: { click: () => answer('cancel') } })));
+  }
+
+  /**
+   * The host (and port) the browser itself reads in `url`, or '' when it cannot.
+   * @param {string} url
+   */
+  function browserHost(url) {
+    try {
+      return new URL(url).host;
+    } catch {
+      return '';
+    }
   }
 
   onStorageChange((changes, area) => {

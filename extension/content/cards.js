@@ -10,7 +10,13 @@
 //   anything a script dispatched, `el.click()` included), in case a reference ever leaks;
 // - cards only send `activity/decide` with `run` or `deny` (never `always`, which changes
 //   policy), and the core refuses a content script's approval of a destructive tool: such a
-//   call says "approve in the side panel" instead of offering Run.
+//   call says "approve in the side panel" instead of offering Run;
+// - against clickjacking (the page makes the card transparent, shrinks it, or covers it with
+//   something that lets clicks through, so the user clicks Run believing it is the page's own
+//   button): Run acts only when its card has been visible and unobscured, at full opacity and
+//   its own size, for ARM_MS without a break, as IntersectionObserver v2 (`trackVisibility`,
+//   `isVisible`) sees it. Otherwise the click runs nothing and the card says to approve in the
+//   side panel. Where the browser has no IntersectionObserver v2, Run never acts.
 // Everything the card shows is set with textContent.
 (() => {
   'use strict';
@@ -21,6 +27,10 @@
 
   /** The only decisions a content script sends. */
   const DECISIONS = new Set(['run', 'deny']);
+  /** How long a card must have been visible, unobscured, before its Run button acts. */
+  const ARM_MS = 600;
+  /** IntersectionObserver v2's shortest allowed delay between visibility checks. */
+  const VISIBILITY_DELAY_MS = 100;
 
   const host = document.createElement('mcp-relay-ui');
   const shadow = host.attachShadow({ mode: 'closed' });
@@ -62,9 +72,48 @@
     pendingLine.textContent = pending ? t('callBeingWritten', '…') : '';
   }
 
-  /** Per call key: its card element, its last record, and the last refused decision. */
-  /** @type {Map<string, {el: HTMLElement, rec: import('../contract').CallRecord, refused: {message: string, hint?: string} | null}>} */
+  /**
+   * Per call key: its card element, its last record, the last refused decision, whether a click
+   * on Run came while the card was not armed, and the card's visibility (`armed`: visible and
+   * unobscured for ARM_MS; `timer`: the pending arming).
+   * @typedef {{el: HTMLElement, rec: import('../contract').CallRecord, refused: {message: string, hint?: string} | null, unseen: boolean, armed: boolean, timer: number | undefined}} CardEntry
+   */
+  /** @type {Map<string, CardEntry>} */
   const cards = new Map();
+  /** @type {WeakMap<Element, CardEntry>} */
+  const entryOf = new WeakMap();
+
+  const hasVisibilityV2 = typeof IntersectionObserverEntry === 'function' && 'isVisible' in IntersectionObserverEntry.prototype;
+  /** IntersectionObserver v2: `isVisible` is false while anything covers a card, or its (or the host's) opacity, transform or filter changes how it looks. */
+  const visibility = hasVisibilityV2
+    ? new IntersectionObserver((entries) => {
+      for (const e of entries) {
+        const entry = entryOf.get(e.target);
+        if (!entry) continue;
+        const visible = e.isIntersecting && /** @type {any} */ (e).isVisible === true;
+        if (!visible) {
+          clearTimeout(entry.timer);
+          entry.timer = undefined;
+          setArmed(entry, false);
+        } else if (!entry.armed && entry.timer === undefined) {
+          entry.timer = setTimeout(() => {
+            entry.timer = undefined;
+            setArmed(entry, true);
+          }, ARM_MS);
+        }
+      }
+    }, /** @type {IntersectionObserverInit} */ (/** @type {any} */ ({ threshold: [1], trackVisibility: true, delay: VISIBILITY_DELAY_MS })))
+    : null;
+
+  /**
+   * @param {CardEntry} entry
+   * @param {boolean} armed
+   */
+  function setArmed(entry, armed) {
+    entry.armed = armed;
+    // Inside the closed shadow root: for tests through CDP, never readable by the page.
+    entry.el.querySelector('[data-action="run"]')?.setAttribute('data-armed', String(armed));
+  }
 
   /**
    * A button that acts on trusted input only: a click from the user (mouse, or Enter/Space on
@@ -109,11 +158,16 @@
       el.className = 'card';
       el.dataset.key = rec.key;
       list.appendChild(el);
-      entry = { el, rec, refused: null };
+      entry = { el, rec, refused: null, unseen: false, armed: false, timer: undefined };
       cards.set(rec.key, entry);
+      entryOf.set(el, entry);
+      visibility?.observe(el);
     }
     // A refusal belongs to the state it was made in: a new state clears it.
-    if (entry.rec.state !== rec.state) entry.refused = null;
+    if (entry.rec.state !== rec.state) {
+      entry.refused = null;
+      entry.unseen = false;
+    }
     if (refused) entry.refused = refused;
     entry.rec = rec;
     const card = entry.el;
@@ -153,9 +207,26 @@
         card.appendChild(line(t('callApproveInPanel', 'Approve in the MCP Relay side panel'), 'note'));
       } else {
         const label = rec.state === 'pending' ? t('callRun', 'Run') : t('callRerun', 'Run again');
-        card.appendChild(button(label, 'run', () => decide(rec.key, 'run')));
+        const current = entry;
+        const run = button(label, 'run', () => {
+          if (!current.armed) {
+            // Hidden, covered, see-through or just shown: the user may not have seen this card.
+            current.unseen = true;
+            renderCard(current.rec);
+            return;
+          }
+          decide(rec.key, 'run');
+        });
+        run.dataset.armed = String(entry.armed);
+        card.appendChild(run);
       }
       if (rec.state === 'pending') card.appendChild(button(t('callDeny', 'Deny'), 'deny', () => decide(rec.key, 'deny')));
+    }
+    if (entry.unseen && (rec.state === 'pending' || rec.state === 'unknown')) {
+      const unseen = line(t('callUnseenApproveInPanel', 'This card was hidden, covered or had just appeared when you clicked, so nothing ran: approve in the MCP Relay side panel, or click Run again once the card is in full view.'), 'error');
+      unseen.dataset.unseen = 'true';
+      unseen.setAttribute('role', 'alert');
+      card.appendChild(unseen);
     }
     if (rec.unsent) card.appendChild(line(t('resultNotSent', 'The result is in the input, not sent — press Send'), 'note'));
     if (rec.deliveryNote) card.appendChild(line(String(rec.deliveryNote), 'error'));
@@ -191,6 +262,8 @@
 
   /** Another conversation is on the page: the cards of the last one go. */
   function clear() {
+    for (const entry of cards.values()) clearTimeout(entry.timer);
+    visibility?.disconnect();
     cards.clear();
     list.replaceChildren();
     setPending(false);

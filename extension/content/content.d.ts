@@ -108,6 +108,8 @@ export interface Namespace {
     assistantTurns(): HTMLElement[];
     userTurns(): { turns: HTMLElement[]; showsText: boolean };
     noteSubmitted(text: string): void;
+    /** Whether a turn's text shows a text the user submitted (a user turn). */
+    isSubmitted(text: string): boolean;
     report(): { input: HTMLElement | null; send: HTMLElement | null; turns: HTMLElement[]; how: string; submitted: number };
     labelOf(el: Element): string;
     turnOf(el: Element, composer: Element | null): Element | null;

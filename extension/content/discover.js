@@ -789,5 +789,5 @@
     transcriptCache = null;
   }
 
-  NS.discover = { queryDeep, allRoots, parentOf, containsDeep, deepText, readable, findComposer, findSend, assistantTurns, userTurns, noteSubmitted, report, labelOf, turnOf, forget };
+  NS.discover = { queryDeep, allRoots, parentOf, containsDeep, deepText, readable, findComposer, findSend, assistantTurns, userTurns, noteSubmitted, isSubmitted, report, labelOf, turnOf, forget };
 })();

@@ -151,7 +151,8 @@
     }
     finish().catch((e) => {
       stop();
-      noticeText.textContent = String(e && e.message || e);
+      // The core's refusal says why and what to do (its hint).
+      noticeText.textContent = [e && e.message || e, e && e.hint].filter(Boolean).map(String).join(' ');
       showNotice(true);
     });
   }
@@ -268,7 +269,11 @@
     }
     if (!inputSel || !sendSel || !replySel) throw new Error(t('teachFailed', 'MCP Relay could not describe what you picked. Try clicking closer to the element.'));
     const editor = input instanceof HTMLTextAreaElement || input instanceof HTMLInputElement ? 'textarea' : 'auto';
-    const adapter = { id: 'taught', name: location.host, editor, input: [inputSel], send: [sendSel], assistant: [replySel] };
+    // Turns the reply selector would read that show a text the user sent: where the user's
+    // messages and the replies look the same, the core refuses the adapter (its calls would
+    // run from the user's own messages) and says why.
+    const userTurns = d.queryDeep(replySel).filter((el) => d.isSubmitted(d.deepText(el))).length;
+    const adapter = { id: 'taught', name: location.host, editor, input: [inputSel], send: [sendSel], assistant: [replySel], userTurns };
     const saved = await call('sites/taught', { adapter });
     use(saved);
   }

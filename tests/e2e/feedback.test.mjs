@@ -42,6 +42,9 @@ test('auto-run off: the card says why an allowed tool waits; badges count waitin
   const panel = await openExtensionPage(rig.ext, 'www/panel.html');
   await until(async () => (await panel.locator('#activity-badge').innerText().catch(() => '')) === '1', { what: 'the Activity tab badge' });
 
+  // Run acts once the card has been in full view for a moment (clickjacking defence).
+  await page.bringToFront();
+  await waitInClosedShadow(page, 'mcp-relay-ui', '.card[data-state="pending"] button[data-action="run"][data-armed="true"]');
   await trustedClickInClosedShadow(page, 'mcp-relay-ui', '.card[data-state="pending"] button[data-action="run"]');
   await until(async () => (await call({ type: 'activity/list', chat: chatRef }))[0].state === 'done', { timeoutMs: 20_000, what: 'the call to run' });
   await until(async () => (await badge()) === '', { what: 'the toolbar badge to clear' });
@@ -55,6 +58,11 @@ test('picked once per site: a new chat of the site starts with it; an override s
   const picked = await call({ type: 'chat/set', chat: a.chatRef, settings: { serverIds: [rig.serverId], autoExecute: true, autoSubmit: true } });
   assert.equal(picked.source, 'chat');
   const b = await openTab('/?b');
+  // Auto-run and auto-send stay in their conversation unless applied to the whole site.
+  const own = await call({ type: 'chat/get', chat: b.chatRef });
+  assert.equal(own.source, 'site');
+  assert.deepEqual([own.serverIds, own.autoExecute, own.autoSubmit], [[rig.serverId], false, false]);
+  await call({ type: 'chat/set', chat: a.chatRef, settings: { ...picked, switchesForSite: true } });
   const inherited = await call({ type: 'chat/get', chat: b.chatRef });
   assert.equal(inherited.source, 'site');
   assert.deepEqual([inherited.serverIds, inherited.autoExecute, inherited.autoSubmit], [[rig.serverId], true, true]);

@@ -69,6 +69,9 @@ test('ask policy: the call waits for Run on its card, then runs once', async () 
   await insertInstructions(chatRef);
   await waitInClosedShadow(page, 'mcp-relay-ui', '.card[data-state="pending"]');
   assert.equal((await calls(chatRef))[0].state, 'pending');
+  // Run acts once the card has been in full view for a moment (clickjacking defence).
+  await page.bringToFront();
+  await waitInClosedShadow(page, 'mcp-relay-ui', '.card[data-state="pending"] button[data-action="run"][data-armed="true"]');
   await trustedClickInClosedShadow(page, 'mcp-relay-ui', '.card[data-state="pending"] button[data-action="run"]');
   await page.locator('.turn[data-role="assistant"]', { hasText: 'Final answer' }).waitFor({ timeout: 30_000 });
   const list = await calls(chatRef);

@@ -41,7 +41,7 @@ export function refused(envelope, kinds, what) {
  * Starts a Streamable HTTP MCP server (plain JSON answers) on 127.0.0.1, port chosen by the OS,
  * in this process. `tools` are MCP tool definitions plus `run(args) → behaviour`, where the
  * behaviour is one of `{text}` (a text result), `{result}` (a raw CallToolResult), `{status,
- * body}` (that HTTP status instead of an answer), `{rpcError: {code, message}}` or `{hang:
+ * body, headers}` (that HTTP status instead of an answer, e.g. a 307 with a `location`), `{rpcError: {code, message}}` or `{hang:
  * true}` (never answered). `state.listStatus`, when set, makes tools/list answer that HTTP
  * status. Every request is recorded in `requests` ({method, path, origin, rpc, tool,
  * arguments}); preflights get permissive CORS answers so web pages can reach it too.
@@ -99,7 +99,7 @@ export async function startMcpServer({ name = 'security-test-server', tools = []
         if (!tool) return send(200, { jsonrpc: '2.0', id, error: { code: -32602, message: `Unknown tool: ${params?.name}` } });
         const b = tool.run ? tool.run(entry.arguments) : { text: 'ok' };
         if (b.hang) { hanging.add(res); res.on('close', () => hanging.delete(res)); return; }
-        if (b.status) return send(b.status, b.body ?? 'internal error');
+        if (b.status) return send(b.status, b.body ?? 'internal error', b.headers);
         if (b.rpcError) return send(200, { jsonrpc: '2.0', id, error: b.rpcError });
         return result(b.result ?? { content: [{ type: 'text', text: String(b.text ?? '') }] });
       }

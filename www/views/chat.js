@@ -4,7 +4,9 @@
 // resources its servers offer (browsed here, inserted into the chat).
 //
 // A chat is {tabId, url}; ChatSettings = {serverIds, strategy, template?, autoExecute, autoSubmit,
-// maxConsecutive, maxTotal}; prompt/build answers {text, chars, tokensEstimate, tools} or null.
+// maxConsecutive, maxTotal, switchesForSite}; prompt/build answers {text, chars, tokensEstimate,
+// tools} or null. Auto-run and auto-send apply to this conversation only unless the user applies
+// them to the whole site (switchesForSite).
 import { h, field, select, toggle, nextId, copyText } from '../dom.js';
 import { t } from '../i18n.js';
 import { call, errorView, currentChat, onTabChange, touches } from '../core.js';
@@ -155,6 +157,9 @@ export function mountChat(section, app) {
       field(t('chatStrategy'), strategy, { hint: t('strategyHint_' + (s.strategy || fallback)) }),
       toggle(t('chatAutoExecute'), !!s.autoExecute, (on) => save({ autoExecute: on }), { id: 'chat-auto-execute' }),
       toggle(t('chatAutoSubmit'), !!s.autoSubmit, (on) => save({ autoSubmit: on }), { id: 'chat-auto-submit' }),
+      // Off by default: the switches stay in this conversation (a bot in another conversation
+      // of the site gets no automatic tools unless the user says so here).
+      toggle(t('chatSwitchesForSite', origin), !!s.switchesForSite, (on) => save({ switchesForSite: on }), { id: 'chat-switches-site' }),
       h('div', { class: 'row2' },
         field(t('chatMaxConsecutive'), num('chat-max-consecutive', s.maxConsecutive, 'maxConsecutive')),
         field(t('chatMaxTotal'), num('chat-max-total', s.maxTotal, 'maxTotal'))),

@@ -12,6 +12,8 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 use thiserror::Error;
 
+use crate::link::{Link, LinkError};
+
 /// Why an elicitation request or answer is unusable.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
@@ -20,6 +22,8 @@ pub enum ElicitError {
     Malformed(&'static str),
     #[error("field `{field}`: {problem}")]
     Field { field: String, problem: String },
+    #[error("the URL elicitation is refused: {0}")]
+    Link(LinkError),
 }
 
 /// One field of a form elicitation.
@@ -47,6 +51,11 @@ pub struct Field {
     pub min: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max: Option<f64>,
+    /// What kind of secret the field's name, title or description asks for (`password`,
+    /// `token`, `API key`, `secret`, `card number`), which servers must not ask for in a form
+    /// (MCP 2025-11-25): the side panel warns next to it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub secret: Option<&'static str>,
 }
 
 /// A server's `elicitation/create` request.
@@ -61,12 +70,14 @@ pub enum ElicitRequest {
         fields: Vec<Field>,
         schema: Value,
     },
-    /// Ask the user to open `url` (after confirming) and come back.
+    /// Ask the user to open `url` (after confirming) and come back. `link` is what the user
+    /// is shown: the host it opens and its warnings.
     #[serde(rename_all = "camelCase")]
     Url {
         message: String,
         url: String,
         elicitation_id: Option<String>,
+        link: Link,
     },
 }
 
@@ -87,6 +98,7 @@ impl ElicitRequest {
                     "a URL elicitation needs an http(s) url",
                 ))?
                 .to_owned();
+            let link = Link::parse(&url).map_err(ElicitError::Link)?;
             let elicitation_id = params
                 .get("elicitationId")
                 .and_then(Value::as_str)
@@ -95,6 +107,7 @@ impl ElicitRequest {
                 message,
                 url,
                 elicitation_id,
+                link,
             });
         }
         let schema = params
@@ -165,17 +178,66 @@ fn field(name: &str, spec: &Value, required: bool) -> Result<Field, ElicitError>
             })
         }
     };
+    let (title, description) = (text("title"), text("description"));
+    let secret = [Some(name), title.as_deref(), description.as_deref()]
+        .into_iter()
+        .flatten()
+        .find_map(secret_kind);
     Ok(Field {
         name: name.to_owned(),
         kind,
-        title: text("title"),
-        description: text("description"),
+        title,
+        description,
         required,
         default: spec.get("default").cloned(),
         options,
         min,
         max,
+        secret,
     })
+}
+
+/// The kind of secret a field's text names, if any: its words (camelCase, `_`, `-` and `.`
+/// split) against the names of secrets, one or two words long.
+pub fn secret_kind(text: &str) -> Option<&'static str> {
+    const NAMES: &[(&str, &str)] = &[
+        ("password", "password"),
+        ("passwd", "password"),
+        ("passphrase", "password"),
+        ("passcode", "password"),
+        ("pin", "password"),
+        ("token", "token"),
+        ("apikey", "API key"),
+        ("api key", "API key"),
+        ("access key", "API key"),
+        ("private key", "secret"),
+        ("secret", "secret"),
+        ("credential", "secret"),
+        ("credentials", "secret"),
+        ("card number", "card number"),
+        ("credit card", "card number"),
+        ("cardnumber", "card number"),
+        ("cvv", "card number"),
+        ("cvc", "card number"),
+        ("security code", "card number"),
+    ];
+    let mut spaced = String::with_capacity(text.len() + 8);
+    let mut previous_lower = false;
+    for c in text.chars() {
+        if c.is_uppercase() && previous_lower {
+            spaced.push(' ');
+        }
+        previous_lower = c.is_lowercase() || c.is_ascii_digit();
+        if c.is_alphanumeric() {
+            spaced.extend(c.to_lowercase());
+        } else {
+            spaced.push(' ');
+        }
+    }
+    let words: Vec<&str> = spaced.split_whitespace().collect();
+    let pairs = words.windows(2).map(|w| format!("{} {}", w[0], w[1]));
+    let mut candidates = words.iter().map(|w| (*w).to_owned()).chain(pairs);
+    candidates.find_map(|c| NAMES.iter().find(|(n, _)| *n == c).map(|(_, kind)| *kind))
 }
 
 /// The answer when the user accepts with `content` (what they filled in): SEP-1034's defaults

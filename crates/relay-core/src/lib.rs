@@ -9,6 +9,7 @@
 //! - [`client`]: the sans-IO MCP client session (Streamable HTTP and legacy HTTP+SSE).
 //! - [`auth`]: MCP authorization (OAuth 2.1 sign-in for remote servers), sans-IO.
 //! - [`elicitation`]: reading `elicitation/create` requests and building their answers.
+//! - [`link`]: a URL as the user must see it (the host it opens, IDN, userinfo).
 //! - [`schema`]: JSON Schema rendering (for prompts) and argument validation.
 //! - [`prompt`]: system prompt generation, templates and tool selection.
 //! - [`page`]: the chat page as the core sees it: which reply is which, old or live, ended.
@@ -23,6 +24,7 @@ pub mod client;
 pub mod contract;
 pub mod elicitation;
 pub mod json_text;
+pub mod link;
 pub mod model;
 pub mod page;
 pub mod parse;

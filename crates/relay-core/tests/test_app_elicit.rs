@@ -105,6 +105,11 @@ fn decline_cancel_and_pages() {
         app.elicitations_view()[0]["url"],
         json!("https://example.com/c")
     );
+    // The panel shows the host it opens and the warnings (crate::link).
+    assert_eq!(
+        app.elicitations_view()[0]["link"],
+        json!({"scheme": "https", "host": "example.com", "warnings": []})
+    );
     let effects = app
         .elicitation_answer(&key, "accept", None)
         .expect("opened");

@@ -1,5 +1,6 @@
-//! Chat settings remembered per site: a user picks servers and switches once per site (every
-//! chat of the site without settings of its own starts with them) and can override one chat.
+//! Chat settings remembered per site: a user picks servers once per site (every chat of the
+//! site without settings of its own starts with them; auto-run and auto-send only where the
+//! user applied them to the whole site) and can override one chat.
 
 use relay_core::app::{chat_key, chat_origin, App, ChatSettings, Config};
 use relay_core::policy::Ledger;
@@ -46,10 +47,10 @@ fn pick_once_per_site_override_per_chat() {
         "nothing picked yet"
     );
     app.set_chat(&a, picked(&["s1"], true));
-    // (chat, settings it gets, where they come from)
+    // (chat, settings it gets, where they come from): the switches stay in their chat.
     let table = [
         (&a, picked(&["s1"], true), "chat"),
-        (&b, picked(&["s1"], true), "site"),
+        (&b, picked(&["s1"], false), "site"),
         (&other, ChatSettings::default(), "default"),
     ];
     for (k, want, source) in table {
@@ -64,14 +65,19 @@ fn pick_once_per_site_override_per_chat() {
     let c = chat_key(4, "https://chat.example.com/new");
     assert_eq!(
         fresh(&app, &c),
-        picked(&["s1"], true),
-        "a new chat of the site starts with the site's pick"
+        picked(&["s1"], false),
+        "a new chat of the site starts with the site's pick, switches off"
     );
 
-    // A new pick on the site is what its chats without their own settings start with.
-    app.set_chat(&c, picked(&["s3"], true));
+    // A new pick on the site is what its chats without their own settings start with; the
+    // switches too when the user applied them to the whole site.
+    let site_wide = ChatSettings {
+        switches_for_site: true,
+        ..picked(&["s3"], true)
+    };
+    app.set_chat(&c, site_wide.clone());
     let d = chat_key(5, "https://chat.example.com/c/5");
-    assert_eq!(fresh(&app, &d), picked(&["s3"], true));
+    assert_eq!(fresh(&app, &d), site_wide);
     assert_eq!(fresh(&app, &b), picked(&["s2"], false), "an override stays");
 
     // Removing a server forgets it in the sites' picks too.

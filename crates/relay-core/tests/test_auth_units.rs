@@ -137,19 +137,44 @@ fn where_metadata_is_looked_for() {
 fn resource_and_issuer_matching() {
     let server = url("https://H.example:443/mcp/");
     assert_eq!(canonical_resource(&server), "https://h.example/mcp");
+    // RFC 9728 §3.3: the resource identical to the one the metadata was asked for, never a
+    // parent path. (resource, fetched from, covers)
+    let inserted = "https://h.example/.well-known/oauth-protected-resource/mcp";
+    let root = "https://h.example/.well-known/oauth-protected-resource";
+    let challenge = "https://h.example/meta/prm.json";
     let cases = [
-        ("https://h.example/mcp", true),
-        ("https://h.example", true),
-        ("https://h.example/", true),
-        ("https://h.example/mc", false),
-        ("https://h.example/mcp/deeper", false),
-        ("https://evil.example/mcp", false),
-        ("http://h.example/mcp", false),
-        ("not a url", false),
+        ("https://h.example/mcp", inserted, true),
+        ("HTTPS://H.EXAMPLE:443/mcp/", inserted, true),
+        ("https://h.example/mcp", root, true),
+        ("https://h.example/mcp", challenge, true),
+        // The root metadata is about the origin.
+        ("https://h.example", root, true),
+        ("https://h.example/", root, true),
+        ("https://h.example", inserted, false),
+        ("https://h.example", challenge, false),
+        ("https://h.example/MCP", inserted, false),
+        ("https://h.example/mc", inserted, false),
+        ("https://h.example/mcp/deeper", inserted, false),
+        ("https://evil.example/mcp", inserted, false),
+        ("http://h.example/mcp", inserted, false),
+        ("not a url", inserted, false),
     ];
-    for (resource, ok) in cases {
-        assert_eq!(resource_covers(resource, &server), ok, "{resource}");
+    for (resource, fetched_from, ok) in cases {
+        assert_eq!(
+            resource_covers(resource, &server, fetched_from),
+            ok,
+            "{resource} from {fetched_from}"
+        );
     }
+    // A server below a parent path: metadata for the parent never covers it.
+    let deep = url("https://h.example/a/mcp");
+    let parent = "https://h.example/.well-known/oauth-protected-resource/a/mcp";
+    assert!(!resource_covers("https://h.example/a", &deep, parent));
+    assert!(!resource_covers(
+        "https://h.example/a",
+        &deep,
+        "https://h.example/.well-known/oauth-protected-resource"
+    ));
     assert!(same_issuer("https://a.example/", "https://a.example"));
     assert!(!same_issuer("https://a.example/t1", "https://a.example"));
     assert!(endpoint_url("https://a.example/token").is_ok());

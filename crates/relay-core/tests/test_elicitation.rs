@@ -99,7 +99,8 @@ fn requests_are_read_or_refused() {
         .expect("url mode");
     assert_eq!(
         serde_json::to_value(&url).expect("ser"),
-        json!({"mode": "url", "message": "Sign in", "url": "https://x.example/a", "elicitationId": "e1"})
+        json!({"mode": "url", "message": "Sign in", "url": "https://x.example/a", "elicitationId": "e1",
+            "link": {"scheme": "https", "host": "x.example", "warnings": []}})
     );
     let refused = [
         json!({"requestedSchema": {"type": "object"}}),
@@ -175,4 +176,73 @@ fn multi_selects_and_bounds_are_read_and_checked() {
     }
     let refused = json!({"message": "m", "requestedSchema": {"properties": {"free": {"type": "array", "items": {"type": "string"}}}}});
     assert!(ElicitRequest::parse(&refused).is_err());
+}
+
+#[test]
+fn fields_that_ask_for_secrets_are_flagged() {
+    // (field name, title, description, secret kind)
+    type Row = (
+        &'static str,
+        Option<&'static str>,
+        Option<&'static str>,
+        Option<&'static str>,
+    );
+    let table: [Row; 12] = [
+        ("password", None, None, Some("password")),
+        ("login", Some("Google password"), None, Some("password")),
+        ("apiKey", None, None, Some("API key")),
+        ("key", Some("Your API key"), None, Some("API key")),
+        ("OPENAI_API_KEY", None, None, Some("API key")),
+        ("access_token", None, None, Some("token")),
+        ("cc", None, Some("Credit card number"), Some("card number")),
+        ("card_number", None, None, Some("card number")),
+        ("cvv", None, None, Some("card number")),
+        ("client-secret", None, None, Some("secret")),
+        ("email", Some("E-mail"), Some("Where we write to you"), None),
+        (
+            "keyboard",
+            Some("Keyboard layout"),
+            Some("spinning top"),
+            None,
+        ),
+    ];
+    for (name, title, description, want) in table {
+        let mut spec = json!({"type": "string"});
+        if let Some(t) = title {
+            spec["title"] = json!(t);
+        }
+        if let Some(d) = description {
+            spec["description"] = json!(d);
+        }
+        let fields = form(json!({
+            "message": "m",
+            "requestedSchema": {"type": "object", "properties": {name: spec}}
+        }));
+        assert_eq!(fields[0].secret, want, "{name} {title:?} {description:?}");
+    }
+}
+
+#[test]
+fn url_questions_carry_the_host_they_open() {
+    let parse =
+        |url: &str| ElicitRequest::parse(&json!({"mode": "url", "message": "m", "url": url}));
+    let Ok(ElicitRequest::Url { link, .. }) = parse("https://accounts.google.com@127.0.0.1:8080/x")
+    else {
+        panic!("a URL question");
+    };
+    assert_eq!(link.host, "127.0.0.1");
+    assert_eq!(link.userinfo.as_deref(), Some("accounts.google.com"));
+    let Ok(ElicitRequest::Url { link, .. }) = parse("https://аpple.com/") else {
+        panic!("a URL question");
+    };
+    assert_eq!(
+        (link.host.as_str(), link.unicode_host.as_deref()),
+        ("xn--pple-43d.com", Some("аpple.com"))
+    );
+    for refused in [
+        "https://evil.example\\@bank.example/",
+        "https://goo%67le.com/",
+    ] {
+        assert!(parse(refused).is_err(), "{refused}");
+    }
 }

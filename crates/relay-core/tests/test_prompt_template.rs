@@ -115,7 +115,7 @@ fn every_placeholder_is_filled_from_the_context() {
          Daily weather forecast for a city.
         To call a tool, write a ```json block like this:
         ```json
-        {"tool":"weather_forecast","server":"weather","arguments":{"city":"Paris"}}
+        {"tool":"TOOL","server":"SERVER","arguments":{}}
         ```
         Use exact tool and server names from the list below; one block per call.
         Literal: ${local:current_time}, unterminated ${local:current_time"#]]

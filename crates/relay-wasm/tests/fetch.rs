@@ -1,6 +1,6 @@
 //! Requests as `fetch` sees them: gloo-net's builder keeps a session's URL (query included, gloo
 //! issue #498), method and repeated headers; a header `Headers` refuses fails the exchange with a
-//! message instead of panicking the worker.
+//! message instead of panicking the worker; no request follows a redirect.
 #![cfg(target_arch = "wasm32")]
 use relay_core::client::HttpMethod;
 use relay_wasm::mcp::fetch::build;
@@ -56,6 +56,9 @@ fn requests_keep_their_url_method_and_headers() {
                 Some("application/json, text/event-stream")
             );
             assert_eq!(sent.get("x-extra").as_deref(), Some("a, b"), "{url}");
+            // Issue 24: a server's redirect is reported, never followed with its headers.
+            let raw: web_sys::Request = request.into();
+            assert_eq!(raw.redirect(), web_sys::RequestRedirect::Manual, "{url}");
         }
     }
 }

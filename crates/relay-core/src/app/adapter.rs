@@ -46,6 +46,11 @@ pub enum AdapterError {
         /// What is wrong with it.
         reason: String,
     },
+    /// "Teach this page" found that the reply selector also matches turns showing text the user
+    /// sent (`userTurns`, counted by the content script): the user's own messages would be
+    /// read as replies, and a call in them would run.
+    #[error("the picked reply also matches {0} of your own messages: MCP Relay would read your messages as the assistant's replies, and could run a call you pasted or sent")]
+    MatchesUserTurns(u64),
     /// A field this version does not know (a typo, or an adapter of a newer version).
     #[error("adapter field '{0}' is not known (known: id, name, editor, input, send, assistant, stop, disabled, user, code, files, maxText)")]
     Unknown(String),
@@ -54,7 +59,15 @@ pub enum AdapterError {
 impl AdapterError {
     /// The hint shown under the message.
     pub fn hint(&self) -> &'static str {
-        "Fix the adapter's JSON in Settings → Chat sites, or teach the page again."
+        match self {
+            AdapterError::MatchesUserTurns(_) => {
+                "Your messages and the assistant's look the same on this page. Teach the page again \
+                 and click a part only the assistant's replies have, or write the adapter in \
+                 Settings → Chat sites with a 'user' selector and an 'assistant' one that leaves your \
+                 messages out."
+            }
+            _ => "Fix the adapter's JSON in Settings → Chat sites, or teach the page again.",
+        }
     }
 }
 
@@ -117,18 +130,30 @@ fn selectors(name: &str, v: Option<&Value>, required: bool) -> Result<Vec<Value>
 }
 
 /// Checks an adapter and returns its normal form: every known field present (lists empty
-/// when absent), strings trimmed, unknown fields refused.
+/// when absent), strings trimmed, unknown fields refused. `userTurns`, what "Teach this page"
+/// measured (how many turns its reply selector matches that show text the user sent), is
+/// checked and never stored: above 0, the adapter is refused.
 pub fn validate_adapter(v: &Value) -> Result<Value, AdapterError> {
     let Value::Object(m) = v else {
         return Err(AdapterError::NotObject);
     };
     let known = |k: &str| {
-        matches!(k, "id" | "name" | "editor" | "files" | "maxText" | "hosts")
-            || REQUIRED_LISTS.contains(&k)
+        matches!(
+            k,
+            "id" | "name" | "editor" | "files" | "maxText" | "hosts" | "userTurns"
+        ) || REQUIRED_LISTS.contains(&k)
             || OPTIONAL_LISTS.contains(&k)
     };
     if let Some(k) = m.keys().find(|k| !known(k)) {
         return Err(AdapterError::Unknown(k.clone()));
+    }
+    match m.get("userTurns").filter(|v| !v.is_null()) {
+        None => {}
+        Some(v) => match v.as_u64() {
+            Some(0) => {}
+            Some(n) => return Err(AdapterError::MatchesUserTurns(n)),
+            None => return Err(field("userTurns", "a whole number")),
+        },
     }
     let mut out = Map::new();
     let id = match m.get("id") {
@@ -280,11 +305,28 @@ mod tests {
                 json!({"input": vec!["a"; 9], "send": ["b"], "assistant": ["c"]}),
                 "at most 8",
             ),
+            // Teach found the reply selector on turns showing what the user sent.
+            (
+                json!({"input": ["a"], "send": ["b"], "assistant": ["c"], "userTurns": 2}),
+                "also matches 2 of your own messages",
+            ),
+            (
+                json!({"input": ["a"], "send": ["b"], "assistant": ["c"], "userTurns": "none"}),
+                "'userTurns'",
+            ),
         ];
         for (adapter, want) in cases {
             let e = validate_adapter(adapter).unwrap_err().to_string();
             assert!(e.contains(want), "{adapter}: {e} (wanted '{want}')");
         }
+        // Measured and clean: accepted, and the measure is not stored.
+        let clean = json!({"input": ["a"], "send": ["b"], "assistant": ["c"], "userTurns": 0});
+        let v = validate_adapter(&clean).unwrap();
+        assert!(v.get("userTurns").is_none());
+        let refused = validate_adapter(
+            &json!({"input": ["a"], "send": ["b"], "assistant": ["c"], "userTurns": 1}),
+        );
+        assert!(refused.unwrap_err().hint().contains("'user' selector"));
     }
 
     #[test]

@@ -37,6 +37,23 @@ pub struct ChatSettings {
     pub auto_submit: bool,
     pub max_consecutive: Option<u32>,
     pub max_total: Option<u32>,
+    /// The user chose to apply auto-run and auto-send to every conversation of the site. Off,
+    /// the site's other conversations start with its servers and choices but with both
+    /// switches off: a bot in a conversation the user never set up gets no automatic tools.
+    pub switches_for_site: bool,
+}
+
+impl ChatSettings {
+    /// What another conversation of the site starts with: these settings, with auto-run and
+    /// auto-send only where the user applied them to the whole site.
+    pub fn for_another_chat(&self) -> ChatSettings {
+        let mut settings = self.clone();
+        if !settings.switches_for_site {
+            settings.auto_execute = false;
+            settings.auto_submit = false;
+        }
+        settings
+    }
 }
 
 /// Settings of the whole extension.
@@ -100,14 +117,17 @@ pub fn chat_origin(chat: &str) -> Option<String> {
 }
 
 impl Config {
-    /// A chat's settings: its own, else those remembered for its site (a user picks servers and
-    /// switches once per site), else the defaults.
+    /// A chat's settings: its own, else those remembered for its site (a user picks servers
+    /// once per site; auto-run and auto-send only where applied to the whole site,
+    /// [`ChatSettings::for_another_chat`]), else the defaults.
     pub fn chat(&self, chat: &str) -> ChatSettings {
-        self.chats
-            .get(chat)
-            .or_else(|| chat_origin(chat).and_then(|o| self.sites.get(&o)))
-            .cloned()
-            .unwrap_or_default()
+        match self.chats.get(chat) {
+            Some(own) => own.clone(),
+            None => chat_origin(chat)
+                .and_then(|o| self.sites.get(&o))
+                .map(ChatSettings::for_another_chat)
+                .unwrap_or_default(),
+        }
     }
 
     /// Where a chat's settings come from: `"chat"` (its own), `"site"` (its site's) or

@@ -126,19 +126,31 @@ pub fn canonical_resource(server: &HttpUrl) -> String {
     format!("{}{}", server.origin(), server.path().trim_end_matches('/'))
 }
 
-/// Whether protected-resource metadata naming `resource` may be used for `server`: same
-/// origin, and the server's path lies under the resource's path (segment-wise). A server at
-/// `/mcp` may be covered by metadata for the whole origin; never by another origin's.
-pub fn resource_covers(resource: &str, server: &HttpUrl) -> bool {
+/// Whether protected-resource metadata naming `resource`, fetched from `fetched_from`, may be
+/// used for `server`. RFC 9728 §3.3: the `resource` value MUST be identical to the resource
+/// identifier the metadata was asked for: the server's URL (MCP's canonical server URI, also
+/// what a challenge's `resource_metadata` is about), or the identifier a well-known URL of
+/// [`resource_metadata_urls`] was built from (`/.well-known/oauth-protected-resource/mcp` is
+/// about `/mcp`; the root one is about the origin). Identifiers compare canonically
+/// ([`canonical_resource`]: scheme and host case, a default port, a trailing slash are not
+/// differences). A parent path never covers a server below it: another resource on the same
+/// origin could otherwise lend it its sign-in.
+pub fn resource_covers(resource: &str, server: &HttpUrl, fetched_from: &str) -> bool {
     let Ok(resource) = HttpUrl::parse(resource) else {
         return false;
     };
-    if resource.origin() != server.origin() {
-        return false;
+    let resource = canonical_resource(&resource);
+    if resource == canonical_resource(server) {
+        return true;
     }
-    let base = resource.path().trim_end_matches('/');
-    let path = server.path().trim_end_matches('/');
-    path == base || path.starts_with(&format!("{base}/"))
+    let root = format!("{}/.well-known/oauth-protected-resource", server.origin());
+    let asked_for = match fetched_from.strip_prefix(&root) {
+        Some(path) if path.is_empty() || path.starts_with('/') => {
+            format!("{}{path}", server.origin())
+        }
+        _ => return false,
+    };
+    resource == asked_for.trim_end_matches('/')
 }
 
 /// Whether two issuer identifiers are the same (RFC 8414 §3.3 wants identity; a trailing slash

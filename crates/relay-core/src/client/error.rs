@@ -91,6 +91,26 @@ pub enum ClientError {
     /// The server speaks only protocol versions we do not.
     #[error("{} speaks MCP {}, which this client does not support", redact_url(.url), scrub_urls(.received))]
     UnsupportedProtocolVersion { url: String, received: String },
+    /// The server answered with a redirect (3xx, or a browser's opaque redirect): MCP Relay
+    /// never follows one, so a request, its headers and its token never reach an address the
+    /// user did not configure. The server did not run the request.
+    #[error(
+        "{} redirected the request to {}; MCP Relay does not follow redirects",
+        redact_url(.url),
+        .location.as_deref().map(redact_url).unwrap_or_else(|| "another address".to_owned())
+    )]
+    Redirected {
+        url: String,
+        location: Option<String>,
+    },
+    /// A legacy HTTP+SSE server's `endpoint` event named an address on another origin than the
+    /// server's URL: nothing is sent there (the official SDKs refuse it too).
+    #[error(
+        "{} named its message endpoint on another origin ({}); MCP Relay sends a server's requests only to the server's own origin",
+        redact_url(.url),
+        redact_url(.endpoint)
+    )]
+    ForeignEndpoint { url: String, endpoint: String },
     /// The server's configuration cannot work (bad URL, stdio server...).
     #[error("invalid server configuration: {}", scrub_urls(.message))]
     Config { message: String },
@@ -159,6 +179,8 @@ impl ClientError {
             ClientError::Cancelled { .. } => "cancelled",
             ClientError::SessionExpired { .. } => "session_expired",
             ClientError::UnsupportedProtocolVersion { .. } => "unsupported_protocol_version",
+            ClientError::Redirected { .. } => "redirected",
+            ClientError::ForeignEndpoint { .. } => "foreign_endpoint",
             ClientError::Config { .. } => "config",
         }
     }
@@ -274,6 +296,14 @@ impl ClientError {
                 "This client speaks MCP {}. Update the server (or the extension) so they share a version.",
                 crate::model::SUPPORTED_PROTOCOL_VERSIONS.join(", ")
             ),
+            ClientError::Redirected { .. } => "The server sent MCP Relay to another address. If the server has \
+                moved, put its new URL in the server's settings; requests and their headers or tokens go only to \
+                the address you configured."
+                .to_owned(),
+            ClientError::ForeignEndpoint { .. } => "A server could use this to send your requests, with this \
+                server's headers, to another server. If the server really lives at that address, configure that \
+                URL instead; otherwise the server is misconfigured or hostile."
+                .to_owned(),
             ClientError::Config { .. } => "Fix this server's settings in the side panel.".to_owned(),
         }
     }

@@ -96,6 +96,18 @@ impl ResponseHead {
         header_value(&self.headers, name)
     }
 
+    /// An opaque redirect: what a browser's `fetch(..., {redirect: "manual"})` gives for a 3xx,
+    /// with neither the status nor the `Location` readable. Drivers report it as status 0.
+    pub fn opaque_redirect() -> Self {
+        ResponseHead::new(0, Vec::new())
+    }
+
+    /// Whether the server answered with a redirect (3xx, or an [opaque
+    /// one](ResponseHead::opaque_redirect)). Sessions never follow one.
+    pub fn is_redirect(&self) -> bool {
+        self.status == 0 || (300..400).contains(&self.status)
+    }
+
     /// Whether the body is an event stream.
     pub fn is_event_stream(&self) -> bool {
         self.header("content-type")

@@ -22,15 +22,38 @@ pub const MAX_SCHEMA_TEXT: usize = 500;
 /// Bytes of a tool name: MCP names are at most 128 characters.
 pub const MAX_NAME: usize = 128;
 
+/// Whether `name` is an MCP tool name (MCP 2025-11-25, "Tool names"): 1 to [`MAX_NAME`]
+/// characters, each an ASCII letter, digit, `_`, `-` or `.`. Anything else (a line break that
+/// would open a section of its own in the prompt, spaces, quotes, markup) is a server's text
+/// posing as a name.
+pub fn is_mcp_name(name: &str) -> bool {
+    (1..=MAX_NAME).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
+
+/// Why a tool cannot be listed in a prompt at all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Unlisted {
+    /// Longer than MCP allows.
+    LongName,
+    /// Not an MCP name ([`is_mcp_name`]).
+    InvalidName,
+}
+
 /// A tool as the prompt may show it: borrowed when its own texts are within bounds, a trimmed
-/// copy otherwise. `None` when the tool cannot be listed at all (its name is too long to be
-/// real). Parameter texts (`description`, `title` at any schema position) are cut where the
+/// copy otherwise. An error when the tool cannot be listed at all (its name is too long to be
+/// real, or is not an MCP name). Parameter texts (`description`, `title` at any schema position) are cut where the
 /// renderer reads them (`schema::ir`), which reports the tools it cut ([`RenderedCatalog::cut`]).
 ///
 /// [`RenderedCatalog::cut`]: crate::schema::RenderedCatalog::cut
-pub(crate) fn bounded(tool: &Tool) -> Option<Cow<'_, Tool>> {
+pub(crate) fn bounded(tool: &Tool) -> Result<Cow<'_, Tool>, Unlisted> {
     if tool.name.len() > MAX_NAME {
-        return None;
+        return Err(Unlisted::LongName);
+    }
+    if !is_mcp_name(&tool.name) {
+        return Err(Unlisted::InvalidName);
     }
     let description = tool
         .description
@@ -41,7 +64,7 @@ pub(crate) fn bounded(tool: &Tool) -> Option<Cow<'_, Tool>> {
         .as_deref()
         .and_then(|t| cut_text(t, MAX_SCHEMA_TEXT));
     if description.is_none() && title.is_none() {
-        return Some(Cow::Borrowed(tool));
+        return Ok(Cow::Borrowed(tool));
     }
     let mut t = tool.clone();
     if description.is_some() {
@@ -50,11 +73,31 @@ pub(crate) fn bounded(tool: &Tool) -> Option<Cow<'_, Tool>> {
     if title.is_some() {
         t.title = title;
     }
-    Some(Cow::Owned(t))
+    Ok(Cow::Owned(t))
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn mcp_names_are_ascii_words_of_1_to_128_characters() {
+        let table = [
+            ("notes_add", true),
+            ("notes.list-all_v2", true),
+            ("A", true),
+            (&*"n".repeat(MAX_NAME), true),
+            (&*"n".repeat(MAX_NAME + 1), false),
+            ("", false),
+            ("a b", false),
+            ("a\nb", false),
+            ("a/b", false),
+            ("say\"hi\"", false),
+            ("naïve", false),
+        ];
+        for (name, want) in table {
+            assert_eq!(super::is_mcp_name(name), want, "{name:?}");
+        }
+    }
+
     use super::*;
     use crate::schema::text::CUT_MARK;
     use crate::schema::{render_catalog, CatalogOptions};
@@ -63,7 +106,7 @@ mod tests {
     #[test]
     fn tools_within_bounds_are_borrowed_and_long_texts_are_cut_with_a_mark() {
         let small = Tool::new("ok", json!({"type": "object"}));
-        assert!(matches!(bounded(&small), Some(Cow::Borrowed(_))));
+        assert!(matches!(bounded(&small), Ok(Cow::Borrowed(_))));
 
         let mut big = Tool::new(
             "big",
@@ -73,7 +116,7 @@ mod tests {
             }}),
         );
         big.description = Some("d".repeat(10_000_000));
-        let Some(Cow::Owned(t)) = bounded(&big) else {
+        let Ok(Cow::Owned(t)) = bounded(&big) else {
             panic!("a trimmed copy")
         };
         let d = t.description.as_deref().expect("description");
@@ -101,7 +144,9 @@ mod tests {
             "values a call must match are never cut"
         );
 
+        let bad_name = Tool::new("a\nb", json!({}));
+        assert_eq!(bounded(&bad_name).err(), Some(Unlisted::InvalidName));
         let long_name = Tool::new("n".repeat(MAX_NAME + 1), json!({}));
-        assert!(bounded(&long_name).is_none());
+        assert_eq!(bounded(&long_name).err(), Some(Unlisted::LongName));
     }
 }

@@ -28,7 +28,7 @@ use crate::schema::{render_catalog, CatalogOptions};
 
 #[doc(hidden)]
 pub use bench::bench_tools;
-pub use limits::{MAX_NAME, MAX_SCHEMA_TEXT, MAX_TOOLS, MAX_TOOL_DESCRIPTION};
+pub use limits::{is_mcp_name, MAX_NAME, MAX_SCHEMA_TEXT, MAX_TOOLS, MAX_TOOL_DESCRIPTION};
 pub use prepared::PreparedTools;
 pub use select::{select_tools, Selection, SelectionOptions};
 pub use template::{
@@ -192,6 +192,8 @@ pub enum DiagnosticCode {
     TextCut,
     /// A tool's name is longer than MCP allows; the tool was left out.
     ToolNameTooLong,
+    /// A tool's name is not an MCP name (line breaks, spaces, markup...); the tool was left out.
+    ToolNameInvalid,
 }
 
 /// A generated prompt, ready to insert into a chat.
@@ -452,6 +454,7 @@ fn bound_tools(
     let mut owned = Vec::new();
     let (mut listed, mut over_cap, mut cut) = (0usize, 0usize, Vec::new());
     let mut long_names = 0usize;
+    let mut invalid_names: Vec<String> = Vec::new();
     let picks = groups
         .iter()
         .map(|g| {
@@ -463,15 +466,19 @@ fn bound_tools(
                         return Pick::Skip;
                     }
                     match limits::bounded(t) {
-                        None => {
+                        Err(limits::Unlisted::LongName) => {
                             long_names += 1;
                             Pick::Skip
                         }
-                        Some(std::borrow::Cow::Borrowed(_)) => {
+                        Err(limits::Unlisted::InvalidName) => {
+                            invalid_names.push(t.name.clone());
+                            Pick::Skip
+                        }
+                        Ok(std::borrow::Cow::Borrowed(_)) => {
                             listed += 1;
                             Pick::Keep
                         }
-                        Some(std::borrow::Cow::Owned(copy)) => {
+                        Ok(std::borrow::Cow::Owned(copy)) => {
                             listed += 1;
                             cut.push(copy.name.clone());
                             owned.push(copy);
@@ -494,6 +501,22 @@ fn bound_tools(
         diagnostics.push(Diagnostic::new(
             DiagnosticCode::ToolNameTooLong,
             format!("{long_names} tools were left out: their names are longer than {MAX_NAME} characters."),
+        ));
+    }
+    if !invalid_names.is_empty() {
+        // Quoted with escapes: a name's line breaks and quotes stay visible, and inert.
+        let shown: Vec<String> = invalid_names
+            .iter()
+            .take(3)
+            .map(|n| format!("{:?}", n.chars().take(40).collect::<String>()))
+            .collect();
+        diagnostics.push(Diagnostic::new(
+            DiagnosticCode::ToolNameInvalid,
+            format!(
+                "{} tools were left out: their names are not MCP tool names (ASCII letters, digits, `_`, `-` and `.` only): {}.",
+                invalid_names.len(),
+                shown.join(", ")
+            ),
         ));
     }
     (owned, picks, cut)

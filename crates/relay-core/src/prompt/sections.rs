@@ -159,12 +159,15 @@ pub(crate) fn server_heading(name: &str) -> String {
     )
 }
 
-/// The example call: the selection's tool that makes the clearest example (few required
-/// scalar parameters), the first such one in order.
+/// The example call: among the selection's tools that say they only read, the one that makes
+/// the clearest example (few required scalar parameters), the first such one in order. Never
+/// a tool that may write: a model (or a user pasting the instructions) may copy the example as
+/// it is, and it must not change anything if it runs. Without such a tool, the example is a
+/// made-up `TOOL` that names no real tool, so copying it runs nothing.
 fn example_call<'a>(groups: &[&Group<'a>]) -> Option<(&'a str, &'a str, Value)> {
     let mut best: Option<(usize, &'a Tool, &'a ServerTools)> = None;
     'search: for group in groups {
-        for tool in &group.tools {
+        for tool in group.tools.iter().filter(|t| only_reads(t)) {
             let cost = example_cost(tool);
             if best.is_none_or(|(c, _, _)| cost < c) {
                 best = Some((cost, tool, group.server));
@@ -180,6 +183,13 @@ fn example_call<'a>(groups: &[&Group<'a>]) -> Option<(&'a str, &'a str, Value)> 
         server_display_name(server),
         example_arguments(tool),
     ))
+}
+
+/// Whether a tool says it only reads: `readOnlyHint: true` and not `destructiveHint: true`.
+fn only_reads(tool: &Tool) -> bool {
+    tool.annotations
+        .as_ref()
+        .is_some_and(|a| a.read_only_hint == Some(true) && a.destructive_hint != Some(true))
 }
 
 /// JSON on one line with a space after `:` and `,`, the way people write it.

@@ -5,12 +5,21 @@
 //! decoded as it arrives instead of when the server closes the stream.
 //!
 //! gloo-net's `fetch` is the global one, so this works in a service worker and in Node alike.
+//!
+//! Redirects are never followed for a request that carries a server's headers, token or a
+//! sign-in's secrets (`redirect: "manual"`): the session gets the redirect as a response head
+//! (a browser's opaque redirect as [`ResponseHead::opaque_redirect`]) and reports it as
+//! `ClientError::Redirected`, so a server cannot send a call, with its credentials, to another
+//! server (issue 24). Only a sign-in's `GET`s of public metadata follow redirects.
 
 use gloo_net::http::{Headers, Method, QueryParams, Request, RequestBuilder, Response};
 use relay_core::client::{HttpMethod, HttpRequest, ResponseHead};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{AbortSignal, ReadableStreamDefaultReader, ReadableStreamReadResult};
+use web_sys::{
+    AbortSignal, ReadableStreamDefaultReader, ReadableStreamReadResult, RequestRedirect,
+    ResponseType,
+};
 
 use super::global;
 
@@ -21,13 +30,32 @@ pub struct Body {
     reader: Option<ReadableStreamDefaultReader>,
 }
 
-/// Builds the `Request` a session asked for, without sending it (public for its tests).
+/// Builds the `Request` a session asked for, without sending it (public for its tests): it
+/// never follows a redirect (`redirect: "manual"`).
 pub fn build(
     method: HttpMethod,
     url: &str,
     header_list: &[(String, String)],
     body: Option<&str>,
     signal: &AbortSignal,
+) -> Result<Request, String> {
+    build_with(
+        method,
+        url,
+        header_list,
+        body,
+        signal,
+        RequestRedirect::Manual,
+    )
+}
+
+fn build_with(
+    method: HttpMethod,
+    url: &str,
+    header_list: &[(String, String)],
+    body: Option<&str>,
+    signal: &AbortSignal,
+    redirect: RequestRedirect,
 ) -> Result<Request, String> {
     // gloo's `header()` panics (`unwrap_throw`) on a value `Headers` refuses and replaces
     // repeated names; a server's configured header must fail its exchange, not the worker.
@@ -45,6 +73,7 @@ pub fn build(
     let builder = with_query(url)
         .method(method)
         .headers(Headers::from_raw(headers))
+        .redirect(redirect)
         .abort_signal(Some(signal));
     match body {
         Some(body) => builder.body(JsValue::from_str(body)),
@@ -76,6 +105,9 @@ pub async fn start(
     let (method, url, body) = (request.method, &request.url, request.body.as_deref());
     let raw: web_sys::Request = build(method, url, &request.headers, body, signal)?.into();
     let response = send(&raw).await?;
+    if is_opaque_redirect(&response) {
+        return Ok((ResponseHead::opaque_redirect(), None));
+    }
     let head = ResponseHead::new(response.status(), response.headers().entries().collect());
     let body = response.body().is_some().then_some(Body {
         response,
@@ -94,8 +126,18 @@ pub async fn exchange(
     timeout_ms: u32,
 ) -> Result<(u16, Vec<u8>, Option<String>), String> {
     let signal = AbortSignal::timeout_with_u32(timeout_ms);
-    let raw: web_sys::Request = build(method, url, headers, body, &signal)?.into();
+    let redirect = match method {
+        HttpMethod::Get => RequestRedirect::Follow,
+        HttpMethod::Post | HttpMethod::Delete => RequestRedirect::Manual,
+    };
+    let raw: web_sys::Request = build_with(method, url, headers, body, &signal, redirect)?.into();
     let response = send(&raw).await?;
+    if is_opaque_redirect(&response) || (300..400).contains(&response.status()) {
+        return Err(format!(
+            "{} redirected the request; MCP Relay does not follow redirects of requests that carry a sign-in's secrets",
+            relay_core::client::redact_url(url)
+        ));
+    }
     let nonce = response.headers().get("dpop-nonce");
     Ok((response.status(), read_whole(&response).await?, nonce))
 }
@@ -109,6 +151,11 @@ async fn send(raw: &web_sys::Request) -> Result<Response, String> {
         .await
         .map_err(|e| error_message(&e))?;
     Ok(response.unchecked_into::<web_sys::Response>().into())
+}
+
+/// A browser's answer to a redirect under `redirect: "manual"`: status 0, nothing readable.
+fn is_opaque_redirect(response: &Response) -> bool {
+    response.type_() == ResponseType::Opaqueredirect
 }
 
 /// The whole body of a response.

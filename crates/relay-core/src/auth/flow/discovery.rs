@@ -48,12 +48,13 @@ impl Authorizer {
         };
     }
 
-    pub(super) fn resource_found(&mut self, metadata: ResourceMetadata) {
+    /// Protected-resource metadata arrived from `fetched_from`.
+    pub(super) fn resource_found(&mut self, metadata: ResourceMetadata, fetched_from: &str) {
         let Some(server) = self.server_url() else {
             return;
         };
         let resource = match &metadata.resource {
-            Some(resource) if !resource_covers(resource, &server) => {
+            Some(resource) if !resource_covers(resource, &server, fetched_from) => {
                 self.fail(AuthError::ResourceMismatch {
                     expected: canonical_resource(&server),
                     found: resource.clone(),

@@ -598,7 +598,8 @@ impl Authorizer {
             } if exchange == id => {
                 if ok {
                     if let Ok(metadata) = serde_json::from_slice::<ResourceMetadata>(body) {
-                        self.resource_found(metadata);
+                        let fetched_from = urls.get(next - 1).cloned().unwrap_or_default();
+                        self.resource_found(metadata, &fetched_from);
                         return;
                     }
                 }

@@ -166,7 +166,14 @@ impl Session {
         }
         let error = match hs.streamable_error.take() {
             // The legacy attempt was a guess; if it did not work, the POST's answer says more.
-            Some(first) if !error.is_transient() && !matches!(error, ClientError::Auth { .. }) => {
+            // A foreign `endpoint` proves the legacy server is there; its error is the one.
+            Some(first)
+                if !error.is_transient()
+                    && !matches!(
+                        error,
+                        ClientError::Auth { .. } | ClientError::ForeignEndpoint { .. }
+                    ) =>
+            {
                 first
             }
             Some(first) => {
@@ -261,6 +268,12 @@ impl Session {
     pub(super) fn http_error(&self, head: &ResponseHead, body: &[u8]) -> ClientError {
         let url = self.error_url();
         let text = String::from_utf8_lossy(body);
+        if head.is_redirect() {
+            return ClientError::Redirected {
+                url,
+                location: head.header("location").map(str::to_owned),
+            };
+        }
         if head.status == 401 || head.status == 403 {
             let loopback = self.url.as_ref().is_ok_and(HttpUrl::is_loopback);
             let www_authenticate = head.header("www-authenticate").map(str::to_owned);

@@ -1,5 +1,6 @@
 //! The legacy HTTP+SSE transport (protocol 2024-11-05): the `endpoint` event and the loss of
-//! the stream that carries every answer.
+//! the stream that carries every answer. An `endpoint` on another origin than the server's URL
+//! is refused ([`ClientError::ForeignEndpoint`]).
 
 use super::state::*;
 use super::Session;
@@ -15,6 +16,20 @@ impl Session {
             Err(e) => Err(e.to_string()),
         };
         match resolved {
+            // The endpoint names where every request of the session goes, with the server's
+            // headers: only the server's own origin (as the official SDKs require).
+            Ok(post_url)
+                if self
+                    .url
+                    .as_ref()
+                    .is_ok_and(|base| base.origin() != post_url.origin()) =>
+            {
+                let error = ClientError::ForeignEndpoint {
+                    url: self.error_url(),
+                    endpoint: post_url.redacted(),
+                };
+                self.handshake_failed(error, None, now_ms);
+            }
             Ok(post_url) => {
                 self.legacy_post_url = Some(post_url.to_string());
                 self.send_initialize(now_ms);
