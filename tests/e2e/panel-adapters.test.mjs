@@ -61,7 +61,8 @@ test('the site check of an unsure page offers "Teach this page", which starts th
   const sites = await panel.evaluate((o) => chrome.runtime.sendMessage({ type: 'sites/add', origin: o, adapter: 'generic' }), site.origin);
   assert.equal(sites.ok, true, JSON.stringify(sites.error));
   const chat = await ext.context.newPage();
-  await chat.goto(`${site.origin}/_unadapted/article/?collapse=1&instant=1`);
+  // No author and no reply toolbar (anon): nothing tells the turns apart.
+  await chat.goto(`${site.origin}/_unadapted/article/?collapse=1&instant=1&anon=1`);
   await chat.locator('mcp-relay-ui[data-state="ready"][data-adapter="generic"]').waitFor({ state: 'attached', timeout: 10_000 });
   // Something was sent (typed by the user) and no reply was recognised.
   await chat.locator('.rich-input').click();
