@@ -113,3 +113,20 @@ for (const truth of truths) {
     });
   }
 }
+
+test('real markup, claude with an empty composer: the unlabelled button in Send\'s place is not Send (generic adapter)', { skip: absent || false }, async () => {
+  const truth = truths.find((x) => x.site === 'claude');
+  const site = await addSite('generic');
+  const { page, chat } = await open(`${site.origin}/${truth.page}`, 'generic');
+  // As the live page does with nothing typed: the composer is empty and the control where Send
+  // was is the voice-mode button, an icon with no label.
+  await page.evaluate(([composer, send]) => {
+    document.querySelector(composer).replaceChildren(document.createElement('p'));
+    const b = document.querySelector(send);
+    b.removeAttribute('aria-label');
+    b.dataset.voice = '1';
+  }, [truth.composer, truth.send]);
+  const report = await ok(await coreCall(panel, { type: 'sites/check', chat }));
+  assert.equal(report.found.send, null, `nothing is taken for Send: ${report.found.send}`);
+  await page.close();
+});
