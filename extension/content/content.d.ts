@@ -1,7 +1,7 @@
 // Types of the content script's parts (checked by `tsc`, never shipped as code): the shared
 // namespace `globalThis.McpRelayContent` that the classic-script parts fill in manifest order,
 // and the site adapters of sites.js.
-import type { CallRecord, Attachment, InsertOutcome, SiteCheck } from '../contract.js';
+import type { CallRecord, Attachment, InsertOutcome, SiteCheck, MessageType, Requests, Responses } from '../contract.js';
 
 /** How an editor is written to (write.js). */
 export type WriteStrategy = 'native-setter' | 'insert-text' | 'lines' | 'paste' | 'beforeinput' | 'dom-text';
@@ -53,7 +53,8 @@ export interface ContentState {
 export interface Namespace {
   readonly Sites: SitesApi;
   readonly state: ContentState;
-  call(type: string, fields?: Record<string, unknown>): Promise<any>;
+  /** Sends a contract message to the core; resolves with its typed answer. */
+  call<T extends MessageType>(type: T, fields?: Requests[T]): Promise<Responses[T]>;
   t(key: string, fallback?: string, substitutions?: string[]): string;
   readonly dom: {
     firstMatch(selectors: readonly string[], root?: ParentNode): { selector: string; el: Element } | null;
@@ -95,7 +96,7 @@ export interface Namespace {
     scheduleScan(delay?: number): void;
   };
   /** Discovery of a page's parts by shape (discover.js). */
-  discover?: {
+  discover: {
     queryDeep(selector: string, roots?: (Document | ShadowRoot | Element)[]): HTMLElement[];
     allRoots(): (Document | ShadowRoot)[];
     parentOf(n: Node): Element | null;
@@ -112,7 +113,7 @@ export interface Namespace {
     turnOf(el: Element, composer: Element | null): Element | null;
   };
   /** "Teach this page" (teach.js). */
-  teach?: {
+  teach: {
     start(): void;
     notice(show: boolean): void;
     use(data: Record<string, any>): void;

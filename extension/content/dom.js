@@ -18,11 +18,12 @@
   /**
    * Sends a contract message to the core and unwraps the envelope; rejects with an Error that
    * carries the core's `kind` and `hint`.
-   * @param {string} type
-   * @param {Record<string, unknown>} [fields]
-   * @returns {Promise<any>}
+   * @template {import('../contract').MessageType} T
+   * @param {T} type
+   * @param {import('../contract').Requests[T]} [fields]
+   * @returns {Promise<import('../contract').Responses[T]>}
    */
-  async function call(type, fields = {}) {
+  async function call(type, fields) {
     // `url`: the page's URL now. Chrome's sender URL stays the one the document loaded with,
     // whatever in-page navigations followed; the core takes ours within the sender's origin.
     const answer = await chrome.runtime.sendMessage({ ...fields, type, url: location.href });

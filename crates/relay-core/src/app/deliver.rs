@@ -28,11 +28,7 @@ impl Delivery {
         crate::contract::TabMessage::Insert {
             text: self.text.clone(),
             submit: self.submit,
-            attachments: self
-                .attachments
-                .iter()
-                .filter_map(|a| serde_json::to_value(a).ok())
-                .collect(),
+            attachments: self.attachments.clone(),
         }
     }
 }

@@ -11,11 +11,10 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{json, Value};
-
 use crate::auth::pkce::Entropy;
 use crate::auth::{AuthAction, AuthConfig, AuthError, AuthEvent, AuthState, Authorizer, PublicJwk};
 use crate::client::{AuthChallenge, HttpMethod, HttpUrl};
+use crate::contract::views::ServerAuth;
 use crate::contract::ErrorBody;
 
 use super::{App, Effect};
@@ -155,17 +154,15 @@ impl App {
     /// A server's sign-in as its view shows it: `{signedIn, scope?, expiresAtMs?, refreshable,
     /// origins}`,
     /// or `null` for a server never signed in to.
-    pub fn auth_view(&self, id: &str) -> Value {
-        let Some(state) = self.auth.get(id) else {
-            return Value::Null;
-        };
+    pub fn auth_view(&self, id: &str) -> Option<ServerAuth> {
+        let state = self.auth.get(id)?;
         let tokens = state.tokens.as_ref();
-        json!({
-            "signedIn": tokens.is_some(),
-            "scope": tokens.and_then(|t| t.scope.clone()),
-            "expiresAtMs": tokens.and_then(|t| t.expires_at_ms),
-            "refreshable": tokens.is_some_and(|t| t.refresh_token.is_some()),
-            "origins": auth_origins(state),
+        Some(ServerAuth {
+            signed_in: tokens.is_some(),
+            scope: tokens.and_then(|t| t.scope.clone()),
+            expires_at_ms: tokens.and_then(|t| t.expires_at_ms),
+            refreshable: tokens.is_some_and(|t| t.refresh_token.is_some()),
+            origins: auth_origins(state),
         })
     }
 

@@ -9,7 +9,7 @@ use crate::model::CallToolResult;
 use crate::parse::{Diagnostic, StreamParser};
 use crate::policy::{
     check_decision, is_destructive, policy_change, quoted_fingerprints, Admission, CallRecord,
-    CallState, NewCall, ToolPolicy, UserDecision, TOOL_FORCED_REMINDER,
+    CallState, NewCall, ToolPolicy, UserDecision, WaitReason, TOOL_FORCED_REMINDER,
 };
 use crate::prompt::Strategy;
 use crate::schema::validate;
@@ -18,6 +18,7 @@ use super::{tab_of, App, Effect};
 
 /// The answer to a `reply/update`: this message's calls as the ledger has them.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ReplyUpdate {
     pub calls: Vec<CallRecord>,
@@ -28,6 +29,7 @@ pub struct ReplyUpdate {
     /// worker restarted, the reply ended, an earlier update was lost): nothing was read, the
     /// content script sends the whole text.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub resend: bool,
 }
 
@@ -209,12 +211,12 @@ impl App {
                     // users cannot guess ("Allow" in the tools view, "waiting" on the card).
                     let (policy, _) = self.config.tool_setting(&call.server, &call.tool);
                     let why = if policy == ToolPolicy::Allow && !settings.auto_execute {
-                        "auto_run_off"
+                        WaitReason::AutoRunOff
                     } else {
-                        "policy_ask"
+                        WaitReason::PolicyAsk
                     };
                     if let Some(r) = self.ledger.calls.get_mut(&rec.key) {
-                        r.wait = Some(why.to_owned());
+                        r.wait = Some(why);
                     }
                 }
                 if rec.state == CallState::Running {

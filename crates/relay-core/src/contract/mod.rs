@@ -26,16 +26,90 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// Declares one direction of the contract from one list: the enum of its messages (tagged by
+/// `type`), its table of [`MessageSpec`]s, `name()`, the type of each message's answer (module
+/// `$answers`, one alias per variant), and, with the feature `ts`, `typescript()`: the TypeScript
+/// of each message's fields and answer, which `cargo xtask codegen` writes as JSDoc typedefs.
+/// With `ts`, each message's fields are also a struct of their own (the same fields with the same
+/// attributes), so the generated type is the shape serde reads.
+macro_rules! messages {
+    (
+        $(#[$emeta:meta])*
+        enum $enum:ident, specs $specs:ident, answers $answers:ident;
+        $(
+            $variant:ident = $name:literal, roles: $roles:expr, doc: $doc:literal, answer: $answer:ty,
+            { $( $(#[$fmeta:meta])* $field:ident : $ty:ty ),* $(,)? }
+        )*
+    ) => {
+        $(#[$emeta])*
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[serde(tag = "type")]
+        pub enum $enum {
+            $(
+                #[doc = $doc]
+                #[serde(rename = $name, rename_all = "camelCase")]
+                $variant { $( $(#[$fmeta])* $field: $ty ),* },
+            )*
+        }
+
+        /// Every message of this direction, in declaration order.
+        pub const $specs: &[$crate::contract::MessageSpec] = &[
+            $( $crate::contract::MessageSpec { name: $name, roles: $roles, doc: $doc }, )*
+        ];
+
+        impl $enum {
+            /// The wire name (`type`) of this message.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $( $enum::$variant { .. } => $name, )*
+                }
+            }
+        }
+
+        /// The answer of each message, by variant: the type its `data` serializes from.
+        pub mod $answers {
+            #[allow(unused_imports)]
+            use super::*;
+            $(
+                #[doc = $doc]
+                pub type $variant = $answer;
+            )*
+        }
+
+        /// The TypeScript of each message's fields (without `type`) and answer; the named
+        /// types they use are collected in `shapes`.
+        #[cfg(feature = "ts")]
+        pub fn typescript(shapes: &mut $crate::contract::ts::Shapes) -> Vec<$crate::contract::ts::MessageTs> {
+            #[allow(dead_code, non_snake_case, clippy::all)]
+            mod fields {
+                #[allow(unused_imports)]
+                use super::*;
+                $(
+                    #[derive(Deserialize, ts_rs::TS)]
+                    #[ts(optional_fields)]
+                    #[serde(rename_all = "camelCase")]
+                    pub struct $variant { $( $(#[$fmeta])* pub $field: $ty ),* }
+                )*
+            }
+            vec![ $( shapes.message::<fields::$variant, $answer>($name), )* ]
+        }
+    };
+}
+
 pub mod request;
 pub mod sites;
 pub mod storage;
 pub mod tab;
+#[cfg(feature = "ts")]
+pub mod ts;
+pub mod views;
 
 pub use request::{ChatRef, Request, MESSAGES};
 pub use tab::{TabMessage, TAB_MESSAGES};
 
 /// Who sent a message, as the service worker established from `chrome.runtime.MessageSender`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     /// An extension page: the side panel or the options page. Trusted with configuration.
@@ -49,14 +123,10 @@ pub enum Role {
 pub struct MessageSpec {
     /// The `type` field.
     pub name: &'static str,
-    /// Roles allowed to send it.
+    /// Roles allowed to send it to the core (none for the core's own messages to tabs).
     pub roles: &'static [Role],
     /// What it does and what it answers.
     pub doc: &'static str,
-    /// JavaScript (JSDoc) type of its fields, without `type` (for `extension/contract.js`).
-    pub js_request: &'static str,
-    /// JavaScript (JSDoc) type of its answer's `data`.
-    pub js_answer: &'static str,
 }
 
 /// Looks up a message by name.
@@ -100,6 +170,7 @@ pub fn admit(message: &Value, role: Role) -> Result<Request, ContractError> {
 
 /// The error half of an answer: what happened, and what the user can do about it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[non_exhaustive]
 pub struct ErrorBody {
     /// A stable machine name (`connection`, `auth`, `timeout`, `forbidden`, ...).
@@ -188,9 +259,16 @@ mod tests {
 
     #[test]
     fn every_message_has_its_variant() {
+        // Fields whose type has no "absent" (an enum without a default).
+        let required = [("activity/decide", json!({"decision": "run"}))];
         for m in MESSAGES {
             let role = m.roles[0];
-            let got = admit(&json!({"type": m.name}), role).map(|r| r.name());
+            let mut message = required
+                .iter()
+                .find(|(name, _)| *name == m.name)
+                .map_or_else(|| json!({}), |(_, fields)| fields.clone());
+            message["type"] = json!(m.name);
+            let got = admit(&message, role).map(|r| r.name());
             assert_eq!(got, Ok(m.name), "{}", m.name);
         }
     }
@@ -200,18 +278,16 @@ mod tests {
         let cases = [
             (
                 json!({"type": "servers/remove", "id": "a", "extra": [1]}),
-                Request::ServersRemove {
-                    id: Some("a".into()),
-                },
+                Request::ServersRemove { id: "a".into() },
             ),
-            // A wrong type or an empty string reads as absent: the handler answers as before.
+            // A wrong type reads as empty: the handler names the missing field.
             (
                 json!({"type": "servers/remove", "id": 5}),
-                Request::ServersRemove { id: None },
+                Request::ServersRemove { id: String::new() },
             ),
             (
-                json!({"type": "servers/test", "id": ""}),
-                Request::ServersTest { id: None },
+                json!({"type": "servers/test"}),
+                Request::ServersTest { id: String::new() },
             ),
             (
                 json!({"type": "chat/get", "chat": {"tabId": 3, "url": "https://x/"}}),
@@ -229,8 +305,8 @@ mod tests {
             (
                 json!({"type": "reply/update", "messageId": "m1", "text": "t", "done": "yes"}),
                 Request::ReplyUpdate {
-                    message_id: Some("m1".into()),
-                    text: Some("t".into()),
+                    message_id: "m1".into(),
+                    text: "t".into(),
                     at: None,
                     done: None,
                     history: None,
@@ -257,10 +333,8 @@ mod tests {
             ),
             (TabMessage::Check {}, json!({"type": "relay/check"})),
             (
-                TabMessage::Calls {
-                    calls: vec![json!({"key": "k"})],
-                },
-                json!({"type": "relay/calls", "calls": [{"key": "k"}]}),
+                TabMessage::Calls { calls: vec![] },
+                json!({"type": "relay/calls", "calls": []}),
             ),
         ];
         for (m, want) in cases {

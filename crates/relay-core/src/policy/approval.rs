@@ -18,7 +18,9 @@ use crate::model::Tool;
 use super::{CallRecord, CallState, ToolPolicy};
 
 /// What the user decided about one call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
 pub enum UserDecision {
     /// Run it (a pending call) or run it again (an unknown one).
     Run,
@@ -26,18 +28,6 @@ pub enum UserDecision {
     Deny,
     /// Run it and allow the tool from now on (a policy change).
     Always,
-}
-
-impl UserDecision {
-    /// Reads the contract's `decision` field.
-    pub fn parse(s: &str) -> Option<UserDecision> {
-        match s {
-            "run" => Some(UserDecision::Run),
-            "deny" => Some(UserDecision::Deny),
-            "always" => Some(UserDecision::Always),
-            _ => None,
-        }
-    }
 }
 
 /// Why a decision or a policy change was refused.

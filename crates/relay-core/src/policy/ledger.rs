@@ -10,6 +10,7 @@ use super::{Decision, LoopLimits};
 
 /// The state of one call in the ledger.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum CallState {
     /// Waiting for the user's approval.
@@ -39,8 +40,20 @@ impl CallState {
     }
 }
 
+/// Why a pending call waits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum WaitReason {
+    /// The tool is allowed but this chat does not run calls by itself.
+    AutoRunOff,
+    /// The tool asks every time.
+    PolicyAsk,
+}
+
 /// One call in the ledger.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct CallRecord {
@@ -83,10 +96,9 @@ pub struct CallRecord {
     /// panel only (see `policy::approval`).
     #[serde(default)]
     pub destructive: bool,
-    /// Why a pending call waits, for its card and the panel: `auto_run_off` (the tool is
-    /// allowed but this chat does not run calls by itself) or `policy_ask` (the tool asks).
+    /// Why a pending call waits, for its card and the panel.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub wait: Option<String>,
+    pub wait: Option<WaitReason>,
     /// The name of the server that asked the user something in the middle of this call (MCP
     /// elicitation): the card says to answer in the side panel.
     #[serde(default, skip_serializing_if = "Option::is_none")]
