@@ -19,6 +19,15 @@
  * @typedef {"page" | "content"} Role
  */
 /**
+ * A header of a server. In a [`ServerView`], values of secret headers (marked `secret`, or with
+ * a secret-looking name) are masked as "••••"; sending "••••" back keeps the stored value.
+ * @typedef {{ name: string, value: string, secret?: boolean, }} Header
+ */
+/**
+ * Which HTTP transport to speak to a server.
+ * @typedef {"auto" | "streamable" | "sse"} TransportKind
+ */
+/**
  * A server's sign-in (MCP authorization) as the panel sees it: never a token.
  * @typedef {{ signedIn: boolean, scope: string | null, expiresAtMs: number | null, refreshable: boolean, origins: Array<string>, }} ServerAuth
  */
@@ -27,24 +36,19 @@
  * @typedef {{ status: ServerStatusName, info: JsonValue | null, toolCount: number | null, error: ErrorBody | null, lastLatencyMs: number | null, transport: JsonValue | null, }} ServerState
  */
 /**
+ * @typedef {any} JsonValue
+ */
+/**
  * How a server's connection stands.
  * @typedef {"idle" | "connected" | "failed" | "disabled"} ServerStatusName
  */
 /**
- * @typedef {any} JsonValue
- */
-/**
  * The error half of an answer: what happened, and what the user can do about it.
- * @typedef {{ kind: string, message: string, hint?: string | null, }} ErrorBody
+ * @typedef {{ kind: ErrorKind, message: string, hint?: string | null, details?: Array<string>, }} ErrorBody
  */
 /**
- * A header of a server. In a [`ServerView`], values of secret headers (marked `secret`, or with
- * a secret-looking name) are masked as "••••"; sending "••••" back keeps the stored value.
- * @typedef {{ name: string, value: string, secret?: boolean, }} Header
- */
-/**
- * Which HTTP transport to speak to a server.
- * @typedef {"auto" | "streamable" | "sse"} TransportKind
+ * Every kind of error the core and the extension's edges report: a stable machine name.
+ * @typedef {"invalid_argument" | "internal" | "tab" | "storage" | "unavailable" | "malformed" | "unknown_message" | "forbidden" | "invalid_state" | "confirm_required" | "quoted" | "limit" | "denied" | "invalid" | "unknown" | "connection" | "auth" | "http" | "protocol" | "rpc" | "tool" | "timeout" | "outcome_unknown" | "retries_exhausted" | "cancelled" | "session_expired" | "unsupported_protocol_version" | "config" | "auth_bad_url" | "auth_discovery" | "auth_resource_mismatch" | "auth_issuer_mismatch" | "auth_pkce_unsupported" | "auth_no_client" | "auth_endpoint" | "auth_invalid_response" | "auth_transport" | "auth_denied" | "auth_bad_redirect" | "auth_browser" | "auth_too_many_attempts" | "auth_forbidden" | "auth_state" | "permission" | "no_answer" | "no_chat"} ErrorKind
  */
 /**
  * A configured server as the side panel shows it: secret header values masked.
@@ -81,13 +85,13 @@
  * @typedef {{ url: string, type: string, }} ExportedServer
  */
 /**
- * What the user decided for a tool.
- * @typedef {"allow" | "ask" | "deny"} ToolPolicy
- */
-/**
  * Hints a server gives about a tool's behaviour (MCP `ToolAnnotations`). Untrusted: they only
  * choose a policy default, never bypass the user's policy.
  * @typedef {{ title?: string | null, readOnlyHint?: boolean | null, destructiveHint?: boolean | null, idempotentHint?: boolean | null, openWorldHint?: boolean | null, }} ToolAnnotations
+ */
+/**
+ * What the user decided for a tool.
+ * @typedef {"allow" | "ask" | "deny"} ToolPolicy
  */
 /**
  * An MCP tool plus the user's settings for it.
@@ -96,10 +100,6 @@
 /**
  * The answer to `tools/call`: how a run by hand ended.
  * @typedef {{ state: CallState, tool: string, serverId: string, arguments: { [key in string]: JsonValue }, result: CallToolResult, durationMs: number, }} ManualRun
- */
-/**
- * The state of one call in the ledger.
- * @typedef {"pending" | "running" | "done" | "failed" | "unknown" | "denied" | "limited" | "quoted"} CallState
  */
 /**
  * The result of `tools/call`.
@@ -115,6 +115,10 @@
 /**
  * The body of an embedded resource (`resource` content, `resources/read` result).
  * @typedef {{ uri: string, mimeType?: string | null, text?: string | null, blob?: string | null, }} ResourceContents
+ */
+/**
+ * The state of one call in the ledger.
+ * @typedef {"pending" | "running" | "done" | "failed" | "unknown" | "denied" | "limited" | "quoted"} CallState
  */
 /**
  * A chat a side-panel message is about: a tab and its conversation URL.
@@ -133,12 +137,12 @@
  * @typedef {"auto" | "toolFirst" | "toolForced" | "disabled"} Strategy
  */
 /**
- * One chat's settings (a chat is a tab and its conversation URL).
- * @typedef {{ serverIds: Array<string>, strategy: Strategy | null, template: string | null, autoExecute: boolean, autoSubmit: boolean, maxConsecutive: number | null, maxTotal: number | null, }} ChatSettings
- */
-/**
  * How `chat/set` applies settings.
  * @typedef {"site" | "chat"} Scope
+ */
+/**
+ * One chat's settings (a chat is a tab and its conversation URL).
+ * @typedef {{ serverIds: Array<string>, strategy: Strategy | null, template: string | null, autoExecute: boolean, autoSubmit: boolean, maxConsecutive: number | null, maxTotal: number | null, }} ChatSettings
  */
 /**
  * Options of the generated prompt. Every field has a default, so `{}` is valid JSON for it.
@@ -170,12 +174,12 @@
  * @typedef {{ tool: string, server: string, arguments: JsonValue, callId: string, span: Span, format: CallFormat, }} ToolCall
  */
 /**
- * Which of the accepted shapes a call was written in.
- * @typedef {"tool" | "tool_args" | "tool_name" | "openai" | "json_lines" | "xml"} CallFormat
- */
-/**
  * A byte range `[start, end)` of the message text.
  * @typedef {{ start: number, end: number, }} Span
+ */
+/**
+ * Which of the accepted shapes a call was written in.
+ * @typedef {"tool" | "tool_args" | "tool_name" | "openai" | "json_lines" | "xml"} CallFormat
  */
 /**
  * What a diagnostic reports.
@@ -190,12 +194,12 @@
  * @typedef {{ calls: Array<CallRecord>, pending: boolean, diagnostics: Array<Diagnostic>, resend?: boolean, }} ReplyUpdate
  */
 /**
- * Why a pending call waits.
- * @typedef {"auto_run_off" | "policy_ask"} WaitReason
+ * One call in the ledger.
+ * @typedef {{ key: string, chat: string, messageId: string, callId: string, serverId: string, tool: string, arguments: JsonValue, state: CallState, seq: number, startedAt?: number | null, durationMs?: number | null, result?: JsonValue | null, error?: ErrorBody | null, replyText?: string | null, progress?: JsonValue | null, delivered: boolean, unsent?: boolean, deliveryNote?: string | null, destructive: boolean, wait?: WaitReason | null, asking?: string | null, }} CallRecord
  */
 /**
- * One call in the ledger.
- * @typedef {{ key: string, chat: string, messageId: string, callId: string, serverId: string, tool: string, arguments: JsonValue, state: CallState, seq: number, startedAt?: number | null, durationMs?: number | null, result?: JsonValue | null, error?: JsonValue | null, replyText?: string | null, progress?: JsonValue | null, delivered: boolean, unsent?: boolean, deliveryNote?: string | null, destructive: boolean, wait?: WaitReason | null, asking?: string | null, }} CallRecord
+ * Why a pending call waits.
+ * @typedef {"auto_run_off" | "policy_ask"} WaitReason
  */
 /**
  * What the user decided about one call.
@@ -237,13 +241,13 @@
  * @typedef {{ adapter: string, editor: string, writePath: Array<string>, checks: Array<SiteCheckRow>, unsure: boolean, }} SiteCheck
  */
 /**
- * A part of a chat page the site check looks for.
- * @typedef {"input" | "send" | "stop" | "assistant" | "user"} SitePart
- */
-/**
  * One row of the site check: a part, the selector that matched (or the first tried), and how
  * many elements match and are visible.
  * @typedef {{ part: SitePart, selector: string | null, matches: number, visible: number, }} SiteCheckRow
+ */
+/**
+ * A part of a chat page the site check looks for.
+ * @typedef {"input" | "send" | "stop" | "assistant" | "user"} SitePart
  */
 /**
  * The answer to `sites/adapter`: the adapter configured for the sender's origin.
@@ -345,7 +349,61 @@
  * }} Responses
  */
 /** @typedef {keyof Requests} MessageType */
-/** @typedef {Error & {kind?: string, hint?: string}} CoreError */
+/** @typedef {Error & {kind?: ErrorKind, hint?: string, details?: string[]}} CoreError */
+
+/**
+ * Every error kind (relay_core::contract::ErrorKind) with the names of its details, the
+ * placeholders of its localized text `errKind_<kind>` in every locale.
+ * @type {Readonly<Record<ErrorKind, readonly string[]>>}
+ */
+export const ERROR_KINDS = Object.freeze({
+  'invalid_argument': [],
+  'internal': [],
+  'tab': [],
+  'storage': [],
+  'unavailable': [],
+  'malformed': [],
+  'unknown_message': [],
+  'forbidden': [],
+  'invalid_state': [],
+  'confirm_required': ['tool'],
+  'quoted': ['tool'],
+  'limit': ['consecutive', 'total'],
+  'denied': [],
+  'invalid': [],
+  'unknown': [],
+  'connection': [],
+  'auth': [],
+  'http': [],
+  'protocol': [],
+  'rpc': [],
+  'tool': [],
+  'timeout': [],
+  'outcome_unknown': [],
+  'retries_exhausted': [],
+  'cancelled': [],
+  'session_expired': [],
+  'unsupported_protocol_version': [],
+  'config': [],
+  'auth_bad_url': [],
+  'auth_discovery': [],
+  'auth_resource_mismatch': [],
+  'auth_issuer_mismatch': [],
+  'auth_pkce_unsupported': [],
+  'auth_no_client': [],
+  'auth_endpoint': [],
+  'auth_invalid_response': [],
+  'auth_transport': [],
+  'auth_denied': [],
+  'auth_bad_redirect': [],
+  'auth_browser': [],
+  'auth_too_many_attempts': [],
+  'auth_forbidden': [],
+  'auth_state': [],
+  'permission': [],
+  'no_answer': [],
+  'no_chat': [],
+});
 
 /**
  * Who may send each message: "page" (side panel, options) and/or "content" (content scripts).
@@ -510,6 +568,7 @@ export async function call(type, fields) {
   /** @type {Envelope<Responses[T]> | undefined} */
   const answer = await chrome.runtime.sendMessage({ ...fields, type });
   if (answer && answer.ok) return answer.data;
-  const e = (answer && !answer.ok && answer.error) || { kind: 'no_answer', message: 'The extension did not answer.', hint: undefined };
-  throw Object.assign(new Error(e.message), { kind: e.kind, hint: e.hint });
+  /** @type {ErrorBody} */
+  const e = (answer && !answer.ok && answer.error) || { kind: 'no_answer', message: 'The extension did not answer.' };
+  throw Object.assign(new Error(e.message), { kind: e.kind, hint: e.hint, details: e.details });
 }

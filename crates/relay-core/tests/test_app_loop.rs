@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use relay_core::app::{chat_key, App, CallEnd, ChatSettings, Config, Effect, ReplyText};
 use relay_core::client::ServerConfig;
 use relay_core::contract::tab::InsertOutcome;
-use relay_core::contract::{ErrorBody, Role};
+use relay_core::contract::{ErrorBody, ErrorKind, Role};
 use relay_core::model::{CallToolResult, Content, Tool, ToolAnnotations};
 use relay_core::policy::{CallState, Ledger, ToolPolicy, UserDecision};
 use relay_core::prompt::Strategy;
@@ -323,7 +323,10 @@ fn outcomes_that_may_have_happened_are_unknown_and_only_a_user_runs_them_again()
         &mut app,
         &key,
         CallEnd::Error {
-            error: ErrorBody::new("outcome_unknown", "HTTP 500 after the request was sent"),
+            error: ErrorBody::new(
+                ErrorKind::OutcomeUnknown,
+                "HTTP 500 after the request was sent",
+            ),
             may_have_run: true,
         },
     );
@@ -346,7 +349,7 @@ fn outcomes_that_may_have_happened_are_unknown_and_only_a_user_runs_them_again()
         &mut app,
         &key,
         CallEnd::Error {
-            error: ErrorBody::new("connection", "refused"),
+            error: ErrorBody::new(ErrorKind::Connection, "refused"),
             may_have_run: false,
         },
     );
@@ -366,7 +369,7 @@ fn invalid_arguments_fail_before_sending() {
     assert!(effects.contains(&Effect::SaveLedger));
     let rec = &app.ledger.calls[&key];
     assert_eq!(rec.state, CallState::Failed);
-    let message = rec.error.as_ref().and_then(|e| e.get("message")).cloned();
+    let message = rec.error.as_ref().map(|e| e.message.clone());
     assert!(format!("{message:?}").contains("text"), "{message:?}");
 }
 

@@ -8,6 +8,7 @@
 //! JavaScript code get a second chance through JSON text ([`from_js_lenient`]).
 
 use relay_core::contract::ErrorBody;
+use relay_core::contract::ErrorKind;
 use serde::{de::DeserializeOwned, Serialize};
 use serde_json::Value;
 use wasm_bindgen::JsValue;
@@ -24,7 +25,7 @@ const SERIALIZER: serde_wasm_bindgen::Serializer =
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
     value.serialize(&SERIALIZER).or_else(|_| {
         let value = serde_json::to_value(value)
-            .map_err(|e| error_value(&ErrorBody::new("internal", e.to_string())))?;
+            .map_err(|e| error_value(&ErrorBody::new(ErrorKind::Internal, e.to_string())))?;
         value_to_js(&value)
     })
 }
@@ -39,10 +40,10 @@ pub fn value_to_js(value: &Value) -> Result<JsValue, JsValue> {
 /// Serialises through JSON text (`serde_json` then `JSON.parse`).
 pub fn to_js_text<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
     let text = serde_json::to_string(value)
-        .map_err(|e| error_value(&ErrorBody::new("internal", e.to_string())))?;
+        .map_err(|e| error_value(&ErrorBody::new(ErrorKind::Internal, e.to_string())))?;
     js_sys::JSON::parse(&text).map_err(|_| {
         error_value(&ErrorBody::new(
-            "internal",
+            ErrorKind::Internal,
             "the core produced invalid JSON",
         ))
     })
@@ -59,7 +60,10 @@ pub fn from_js<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsV
 }
 
 fn invalid(what: &str, e: &dyn std::fmt::Display) -> JsValue {
-    error_value(&ErrorBody::new("invalid_argument", format!("{what}: {e}")))
+    error_value(&ErrorBody::new(
+        ErrorKind::InvalidArgument,
+        format!("{what}: {e}"),
+    ))
 }
 
 /// [`from_js`] for options and configurations that JavaScript code builds by hand.

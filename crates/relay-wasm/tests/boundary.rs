@@ -1,7 +1,7 @@
 //! The JS boundary in a real service worker: lone surrogates in incoming strings do not make a
 //! message unreadable (structured and JSON text paths alike), answers are plain data (objects,
 //! not `Map`s), integers stay integers, and a 64-bit integer beyond 2^53 still arrives.
-#![cfg(target_arch = "wasm32")]
+#![cfg(all(target_arch = "wasm32", feature = "library"))]
 
 use js_sys::{Object, Reflect};
 use relay_wasm::{handle, parse_tool_calls_js};

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use relay_core::contract::sites::{site_patterns, BUILTIN_SITES, LOOPBACK_PERMISSIONS};
 use relay_core::contract::storage::STORAGE;
 use relay_core::contract::ts::Shapes;
-use relay_core::contract::{ErrorBody, Role, MESSAGES, TAB_MESSAGES};
+use relay_core::contract::{ErrorBody, ErrorKind, Role, MESSAGES, TAB_MESSAGES};
 
 use crate::util::{step, Result};
 
@@ -193,7 +193,15 @@ pub fn contract_js() -> String {
     }
     g.push_str(" * }} Responses\n */\n");
     g.push_str("/** @typedef {keyof Requests} MessageType */\n");
-    g.push_str("/** @typedef {Error & {kind?: string, hint?: string}} CoreError */\n\n");
+    g.push_str("/** @typedef {Error & {kind?: ErrorKind, hint?: string, details?: string[]}} CoreError */\n\n");
+    g.push_str("/**\n * Every error kind (relay_core::contract::ErrorKind) with the names of its details, the\n");
+    g.push_str(" * placeholders of its localized text `errKind_<kind>` in every locale.\n");
+    g.push_str(" * @type {Readonly<Record<ErrorKind, readonly string[]>>}\n */\nexport const ERROR_KINDS = Object.freeze({\n");
+    for kind in ErrorKind::ALL {
+        let details: Vec<String> = kind.details().iter().map(|d| js_str(d)).collect();
+        let _ = writeln!(g, "  {}: [{}],", js_str(kind.as_str()), details.join(", "));
+    }
+    g.push_str("});\n\n");
     g.push_str("/**\n * Who may send each message: \"page\" (side panel, options) and/or \"content\" (content scripts).\n");
     g.push_str(" * @type {Readonly<Record<MessageType, readonly Role[]>>}\n */\nexport const MESSAGES = Object.freeze({\n");
     for m in MESSAGES {

@@ -30,6 +30,42 @@ impl Tally {
     }
 }
 
+/// The formatting and lint checks, each a cargo command that fails on any finding: rustfmt, and
+/// clippy with warnings denied for the workspace (every target) and for relay-wasm on wasm32
+/// (every target, with and without its default features: the extension's build has none).
+fn lint_commands() -> Vec<(&'static str, Vec<&'static str>)> {
+    const WASM: &str = "wasm32-unknown-unknown";
+    let deny = ["--", "-D", "warnings"];
+    let clippy = |extra: &[&'static str]| -> Vec<&'static str> {
+        let mut a = vec!["clippy", "--color", "never"];
+        a.extend_from_slice(extra);
+        a.extend_from_slice(&deny);
+        a
+    };
+    vec![
+        ("cargo fmt --check", vec!["fmt", "--all", "--check"]),
+        (
+            "clippy -D warnings (workspace, all targets)",
+            clippy(&["--workspace", "--all-targets"]),
+        ),
+        (
+            "clippy -D warnings (relay-wasm, wasm32, all targets)",
+            clippy(&["-p", "relay-wasm", "--target", WASM, "--all-targets"]),
+        ),
+        (
+            "clippy -D warnings (relay-wasm, wasm32, no default features)",
+            clippy(&[
+                "-p",
+                "relay-wasm",
+                "--target",
+                WASM,
+                "--all-targets",
+                "--no-default-features",
+            ]),
+        ),
+    ]
+}
+
 /// Adds up the counts a test runner printed.
 fn count(out: &str) -> (u64, u64) {
     let (mut passed, mut failed) = (0, 0);
@@ -75,6 +111,25 @@ pub fn test(x: &Xtask, args: &[String]) -> Result<()> {
             Err(e) => tally.add_output("codegen", false, &format!("{e}\n")),
         }
         // (add_output counts a failed suite without runner counts as one failure)
+    }
+
+    if only.is_none() || only == Some("tidy") {
+        step("test: tidy (crates/xtask/src/tidy.rs: the architecture's invariants on the files)");
+        match crate::tidy::check(&x.root) {
+            Ok(n) => tally.passed += n as u64,
+            Err(e) => tally.add_output("tidy", false, &format!("{e}\n")),
+        }
+    }
+
+    if only.is_none() || only == Some("lint") {
+        for (what, args) in lint_commands() {
+            step(&format!("test: {what}"));
+            let (ok, out) = run_capture(cmd("cargo").args(&args).current_dir(&x.root))?;
+            if ok {
+                tally.passed += 1;
+            }
+            tally.add_output(what, ok, &out);
+        }
     }
 
     if only.is_none() || only == Some("types") {

@@ -3,6 +3,7 @@
 //! later try while the tab cannot take them.
 
 use crate::contract::tab::InsertOutcome;
+use crate::contract::ErrorKind;
 use crate::model::CallToolResult;
 use crate::policy::{CallRecord, CallState};
 use crate::result::{format_results, Attachment, Nudge, Outcome, ResultInput, ResultOptions};
@@ -142,13 +143,11 @@ impl App {
 
 /// What a ledger record means for the model.
 pub fn outcome_of(r: &CallRecord) -> Outcome {
-    let field = |name: &str| {
-        r.error
-            .as_ref()
-            .and_then(|e| e.get(name))
-            .and_then(serde_json::Value::as_str)
-    };
-    let message = field("message").unwrap_or("no details").to_owned();
+    let message = r
+        .error
+        .as_ref()
+        .map_or("no details", |e| e.message.as_str())
+        .to_owned();
     match r.state {
         CallState::Done => Outcome::Completed {
             result: r
@@ -157,7 +156,13 @@ pub fn outcome_of(r: &CallRecord) -> Outcome {
                 .and_then(|v| serde_json::from_value::<CallToolResult>(v).ok())
                 .unwrap_or_default(),
         },
-        CallState::Failed if field("kind") == Some("invalid") => Outcome::Invalid { message },
+        CallState::Failed
+            if r.error
+                .as_ref()
+                .is_some_and(|e| e.kind == ErrorKind::Invalid) =>
+        {
+            Outcome::Invalid { message }
+        }
         CallState::Failed => Outcome::Failed { message },
         CallState::Unknown => Outcome::Unknown { message },
         CallState::Denied => Outcome::Denied {

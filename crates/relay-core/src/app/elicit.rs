@@ -9,6 +9,7 @@
 //! What to answer is decided here (`crate::elicitation`: SEP-1034 defaults, the content checked
 //! against the schema); the driver only sends it ([`Effect::Respond`]).
 
+use crate::contract::ErrorKind;
 use serde_json::{json, Map, Value};
 
 use crate::client::jsonrpc::RequestId;
@@ -36,7 +37,7 @@ pub struct Elicitation {
 }
 
 fn invalid(message: impl Into<String>) -> ErrorBody {
-    ErrorBody::new("invalid_argument", message)
+    ErrorBody::new(ErrorKind::InvalidArgument, message)
 }
 
 impl App {

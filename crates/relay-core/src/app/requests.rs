@@ -4,6 +4,7 @@
 //! decision on the way. Both matches are exhaustive, so a message without a handler does not
 //! compile.
 
+use crate::contract::ErrorKind;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -56,7 +57,7 @@ impl Sender {
             "page" => Ok(Role::Page),
             "content" => Ok(Role::Content),
             other => Err(ErrorBody::new(
-                "forbidden",
+                ErrorKind::Forbidden,
                 format!("unknown sender role '{other}'"),
             )),
         }
@@ -139,7 +140,7 @@ pub enum Step {
 }
 
 fn invalid(message: impl Into<String>) -> ErrorBody {
-    ErrorBody::new("invalid_argument", message)
+    ErrorBody::new(ErrorKind::InvalidArgument, message)
 }
 
 /// A required string field (the contract reads a mistyped one as empty).
@@ -218,7 +219,7 @@ pub fn site_entry(origin: &str, adapter: Option<AdapterChoice>) -> Result<Site, 
 
 /// An adapter the core refused, with the field and the fix.
 fn adapter_error(e: AdapterError) -> ErrorBody {
-    ErrorBody::new("invalid_argument", e.to_string()).with_hint(e.hint())
+    ErrorBody::new(ErrorKind::InvalidArgument, e.to_string()).with_hint(e.hint())
 }
 
 /// The adapter configured for a custom site's origin (`{adapter, custom?}`), if any.

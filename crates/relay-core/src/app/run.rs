@@ -7,6 +7,7 @@
 //! Everything here is decided in the core and tested natively with an in-memory host
 //! (`tests/test_app_run.rs`); the host only performs primitives.
 
+use crate::contract::ErrorKind;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -157,7 +158,10 @@ impl<H: Host> Runner<H> {
         match &*self.loaded.borrow() {
             Load::Done => Ok(()),
             Load::Failed(e) => Err(e.clone()),
-            _ => Err(ErrorBody::new("storage", "loading the state failed")),
+            _ => Err(ErrorBody::new(
+                ErrorKind::Storage,
+                "loading the state failed",
+            )),
         }
     }
 
@@ -213,7 +217,7 @@ impl<H: Host> Runner<H> {
     /// A server's view with its live connection state.
     pub fn server_view(&self, id: &str) -> Result<ServerView, ErrorBody> {
         let view = self.app.borrow().live_view(id, self.status(id).as_ref());
-        view.ok_or_else(|| ErrorBody::new("invalid_argument", format!("no server '{id}'")))
+        view.ok_or_else(|| ErrorBody::new(ErrorKind::InvalidArgument, format!("no server '{id}'")))
     }
 
     async fn mcp_op(self: &Rc<Self>, server: &str, op: Operation) -> Result<Output, ErrorBody> {
@@ -247,7 +251,9 @@ impl<H: Host> Runner<H> {
                 let mut added = Vec::new();
                 for server in servers {
                     let server = self.app.borrow().new_server(input_of(&server))?;
-                    added.push(ImportedServer::Added(self.put_view(server, false).await?));
+                    added.push(ImportedServer::Added(Box::new(
+                        self.put_view(server, false).await?,
+                    )));
                 }
                 Ok(answer::<answers::ServersImport>(ImportAnswer {
                     servers: added,

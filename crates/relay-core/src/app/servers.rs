@@ -2,6 +2,7 @@
 //! secrets marked), secrets kept when the panel sends their mask back, and a server's view for
 //! the panel with every secret masked.
 
+use crate::contract::ErrorKind;
 use serde_json::{json, Value};
 
 use crate::client::config::{DEFAULT_TIMEOUT_MS, MASK};
@@ -31,7 +32,7 @@ pub struct ServerState {
 }
 
 fn invalid(message: impl Into<String>) -> ErrorBody {
-    ErrorBody::new("invalid_argument", message)
+    ErrorBody::new(ErrorKind::InvalidArgument, message)
 }
 
 /// A server configuration from the side panel's shape: headers as `[{name, value, secret?}]`

@@ -9,6 +9,7 @@
 //! requests and nowhere else: a view shows whether the user is signed in, the scopes and the
 //! expiry, never a token, and every error text is the auth module's, which quotes no secret.
 
+use crate::contract::ErrorKind;
 use std::collections::BTreeMap;
 
 use crate::auth::pkce::Entropy;
@@ -172,7 +173,9 @@ impl App {
             .servers
             .iter()
             .find(|s| s.id == id)
-            .ok_or_else(|| ErrorBody::new("invalid_argument", format!("no server '{id}'")))?;
+            .ok_or_else(|| {
+                ErrorBody::new(ErrorKind::InvalidArgument, format!("no server '{id}'"))
+            })?;
         let mut cfg = AuthConfig::new(server.url.clone(), env.redirect_uri);
         cfg.dpop_key = env.dpop_key.cloned();
         let state = self.auth.get(id).cloned().unwrap_or_default();

@@ -1,6 +1,7 @@
 //! Tools as the user governs them: their views for the side panel, policy changes, runs by
 //! hand, and the prompt a chat gets for its servers.
 
+use crate::contract::ErrorKind;
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
@@ -85,18 +86,18 @@ impl App {
     ) -> Result<Map<String, Value>, ErrorBody> {
         let tool = self.find_tool(server, name).ok_or_else(|| {
             ErrorBody::new(
-                "invalid_argument",
+                ErrorKind::InvalidArgument,
                 format!("server '{server}' has no tool '{name}'"),
             )
         })?;
         if let Decision::Deny { reason } = self.config.decision(server, name, Some(tool), true) {
-            return Err(ErrorBody::new("denied", reason)
+            return Err(ErrorBody::new(ErrorKind::Denied, reason)
                 .with_hint("Change the tool's policy in the Tools view to run it."));
         }
         let checked = validate(tool, arguments);
         if !checked.is_valid() {
             return Err(ErrorBody::new(
-                "invalid_argument",
+                ErrorKind::InvalidArgument,
                 checked.message_for_model(name).unwrap_or_default(),
             ));
         }

@@ -1,8 +1,9 @@
 //! The tool loop's turn: a reply grows, its complete calls enter the ledger once, policy and
 //! limits decide what runs, the user decides what waits, calls run and end.
 
+use crate::contract::ErrorKind;
 use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::contract::{ErrorBody, Role};
 use crate::model::CallToolResult;
@@ -285,7 +286,7 @@ impl App {
             .calls
             .get(key)
             .cloned()
-            .ok_or_else(|| ErrorBody::new("invalid_argument", "no such call"))?;
+            .ok_or_else(|| ErrorBody::new(ErrorKind::InvalidArgument, "no such call"))?;
         check_decision(role, &rec, sender_chat, decision)?;
         let mut effects = Vec::new();
         match decision {
@@ -303,13 +304,13 @@ impl App {
                 let (policy, enabled) = self.config.tool_setting(&rec.server_id, &rec.tool);
                 if tool.is_some() && (policy == ToolPolicy::Deny || !enabled) {
                     return Err(ErrorBody::new(
-                        "denied",
+                        ErrorKind::Denied,
                         format!("Tool '{}' is denied or disabled.", rec.tool),
                     ));
                 }
                 if self.ledger.run_by_user(key).is_none() {
                     return Err(ErrorBody::new(
-                        "invalid_state",
+                        ErrorKind::InvalidState,
                         format!("The call is {:?} and cannot run again.", rec.state),
                     ));
                 }
@@ -317,7 +318,7 @@ impl App {
             }
             UserDecision::Deny => {
                 if let Some(r) = self.ledger.transition(key, CallState::Denied) {
-                    r.error = Some(json!({"kind": "denied", "message": "You denied this call."}));
+                    r.error = Some(ErrorBody::new(ErrorKind::Denied, "You denied this call."));
                 }
                 effects.extend([
                     Effect::SaveLedger,
@@ -352,9 +353,10 @@ impl App {
             r.started_at = Some(now_ms);
         }
         let error = match self.find_tool(&rec.server_id, &rec.tool) {
-            None => {
-                json!({"kind": "invalid", "message": format!("Tool '{}' is not available.", rec.tool)})
-            }
+            None => ErrorBody::new(
+                ErrorKind::Invalid,
+                format!("Tool '{}' is not available.", rec.tool),
+            ),
             Some(tool) => {
                 let checked = validate(tool, &rec.arguments);
                 if checked.is_valid() {
@@ -366,7 +368,7 @@ impl App {
                     });
                 }
                 let message = checked.message_for_model(&rec.tool).unwrap_or_default();
-                json!({"kind": "invalid", "message": message})
+                ErrorBody::new(ErrorKind::Invalid, message)
             }
         };
         if let Some(r) = self.ledger.transition(key, CallState::Failed) {
@@ -407,7 +409,7 @@ impl App {
                 } else {
                     CallState::Failed
                 };
-                (state, None, serde_json::to_value(error).ok())
+                (state, None, Some(error))
             }
         };
         if let Some(r) = self.ledger.transition(key, state) {

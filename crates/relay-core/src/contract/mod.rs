@@ -12,6 +12,7 @@
 //! - [`tab`]: [`TabMessage`], what the core sends to a chat tab's content script.
 //! - [`storage`]: the `chrome.storage` keys and their areas.
 //! - [`sites`]: the built-in chat sites and their hosts.
+//! - [`error`]: [`ErrorBody`] and [`ErrorKind`], every kind of error as one enum.
 //!
 //! A request is a JSON object `{"type": "<name>", ...fields}`. An answer is either
 //! `{"ok": true, "data": ...}` or `{"ok": false, "error": {"kind", "message", "hint"}}`.
@@ -96,6 +97,7 @@ macro_rules! messages {
     };
 }
 
+pub mod error;
 pub mod request;
 pub mod sites;
 pub mod storage;
@@ -104,6 +106,7 @@ pub mod tab;
 pub mod ts;
 pub mod views;
 
+pub use error::{ErrorBody, ErrorKind};
 pub use request::{ChatRef, Request, MESSAGES};
 pub use tab::{TabMessage, TAB_MESSAGES};
 
@@ -168,44 +171,13 @@ pub fn admit(message: &Value, role: Role) -> Result<Request, ContractError> {
     })
 }
 
-/// The error half of an answer: what happened, and what the user can do about it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[non_exhaustive]
-pub struct ErrorBody {
-    /// A stable machine name (`connection`, `auth`, `timeout`, `forbidden`, ...).
-    pub kind: String,
-    /// One sentence for the user.
-    pub message: String,
-    /// What to do about it, when we know.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hint: Option<String>,
-}
-
-impl ErrorBody {
-    /// An error with a kind and a message.
-    pub fn new(kind: impl Into<String>, message: impl Into<String>) -> Self {
-        ErrorBody {
-            kind: kind.into(),
-            message: message.into(),
-            hint: None,
-        }
-    }
-
-    /// Adds a hint.
-    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
-        self.hint = Some(hint.into());
-        self
-    }
-}
-
 impl From<ContractError> for ErrorBody {
     fn from(e: ContractError) -> Self {
         let kind = match e {
-            ContractError::Malformed => "malformed",
-            ContractError::Unknown(_) => "unknown_message",
-            ContractError::Forbidden { .. } => "forbidden",
-            ContractError::Invalid { .. } => "invalid_argument",
+            ContractError::Malformed => ErrorKind::Malformed,
+            ContractError::Unknown(_) => ErrorKind::UnknownMessage,
+            ContractError::Forbidden { .. } => ErrorKind::Forbidden,
+            ContractError::Invalid { .. } => ErrorKind::InvalidArgument,
         };
         ErrorBody::new(kind, e.to_string())
     }
@@ -252,8 +224,8 @@ mod tests {
         for (msg, role, want) in cases {
             let got = admit(&msg, role)
                 .map(|r| r.name())
-                .map_err(|e| ErrorBody::from(e).kind);
-            assert_eq!(got, want.map_err(str::to_owned), "{msg} from {role:?}");
+                .map_err(|e| ErrorBody::from(e).kind.as_str());
+            assert_eq!(got, want, "{msg} from {role:?}");
         }
     }
 

@@ -109,7 +109,7 @@ pub struct ServerPreview {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(untagged)]
 pub enum ImportedServer {
-    Added(ServerView),
+    Added(Box<ServerView>),
     Preview(ServerPreview),
 }
 

@@ -10,6 +10,7 @@
 //! "always allow" are side-panel only. These rules are decided here, in the core, whatever the
 //! content script's own UI does.
 
+use crate::contract::ErrorKind;
 use serde_json::Value;
 
 use crate::contract::{ErrorBody, Role};
@@ -47,11 +48,11 @@ pub enum Refusal {
 
 impl Refusal {
     /// The stable error kind of the contract.
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> ErrorKind {
         match self {
-            Refusal::Forbidden { .. } => "forbidden",
-            Refusal::InvalidState { .. } => "invalid_state",
-            Refusal::ConfirmRequired { .. } => "confirm_required",
+            Refusal::Forbidden { .. } => ErrorKind::Forbidden,
+            Refusal::InvalidState { .. } => ErrorKind::InvalidState,
+            Refusal::ConfirmRequired { .. } => ErrorKind::ConfirmRequired,
         }
     }
 
@@ -248,7 +249,7 @@ mod tests {
             let rec = record(chat, *state, *destructive);
             let got = match check_decision(*role, &rec, *sender, *decision) {
                 Ok(()) => "ok",
-                Err(r) => r.kind(),
+                Err(r) => r.kind().as_str(),
             };
             assert_eq!(
                 got, *want,
@@ -284,7 +285,7 @@ mod tests {
             t
         };
         let allow = Some(ToolPolicy::Allow);
-        let kind = |r: Result<(), Refusal>| r.err().map(|e| e.kind());
+        let kind = |r: Result<(), Refusal>| r.err().map(|e| e.kind().as_str());
         assert_eq!(
             kind(policy_change(&tool(Some(true), None), allow, false)),
             Some("confirm_required")
