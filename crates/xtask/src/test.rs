@@ -31,17 +31,28 @@ impl Tally {
 }
 
 /// The formatting and lint checks, each a cargo command that fails on any finding: rustfmt, and
-/// clippy with warnings denied for the workspace (every target) and for relay-wasm on wasm32
-/// (every target, with and without its default features: the extension's build has none).
+/// clippy with warnings denied for the workspace (every target, natively) and for the crates that
+/// touch JavaScript on wasm32 (relay-wasm and relay-node, every target, without and with their
+/// optional features: the extension's module has none).
 fn lint_commands() -> Vec<(&'static str, Vec<&'static str>)> {
     const WASM: &str = "wasm32-unknown-unknown";
-    let deny = ["--", "-D", "warnings"];
     let clippy = |extra: &[&'static str]| -> Vec<&'static str> {
         let mut a = vec!["clippy", "--color", "never"];
         a.extend_from_slice(extra);
-        a.extend_from_slice(&deny);
+        a.extend_from_slice(&["--", "-D", "warnings"]);
         a
     };
+    let wasm = [
+        "-p",
+        "relay-wasm",
+        "-p",
+        "relay-node",
+        "--target",
+        WASM,
+        "--all-targets",
+    ];
+    let mut all_features = wasm.to_vec();
+    all_features.push("--all-features");
     vec![
         ("cargo fmt --check", vec!["fmt", "--all", "--check"]),
         (
@@ -49,19 +60,12 @@ fn lint_commands() -> Vec<(&'static str, Vec<&'static str>)> {
             clippy(&["--workspace", "--all-targets"]),
         ),
         (
-            "clippy -D warnings (relay-wasm, wasm32, all targets)",
-            clippy(&["-p", "relay-wasm", "--target", WASM, "--all-targets"]),
+            "clippy -D warnings (relay-wasm and relay-node on wasm32, all targets)",
+            clippy(&wasm),
         ),
         (
-            "clippy -D warnings (relay-wasm, wasm32, no default features)",
-            clippy(&[
-                "-p",
-                "relay-wasm",
-                "--target",
-                WASM,
-                "--all-targets",
-                "--no-default-features",
-            ]),
+            "clippy -D warnings (relay-wasm and relay-node on wasm32, all targets, all features)",
+            clippy(&all_features),
         ),
     ]
 }
@@ -152,7 +156,7 @@ pub fn test(x: &Xtask, args: &[String]) -> Result<()> {
     }
 
     if only.is_none() || only == Some("wasm") {
-        step("test: relay-wasm tests in a real service worker (wasm-bindgen-test, chromedriver)");
+        step("test: relay-wasm and relay-node tests in a real service worker (wasm-bindgen-test, chromedriver)");
         // ChromeDriver makes a profile folder (~40 MB) in TMPDIR for each browser and leaves it
         // when the runner ends it: they go in a folder of ours, removed afterwards. Not under
         // the repository: the runner writes its Node glue (CommonJS) to TMPDIR, and the
@@ -199,6 +203,8 @@ fn wasm_test_command(x: &Xtask) -> Command {
         "test",
         "-p",
         "relay-wasm",
+        "-p",
+        "relay-node",
         "--target",
         "wasm32-unknown-unknown",
         "--color",

@@ -3,7 +3,8 @@
 //! file contents to violations, tested on synthetic violations below:
 //!
 //! - relay-core depends on nothing that does IO or knows JavaScript ([`CORE_DEPENDENCIES`]);
-//! - no `.rs` or `.js` file is over [`MAX_LINES`] lines;
+//! - no `.rs` or `.js` file is over [`MAX_LINES`] lines, and relay-wasm (the extension's worker
+//!   code) is at most [`WORKER_LINES`] lines in all;
 //! - every Rust module starts with a `//!` doc comment;
 //! - content scripts query the page only through the DOM helpers ([`DOM_HELPERS`]), which know
 //!   the adapters' shadow hops (`host >>> inner`): no `document.querySelector(All)` elsewhere;
@@ -31,6 +32,10 @@ pub const CORE_DEPENDENCIES: &[&str] = &[
 
 /// The longest a source file may be.
 pub const MAX_LINES: usize = 900;
+
+/// The most lines relay-wasm's `src/` may have in all: the worker's edge is bindings and
+/// conversions (ARCHITECTURE.md, "Line budget").
+pub const WORKER_LINES: usize = 1_200;
 
 /// The content scripts that may query the document directly: the DOM helpers.
 pub const DOM_HELPERS: &[&str] = &["extension/content/dom.js", "extension/content/discover.js"];
@@ -117,6 +122,19 @@ pub fn file_length(path: &str, text: &str) -> Vec<Violation> {
             "file-length",
             path,
             format!("{lines} lines, over {MAX_LINES}: split it by topic"),
+        )];
+    }
+    Vec::new()
+}
+
+/// relay-wasm's sources, `(path, text)`, add up to at most [`WORKER_LINES`] lines.
+pub fn worker_lines(files: &[(String, String)]) -> Vec<Violation> {
+    let total: usize = files.iter().map(|(_, t)| t.lines().count()).sum();
+    if total > WORKER_LINES {
+        return vec![violation(
+            "line-budget",
+            "crates/relay-wasm/src",
+            format!("{total} lines, over {WORKER_LINES}: move decisions to relay-core, the Node build's API to relay-node"),
         )];
     }
     Vec::new()
@@ -249,6 +267,12 @@ pub fn run(root: &Path) -> Vec<Violation> {
             out.extend(dom_queries(rel, &text));
         }
     }
+    let worker: Vec<(String, String)> = files
+        .iter()
+        .filter(|f| f.starts_with("crates/relay-wasm/src/"))
+        .map(|f| (f.clone(), read(f)))
+        .collect();
+    out.extend(worker_lines(&worker));
     for locale in LOCALES {
         let rel = format!("_locales/{locale}/messages.json");
         out.extend(translations(&rel, &read(&rel)));
@@ -356,6 +380,14 @@ mod tests {
             );
             assert_eq!(check(path, &good), vec![], "case {i}, fixed");
         }
+        // The worker's line budget, over all of relay-wasm's files.
+        let file = |n: usize| ("crates/relay-wasm/src/a.rs".to_owned(), "x\n".repeat(n));
+        let over = worker_lines(&[file(700), file(501)]);
+        assert!(
+            over.iter().any(|v| v.message.contains("1201 lines")),
+            "{over:?}"
+        );
+        assert_eq!(worker_lines(&[file(700), file(500)]), vec![]);
         // The DOM helpers themselves may query the document.
         assert_eq!(
             dom_queries("extension/content/dom.js", "document.querySelectorAll(s)"),
