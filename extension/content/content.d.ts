@@ -57,6 +57,12 @@ export interface Namespace {
   call<T extends MessageType>(type: T, fields?: Requests[T]): Promise<Responses[T]>;
   t(key: string, fallback?: string, substitutions?: string[]): string;
   readonly dom: {
+    /** What an editable box is (one definition for discovery and the teach picker). */
+    readonly EDITABLE: string;
+    /** Labels of send buttons. */
+    readonly SEND_LABEL: RegExp;
+    /** Whether a control's label says it is not a send button (stop, voice, attach, copy...). */
+    notSend(label: string): boolean;
     firstMatch(selectors: readonly string[], root?: ParentNode): { selector: string; el: Element } | null;
     first(selectors: readonly string[], root?: ParentNode): HTMLElement | null;
     all(selectors: readonly string[]): HTMLElement[];

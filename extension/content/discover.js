@@ -23,12 +23,10 @@
   const NS = found;
   const { state, dom } = NS;
 
-  const EDITABLE = 'textarea, [contenteditable="true"], [contenteditable=""], [contenteditable="plaintext-only"], input[type="text"], input:not([type])';
+  const { EDITABLE, SEND_LABEL } = dom;
   const BUTTONS = 'button, [role="button"], input[type="submit"], input[type="button"]';
   // Where a button is never the send button.
   const NOT_SEND_AREA = 'pre, code, [class*="code-block" i], [class*="codeblock" i], [class*="highlight" i]';
-  const SEND_LABEL = /\b(send|submit|ask)\b|发送|提交|发出/i;
-  const NOT_SEND_LABEL = /stop|停止|cancel|取消|voice|micro|mic\b|dictat|语音|attach|upload|附件|上传|file|文件|copy|复制|download|下载|edit|编辑|retry|regenerate|重新|like|share|分享|menu|more|search|搜索|think|思考|model|模型|new chat|新对话|plus|tools?\b|工具/i;
   // Attribute names and values that mark an assistant turn on sites nobody described.
   const ROLE_ATTR = /^(role|author|sender|speaker|from|data-(.*-)?(role|author|sender|speaker|from|turn|message|type|kind|source|origin)(-.*)?)$/i;
   const ASSISTANT_VALUE = /^(assistant|bot|ai|model|agent|llm|gpt|response|answer|system-assistant)$/i;
@@ -205,7 +203,7 @@
     if (b === input || containsDeep(b, input) || !dom.visible(b) || ours(b)) return 0;
     if (b.closest(NOT_SEND_AREA) || turns.some((t) => containsDeep(t, b))) return 0;
     const label = labelOf(b);
-    if (NOT_SEND_LABEL.test(label) && !SEND_LABEL.test(label)) return 0;
+    if (dom.notSend(label)) return 0;
     let score = 0;
     if (SEND_LABEL.test(label)) score += 5;
     if (b.getAttribute('type') === 'submit' || (b instanceof HTMLButtonElement && b.form && !b.hasAttribute('type') && b.form.contains(input))) score += 3;

@@ -102,18 +102,9 @@
   /** @type {import('./content').ContentState} */
   const state = { adapter: Sites.forLocation(location) || Sites.GENERIC, ui: null };
 
-  // The generic adapter finds the input by shape: the largest visible editable box, favouring
-  // the one lowest on the page (chat composers sit at the bottom).
+  // The generic adapter finds the input by shape (discover.js).
   function genericInput() {
-    if (ns.discover) return ns.discover.findComposer();
-    /** @type {HTMLElement[]} */
-    const found = [...document.querySelectorAll(/** @type {string} */ ('textarea, [contenteditable="true"], [contenteditable=""], input[type="text"]'))].map((e) => /** @type {HTMLElement} */ (e));
-    const candidates = found.filter((el) => visible(el) && !(state.ui && state.ui.contains(el)));
-    candidates.sort((a, b) => {
-      const ra = a.getBoundingClientRect(), rb = b.getBoundingClientRect();
-      return (rb.width * rb.height + rb.bottom) - (ra.width * ra.height + ra.bottom);
-    });
-    return candidates[0] || null;
+    return ns.discover.findComposer();
   }
 
   function findInput() {
@@ -121,9 +112,18 @@
     return (a.input.length && first(a.input)) || (a === Sites.GENERIC ? genericInput() : null);
   }
 
-  // Controls that share the send button's place but must never be clicked for a send: stop
-  // (where Send and Stop are one button), voice and dictation (ChatGPT's empty composer).
-  const NOT_SEND = /\bstop\b|停止|voice|dictat|microphone|语音/i;
+  // What an editable box is (discovery's composers, the teach picker's input).
+  const EDITABLE = 'textarea, [contenteditable="true"], [contenteditable=""], [contenteditable="plaintext-only"], input[type="text"], input:not([type])';
+  // Labels of send buttons, and of the controls that share their place but are never clicked
+  // for a send: stop (where Send and Stop are one button), voice and dictation (ChatGPT's empty
+  // composer), attach, copy, edit and the like.
+  const SEND_LABEL = /\b(send|submit|ask)\b|发送|提交|发出/i;
+  const NOT_SEND_LABEL = /stop|停止|cancel|取消|voice|micro|mic\b|dictat|语音|attach|upload|附件|上传|file|文件|copy|复制|download|下载|edit|编辑|retry|regenerate|重新|like|share|分享|menu|more|search|搜索|think|思考|model|模型|new chat|新对话|plus|tools?\b|工具/i;
+  /**
+   * Whether a control's label says it is not a send button (and does not also say send).
+   * @param {string} label
+   */
+  const notSend = (label) => NOT_SEND_LABEL.test(label) && !SEND_LABEL.test(label);
 
   /**
    * Whether a control is a stop (or voice) control now: the adapter's stop selectors, or its
@@ -133,7 +133,7 @@
   function stopLike(el) {
     if (state.adapter.stop.some((s) => { try { return el.matches(s); } catch { return false; } })) return true;
     const label = [el.getAttribute('aria-label'), el.getAttribute('title'), el.getAttribute('data-testid')].filter(Boolean).join(' ');
-    return NOT_SEND.test(label) || NOT_SEND.test((el.textContent || '').trim().slice(0, 40));
+    return notSend(label) || notSend((el.textContent || '').trim().slice(0, 40));
   }
 
   /** @param {HTMLElement | null} input */
@@ -150,12 +150,7 @@
       return null;
     }
     // Only inside the composer, never a message's or a code block's button (discover.js).
-    if (ns.discover) return ns.discover.findSend(input);
-    const scope = (input && input.closest('form')) || document;
-    /** @type {HTMLElement[]} */
-    const buttons = [...scope.querySelectorAll('button, [role="button"]')].map((e) => /** @type {HTMLElement} */ (e));
-    return buttons.filter((b) => visible(b) && !stopLike(b)).find((b) => (b instanceof HTMLButtonElement && b.type === 'submit')
-      || /send|submit|发送/i.test(b.getAttribute('aria-label') || b.textContent || '')) || null;
+    return ns.discover.findSend(input);
   }
 
   /** @param {HTMLElement | null} btn */
@@ -187,7 +182,7 @@
   /** @type {import('./content').Namespace} */
   const ns = /** @type {any} */ ({
     Sites, state, call, t,
-    dom: { firstMatch, first, all, visible, matchesAny, genericInput, findInput, findSend, stopLike, enabled, isStreaming, describe, sleep, settle, norm },
+    dom: { EDITABLE, SEND_LABEL, notSend, firstMatch, first, all, visible, matchesAny, genericInput, findInput, findSend, stopLike, enabled, isStreaming, describe, sleep, settle, norm },
   });
   globalThis.McpRelayContent = ns;
 })();
