@@ -19,36 +19,36 @@
  * @typedef {"page" | "content"} Role
  */
 /**
- * A header of a server. In a [`ServerView`], values of secret headers (marked `secret`, or with
- * a secret-looking name) are masked as "••••"; sending "••••" back keeps the stored value.
- * @typedef {{ name: string, value: string, secret?: boolean, }} Header
- */
-/**
- * Which HTTP transport to speak to a server.
- * @typedef {"auto" | "streamable" | "sse"} TransportKind
- */
-/**
- * A server's sign-in (MCP authorization) as the panel sees it: never a token.
- * @typedef {{ signedIn: boolean, scope: string | null, expiresAtMs: number | null, refreshable: boolean, origins: Array<string>, }} ServerAuth
- */
-/**
  * A server's connection as its view shows it.
  * @typedef {{ status: ServerStatusName, info: JsonValue | null, toolCount: number | null, error: ErrorBody | null, lastLatencyMs: number | null, transport: JsonValue | null, }} ServerState
  */
 /**
- * @typedef {any} JsonValue
- */
-/**
- * How a server's connection stands.
- * @typedef {"idle" | "connected" | "failed" | "disabled"} ServerStatusName
+ * Every kind of error the core and the extension's edges report: a stable machine name.
+ * @typedef {"invalid_argument" | "internal" | "tab" | "storage" | "unavailable" | "malformed" | "unknown_message" | "forbidden" | "invalid_state" | "confirm_required" | "quoted" | "limit" | "denied" | "invalid" | "unknown" | "connection" | "auth" | "http" | "protocol" | "rpc" | "tool" | "timeout" | "outcome_unknown" | "retries_exhausted" | "cancelled" | "session_expired" | "unsupported_protocol_version" | "config" | "auth_bad_url" | "auth_discovery" | "auth_resource_mismatch" | "auth_issuer_mismatch" | "auth_pkce_unsupported" | "auth_no_client" | "auth_endpoint" | "auth_invalid_response" | "auth_transport" | "auth_denied" | "auth_bad_redirect" | "auth_browser" | "auth_too_many_attempts" | "auth_forbidden" | "auth_state" | "permission" | "no_answer" | "no_chat"} ErrorKind
  */
 /**
  * The error half of an answer: what happened, and what the user can do about it.
  * @typedef {{ kind: ErrorKind, message: string, hint?: string | null, details?: Array<string>, }} ErrorBody
  */
 /**
- * Every kind of error the core and the extension's edges report: a stable machine name.
- * @typedef {"invalid_argument" | "internal" | "tab" | "storage" | "unavailable" | "malformed" | "unknown_message" | "forbidden" | "invalid_state" | "confirm_required" | "quoted" | "limit" | "denied" | "invalid" | "unknown" | "connection" | "auth" | "http" | "protocol" | "rpc" | "tool" | "timeout" | "outcome_unknown" | "retries_exhausted" | "cancelled" | "session_expired" | "unsupported_protocol_version" | "config" | "auth_bad_url" | "auth_discovery" | "auth_resource_mismatch" | "auth_issuer_mismatch" | "auth_pkce_unsupported" | "auth_no_client" | "auth_endpoint" | "auth_invalid_response" | "auth_transport" | "auth_denied" | "auth_bad_redirect" | "auth_browser" | "auth_too_many_attempts" | "auth_forbidden" | "auth_state" | "permission" | "no_answer" | "no_chat"} ErrorKind
+ * How a server's connection stands.
+ * @typedef {"idle" | "connected" | "failed" | "disabled"} ServerStatusName
+ */
+/**
+ * @typedef {any} JsonValue
+ */
+/**
+ * A server's sign-in (MCP authorization) as the panel sees it: never a token.
+ * @typedef {{ signedIn: boolean, scope: string | null, expiresAtMs: number | null, refreshable: boolean, origins: Array<string>, }} ServerAuth
+ */
+/**
+ * Which HTTP transport to speak to a server.
+ * @typedef {"auto" | "streamable" | "sse"} TransportKind
+ */
+/**
+ * A header of a server. In a [`ServerView`], values of secret headers (marked `secret`, or with
+ * a secret-looking name) are masked as "••••"; sending "••••" back keeps the stored value.
+ * @typedef {{ name: string, value: string, secret?: boolean, }} Header
  */
 /**
  * A configured server as the side panel shows it: secret header values masked.
@@ -65,16 +65,16 @@
  * @typedef {{ servers: Array<ImportedServer>, skipped: Array<SkippedServer>, }} ImportAnswer
  */
 /**
- * An entry of an imported file that cannot be used, and why.
- * @typedef {{ name: string, reason: string, }} SkippedServer
+ * A server of an imported file before it is added (`servers/import` without `apply`).
+ * @typedef {{ name: string, url: string, transport: TransportKind, headers: Array<Header>, }} ServerPreview
  */
 /**
  * A server of an import: added (with `apply`), or as it would be added.
  * @typedef {ServerView | ServerPreview} ImportedServer
  */
 /**
- * A server of an imported file before it is added (`servers/import` without `apply`).
- * @typedef {{ name: string, url: string, transport: TransportKind, headers: Array<Header>, }} ServerPreview
+ * An entry of an imported file that cannot be used, and why.
+ * @typedef {{ name: string, reason: string, }} SkippedServer
  */
 /**
  * The answer to `servers/export`: the servers without secrets, by name.
@@ -85,13 +85,13 @@
  * @typedef {{ url: string, type: string, }} ExportedServer
  */
 /**
+ * What the user decided for a tool.
+ * @typedef {"allow" | "ask" | "deny"} ToolPolicy
+ */
+/**
  * Hints a server gives about a tool's behaviour (MCP `ToolAnnotations`). Untrusted: they only
  * choose a policy default, never bypass the user's policy.
  * @typedef {{ title?: string | null, readOnlyHint?: boolean | null, destructiveHint?: boolean | null, idempotentHint?: boolean | null, openWorldHint?: boolean | null, }} ToolAnnotations
- */
-/**
- * What the user decided for a tool.
- * @typedef {"allow" | "ask" | "deny"} ToolPolicy
  */
 /**
  * An MCP tool plus the user's settings for it.
@@ -106,15 +106,15 @@
  * @typedef {{ content: Array<Content>, structuredContent?: JsonValue | null, isError?: boolean | null, }} CallToolResult
  */
 /**
+ * The body of an embedded resource (`resource` content, `resources/read` result).
+ * @typedef {{ uri: string, mimeType?: string | null, text?: string | null, blob?: string | null, }} ResourceContents
+ */
+/**
  * One content block of a tool result or prompt message.
  * Deserialized by hand (below), with the derive's semantics: a known `type` whose members
  * do not fit, or an unknown one, is kept whole as [`Content::Unknown`]. The derive of a tagged
  * enum with an untagged fallback buffers every block into serde's `Content` tree first.
  * @typedef {{ "type": "text", text: string, } | { "type": "image", data: string, mimeType: string, } | { "type": "audio", data: string, mimeType: string, } | { "type": "resource", resource: ResourceContents, } | { "type": "resource_link", uri: string, name?: string | null, description?: string | null, mimeType?: string | null, } | JsonValue} Content
- */
-/**
- * The body of an embedded resource (`resource` content, `resources/read` result).
- * @typedef {{ uri: string, mimeType?: string | null, text?: string | null, blob?: string | null, }} ResourceContents
  */
 /**
  * The state of one call in the ledger.
@@ -149,11 +149,11 @@
  * @typedef {{ strategy: Strategy, maxCallsPerReply: number, maxCallsPerTurn: number, customInstructions: string | null, siteAddendum: string | null, }} PromptOptions
  */
 /**
- * @typedef {"noServersSelected" | "noTools" | "strategyDisabled" | "unknownServer" | "disabledServer" | "duplicateServerName" | "schemaProblem" | "unknownPlaceholder" | "missingValue" | "missingResource" | "missingPrompt" | "unknownTool" | "ambiguousTool" | "selectionCapped" | "selectionNoMatch" | "templateWithoutCallFormat" | "toolsCapped" | "textCut" | "toolNameTooLong"} PromptDiagnosticCode
- */
-/**
  * Why something was left out or looks wrong; shown to the user next to the prompt.
  * @typedef {{ code: PromptDiagnosticCode, message: string, }} PromptDiagnostic
+ */
+/**
+ * @typedef {"noServersSelected" | "noTools" | "strategyDisabled" | "unknownServer" | "disabledServer" | "duplicateServerName" | "schemaProblem" | "unknownPlaceholder" | "missingValue" | "missingResource" | "missingPrompt" | "unknownTool" | "ambiguousTool" | "selectionCapped" | "selectionNoMatch" | "templateWithoutCallFormat" | "toolsCapped" | "textCut" | "toolNameTooLong"} PromptDiagnosticCode
  */
 /**
  * A generated prompt, ready to insert into a chat.
@@ -174,12 +174,12 @@
  * @typedef {{ tool: string, server: string, arguments: JsonValue, callId: string, span: Span, format: CallFormat, }} ToolCall
  */
 /**
- * A byte range `[start, end)` of the message text.
- * @typedef {{ start: number, end: number, }} Span
- */
-/**
  * Which of the accepted shapes a call was written in.
  * @typedef {"tool" | "tool_args" | "tool_name" | "openai" | "json_lines" | "xml"} CallFormat
+ */
+/**
+ * A byte range `[start, end)` of the message text.
+ * @typedef {{ start: number, end: number, }} Span
  */
 /**
  * What a diagnostic reports.
@@ -194,12 +194,12 @@
  * @typedef {{ calls: Array<CallRecord>, pending: boolean, diagnostics: Array<Diagnostic>, resend?: boolean, }} ReplyUpdate
  */
 /**
- * One call in the ledger.
- * @typedef {{ key: string, chat: string, messageId: string, callId: string, serverId: string, tool: string, arguments: JsonValue, state: CallState, seq: number, startedAt?: number | null, durationMs?: number | null, result?: JsonValue | null, error?: ErrorBody | null, replyText?: string | null, progress?: JsonValue | null, delivered: boolean, unsent?: boolean, deliveryNote?: string | null, destructive: boolean, wait?: WaitReason | null, asking?: string | null, }} CallRecord
- */
-/**
  * Why a pending call waits.
  * @typedef {"auto_run_off" | "policy_ask"} WaitReason
+ */
+/**
+ * One call in the ledger.
+ * @typedef {{ key: string, chat: string, messageId: string, callId: string, serverId: string, tool: string, arguments: JsonValue, state: CallState, seq: number, startedAt?: number | null, durationMs?: number | null, result?: JsonValue | null, error?: ErrorBody | null, replyText?: string | null, progress?: JsonValue | null, delivered: boolean, unsent?: boolean, deliveryNote?: string | null, destructive: boolean, wait?: WaitReason | null, asking?: string | null, }} CallRecord
  */
 /**
  * What the user decided about one call.
@@ -241,13 +241,13 @@
  * @typedef {{ adapter: string, editor: string, writePath: Array<string>, checks: Array<SiteCheckRow>, unsure: boolean, }} SiteCheck
  */
 /**
+ * A part of a chat page the site check looks for.
+ * @typedef {"input" | "send" | "stop" | "assistant" | "user"} SitePart
+ */
+/**
  * One row of the site check: a part, the selector that matched (or the first tried), and how
  * many elements match and are visible.
  * @typedef {{ part: SitePart, selector: string | null, matches: number, visible: number, }} SiteCheckRow
- */
-/**
- * A part of a chat page the site check looks for.
- * @typedef {"input" | "send" | "stop" | "assistant" | "user"} SitePart
  */
 /**
  * The answer to `sites/adapter`: the adapter configured for the sender's origin.
@@ -302,7 +302,7 @@
  *   'sites/remove': { origin: string, },
  *   'sites/check': { chat?: ChatRef, },
  *   'sites/adapter': {},
- *   'sites/taught': { adapter?: JsonValue, },
+ *   'sites/taught': { adapter?: AdapterData, },
  *   'sites/teach': { chat?: ChatRef, },
  * }} Requests
  */

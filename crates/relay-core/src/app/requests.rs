@@ -16,7 +16,7 @@ use super::{
 };
 use crate::client::config::MASK;
 use crate::client::{import_mcp_servers, HttpUrl, Operation, ServerConfig, TransportKind};
-use crate::contract::request::{answers, AdapterChoice, AdapterInput, Scope};
+use crate::contract::request::{answers, AdapterChoice, Scope};
 use crate::contract::views::{
     AdapterData, ChatView, ExportAnswer, ExportedServer, Header, ImportAnswer, ImportedServer,
     ManualRun, Pong, ServerPreview, Site, SiteAdapter,
@@ -658,12 +658,9 @@ impl App {
             }),
             Request::SitesTaught { adapter } => {
                 // A content script saves for its own origin only (the sender's, from Chrome).
-                let data = match adapter.ok_or_else(|| invalid("'adapter' is required"))? {
-                    Value::Object(data) => data,
-                    _ => return Err(adapter_error(AdapterError::NotObject)),
-                };
+                let data = adapter.ok_or_else(|| invalid("'adapter' is required"))?;
                 let origin = sender.origin.clone();
-                let entry = site_entry(&origin, Some(AdapterChoice::Data(AdapterInput(data))))?;
+                let entry = site_entry(&origin, Some(AdapterChoice::Data(data)))?;
                 let custom = answer::<Option<&answers::SitesTaught>>(entry.custom.as_ref());
                 io(Io::SitesChange {
                     origin,

@@ -9,8 +9,10 @@
 //!
 //! Every field has a Rust type; strings and flags are read as leniently as the handlers always
 //! did: a string of the wrong type reads as empty or absent, a flag of the wrong type as absent
-//! ([`lenient`]), so a handler answers with what is missing. Only what the core passes on
-//! untouched stays JSON: a tool's arguments. Unknown extra fields are accepted.
+//! ([`lenient`]), so a handler answers with what is missing. Only what the core passes on or
+//! validates itself stays JSON: a tool's arguments (checked against its schema), adapter data
+//! ([`AdapterInput`], checked by `crate::app::validate_adapter`). Unknown extra fields are
+//! accepted.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -362,7 +364,7 @@ messages! {
     SitesTaught = "sites/taught", roles: CONTENT,
         doc: "{adapter} saves what \"Teach this page\" made (validated) as the sender origin's adapter. → AdapterData",
         answer: AdapterData, {
-            #[serde(default)] adapter: Option<Value>,
+            #[serde(default)] adapter: Option<AdapterInput>,
         }
     SitesTeach = "sites/teach", roles: PAGE,
         doc: "{chat} starts \"Teach this page\" in the chat's tab (the user then picks the parts with trusted clicks). → {started}",
