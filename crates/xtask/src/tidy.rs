@@ -8,6 +8,8 @@
 //! - every Rust module starts with a `//!` doc comment;
 //! - content scripts query the page only through the DOM helpers ([`DOM_HELPERS`]), which know
 //!   the adapters' shadow hops (`host >>> inner`): no `document.querySelector(All)` elsewhere;
+//!   and what the content script's parts share (what an editable box is, which labels say "not
+//!   a send button") is defined there once ([`SHARED_DEFINITIONS`]);
 //! - every error kind (`relay_core::contract::ErrorKind`) has its text in every locale, with a
 //!   placeholder for each of its details.
 
@@ -39,6 +41,10 @@ pub const WORKER_LINES: usize = 1_200;
 
 /// The content scripts that may query the document directly: the DOM helpers.
 pub const DOM_HELPERS: &[&str] = &["extension/content/dom.js", "extension/content/discover.js"];
+
+/// Definitions the content script's parts share, made once in the DOM helpers (`dom.js`): a
+/// second copy elsewhere drifts from the first.
+pub const SHARED_DEFINITIONS: &[&str] = &["const EDITABLE =", "SEND_LABEL =", "const NOT_SEND ="];
 
 /// The locales the extension ships.
 pub const LOCALES: &[&str] = &["en", "zh_CN"];
@@ -175,6 +181,31 @@ pub fn dom_queries(path: &str, text: &str) -> Vec<Violation> {
         .collect()
 }
 
+/// A content script other than `dom.js` makes none of the [`SHARED_DEFINITIONS`] itself.
+pub fn shared_definitions(path: &str, text: &str) -> Vec<Violation> {
+    if path == "extension/content/dom.js" {
+        return Vec::new();
+    }
+    text.lines()
+        .enumerate()
+        .flat_map(|(i, l)| {
+            SHARED_DEFINITIONS
+                .iter()
+                .filter(move |d| l.contains(**d))
+                .map(move |d| {
+                    violation(
+                        "shared-definitions",
+                        path,
+                        format!(
+                            "line {}: `{d}` is defined in dom.js, once: use `dom.` (NS.dom) instead of a copy",
+                            i + 1
+                        ),
+                    )
+                })
+        })
+        .collect()
+}
+
 /// Every error kind has its text in a locale's messages, with a placeholder per detail.
 pub fn translations(path: &str, messages: &str) -> Vec<Violation> {
     let v = |m: String| violation("translations", path, m);
@@ -265,6 +296,7 @@ pub fn run(root: &Path) -> Vec<Violation> {
         }
         if rel.starts_with("extension/content/") {
             out.extend(dom_queries(rel, &text));
+            out.extend(shared_definitions(rel, &text));
         }
     }
     let worker: Vec<(String, String)> = files
@@ -356,6 +388,20 @@ mod tests {
                 "const els = [...document.querySelectorAll(selector)];\n".into(),
                 "line 1",
                 "const els = dom.all([selector]);\n".into(),
+            ),
+            (
+                shared_definitions,
+                "extension/content/teach.js",
+                "  const EDITABLE = 'textarea, [contenteditable]';\n".into(),
+                "`const EDITABLE =` is defined in dom.js",
+                "  const { EDITABLE } = NS.dom;\n".into(),
+            ),
+            (
+                shared_definitions,
+                "extension/content/discover.js",
+                "  const NOT_SEND_LABEL = /stop|voice/i;\n".into(),
+                "`SEND_LABEL =` is defined in dom.js",
+                "    if (dom.notSend(label)) return 0;\n".into(),
             ),
             (
                 translations,
