@@ -11,212 +11,8 @@
 // ---- shapes (generated from the Rust types of relay_core::contract and what they use) ------
 
 /**
- * The answer to `ping`.
- * @typedef {{ core: string, role: Role, }} Pong
- */
-/**
- * Who sent a message, as the service worker established from `chrome.runtime.MessageSender`.
- * @typedef {"page" | "content"} Role
- */
-/**
- * A server's connection as its view shows it.
- * @typedef {{ status: ServerStatusName, info: JsonValue | null, toolCount: number | null, error: ErrorBody | null, lastLatencyMs: number | null, transport: JsonValue | null, }} ServerState
- */
-/**
- * Every kind of error the core and the extension's edges report: a stable machine name.
- * @typedef {"invalid_argument" | "internal" | "tab" | "storage" | "unavailable" | "malformed" | "unknown_message" | "forbidden" | "invalid_state" | "confirm_required" | "quoted" | "limit" | "denied" | "invalid" | "unknown" | "connection" | "auth" | "http" | "protocol" | "rpc" | "tool" | "timeout" | "outcome_unknown" | "retries_exhausted" | "cancelled" | "session_expired" | "unsupported_protocol_version" | "config" | "auth_bad_url" | "auth_discovery" | "auth_resource_mismatch" | "auth_issuer_mismatch" | "auth_pkce_unsupported" | "auth_no_client" | "auth_endpoint" | "auth_invalid_response" | "auth_transport" | "auth_denied" | "auth_bad_redirect" | "auth_browser" | "auth_too_many_attempts" | "auth_forbidden" | "auth_state" | "permission" | "no_answer" | "no_chat"} ErrorKind
- */
-/**
- * The error half of an answer: what happened, and what the user can do about it.
- * @typedef {{ kind: ErrorKind, message: string, hint?: string | null, details?: Array<string>, }} ErrorBody
- */
-/**
- * How a server's connection stands.
- * @typedef {"idle" | "connected" | "failed" | "disabled"} ServerStatusName
- */
-/**
- * @typedef {any} JsonValue
- */
-/**
- * A server's sign-in (MCP authorization) as the panel sees it: never a token.
- * @typedef {{ signedIn: boolean, scope: string | null, expiresAtMs: number | null, refreshable: boolean, origins: Array<string>, }} ServerAuth
- */
-/**
- * Which HTTP transport to speak to a server.
- * @typedef {"auto" | "streamable" | "sse"} TransportKind
- */
-/**
- * A header of a server. In a [`ServerView`], values of secret headers (marked `secret`, or with
- * a secret-looking name) are masked as "••••"; sending "••••" back keeps the stored value.
- * @typedef {{ name: string, value: string, secret?: boolean, }} Header
- */
-/**
- * A configured server as the side panel shows it: secret header values masked.
- * @typedef {{ id: string, name: string, url: string, transport: TransportKind, headers: Array<Header>, timeoutMs: number, enabled: boolean, auth: ServerAuth | null, state: ServerState, }} ServerView
- */
-/**
- * What `servers/add` and `servers/update` take (update names the server by `id`): the panel's
- * shape, headers as rows with `secret` marking a header whose name does not say it is a
- * credential.
- * @typedef {{ id?: string, name: string, url: string, transport?: TransportKind, headers?: Array<Header>, timeoutMs?: number, enabled?: boolean, }} ServerInput
- */
-/**
- * The answer to `servers/import`.
- * @typedef {{ servers: Array<ImportedServer>, skipped: Array<SkippedServer>, }} ImportAnswer
- */
-/**
- * A server of an imported file before it is added (`servers/import` without `apply`).
- * @typedef {{ name: string, url: string, transport: TransportKind, headers: Array<Header>, }} ServerPreview
- */
-/**
- * A server of an import: added (with `apply`), or as it would be added.
- * @typedef {ServerView | ServerPreview} ImportedServer
- */
-/**
- * An entry of an imported file that cannot be used, and why.
- * @typedef {{ name: string, reason: string, }} SkippedServer
- */
-/**
- * The answer to `servers/export`: the servers without secrets, by name.
- * @typedef {{ mcpServers: { [key in string]: ExportedServer }, }} ExportAnswer
- */
-/**
- * A server in an exported `mcpServers` file.
- * @typedef {{ url: string, type: string, }} ExportedServer
- */
-/**
- * What the user decided for a tool.
- * @typedef {"allow" | "ask" | "deny"} ToolPolicy
- */
-/**
- * Hints a server gives about a tool's behaviour (MCP `ToolAnnotations`). Untrusted: they only
- * choose a policy default, never bypass the user's policy.
- * @typedef {{ title?: string | null, readOnlyHint?: boolean | null, destructiveHint?: boolean | null, idempotentHint?: boolean | null, openWorldHint?: boolean | null, }} ToolAnnotations
- */
-/**
- * An MCP tool plus the user's settings for it.
- * @typedef {{ serverId: string, policy: ToolPolicy, enabled: boolean, name: string, title?: string | null, description?: string | null, inputSchema: JsonValue, outputSchema?: JsonValue | null, annotations?: ToolAnnotations | null, }} ToolView
- */
-/**
- * The answer to `tools/call`: how a run by hand ended.
- * @typedef {{ state: CallState, tool: string, serverId: string, arguments: { [key in string]: JsonValue }, result: CallToolResult, durationMs: number, }} ManualRun
- */
-/**
- * The result of `tools/call`.
- * @typedef {{ content: Array<Content>, structuredContent?: JsonValue | null, isError?: boolean | null, }} CallToolResult
- */
-/**
- * The body of an embedded resource (`resource` content, `resources/read` result).
- * @typedef {{ uri: string, mimeType?: string | null, text?: string | null, blob?: string | null, }} ResourceContents
- */
-/**
- * One content block of a tool result or prompt message.
- * Deserialized by hand (below), with the derive's semantics: a known `type` whose members
- * do not fit, or an unknown one, is kept whole as [`Content::Unknown`]. The derive of a tagged
- * enum with an untagged fallback buffers every block into serde's `Content` tree first.
- * @typedef {{ "type": "text", text: string, } | { "type": "image", data: string, mimeType: string, } | { "type": "audio", data: string, mimeType: string, } | { "type": "resource", resource: ResourceContents, } | { "type": "resource_link", uri: string, name?: string | null, description?: string | null, mimeType?: string | null, } | JsonValue} Content
- */
-/**
- * The state of one call in the ledger.
- * @typedef {"pending" | "running" | "done" | "failed" | "unknown" | "denied" | "limited" | "quoted"} CallState
- */
-/**
- * A chat a side-panel message is about: a tab and its conversation URL.
- * @typedef {{ tabId: number, url: string, }} ChatRef
- */
-/**
- * A chat's settings as the panel shows them, with where they come from.
- * @typedef {{ source: ChatSource, serverIds: Array<string>, strategy: Strategy | null, template: string | null, autoExecute: boolean, autoSubmit: boolean, maxConsecutive: number | null, maxTotal: number | null, }} ChatView
- */
-/**
- * Where a chat's settings come from.
- * @typedef {"chat" | "site" | "default"} ChatSource
- */
-/**
- * How hard the prompt pushes the model towards tools (seed 003's per-prompt strategies).
- * @typedef {"auto" | "toolFirst" | "toolForced" | "disabled"} Strategy
- */
-/**
- * How `chat/set` applies settings.
- * @typedef {"site" | "chat"} Scope
- */
-/**
- * One chat's settings (a chat is a tab and its conversation URL).
- * @typedef {{ serverIds: Array<string>, strategy: Strategy | null, template: string | null, autoExecute: boolean, autoSubmit: boolean, maxConsecutive: number | null, maxTotal: number | null, }} ChatSettings
- */
-/**
- * Options of the generated prompt. Every field has a default, so `{}` is valid JSON for it.
- * @typedef {{ strategy: Strategy, maxCallsPerReply: number, maxCallsPerTurn: number, customInstructions: string | null, siteAddendum: string | null, }} PromptOptions
- */
-/**
- * Why something was left out or looks wrong; shown to the user next to the prompt.
- * @typedef {{ code: PromptDiagnosticCode, message: string, }} PromptDiagnostic
- */
-/**
- * @typedef {"noServersSelected" | "noTools" | "strategyDisabled" | "unknownServer" | "disabledServer" | "duplicateServerName" | "schemaProblem" | "unknownPlaceholder" | "missingValue" | "missingResource" | "missingPrompt" | "unknownTool" | "ambiguousTool" | "selectionCapped" | "selectionNoMatch" | "templateWithoutCallFormat" | "toolsCapped" | "textCut" | "toolNameTooLong"} PromptDiagnosticCode
- */
-/**
- * A generated prompt, ready to insert into a chat.
- * @typedef {{ text: string, chars: number, tokensEstimate: number, tools: number, diagnostics?: Array<PromptDiagnostic>, }} Prompt
- */
-/**
- * A content script's answer to `relay/insert`: what the chat's editor holds and whether the
- * message left. Read leniently: a tab that answered nothing (closed, reloading) is
- * `InsertOutcome::default()`, nothing written.
- * @typedef {{ inserted: boolean, submitted: boolean, partial?: boolean, error?: string, how?: string, attached?: number, verified?: boolean, }} InsertOutcome
- */
-/**
- * Everything found in one reply, in text order.
- * @typedef {{ calls: Array<ToolCall>, diagnostics: Array<Diagnostic>, }} ParseOutput
- */
-/**
- * One tool call found in a reply, resolved to a server of the selection.
- * @typedef {{ tool: string, server: string, arguments: JsonValue, callId: string, span: Span, format: CallFormat, }} ToolCall
- */
-/**
- * Which of the accepted shapes a call was written in.
- * @typedef {"tool" | "tool_args" | "tool_name" | "openai" | "json_lines" | "xml"} CallFormat
- */
-/**
- * A byte range `[start, end)` of the message text.
- * @typedef {{ start: number, end: number, }} Span
- */
-/**
- * What a diagnostic reports.
- * @typedef {"repaired" | "unknown_tool" | "ambiguous_tool" | "server_mismatch" | "invalid_json" | "invalid_call" | "incomplete_call" | "duplicate_call_id" | "ignored_call" | "diagnostics_truncated"} DiagnosticKind
- */
-/**
- * Something the user (or the model, in the next turn) should know about the reply's calls.
- * @typedef {{ kind: DiagnosticKind, message: string, span: Span | null, details?: Array<string>, }} Diagnostic
- */
-/**
- * The answer to a `reply/update`: this message's calls as the ledger has them.
- * @typedef {{ calls: Array<CallRecord>, pending: boolean, diagnostics: Array<Diagnostic>, resend?: boolean, }} ReplyUpdate
- */
-/**
- * Why a pending call waits.
- * @typedef {"auto_run_off" | "policy_ask"} WaitReason
- */
-/**
- * One call in the ledger.
- * @typedef {{ key: string, chat: string, messageId: string, callId: string, serverId: string, tool: string, arguments: JsonValue, state: CallState, seq: number, startedAt?: number | null, durationMs?: number | null, result?: JsonValue | null, error?: ErrorBody | null, replyText?: string | null, progress?: JsonValue | null, delivered: boolean, unsent?: boolean, deliveryNote?: string | null, destructive: boolean, wait?: WaitReason | null, asking?: string | null, }} CallRecord
- */
-/**
- * What the user decided about one call.
- * @typedef {"run" | "deny" | "always"} UserDecision
- */
-/**
- * One field of a form elicitation.
- * @typedef {{ name: string, kind: string, title: string | null, description: string | null, required: boolean, default: JsonValue | null, options: Array<JsonValue> | null, min: number | null, max: number | null, }} Field
- */
-/**
- * A server's question waiting for the user (MCP elicitation): a form (`fields`) or a page to
- * open (`url`).
- * @typedef {{ key: string, serverId: string, serverName: string, askedAtMs: number, expiresAtMs: number, } & ({ "mode": "form", message: string, fields: Array<Field>, schema: JsonValue, } | { "mode": "url", message: string, url: string, elicitationId: string | null, })} ElicitationView
- */
-/**
- * Settings of the whole extension.
- * @typedef {{ customInstructions: string, defaultStrategy: Strategy, maxConsecutive: number, maxTotal: number, resultMaxChars: number, defaultTimeoutMs: number, language: string, }} Settings
+ * `sites/add`'s adapter: a built-in adapter's id, or adapter data (validated by the core).
+ * @typedef {string | Partial<AdapterData>} AdapterChoice
  */
 /**
  * A site adapter as data (taught, edited or imported), in the normal form
@@ -228,21 +24,188 @@
  * @typedef {{ input: Array<string>, drop: Array<string>, preview: Array<string>, }} AdapterFiles
  */
 /**
+ * A binary part of a result, passed on as a file (never dropped).
+ * @typedef {{ number: number, fileName: string, mimeType: string, data: string, size: number, callId: string, uri?: string | null, }} Attachment
+ */
+/**
+ * Which of the accepted shapes a call was written in.
+ * @typedef {"tool" | "tool_args" | "tool_name" | "openai" | "json_lines" | "xml"} CallFormat
+ */
+/**
+ * One call in the ledger.
+ * @typedef {{ key: string, chat: string, messageId: string, callId: string, serverId: string, tool: string, arguments: JsonValue, state: CallState, seq: number, startedAt?: number | null, durationMs?: number | null, result?: JsonValue | null, error?: ErrorBody | null, replyText?: string | null, progress?: JsonValue | null, delivered: boolean, unsent?: boolean, deliveryNote?: string | null, destructive: boolean, wait?: WaitReason | null, asking?: string | null, }} CallRecord
+ */
+/**
+ * The state of one call in the ledger.
+ * @typedef {"pending" | "running" | "done" | "failed" | "unknown" | "denied" | "limited" | "quoted"} CallState
+ */
+/**
+ * The result of `tools/call`.
+ * @typedef {{ content: Array<Content>, structuredContent?: JsonValue | null, isError?: boolean | null, }} CallToolResult
+ */
+/**
+ * A chat a side-panel message is about: a tab and its conversation URL.
+ * @typedef {{ tabId: number, url: string, }} ChatRef
+ */
+/**
+ * One chat's settings (a chat is a tab and its conversation URL).
+ * @typedef {{ serverIds: Array<string>, strategy: Strategy | null, template: string | null, autoExecute: boolean, autoSubmit: boolean, maxConsecutive: number | null, maxTotal: number | null, }} ChatSettings
+ */
+/**
+ * Where a chat's settings come from.
+ * @typedef {"chat" | "site" | "default"} ChatSource
+ */
+/**
+ * A chat's settings as the panel shows them, with where they come from.
+ * @typedef {{ source: ChatSource, serverIds: Array<string>, strategy: Strategy | null, template: string | null, autoExecute: boolean, autoSubmit: boolean, maxConsecutive: number | null, maxTotal: number | null, }} ChatView
+ */
+/**
+ * One content block of a tool result or prompt message.
+ * Deserialized by hand (below), with the derive's semantics: a known `type` whose members
+ * do not fit, or an unknown one, is kept whole as [`Content::Unknown`]. The derive of a tagged
+ * enum with an untagged fallback buffers every block into serde's `Content` tree first.
+ * @typedef {{ "type": "text", text: string, } | { "type": "image", data: string, mimeType: string, } | { "type": "audio", data: string, mimeType: string, } | { "type": "resource", resource: ResourceContents, } | { "type": "resource_link", uri: string, name?: string | null, description?: string | null, mimeType?: string | null, } | JsonValue} Content
+ */
+/**
+ * Something the user (or the model, in the next turn) should know about the reply's calls.
+ * @typedef {{ kind: DiagnosticKind, message: string, span: Span | null, details?: Array<string>, }} Diagnostic
+ */
+/**
+ * What a diagnostic reports.
+ * @typedef {"repaired" | "unknown_tool" | "ambiguous_tool" | "server_mismatch" | "invalid_json" | "invalid_call" | "incomplete_call" | "duplicate_call_id" | "ignored_call" | "diagnostics_truncated"} DiagnosticKind
+ */
+/**
+ * A server's question waiting for the user (MCP elicitation): a form (`fields`) or a page to
+ * open (`url`).
+ * @typedef {{ key: string, serverId: string, serverName: string, askedAtMs: number, expiresAtMs: number, } & ({ "mode": "form", message: string, fields: Array<Field>, schema: JsonValue, } | { "mode": "url", message: string, url: string, elicitationId: string | null, })} ElicitationView
+ */
+/**
+ * The error half of an answer: what happened, and what the user can do about it.
+ * @typedef {{ kind: ErrorKind, message: string, hint?: string | null, details?: Array<string>, }} ErrorBody
+ */
+/**
+ * Every kind of error the core and the extension's edges report: a stable machine name.
+ * @typedef {"invalid_argument" | "internal" | "tab" | "storage" | "unavailable" | "malformed" | "unknown_message" | "forbidden" | "invalid_state" | "confirm_required" | "quoted" | "limit" | "denied" | "invalid" | "unknown" | "connection" | "auth" | "http" | "protocol" | "rpc" | "tool" | "timeout" | "outcome_unknown" | "retries_exhausted" | "cancelled" | "session_expired" | "unsupported_protocol_version" | "config" | "auth_bad_url" | "auth_discovery" | "auth_resource_mismatch" | "auth_issuer_mismatch" | "auth_pkce_unsupported" | "auth_no_client" | "auth_endpoint" | "auth_invalid_response" | "auth_transport" | "auth_denied" | "auth_bad_redirect" | "auth_browser" | "auth_too_many_attempts" | "auth_forbidden" | "auth_state" | "permission" | "no_answer" | "no_chat"} ErrorKind
+ */
+/**
+ * The answer to `servers/export`: the servers without secrets, by name.
+ * @typedef {{ mcpServers: { [key in string]: ExportedServer }, }} ExportAnswer
+ */
+/**
+ * A server in an exported `mcpServers` file.
+ * @typedef {{ url: string, type: string, }} ExportedServer
+ */
+/**
+ * One field of a form elicitation.
+ * @typedef {{ name: string, kind: string, title: string | null, description: string | null, required: boolean, default: JsonValue | null, options: Array<JsonValue> | null, min: number | null, max: number | null, }} Field
+ */
+/**
+ * A header of a server. In a [`ServerView`], values of secret headers (marked `secret`, or with
+ * a secret-looking name) are masked as "••••"; sending "••••" back keeps the stored value.
+ * @typedef {{ name: string, value: string, secret?: boolean, }} Header
+ */
+/**
+ * The answer to `servers/import`.
+ * @typedef {{ servers: Array<ImportedServer>, skipped: Array<SkippedServer>, }} ImportAnswer
+ */
+/**
+ * A server of an import: added (with `apply`), or as it would be added.
+ * @typedef {ServerView | ServerPreview} ImportedServer
+ */
+/**
+ * A content script's answer to `relay/insert`: what the chat's editor holds and whether the
+ * message left. Read leniently: a tab that answered nothing (closed, reloading) is
+ * `InsertOutcome::default()`, nothing written.
+ * @typedef {{ inserted: boolean, submitted: boolean, partial?: boolean, error?: string, how?: string, attached?: number, verified?: boolean, }} InsertOutcome
+ */
+/**
+ * @typedef {any} JsonValue
+ */
+/**
+ * The answer to `tools/call`: how a run by hand ended.
+ * @typedef {{ state: CallState, tool: string, serverId: string, arguments: { [key in string]: JsonValue }, result: CallToolResult, durationMs: number, }} ManualRun
+ */
+/**
+ * Everything found in one reply, in text order.
+ * @typedef {{ calls: Array<ToolCall>, diagnostics: Array<Diagnostic>, }} ParseOutput
+ */
+/**
+ * The answer to `ping`.
+ * @typedef {{ core: string, role: Role, }} Pong
+ */
+/**
+ * A generated prompt, ready to insert into a chat.
+ * @typedef {{ text: string, chars: number, tokensEstimate: number, tools: number, diagnostics?: Array<PromptDiagnostic>, }} Prompt
+ */
+/**
+ * Why something was left out or looks wrong; shown to the user next to the prompt.
+ * @typedef {{ code: PromptDiagnosticCode, message: string, }} PromptDiagnostic
+ */
+/**
+ * @typedef {"noServersSelected" | "noTools" | "strategyDisabled" | "unknownServer" | "disabledServer" | "duplicateServerName" | "schemaProblem" | "unknownPlaceholder" | "missingValue" | "missingResource" | "missingPrompt" | "unknownTool" | "ambiguousTool" | "selectionCapped" | "selectionNoMatch" | "templateWithoutCallFormat" | "toolsCapped" | "textCut" | "toolNameTooLong"} PromptDiagnosticCode
+ */
+/**
+ * Options of the generated prompt. Every field has a default, so `{}` is valid JSON for it.
+ * @typedef {{ strategy: Strategy, maxCallsPerReply: number, maxCallsPerTurn: number, customInstructions: string | null, siteAddendum: string | null, }} PromptOptions
+ */
+/**
+ * The answer to a `reply/update`: this message's calls as the ledger has them.
+ * @typedef {{ calls: Array<CallRecord>, pending: boolean, diagnostics: Array<Diagnostic>, resend?: boolean, }} ReplyUpdate
+ */
+/**
+ * The body of an embedded resource (`resource` content, `resources/read` result).
+ * @typedef {{ uri: string, mimeType?: string | null, text?: string | null, blob?: string | null, }} ResourceContents
+ */
+/**
+ * Who sent a message, as the service worker established from `chrome.runtime.MessageSender`.
+ * @typedef {"page" | "content"} Role
+ */
+/**
+ * How `chat/set` applies settings.
+ * @typedef {"site" | "chat"} Scope
+ */
+/**
+ * A server's sign-in (MCP authorization) as the panel sees it: never a token.
+ * @typedef {{ signedIn: boolean, scope: string | null, expiresAtMs: number | null, refreshable: boolean, origins: Array<string>, }} ServerAuth
+ */
+/**
+ * What `servers/add` and `servers/update` take (update names the server by `id`): the panel's
+ * shape, headers as rows with `secret` marking a header whose name does not say it is a
+ * credential.
+ * @typedef {{ id?: string, name: string, url: string, transport?: TransportKind, headers?: Array<Header>, timeoutMs?: number, enabled?: boolean, }} ServerInput
+ */
+/**
+ * A server of an imported file before it is added (`servers/import` without `apply`).
+ * @typedef {{ name: string, url: string, transport: TransportKind, headers: Array<Header>, }} ServerPreview
+ */
+/**
+ * A server's connection as its view shows it.
+ * @typedef {{ status: ServerStatusName, info: JsonValue | null, toolCount: number | null, error: ErrorBody | null, lastLatencyMs: number | null, transport: JsonValue | null, }} ServerState
+ */
+/**
+ * How a server's connection stands.
+ * @typedef {"idle" | "connected" | "failed" | "disabled"} ServerStatusName
+ */
+/**
+ * A configured server as the side panel shows it: secret header values masked.
+ * @typedef {{ id: string, name: string, url: string, transport: TransportKind, headers: Array<Header>, timeoutMs: number, enabled: boolean, auth: ServerAuth | null, state: ServerState, }} ServerView
+ */
+/**
+ * Settings of the whole extension.
+ * @typedef {{ customInstructions: string, defaultStrategy: Strategy, maxConsecutive: number, maxTotal: number, resultMaxChars: number, defaultTimeoutMs: number, language: string, }} Settings
+ */
+/**
  * A custom chat site: its origin and adapter (an adapter id; with `custom`, the data of a
  * taught or edited one).
  * @typedef {{ origin: string, adapter: string, custom?: AdapterData, }} Site
  */
 /**
- * `sites/add`'s adapter: a built-in adapter's id, or adapter data (validated by the core).
- * @typedef {string | AdapterData} AdapterChoice
+ * The answer to `sites/adapter`: the adapter configured for the sender's origin.
+ * @typedef {{ adapter: string, custom?: AdapterData, }} SiteAdapter
  */
 /**
  * A content script's answer to `relay/check` (and the answer to `sites/check`).
  * @typedef {{ adapter: string, editor: string, writePath: Array<string>, checks: Array<SiteCheckRow>, unsure: boolean, }} SiteCheck
- */
-/**
- * A part of a chat page the site check looks for.
- * @typedef {"input" | "send" | "stop" | "assistant" | "user"} SitePart
  */
 /**
  * One row of the site check: a part, the selector that matched (or the first tried), and how
@@ -250,16 +213,53 @@
  * @typedef {{ part: SitePart, selector: string | null, matches: number, visible: number, }} SiteCheckRow
  */
 /**
- * The answer to `sites/adapter`: the adapter configured for the sender's origin.
- * @typedef {{ adapter: string, custom?: AdapterData, }} SiteAdapter
+ * A part of a chat page the site check looks for.
+ * @typedef {"input" | "send" | "stop" | "assistant" | "user"} SitePart
+ */
+/**
+ * An entry of an imported file that cannot be used, and why.
+ * @typedef {{ name: string, reason: string, }} SkippedServer
+ */
+/**
+ * A byte range `[start, end)` of the message text.
+ * @typedef {{ start: number, end: number, }} Span
  */
 /**
  * Whether "Teach this page" started.
  * @typedef {{ started: boolean, }} Started
  */
 /**
- * A binary part of a result, passed on as a file (never dropped).
- * @typedef {{ number: number, fileName: string, mimeType: string, data: string, size: number, callId: string, uri?: string | null, }} Attachment
+ * How hard the prompt pushes the model towards tools (seed 003's per-prompt strategies).
+ * @typedef {"auto" | "toolFirst" | "toolForced" | "disabled"} Strategy
+ */
+/**
+ * Hints a server gives about a tool's behaviour (MCP `ToolAnnotations`). Untrusted: they only
+ * choose a policy default, never bypass the user's policy.
+ * @typedef {{ title?: string | null, readOnlyHint?: boolean | null, destructiveHint?: boolean | null, idempotentHint?: boolean | null, openWorldHint?: boolean | null, }} ToolAnnotations
+ */
+/**
+ * One tool call found in a reply, resolved to a server of the selection.
+ * @typedef {{ tool: string, server: string, arguments: JsonValue, callId: string, span: Span, format: CallFormat, }} ToolCall
+ */
+/**
+ * What the user decided for a tool.
+ * @typedef {"allow" | "ask" | "deny"} ToolPolicy
+ */
+/**
+ * An MCP tool plus the user's settings for it.
+ * @typedef {{ serverId: string, policy: ToolPolicy, enabled: boolean, name: string, title?: string | null, description?: string | null, inputSchema: JsonValue, outputSchema?: JsonValue | null, annotations?: ToolAnnotations | null, }} ToolView
+ */
+/**
+ * Which HTTP transport to speak to a server.
+ * @typedef {"auto" | "streamable" | "sse"} TransportKind
+ */
+/**
+ * What the user decided about one call.
+ * @typedef {"run" | "deny" | "always"} UserDecision
+ */
+/**
+ * Why a pending call waits.
+ * @typedef {"auto_run_off" | "policy_ask"} WaitReason
  */
 
 // ---- messages (generated from relay_core::contract::request) ------------------------------
@@ -302,7 +302,7 @@
  *   'sites/remove': { origin: string, },
  *   'sites/check': { chat?: ChatRef, },
  *   'sites/adapter': {},
- *   'sites/taught': { adapter?: AdapterData, },
+ *   'sites/taught': { adapter?: Partial<AdapterData>, },
  *   'sites/teach': { chat?: ChatRef, },
  * }} Requests
  */

@@ -285,6 +285,8 @@ fn approvals_follow_the_senders_rights_and_the_call_runs_once() {
         .decide(Role::Page, None, &key, UserDecision::Always, false)
         .expect_err("confirm first");
     assert_eq!(e.kind, "confirm_required");
+    // The kind's details, for its localized text ("Tool $TOOL$ is marked destructive...").
+    assert_eq!(e.details, ["wipe"]);
     assert_eq!(app.config.tool_setting("notes", "wipe").0, ToolPolicy::Ask);
     let (_, effects) = app
         .decide(Role::Page, None, &key, UserDecision::Always, true)
@@ -397,6 +399,8 @@ fn a_worker_restart_turns_running_calls_unknown_and_keeps_the_turn() {
     // The turn's count survived: the third call of the turn is over its limit of two.
     let (answer, effects) = app.reply_update(&chat(), "m3", &call_text("add", "c"), true, false);
     assert_eq!(answer.calls[0].state, CallState::Limited);
+    let limit = answer.calls[0].error.as_ref().expect("why it was not run");
+    assert_eq!((limit.kind, limit.details.len()), (ErrorKind::Limit, 2));
     assert!(runs(&effects).is_empty());
     // A new turn (persisted: SaveLedger) starts counting again.
     assert_eq!(app.new_turn(&chat()), [Effect::SaveLedger]);
@@ -558,5 +562,10 @@ fn a_call_quoted_from_a_result_is_not_run() {
     let (answer, effects) = app.reply_update(&chat(), "m2", &reply, true, false);
     let states: Vec<CallState> = answer.calls.iter().map(|c| c.state).collect();
     assert_eq!(states, [CallState::Quoted, CallState::Running]);
+    let quoted = answer.calls[0].error.as_ref().expect("why it was not run");
+    assert_eq!(
+        (quoted.kind, quoted.details.clone()),
+        (ErrorKind::Quoted, vec!["add".to_owned()])
+    );
     assert_eq!(runs(&effects).len(), 1);
 }

@@ -173,9 +173,13 @@ pub fn contract_js() -> String {
     let requests = relay_core::contract::request::typescript(&mut shapes);
     let tabs = relay_core::contract::tab::typescript(&mut shapes);
     shapes.declare::<ErrorBody>();
+    // By name: the order types are met in follows ts-rs's traversal, which is not stable across
+    // builds.
+    let mut declarations = shapes.declarations.clone();
+    declarations.sort_by(|a, b| a.name.cmp(&b.name));
     let mut g = String::new();
     g.push_str("// ---- shapes (generated from the Rust types of relay_core::contract and what they use) ------\n\n");
-    for d in &shapes.declarations {
+    for d in &declarations {
         g.push_str(&jsdoc(
             d.docs.as_deref(),
             &format!("@typedef {{{}}} {}", js_type(&d.body), d.name),

@@ -153,7 +153,7 @@ pub enum AdapterChoice {
 }
 
 /// Adapter data as sent, before the core validates it (`crate::app::validate_adapter`, whose
-/// errors name the field): its shape is [`AdapterData`]'s.
+/// errors name the field, and which fills in what is left out): a partial [`AdapterData`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct AdapterInput(pub Map<String, Value>);
@@ -163,7 +163,8 @@ impl ts_rs::TS for AdapterInput {
     type WithoutGenerics = Self;
     type OptionInnerType = Self;
     fn name(_: &ts_rs::Config) -> String {
-        "AdapterData".to_owned()
+        // What the core fills in (the optional lists, the editor) may be left out.
+        "Partial<AdapterData>".to_owned()
     }
     fn inline(cfg: &ts_rs::Config) -> String {
         Self::name(cfg)

@@ -43,7 +43,12 @@ pub enum Refusal {
     InvalidState { message: String },
     /// Allowed, but only with the user's explicit confirmation (`confirm: true`).
     #[error("{message}")]
-    ConfirmRequired { message: String, hint: String },
+    ConfirmRequired {
+        message: String,
+        hint: String,
+        /// The tool, the detail of the kind's localized text.
+        tool: String,
+    },
 }
 
 impl Refusal {
@@ -68,9 +73,14 @@ impl From<Refusal> for ErrorBody {
     fn from(r: Refusal) -> Self {
         let kind = r.kind();
         match r {
-            Refusal::Forbidden { message, hint } | Refusal::ConfirmRequired { message, hint } => {
-                ErrorBody::new(kind, message).with_hint(hint)
-            }
+            Refusal::Forbidden { message, hint } => ErrorBody::new(kind, message).with_hint(hint),
+            Refusal::ConfirmRequired {
+                message,
+                hint,
+                tool,
+            } => ErrorBody::new(kind, message)
+                .with_hint(hint)
+                .with_details(vec![tool]),
             Refusal::InvalidState { message } => ErrorBody::new(kind, message),
         }
     }
@@ -180,6 +190,7 @@ pub fn policy_change(
                 tool.name
             ),
             hint: "Confirm to allow it anyway.".into(),
+            tool: tool.name.clone(),
         });
     }
     Ok(())
