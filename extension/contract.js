@@ -285,7 +285,7 @@
  *   'resources/list': { serverId: string, },
  *   'resources/read': { serverId: string, uri: string, },
  *   'chat/get': { chat?: ChatRef, },
- *   'chat/set': { chat?: ChatRef, settings: ChatSettings, scope?: Scope, },
+ *   'chat/set': { chat?: ChatRef, settings: Partial<ChatSettings>, scope?: Scope, },
  *   'prompt/build': { chat?: ChatRef, serverIds?: Array<string>, options?: PromptOptions, },
  *   'chat/insert': { chat?: ChatRef, text: string, submit?: boolean, },
  *   'reply/parse': { text: string, serverIds?: Array<string>, },

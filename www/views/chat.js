@@ -95,7 +95,7 @@ export function mountChat(section, app) {
   /** @param {Partial<import('../../extension/contract.js').ChatSettings>} patch */
   async function save(patch) {
     status.replaceChildren();
-    if (!chat || !settings) return;
+    if (!chat) return;
     try {
       settings = await call('chat/set', { chat, settings: { ...settings, ...patch }, scope: onlyThisChat ? 'chat' : 'site' });
     } catch (e) {

@@ -519,8 +519,8 @@ impl App {
                 let chat = self.chat_for(sender, chat.as_ref())?;
                 // Picked once per site, unless the user overrides this chat only.
                 let effects = match scope.unwrap_or_default() {
-                    Scope::Chat => self.set_chat_only(&chat, settings),
-                    Scope::Site => self.set_chat(&chat, settings),
+                    Scope::Chat => self.set_chat_only(&chat, settings.0),
+                    Scope::Site => self.set_chat(&chat, settings.0),
                 };
                 let view = answer::<answers::ChatSet>(self.chat_view(&chat));
                 Ok(Step::Done(view, effects))

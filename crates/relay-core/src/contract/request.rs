@@ -152,6 +152,26 @@ pub enum AdapterChoice {
     Data(AdapterInput),
 }
 
+/// A chat's settings as `chat/set` takes them: what is left out takes its default.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ChatSettingsInput(pub ChatSettings);
+
+#[cfg(feature = "ts")]
+impl ts_rs::TS for ChatSettingsInput {
+    type WithoutGenerics = Self;
+    type OptionInnerType = Self;
+    fn name(_: &ts_rs::Config) -> String {
+        "Partial<ChatSettings>".to_owned()
+    }
+    fn inline(cfg: &ts_rs::Config) -> String {
+        Self::name(cfg)
+    }
+    fn visit_dependencies(v: &mut impl ts_rs::TypeVisitor) {
+        v.visit::<ChatSettings>();
+    }
+}
+
 /// Adapter data as sent, before the core validates it (`crate::app::validate_adapter`, whose
 /// errors name the field, and which fills in what is left out): a partial [`AdapterData`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -276,7 +296,7 @@ messages! {
     ChatSet = "chat/set", roles: PAGE, doc: "{chat, settings, scope?} sets the chat's settings and remembers them for its site (scope \"chat\": this chat only). → ChatView",
         answer: ChatView, {
             #[serde(default, deserialize_with = "lenient::chat")] chat: Option<ChatRef>,
-            #[serde(default)] settings: ChatSettings,
+            #[serde(default)] settings: ChatSettingsInput,
             #[serde(default)] scope: Option<Scope>,
         }
     PromptBuild = "prompt/build", roles: BOTH,
