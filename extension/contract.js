@@ -3,167 +3,293 @@
 // and crates/xtask/src/codegen/contract.js.in. Do not edit: change those and run the codegen;
 // `cargo xtask codegen --check` (a step of `cargo xtask test`) fails when this file is stale.
 
-// ---- shapes ---------------------------------------------------------------------------------
-
-/** @typedef {'page' | 'content'} Role */
-/** @typedef {{kind: string, message: string, hint?: string}} ErrorBody */
 /**
  * @template T
  * @typedef {{ok: true, data: T} | {ok: false, error: ErrorBody}} Envelope
  */
 
-/** @typedef {'auto' | 'streamable' | 'sse'} Transport */
-/**
- * A header of a server. In a ServerView, values of secret headers (marked `secret`, or with a
- * secret-looking name) are masked as "••••"; sending "••••" back keeps the stored value.
- * @typedef {{name: string, value: string, secret?: boolean}} Header
- */
-/**
- * @typedef {object} ServerState
- * @property {'idle' | 'connecting' | 'connected' | 'failed' | 'disabled'} status
- * @property {{protocolVersion?: string, serverInfo?: {name?: string, version?: string}, capabilities?: object, [k: string]: unknown}} [info]
- * @property {string} [protocolVersion]
- * @property {string} [transport]
- * @property {number} [toolCount]
- * @property {ErrorBody} [error]
- * @property {number} [lastLatencyMs]
- */
-/**
- * @typedef {object} ServerView
- * @property {string} id
- * @property {string} name
- * @property {string} url
- * @property {Transport} transport
- * @property {Header[]} headers
- * @property {number} timeoutMs
- * @property {boolean} enabled
- * @property {ServerState} [state]
- * @property {ServerAuth | null} [auth] the server's sign-in (MCP authorization); null when never signed in
- */
-/**
- * A server's sign-in as the panel sees it: never a token.
- * @typedef {object} ServerAuth
- * @property {boolean} signedIn
- * @property {string | null} [scope]
- * @property {number | null} [expiresAtMs]
- * @property {boolean} refreshable
- * @property {string[]} origins where signing in fetches from (the panel asks for host permission to them)
- */
-/**
- * What servers/add and servers/update take (update adds `id`).
- * @typedef {{id?: string, name: string, url: string, transport?: Transport, headers?: Header[], timeoutMs?: number, enabled?: boolean}} ServerInput
- */
+// ---- shapes (generated from the Rust types of relay_core::contract and what they use) ------
 
+/**
+ * `sites/add`'s adapter: a built-in adapter's id, or adapter data (validated by the core).
+ * @typedef {string | Partial<AdapterData>} AdapterChoice
+ */
+/**
+ * A site adapter as data (taught, edited or imported), in the normal form
+ * `crate::app::validate_adapter` makes.
+ * @typedef {{ id: string, name: string, editor: string, input: Array<string>, send: Array<string>, assistant: Array<string>, stop: Array<string>, disabled: Array<string>, user: Array<string>, code: Array<string>, files: AdapterFiles | null, maxText?: number, }} AdapterData
+ */
+/**
+ * The selector lists of an adapter's file upload.
+ * @typedef {{ input: Array<string>, drop: Array<string>, preview: Array<string>, }} AdapterFiles
+ */
+/**
+ * A binary part of a result, passed on as a file (never dropped).
+ * @typedef {{ number: number, fileName: string, mimeType: string, data: string, size: number, callId: string, uri?: string | null, }} Attachment
+ */
+/**
+ * Which of the accepted shapes a call was written in.
+ * @typedef {"tool" | "tool_args" | "tool_name" | "openai" | "json_lines" | "xml"} CallFormat
+ */
+/**
+ * One call in the ledger.
+ * @typedef {{ key: string, chat: string, messageId: string, callId: string, serverId: string, tool: string, arguments: JsonValue, state: CallState, seq: number, startedAt?: number | null, durationMs?: number | null, result?: JsonValue | null, error?: ErrorBody | null, replyText?: string | null, progress?: JsonValue | null, delivered: boolean, unsent?: boolean, deliveryNote?: string | null, destructive: boolean, wait?: WaitReason | null, asking?: string | null, }} CallRecord
+ */
+/**
+ * The state of one call in the ledger.
+ * @typedef {"pending" | "running" | "done" | "failed" | "unknown" | "denied" | "limited" | "quoted"} CallState
+ */
+/**
+ * The result of `tools/call`.
+ * @typedef {{ content: Array<Content>, structuredContent?: JsonValue | null, isError?: boolean | null, }} CallToolResult
+ */
+/**
+ * A chat a side-panel message is about: a tab and its conversation URL.
+ * @typedef {{ tabId: number, url: string, }} ChatRef
+ */
+/**
+ * One chat's settings (a chat is a tab and its conversation URL).
+ * @typedef {{ serverIds: Array<string>, strategy: Strategy | null, template: string | null, autoExecute: boolean, autoSubmit: boolean, maxConsecutive: number | null, maxTotal: number | null, switchesForSite: boolean, }} ChatSettings
+ */
+/**
+ * Where a chat's settings come from.
+ * @typedef {"chat" | "site" | "default"} ChatSource
+ */
+/**
+ * A chat's settings as the panel shows them, with where they come from.
+ * @typedef {{ source: ChatSource, serverIds: Array<string>, strategy: Strategy | null, template: string | null, autoExecute: boolean, autoSubmit: boolean, maxConsecutive: number | null, maxTotal: number | null, switchesForSite: boolean, }} ChatView
+ */
+/**
+ * One content block of a tool result or prompt message.
+ * Deserialized by hand (below), with the derive's semantics: a known `type` whose members
+ * do not fit, or an unknown one, is kept whole as [`Content::Unknown`]. The derive of a tagged
+ * enum with an untagged fallback buffers every block into serde's `Content` tree first.
+ * @typedef {{ "type": "text", text: string, } | { "type": "image", data: string, mimeType: string, } | { "type": "audio", data: string, mimeType: string, } | { "type": "resource", resource: ResourceContents, } | { "type": "resource_link", uri: string, name?: string | null, description?: string | null, mimeType?: string | null, } | JsonValue} Content
+ */
+/**
+ * Something the user (or the model, in the next turn) should know about the reply's calls.
+ * @typedef {{ kind: DiagnosticKind, message: string, span: Span | null, details?: Array<string>, }} Diagnostic
+ */
+/**
+ * What a diagnostic reports.
+ * @typedef {"repaired" | "unknown_tool" | "ambiguous_tool" | "server_mismatch" | "invalid_json" | "invalid_call" | "incomplete_call" | "duplicate_call_id" | "ignored_call" | "diagnostics_truncated"} DiagnosticKind
+ */
 /**
  * A server's question waiting for the user (MCP elicitation): a form (`fields`) or a page to
  * open (`url`).
- * @typedef {object} ElicitationView
- * @property {string} key
- * @property {string} serverId
- * @property {string} serverName
- * @property {'form' | 'url'} mode
- * @property {string} message
- * @property {{name: string, kind: 'string' | 'number' | 'integer' | 'boolean' | 'array', title?: string, description?: string, required: boolean, default?: unknown, options?: unknown[], min?: number, max?: number, secret?: string}[]} [fields]
- * @property {Record<string, unknown>} [schema] the form's JSON Schema as the server sent it
- * @property {string} [url]
- * @property {{scheme: string, host: string, unicodeHost?: string, port?: string, userinfo?: string, warnings: ('userinfo' | 'international' | 'unencrypted')[]}} [link] the host `url` opens, as the core parsed it
- * @property {number} askedAtMs
- * @property {number} expiresAtMs
- */
-
-/** @typedef {'allow' | 'ask' | 'deny'} Policy */
-/**
- * @typedef {object} ToolAnnotations
- * @property {string} [title]
- * @property {boolean} [readOnlyHint]
- * @property {boolean} [destructiveHint]
- * @property {boolean} [idempotentHint]
- * @property {boolean} [openWorldHint]
+ * @typedef {{ key: string, serverId: string, serverName: string, askedAtMs: number, expiresAtMs: number, } & ({ "mode": "form", message: string, fields: Array<Field>, schema: JsonValue, } | { "mode": "url", message: string, url: string, elicitationId: string | null, link: Link, })} ElicitationView
  */
 /**
- * An MCP Tool plus its settings.
- * @typedef {object} ToolView
- * @property {string} serverId
- * @property {string} name
- * @property {string} [title]
- * @property {string} [description]
- * @property {any} [inputSchema]
- * @property {ToolAnnotations} [annotations]
- * @property {Policy} policy
- * @property {boolean} enabled
+ * The error half of an answer: what happened, and what the user can do about it.
+ * @typedef {{ kind: ErrorKind, message: string, hint?: string | null, details?: Array<string>, }} ErrorBody
  */
 /**
- * tools/policy: one tool (`tool`) or every tool of the server; `readOnly` limits a server-wide
- * change to the tools annotated read-only and not destructive; `confirm` confirms allowing a
- * destructive tool (without it the core answers `confirm_required`).
- * @typedef {{serverId: string, tool?: string, policy?: Policy, enabled?: boolean, readOnly?: boolean, confirm?: boolean}} ToolPolicyRequest
+ * Every kind of error the core and the extension's edges report: a stable machine name.
+ * @typedef {"invalid_argument" | "internal" | "tab" | "storage" | "unavailable" | "malformed" | "unknown_message" | "forbidden" | "invalid_state" | "confirm_required" | "quoted" | "limit" | "denied" | "invalid" | "unknown" | "connection" | "auth" | "http" | "protocol" | "rpc" | "tool" | "timeout" | "outcome_unknown" | "retries_exhausted" | "cancelled" | "session_expired" | "unsupported_protocol_version" | "redirected" | "foreign_endpoint" | "config" | "auth_bad_url" | "auth_discovery" | "auth_resource_mismatch" | "auth_issuer_mismatch" | "auth_pkce_unsupported" | "auth_no_client" | "auth_endpoint" | "auth_invalid_response" | "auth_transport" | "auth_denied" | "auth_bad_redirect" | "auth_browser" | "auth_too_many_attempts" | "auth_forbidden" | "auth_state" | "permission" | "no_answer" | "no_chat"} ErrorKind
  */
-
-/** @typedef {{tabId: number, url: string}} ChatRef */
-/** @typedef {'auto' | 'toolFirst' | 'toolForced' | 'disabled'} Strategy */
 /**
- * @typedef {object} ChatSettings
- * @property {string[]} serverIds
- * @property {Strategy | null} [strategy] null: the settings' default strategy
- * @property {string | null} [template] null: the built-in template
- * @property {boolean} autoExecute
- * @property {boolean} autoSubmit
- * @property {number | null} [maxConsecutive]
- * @property {number | null} [maxTotal]
- * @property {boolean} [switchesForSite] auto-run and auto-send apply to every conversation of the site (else to this one only)
+ * The answer to `servers/export`: the servers without secrets, by name.
+ * @typedef {{ mcpServers: { [key in string]: ExportedServer }, }} ExportAnswer
  */
-/** @typedef {{text: string, chars: number, tokensEstimate: number, tools: number | unknown[]}} Prompt */
-
-/** @typedef {'pending' | 'running' | 'done' | 'failed' | 'unknown' | 'denied' | 'limited'} CallState */
 /**
- * One call in the exactly-once ledger.
- * @typedef {object} CallRecord
- * @property {string} key
- * @property {string} chat
- * @property {string} messageId
- * @property {string} callId
- * @property {string} serverId
- * @property {string} tool
- * @property {unknown} arguments
- * @property {number} seq
- * @property {boolean} delivered
- * @property {boolean} [unsent] the result is in the chat's input but the message did not leave: the user must press Send
- * @property {string} [deliveryNote] why the last delivery did not go as asked (what was lost, why the send did not take)
- * @property {CallState} state
- * @property {boolean} [destructive] the tool is annotated destructive (approve in the side panel only)
- * @property {'auto_run_off' | 'policy_ask'} [wait] why a pending call waits
- * @property {string} [asking] the server that asked the user something mid-call (elicitation): answer in the side panel
- * @property {unknown} [progress]
- * @property {any} [result]
- * @property {{kind?: string, message?: string, hint?: string}} [error]
- * @property {string} [replyText]
- * @property {number} [startedAt]
- * @property {number} [durationMs]
+ * A server in an exported `mcpServers` file.
+ * @typedef {{ url: string, type: string, }} ExportedServer
  */
-/** @typedef {'run' | 'deny' | 'always'} Decision */
-/** One turn of a look at the page: its element's handle, whether it is the user's, the site's id, its text when it changed (with `at`: only what was appended to the first `at` UTF-16 units sent before). @typedef {{h: number, user?: boolean, id?: string, text?: string, at?: number}} TurnSeen */
-/** One look at a chat page (`page/observe`). @typedef {{page: string, conversation: string | null, pattern: boolean, streaming: boolean, submitted: boolean, turns: TurnSeen[]}} PageObservation */
-/** The core's answer to a look. @typedef {{calls: CallRecord[], pending: boolean, resend?: number[], rescanMs?: number, reset?: boolean}} PageAnswer */
-/** A tab's page as the core sees it. @typedef {{url: string, quiet: boolean, turns: {messageId: string, state: 'history' | 'undecided' | 'live' | 'done', onPage: boolean, length: number}[]}} PageView */
-
-/** @typedef {{origin: string, adapter: string, custom?: AdapterData}} Site */
 /**
- * A site adapter as data (taught, edited or imported; validated by the core):
- * @typedef {{id: string, name: string, editor: string, input: string[], send: string[], assistant: string[], stop: string[], disabled: string[], user: string[], code: string[], files: {input: string[], drop: string[], preview: string[]} | null, maxText?: number}} AdapterData
+ * One field of a form elicitation.
+ * @typedef {{ name: string, kind: string, title: string | null, description: string | null, required: boolean, default: JsonValue | null, options: Array<JsonValue> | null, min: number | null, max: number | null, secret: string | null, }} Field
  */
-/** @typedef {'input' | 'send' | 'stop' | 'assistant' | 'user'} SitePart */
-/** @typedef {{part: SitePart, selector: string | null, matches: number, visible: number}} SiteCheckRow */
 /**
- * What the loop would use on the page: the composer and send control (CSS paths), the assistant
- * and user turns it counts, and the start of the last reply's text.
- * @typedef {{input: string | null, send: string | null, assistant: number, user: number, lastReply: string | null}} SiteFound
+ * A header of a server. In a [`ServerView`], values of secret headers (marked `secret`, or with
+ * a secret-looking name) are masked as "••••"; sending "••••" back keeps the stored value.
+ * @typedef {{ name: string, value: string, secret?: boolean, }} Header
  */
-/** @typedef {{adapter: string, editor: string, writePath?: string[], checks: SiteCheckRow[], unsure?: boolean, found?: SiteFound}} SiteCheck */
-
-/** A file the core asks a content script to attach. @typedef {{fileName?: string, mimeType?: string, data?: string}} Attachment */
 /**
- * What a content script answers to relay/insert (and chat/insert passes on).
- * @typedef {{inserted: boolean, submitted: boolean, partial?: boolean, lost?: string[], how?: string, attached?: number, verified?: boolean, error?: string}} InsertOutcome
+ * The answer to `servers/import`.
+ * @typedef {{ servers: Array<ImportedServer>, skipped: Array<SkippedServer>, }} ImportAnswer
+ */
+/**
+ * A server of an import: added (with `apply`), or as it would be added.
+ * @typedef {ServerView | ServerPreview} ImportedServer
+ */
+/**
+ * A content script's answer to `relay/insert`: what the chat's editor holds and whether the
+ * message left. Read leniently: a tab that answered nothing (closed, reloading) is
+ * `InsertOutcome::default()`, nothing written.
+ * @typedef {{ inserted: boolean, submitted: boolean, partial?: boolean, error?: string, how?: string, attached?: number, verified?: boolean, }} InsertOutcome
+ */
+/**
+ * @typedef {any} JsonValue
+ */
+/**
+ * A parsed http(s) link.
+ * @typedef {{ scheme: string, host: string, unicodeHost?: string, port?: string, userinfo?: string, warnings: Array<LinkWarning>, }} Link
+ */
+/**
+ * What deserves the user's attention about a link, worst first.
+ * @typedef {"userinfo" | "international" | "unencrypted"} LinkWarning
+ */
+/**
+ * The answer to `tools/call`: how a run by hand ended.
+ * @typedef {{ state: CallState, tool: string, serverId: string, arguments: { [key in string]: JsonValue }, result: CallToolResult, durationMs: number, }} ManualRun
+ */
+/**
+ * The answer to `page/observe`.
+ * @typedef {{ calls: Array<CallRecord>, pending: boolean, resend?: Array<number>, rescanMs?: number, reset?: boolean, }} PageAnswer
+ */
+/**
+ * A tab's page as the side panel and tests see it (`page/state`).
+ * @typedef {{ url: string, quiet: boolean, turns: Array<TurnView>, }} PageView
+ */
+/**
+ * Everything found in one reply, in text order.
+ * @typedef {{ calls: Array<ToolCall>, diagnostics: Array<Diagnostic>, }} ParseOutput
+ */
+/**
+ * The answer to `ping`.
+ * @typedef {{ core: string, role: Role, }} Pong
+ */
+/**
+ * A generated prompt, ready to insert into a chat.
+ * @typedef {{ text: string, chars: number, tokensEstimate: number, tools: number, diagnostics?: Array<PromptDiagnostic>, }} Prompt
+ */
+/**
+ * Why something was left out or looks wrong; shown to the user next to the prompt.
+ * @typedef {{ code: PromptDiagnosticCode, message: string, }} PromptDiagnostic
+ */
+/**
+ * @typedef {"noServersSelected" | "noTools" | "strategyDisabled" | "unknownServer" | "disabledServer" | "duplicateServerName" | "schemaProblem" | "unknownPlaceholder" | "missingValue" | "missingResource" | "missingPrompt" | "unknownTool" | "ambiguousTool" | "selectionCapped" | "selectionNoMatch" | "templateWithoutCallFormat" | "toolsCapped" | "textCut" | "toolNameTooLong" | "toolNameInvalid"} PromptDiagnosticCode
+ */
+/**
+ * Options of the generated prompt. Every field has a default, so `{}` is valid JSON for it.
+ * @typedef {{ strategy: Strategy, maxCallsPerReply: number, maxCallsPerTurn: number, customInstructions: string | null, siteAddendum: string | null, }} PromptOptions
+ */
+/**
+ * The body of an embedded resource (`resource` content, `resources/read` result).
+ * @typedef {{ uri: string, mimeType?: string | null, text?: string | null, blob?: string | null, }} ResourceContents
+ */
+/**
+ * Who sent a message, as the service worker established from `chrome.runtime.MessageSender`.
+ * @typedef {"page" | "content"} Role
+ */
+/**
+ * How `chat/set` applies settings.
+ * @typedef {"site" | "chat"} Scope
+ */
+/**
+ * A server's sign-in (MCP authorization) as the panel sees it: never a token.
+ * @typedef {{ signedIn: boolean, scope: string | null, expiresAtMs: number | null, refreshable: boolean, origins: Array<string>, }} ServerAuth
+ */
+/**
+ * What `servers/add` and `servers/update` take (update names the server by `id`): the panel's
+ * shape, headers as rows with `secret` marking a header whose name does not say it is a
+ * credential.
+ * @typedef {{ id?: string, name: string, url: string, transport?: TransportKind, headers?: Array<Header>, timeoutMs?: number, enabled?: boolean, }} ServerInput
+ */
+/**
+ * A server of an imported file before it is added (`servers/import` without `apply`).
+ * @typedef {{ name: string, url: string, transport: TransportKind, headers: Array<Header>, }} ServerPreview
+ */
+/**
+ * A server's connection as its view shows it.
+ * @typedef {{ status: ServerStatusName, info: JsonValue | null, toolCount: number | null, error: ErrorBody | null, lastLatencyMs: number | null, transport: JsonValue | null, }} ServerState
+ */
+/**
+ * How a server's connection stands.
+ * @typedef {"idle" | "connected" | "failed" | "disabled"} ServerStatusName
+ */
+/**
+ * A configured server as the side panel shows it: secret header values masked.
+ * @typedef {{ id: string, name: string, url: string, transport: TransportKind, headers: Array<Header>, timeoutMs: number, enabled: boolean, auth: ServerAuth | null, state: ServerState, }} ServerView
+ */
+/**
+ * Settings of the whole extension.
+ * @typedef {{ customInstructions: string, defaultStrategy: Strategy, maxConsecutive: number, maxTotal: number, resultMaxChars: number, defaultTimeoutMs: number, language: string, }} Settings
+ */
+/**
+ * A custom chat site: its origin and adapter (an adapter id; with `custom`, the data of a
+ * taught or edited one).
+ * @typedef {{ origin: string, adapter: string, custom?: AdapterData, }} Site
+ */
+/**
+ * The answer to `sites/adapter`: the adapter configured for the sender's origin.
+ * @typedef {{ adapter: string, custom?: AdapterData, }} SiteAdapter
+ */
+/**
+ * A content script's answer to `relay/check` (and the answer to `sites/check`).
+ * @typedef {{ adapter: string, editor: string, writePath: Array<string>, checks: Array<SiteCheckRow>, unsure: boolean, found?: SiteFound | null, }} SiteCheck
+ */
+/**
+ * One row of the site check: a part, the selector that matched (or the first tried), and how
+ * many elements match and are visible.
+ * @typedef {{ part: SitePart, selector: string | null, matches: number, visible: number, }} SiteCheckRow
+ */
+/**
+ * What the loop would use on a page: the composer and send control it picks (as CSS paths,
+ * ` >>> ` hopping into open shadow roots), the assistant and user turns it counts, and the
+ * start of the last reply it would read.
+ * @typedef {{ input: string | null, send: string | null, assistant: number, user: number, lastReply: string | null, }} SiteFound
+ */
+/**
+ * A part of a chat page the site check looks for.
+ * @typedef {"input" | "send" | "stop" | "assistant" | "user"} SitePart
+ */
+/**
+ * An entry of an imported file that cannot be used, and why.
+ * @typedef {{ name: string, reason: string, }} SkippedServer
+ */
+/**
+ * A byte range `[start, end)` of the message text.
+ * @typedef {{ start: number, end: number, }} Span
+ */
+/**
+ * Whether "Teach this page" started.
+ * @typedef {{ started: boolean, }} Started
+ */
+/**
+ * How hard the prompt pushes the model towards tools (seed 003's per-prompt strategies).
+ * @typedef {"auto" | "toolFirst" | "toolForced" | "disabled"} Strategy
+ */
+/**
+ * Hints a server gives about a tool's behaviour (MCP `ToolAnnotations`). Untrusted: they only
+ * choose a policy default, never bypass the user's policy.
+ * @typedef {{ title?: string | null, readOnlyHint?: boolean | null, destructiveHint?: boolean | null, idempotentHint?: boolean | null, openWorldHint?: boolean | null, }} ToolAnnotations
+ */
+/**
+ * One tool call found in a reply, resolved to a server of the selection.
+ * @typedef {{ tool: string, server: string, arguments: JsonValue, callId: string, span: Span, format: CallFormat, }} ToolCall
+ */
+/**
+ * What the user decided for a tool.
+ * @typedef {"allow" | "ask" | "deny"} ToolPolicy
+ */
+/**
+ * An MCP tool plus the user's settings for it.
+ * @typedef {{ serverId: string, policy: ToolPolicy, enabled: boolean, name: string, title?: string | null, description?: string | null, inputSchema: JsonValue, outputSchema?: JsonValue | null, annotations?: ToolAnnotations | null, }} ToolView
+ */
+/**
+ * Which HTTP transport to speak to a server.
+ * @typedef {"auto" | "streamable" | "sse"} TransportKind
+ */
+/**
+ * One turn on the page.
+ * @typedef {{ h: number, user?: boolean, id?: string, text?: string, at?: number, }} TurnSeen
+ */
+/**
+ * Where a turn stands.
+ * @typedef {"history" | "undecided" | "live" | "done"} TurnState
+ */
+/**
+ * One reply of a [`PageView`].
+ * @typedef {{ messageId: string, state: TurnState, onPage: boolean, length: number, }} TurnView
+ */
+/**
+ * What the user decided about one call.
+ * @typedef {"run" | "deny" | "always"} UserDecision
+ */
+/**
+ * Why a pending call waits.
+ * @typedef {"auto_run_off" | "policy_ask"} WaitReason
  */
 
 // ---- messages (generated from relay_core::contract::request) ------------------------------
@@ -173,87 +299,143 @@
  * @typedef {{
  *   'ping': {},
  *   'servers/list': {},
- *   'servers/add': {server: ServerInput},
- *   'servers/update': {server: ServerInput & {id: string}},
- *   'servers/remove': {id: string},
- *   'servers/import': {json: string, apply: boolean},
- *   'servers/signIn': {id: string},
- *   'servers/signOut': {id: string},
+ *   'servers/add': { server: ServerInput, },
+ *   'servers/update': { server: ServerInput, },
+ *   'servers/remove': { id: string, },
+ *   'servers/import': { json: string, apply?: boolean, },
+ *   'servers/signIn': { id: string, },
+ *   'servers/signOut': { id: string, },
  *   'servers/export': {},
- *   'servers/test': {id: string},
- *   'tools/list': {serverId?: string, refresh?: boolean},
- *   'tools/policy': ToolPolicyRequest,
- *   'tools/call': {serverId: string, tool: string, arguments: unknown},
- *   'prompts/list': {serverId: string},
- *   'prompts/get': {serverId: string, name: string, arguments?: Record<string, string>},
- *   'resources/list': {serverId: string},
- *   'resources/read': {serverId: string, uri: string},
- *   'chat/get': {chat?: ChatRef},
- *   'chat/set': {chat: ChatRef, settings: Partial<ChatSettings>, scope?: 'site' | 'chat'},
- *   'prompt/build': {chat?: ChatRef, serverIds?: string[], options?: object},
- *   'chat/insert': {chat: ChatRef, text: string, submit?: boolean},
- *   'reply/parse': {text: string, serverIds?: string[]},
- *   'page/observe': PageObservation,
- *   'page/state': {chat: ChatRef},
- *   'activity/list': {chat?: ChatRef},
- *   'activity/decide': {key: string, decision: Decision, confirm?: boolean},
+ *   'servers/test': { id: string, },
+ *   'tools/list': { serverId?: string, refresh?: boolean, },
+ *   'tools/policy': { serverId: string, tool?: string, policy?: ToolPolicy, enabled?: boolean, readOnly?: boolean, confirm?: boolean, },
+ *   'tools/call': { serverId: string, tool: string, arguments?: JsonValue, },
+ *   'prompts/list': { serverId: string, },
+ *   'prompts/get': { serverId: string, name: string, arguments?: { [key in string]: string }, },
+ *   'resources/list': { serverId: string, },
+ *   'resources/read': { serverId: string, uri: string, },
+ *   'chat/get': { chat?: ChatRef, },
+ *   'chat/set': { chat?: ChatRef, settings: Partial<ChatSettings>, scope?: Scope, },
+ *   'prompt/build': { chat?: ChatRef, serverIds?: Array<string>, options?: PromptOptions, },
+ *   'chat/insert': { chat?: ChatRef, text: string, submit?: boolean, },
+ *   'reply/parse': { text: string, serverIds?: Array<string>, },
+ *   'page/observe': { page: string, conversation?: string | null, pattern: boolean, streaming: boolean, submitted: boolean, turns: Array<TurnSeen>, },
+ *   'page/state': { chat?: ChatRef, },
+ *   'activity/list': { chat?: ChatRef, },
+ *   'activity/decide': { key: string, decision: UserDecision, confirm?: boolean, },
  *   'elicitation/list': {},
- *   'elicitation/answer': {key: string, action: 'accept' | 'decline' | 'cancel', content?: Record<string, unknown>},
+ *   'elicitation/answer': { key: string, action: string, content?: { [key in string]: JsonValue }, },
  *   'settings/get': {},
- *   'settings/set': {settings: Record<string, unknown>},
+ *   'settings/set': { settings: Settings, },
  *   'sites/list': {},
- *   'sites/add': {origin: string, adapter: string | AdapterData},
- *   'sites/remove': {origin: string},
- *   'sites/check': {chat: ChatRef},
+ *   'sites/add': { origin: string, adapter?: AdapterChoice, },
+ *   'sites/remove': { origin: string, },
+ *   'sites/check': { chat?: ChatRef, },
  *   'sites/adapter': {},
- *   'sites/taught': {adapter: AdapterData},
- *   'sites/teach': {chat: ChatRef},
+ *   'sites/taught': { adapter?: Partial<AdapterData>, },
+ *   'sites/teach': { chat?: ChatRef, },
  * }} Requests
  */
 /**
  * Answer data per message.
  * @typedef {{
- *   'ping': {core: string, role: Role},
- *   'servers/list': ServerView[],
+ *   'ping': Pong,
+ *   'servers/list': Array<ServerView>,
  *   'servers/add': ServerView,
  *   'servers/update': ServerView,
  *   'servers/remove': null,
- *   'servers/import': {servers: ServerView[], skipped: {name: string, reason: string}[]},
+ *   'servers/import': ImportAnswer,
  *   'servers/signIn': ServerView,
  *   'servers/signOut': ServerView,
- *   'servers/export': {mcpServers: Record<string, unknown>},
+ *   'servers/export': ExportAnswer,
  *   'servers/test': ServerView,
- *   'tools/list': ToolView[],
- *   'tools/policy': ToolView[],
- *   'tools/call': CallRecord,
- *   'prompts/list': any,
- *   'prompts/get': any,
- *   'resources/list': any,
- *   'resources/read': any,
- *   'chat/get': ChatSettings & {source: 'chat' | 'site' | 'default'},
- *   'chat/set': ChatSettings & {source: 'chat' | 'site' | 'default'},
+ *   'tools/list': Array<ToolView>,
+ *   'tools/policy': Array<ToolView>,
+ *   'tools/call': ManualRun,
+ *   'prompts/list': JsonValue,
+ *   'prompts/get': JsonValue,
+ *   'resources/list': JsonValue,
+ *   'resources/read': JsonValue,
+ *   'chat/get': ChatView,
+ *   'chat/set': ChatView,
  *   'prompt/build': Prompt | null,
  *   'chat/insert': InsertOutcome,
- *   'reply/parse': {calls: unknown[], diagnostics: unknown[]},
+ *   'reply/parse': ParseOutput,
  *   'page/observe': PageAnswer,
  *   'page/state': PageView | null,
- *   'activity/list': CallRecord[],
+ *   'activity/list': Array<CallRecord>,
  *   'activity/decide': CallRecord,
- *   'elicitation/list': ElicitationView[],
- *   'elicitation/answer': ElicitationView[],
- *   'settings/get': Record<string, any>,
- *   'settings/set': Record<string, any>,
- *   'sites/list': Site[],
- *   'sites/add': Site[],
- *   'sites/remove': Site[],
+ *   'elicitation/list': Array<ElicitationView>,
+ *   'elicitation/answer': Array<ElicitationView>,
+ *   'settings/get': Settings,
+ *   'settings/set': Settings,
+ *   'sites/list': Array<Site>,
+ *   'sites/add': Array<Site>,
+ *   'sites/remove': Array<Site>,
  *   'sites/check': SiteCheck,
- *   'sites/adapter': {adapter: string, custom?: AdapterData} | null,
+ *   'sites/adapter': SiteAdapter | null,
  *   'sites/taught': AdapterData,
- *   'sites/teach': {started: boolean},
+ *   'sites/teach': Started,
  * }} Responses
  */
 /** @typedef {keyof Requests} MessageType */
-/** @typedef {Error & {kind?: string, hint?: string}} CoreError */
+/** @typedef {Error & {kind?: ErrorKind, hint?: string, details?: string[]}} CoreError */
+
+/**
+ * Every error kind (relay_core::contract::ErrorKind) with the names of its details, the
+ * placeholders of its localized text `errKind_<kind>` in every locale.
+ * @type {Readonly<Record<ErrorKind, readonly string[]>>}
+ */
+export const ERROR_KINDS = Object.freeze({
+  'invalid_argument': [],
+  'internal': [],
+  'tab': [],
+  'storage': [],
+  'unavailable': [],
+  'malformed': [],
+  'unknown_message': [],
+  'forbidden': [],
+  'invalid_state': [],
+  'confirm_required': ['tool'],
+  'quoted': ['tool'],
+  'limit': ['consecutive', 'total'],
+  'denied': [],
+  'invalid': [],
+  'unknown': [],
+  'connection': [],
+  'auth': [],
+  'http': [],
+  'protocol': [],
+  'rpc': [],
+  'tool': [],
+  'timeout': [],
+  'outcome_unknown': [],
+  'retries_exhausted': [],
+  'cancelled': [],
+  'session_expired': [],
+  'unsupported_protocol_version': [],
+  'redirected': [],
+  'foreign_endpoint': [],
+  'config': [],
+  'auth_bad_url': [],
+  'auth_discovery': [],
+  'auth_resource_mismatch': [],
+  'auth_issuer_mismatch': [],
+  'auth_pkce_unsupported': [],
+  'auth_no_client': [],
+  'auth_endpoint': [],
+  'auth_invalid_response': [],
+  'auth_transport': [],
+  'auth_denied': [],
+  'auth_bad_redirect': [],
+  'auth_browser': [],
+  'auth_too_many_attempts': [],
+  'auth_forbidden': [],
+  'auth_state': [],
+  'permission': [],
+  'no_answer': [],
+  'no_chat': [],
+});
 
 /**
  * Who may send each message: "page" (side panel, options) and/or "content" (content scripts).
@@ -282,9 +464,9 @@ export const MESSAGES = Object.freeze({
   'servers/test': ['page'],
   /** {serverId?, refresh?} → [ToolView] (cached, 5 min TTL) */
   'tools/list': ['page'],
-  /** {serverId, tool?, policy?, enabled?, readOnly?, confirm?} sets one tool's (or, without tool, every tool's of the server) policy. → [ToolView] */
+  /** {serverId, tool?, policy?, enabled?, readOnly?, confirm?} sets one tool's (or, without tool, every tool's of the server) policy; `readOnly` limits a server-wide change to the tools annotated read-only and not destructive; `confirm` confirms allowing a destructive tool (without it the core answers `confirm_required`). → [ToolView] */
   'tools/policy': ['page'],
-  /** {serverId, tool, arguments} runs a tool by hand (policy and validation apply). → CallRecord */
+  /** {serverId, tool, arguments} runs a tool by hand (policy and validation apply). → ManualRun */
   'tools/call': ['page'],
   /** {serverId} → MCP prompts */
   'prompts/list': ['page'],
@@ -294,13 +476,13 @@ export const MESSAGES = Object.freeze({
   'resources/list': ['page'],
   /** {serverId, uri} → MCP ReadResourceResult */
   'resources/read': ['page'],
-  /** {chat?} this chat's settings (content scripts: their own tab): its own, else its site's, else the defaults (source says which). → ChatSettings */
+  /** {chat?} this chat's settings (content scripts: their own tab): its own, else its site's, else the defaults (source says which). → ChatView */
   'chat/get': ['page', 'content'],
-  /** {chat, settings, scope?} sets the chat's settings and remembers them for its site (scope "chat": this chat only). → ChatSettings */
+  /** {chat, settings, scope?} sets the chat's settings and remembers them for its site (scope "chat": this chat only). → ChatView */
   'chat/set': ['page'],
   /** {chat?, serverIds?, options?} → Prompt {text, chars, tokensEstimate, tools} or null */
   'prompt/build': ['page', 'content'],
-  /** {chat, text, submit?} asks the chat tab's content script to insert text. → {inserted, submitted} */
+  /** {chat, text, submit?} asks the chat tab's content script to insert text. → InsertOutcome */
   'chat/insert': ['page'],
   /** {text, serverIds?} parses one reply against the selected servers' tools (content scripts: their chat's). → {calls, diagnostics} */
   'reply/parse': ['page', 'content'],
@@ -326,7 +508,7 @@ export const MESSAGES = Object.freeze({
   'sites/add': ['page'],
   /** {origin} removes a custom chat site. → [Site] */
   'sites/remove': ['page'],
-  /** {chat} asks the chat tab's content script which adapter selectors match. → {adapter, checks: [{part, selector, matches}]} */
+  /** {chat} asks the chat tab's content script which adapter selectors match. → SiteCheck */
   'sites/check': ['page'],
   /** The adapter configured for the sender's origin: its id and, for a taught or edited one, its data. → {adapter, custom?} or null */
   'sites/adapter': ['content'],
@@ -341,9 +523,9 @@ export const MESSAGES = Object.freeze({
 /**
  * Fields (without `type`) of each message the core sends to a chat tab's content script.
  * @typedef {{
- *   'relay/insert': {text: string, submit: boolean, attachments?: Attachment[]},
+ *   'relay/insert': { text: string, submit: boolean, attachments: Array<Attachment>, },
  *   'relay/check': {},
- *   'relay/calls': {calls: CallRecord[]},
+ *   'relay/calls': { calls: Array<CallRecord>, },
  *   'relay/teach': {},
  * }} TabMessages
  */
@@ -352,11 +534,15 @@ export const MESSAGES = Object.freeze({
  * @typedef {{
  *   'relay/insert': InsertOutcome,
  *   'relay/check': SiteCheck,
- *   'relay/calls': void,
- *   'relay/teach': {started: boolean},
+ *   'relay/calls': null,
+ *   'relay/teach': Started,
  * }} TabAnswers
  */
 /** @typedef {keyof TabMessages} TabMessageType */
+/**
+ * A content script's handler of each tab message: its fields in, its answer out.
+ * @typedef {{[K in TabMessageType]: (fields: TabMessages[K]) => TabAnswers[K] | Promise<TabAnswers[K]>}} TabHandlers
+ */
 
 /**
  * The messages the core sends to tabs, with what each does.
@@ -417,6 +603,7 @@ export async function call(type, fields) {
   /** @type {Envelope<Responses[T]> | undefined} */
   const answer = await chrome.runtime.sendMessage({ ...fields, type });
   if (answer && answer.ok) return answer.data;
-  const e = (answer && !answer.ok && answer.error) || { kind: 'no_answer', message: 'The extension did not answer.', hint: undefined };
-  throw Object.assign(new Error(e.message), { kind: e.kind, hint: e.hint });
+  /** @type {ErrorBody} */
+  const e = (answer && !answer.ok && answer.error) || { kind: 'no_answer', message: 'The extension did not answer.' };
+  throw Object.assign(new Error(e.message), { kind: e.kind, hint: e.hint, details: e.details });
 }

@@ -10,15 +10,16 @@ import { t, currentLanguage } from './i18n.js';
 export { call };
 
 /**
- * `{kind, message, hint}` of any thrown value.
+ * `{kind, message, hint, details}` of any thrown value.
  * @param {any} e
- * @returns {{kind: string, message: string, hint: string}}
+ * @returns {{kind: string, message: string, hint: string, details: string[]}}
  */
 export function describeError(e) {
   return {
     kind: (e && e.kind) || 'internal',
     message: (e && e.message) || String(e),
     hint: (e && e.hint) || '',
+    details: Array.isArray(e && e.details) ? e.details.map(String) : [],
   };
 }
 
@@ -28,13 +29,13 @@ export function describeError(e) {
  * @param {{compact?: boolean}} [options] compact: without the hint
  */
 export function errorView(e, { compact = false } = {}) {
-  const { kind, message, hint } = describeError(e);
+  const { kind, message, hint, details } = describeError(e);
   if (kind === 'unavailable') {
     return h('p', { class: 'notice unavailable', attrs: { role: 'status' }, dataset: { kind } }, t('errUnavailable'), ' ', h('code', { text: message }));
   }
   // The core writes its messages in English. In another panel language, say what kind of
   // failure it is and what to do in that language, and keep the core's exact words below.
-  const localized = !currentLanguage().startsWith('en') ? localizedError(kind) : null;
+  const localized = !currentLanguage().startsWith('en') ? localizedError(kind, details) : null;
   if (localized) {
     return h('div', { class: 'error', attrs: { role: 'alert' }, dataset: { kind, localized: 'true' } },
       h('p', { class: 'error-message', text: localized.message }),
@@ -50,14 +51,16 @@ export function errorView(e, { compact = false } = {}) {
 }
 
 /**
- * The panel language's message and hint for an error kind of the core, or null when the
- * locale has none (the core's English text is shown then).
+ * The panel language's message and hint for an error kind of the core, with the error's
+ * details filled in (`ERROR_KINDS` names them per kind), or null when the locale has none (the
+ * core's English text is shown then).
  * @param {string} kind
+ * @param {string[]} [details]
  * @returns {{message: string, hint: string} | null}
  */
-export function localizedError(kind) {
+export function localizedError(kind, details = []) {
   if (!/^[a-z_]+$/.test(kind)) return null;
-  const message = t('errKind_' + kind);
+  const message = t('errKind_' + kind, ...details);
   if (!message || message === 'errKind_' + kind) return null;
   const hint = t('errHint_' + kind);
   return { message, hint: hint && hint !== 'errHint_' + kind ? hint : '' };

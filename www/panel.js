@@ -18,9 +18,9 @@ import { mountServers } from './views/servers.js';
  * @property {string | null} current
  * @property {string} language
  * @property {(view: string) => boolean} visible
- * @property {(type: string) => Promise<any> | undefined} takePrefetch
+ * @property {<T extends import('../extension/contract.js').MessageType>(type: T) => Promise<import('../extension/contract.js').Responses[T]> | undefined} takePrefetch
  * @property {(lang: string) => Promise<void>} applyLanguage
- * @property {Record<string, any>} [settings] the core's Settings as the chat view last read them
+ * @property {import('../extension/contract.js').Settings} [settings] the core's Settings as the chat view last read them
  */
 
 /**
@@ -46,7 +46,7 @@ const byId = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.
 /** Shows the pending-approval count on the Activity tab (set once the panel starts). */
 let showPendingBadge = () => {};
 
-/** @type {Map<string, Promise<any>>} */
+/** @type {Map<string, Promise<unknown>>} */
 const prefetched = new Map();
 // The first view's data is requested before anything else, in parallel with the language.
 prefetched.set('servers/list', call('servers/list'));
@@ -64,10 +64,11 @@ const app = {
     return app.current === view && document.visibilityState === 'visible';
   },
   /** A request started at load for `type`, handed out once; later reads ask the core again. */
-  takePrefetch(/** @type {string} */ type) {
+  takePrefetch(type) {
     const p = prefetched.get(type);
     prefetched.delete(type);
-    return p;
+    // Set only under its own message's name, with that message's answer.
+    return /** @type {Promise<import('../extension/contract.js').Responses[typeof type]> | undefined} */ (p);
   },
   /** Switches the panel's language (stored in settings by the settings view). */
   async applyLanguage(/** @type {string} */ lang) {

@@ -141,7 +141,7 @@ const STATE_MARK = { pending: '?', running: '…', done: '✓', failed: '✗', u
 
 /**
  * The one-character mark of a call in the tool chain ("weather_search ✓").
- * @param {import('../extension/contract.js').CallRecord} record
+ * @param {CallShown} record
  */
 export function stateMark(record) {
   if (record.state === 'done' && record.result && record.result.isError) return '✗';
@@ -162,10 +162,14 @@ function progressView(p) {
 }
 
 /**
- * A call record (see CallRecord in crates/relay-core/src/contract.rs). `onDecide(decision)` is
- * called for the buttons of pending calls and the explicit re-run of an unknown one.
- * @param {import('../extension/contract.js').CallRecord} record
- * @param {{onDecide?: (decision: import('../extension/contract.js').Decision) => void}} [options]
+ * A call: a record of the ledger, or how a run by hand ended (`ManualRun`, which has no key and
+ * never waits). `onDecide(decision)` is called for the buttons of pending calls and the explicit
+ * re-run of an unknown one.
+ * @typedef {Partial<import('../extension/contract.js').CallRecord> & Pick<import('../extension/contract.js').CallRecord, 'tool' | 'state'>} CallShown
+ */
+/**
+ * @param {CallShown} record
+ * @param {{onDecide?: (decision: import('../extension/contract.js').UserDecision) => void}} [options]
  */
 export function callView(record, { onDecide } = {}) {
   const state = String(record.state || 'unknown');

@@ -23,8 +23,8 @@
     const checks = PARTS.map((part) => {
       const selectors = adapter[part];
       for (const selector of selectors) {
-        let els;
-        try { els = [...document.querySelectorAll(selector)]; } catch { continue; }
+        // dom.all: a taught adapter's `host >>> inner` hops into shadow roots.
+        const els = dom.all([selector]);
         if (els.length) return { part, selector, matches: els.length, visible: els.filter(dom.visible).length };
       }
       if (part === 'input' && generic) {

@@ -1,7 +1,7 @@
 // Types of the content script's parts (checked by `tsc`, never shipped as code): the shared
 // namespace `globalThis.McpRelayContent` that the classic-script parts fill in manifest order,
 // and the site adapters of sites.js.
-import type { CallRecord, Attachment, InsertOutcome, SiteCheck } from '../contract.js';
+import type { CallRecord, Attachment, InsertOutcome, SiteCheck, MessageType, Requests, Responses } from '../contract.js';
 
 /** How an editor is written to (write.js). */
 export type WriteStrategy = 'native-setter' | 'insert-text' | 'lines' | 'paste' | 'beforeinput' | 'dom-text';
@@ -53,11 +53,18 @@ export interface ContentState {
 export interface Namespace {
   readonly Sites: SitesApi;
   readonly state: ContentState;
-  call(type: string, fields?: Record<string, unknown>): Promise<any>;
+  /** Sends a contract message to the core; resolves with its typed answer. */
+  call<T extends MessageType>(type: T, fields?: Requests[T]): Promise<Responses[T]>;
   t(key: string, fallback?: string, substitutions?: string[]): string;
   readonly dom: {
     chatUrl(): string;
     holdsChat(): boolean;
+    /** What an editable box is (one definition for discovery and the teach picker). */
+    readonly EDITABLE: string;
+    /** Labels of send buttons. */
+    readonly SEND_LABEL: RegExp;
+    /** Whether a control's label says it is not a send button (stop, voice, attach, copy...). */
+    notSend(label: string): boolean;
     firstMatch(selectors: readonly string[], root?: ParentNode): { selector: string; el: Element } | null;
     first(selectors: readonly string[], root?: ParentNode): HTMLElement | null;
     all(selectors: readonly string[]): HTMLElement[];
@@ -85,7 +92,7 @@ export interface Namespace {
     /** What a look carries of a reply's text: the appended part (`at`: length already sent) or the whole text. */
     replyDelta(sent: string | undefined, text: string): { text: string; at?: number };
     /** One look at the page, as `page/observe` carries it (marks what it read as sent). */
-    observation(): import('../contract.js').PageObservation;
+    observation(): import('../contract.js').Requests['page/observe'];
     startReading(): void;
     noteSubmit(): void;
     userMessages(): HTMLElement[];
@@ -96,7 +103,7 @@ export interface Namespace {
     scheduleScan(): void;
   };
   /** Discovery of a page's parts by shape (discover.js). */
-  discover?: {
+  discover: {
     queryDeep(selector: string, roots?: (Document | ShadowRoot | Element)[]): HTMLElement[];
     allRoots(): (Document | ShadowRoot)[];
     parentOf(n: Node): Element | null;
@@ -116,7 +123,7 @@ export interface Namespace {
     forget(): void;
   };
   /** "Teach this page" (teach.js). */
-  teach?: {
+  teach: {
     start(): void;
     notice(show: boolean): void;
     use(data: Record<string, any>): void;

@@ -25,16 +25,11 @@
   const NS = found;
   const { state, dom } = NS;
 
-  const EDITABLE = 'textarea, [contenteditable="true"], [contenteditable=""], [contenteditable="plaintext-only"], input[type="text"], input:not([type])';
+  const { EDITABLE, SEND_LABEL } = dom;
   const BUTTONS = 'button, [role="button"], input[type="submit"], input[type="button"]';
   // Where a button is never the send button (structure, not class words: those only weigh).
   const NOT_SEND_AREA = 'pre, code';
   const CODE_WORD = /code-?block|highlight/i;
-  // Send in the languages of Chrome's top UI locales (en, zh, ja, ko, es, fr, de, pt, ru, it).
-  const SEND_LABEL = /\b(send|submit|ask|run)\b|发送|提交|发出|傳送|送出|送信|プロンプトを送信|보내기|전송|제출|\benviar\b|\benvoyer\b|\bsoumettre\b|\b(ab)?senden\b|\babschicken\b|отправить|отправка|\binvia(re)?\b/i;
-  // What shares the send button's place and must never be clicked for a send: stop, voice,
-  // attach, copy, menus (also in those languages).
-  const NOT_SEND_LABEL = /stop|停止|cancel|取消|voice|micro|mic\b|dictat|语音|attach|upload|附件|上传|file|文件|copy|复制|download|下载|edit|编辑|retry|regenerate|重新|like|share|分享|menu|more|search|搜索|think|思考|model|模型|mode\b|new chat|新对话|plus|tools?\b|工具|中止|音声|マイク|添付|ファイル|コピー|メニュー|중지|음성|마이크|첨부|파일|복사|메뉴|detener|\bvoz\b|micrófono|adjuntar|archivo|copiar|arrêter|\bvoix\b|joindre|fichier|copier|anhalten|stoppen|sprache|mikrofon|anhängen|datei|kopieren|parar|microfone|anexar|arquivo|остановить|голос|микрофон|прикрепить|файл|копировать|меню|interrompi|\bvoce\b|microfono|allega|copia/i;
   // Attribute names and values that mark an assistant turn on sites nobody described.
   const ROLE_ATTR = /^(role|author|sender|speaker|from|data-(.*-)?(role|author|sender|speaker|from|turn|message|type|kind|source|origin)(-.*)?)$/i;
   const ASSISTANT_VALUE = /^(assistant|bot|ai|model|agent|llm|gpt|response|answer|system-assistant)$/i;
@@ -238,7 +233,7 @@
     if (b.closest(NOT_SEND_AREA) || turns.some((t) => containsDeep(t, b))) return 0;
     const label = labelOf(b);
     const named = SEND_LABEL.test(label);
-    if (NOT_SEND_LABEL.test(label) && !named) return 0;
+    if (dom.notSend(label)) return 0;
     if (b.getAttribute('aria-haspopup') && b.getAttribute('aria-haspopup') !== 'false') return 0;
     const words = wordsOf(b);
     let score = 0;

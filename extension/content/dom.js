@@ -18,17 +18,18 @@
   /**
    * Sends a contract message to the core and unwraps the envelope; rejects with an Error that
    * carries the core's `kind` and `hint`.
-   * @param {string} type
-   * @param {Record<string, unknown>} [fields]
-   * @returns {Promise<any>}
+   * @template {import('../contract').MessageType} T
+   * @param {T} type
+   * @param {import('../contract').Requests[T]} [fields]
+   * @returns {Promise<import('../contract').Responses[T]>}
    */
-  async function call(type, fields = {}) {
+  async function call(type, fields) {
     // `url`: the page's URL now. Chrome's sender URL stays the one the document loaded with,
     // whatever in-page navigations followed; the core takes ours within the sender's origin.
     const answer = await chrome.runtime.sendMessage({ ...fields, type, url: chatUrl() });
     if (answer && answer.ok) return answer.data;
     const e = (answer && answer.error) || { kind: 'no_answer', message: 'The extension did not answer.' };
-    throw Object.assign(new Error(e.message), { kind: e.kind, hint: e.hint });
+    throw Object.assign(new Error(e.message), { kind: e.kind, hint: e.hint, details: e.details });
   }
 
   /**
@@ -128,18 +129,9 @@
   /** @type {import('./content').ContentState} */
   const state = { adapter: Sites.forLocation(location) || Sites.GENERIC, ui: null };
 
-  // The generic adapter finds the input by shape: the largest visible editable box, favouring
-  // the one lowest on the page (chat composers sit at the bottom).
+  // The generic adapter finds the input by shape (discover.js).
   function genericInput() {
-    if (ns.discover) return ns.discover.findComposer();
-    /** @type {HTMLElement[]} */
-    const found = [...document.querySelectorAll(/** @type {string} */ ('textarea, [contenteditable="true"], [contenteditable=""], input[type="text"]'))].map((e) => /** @type {HTMLElement} */ (e));
-    const candidates = found.filter((el) => visible(el) && !(state.ui && state.ui.contains(el)));
-    candidates.sort((a, b) => {
-      const ra = a.getBoundingClientRect(), rb = b.getBoundingClientRect();
-      return (rb.width * rb.height + rb.bottom) - (ra.width * ra.height + ra.bottom);
-    });
-    return candidates[0] || null;
+    return ns.discover.findComposer();
   }
 
   function findInput() {
@@ -147,9 +139,20 @@
     return (a.input.length && first(a.input)) || (a === Sites.GENERIC ? genericInput() : null);
   }
 
-  // Controls that share the send button's place but must never be clicked for a send: stop
-  // (where Send and Stop are one button), voice and dictation (ChatGPT's empty composer).
-  const NOT_SEND = /\bstop\b|停止|voice|dictat|microphone|语音/i;
+  // What an editable box is (discovery's composers, the teach picker's input).
+  const EDITABLE = 'textarea, [contenteditable="true"], [contenteditable=""], [contenteditable="plaintext-only"], input[type="text"], input:not([type])';
+  // Labels of send buttons, in the languages of Chrome's top UI locales (en, zh, ja, ko, es, fr,
+  // de, pt, ru, it).
+  const SEND_LABEL = /\b(send|submit|ask|run)\b|发送|提交|发出|傳送|送出|送信|プロンプトを送信|보내기|전송|제출|\benviar\b|\benvoyer\b|\bsoumettre\b|\b(ab)?senden\b|\babschicken\b|отправить|отправка|\binvia(re)?\b/i;
+  // What shares the send button's place and is never clicked for a send (in those languages
+  // too): stop (where Send and Stop are one button), voice and dictation (an empty composer's
+  // button), attach, copy, edit, menus and the like.
+  const NOT_SEND_LABEL = /stop|停止|cancel|取消|voice|micro|mic\b|dictat|语音|attach|upload|附件|上传|file|文件|copy|复制|download|下载|edit|编辑|retry|regenerate|重新|like|share|分享|menu|more|search|搜索|think|思考|model|模型|mode\b|new chat|新对话|plus|tools?\b|工具|中止|音声|マイク|添付|ファイル|コピー|メニュー|중지|음성|마이크|첨부|파일|복사|메뉴|detener|\bvoz\b|micrófono|adjuntar|archivo|copiar|arrêter|\bvoix\b|joindre|fichier|copier|anhalten|stoppen|sprache|mikrofon|anhängen|datei|kopieren|parar|microfone|anexar|arquivo|остановить|голос|микрофон|прикрепить|файл|копировать|меню|interrompi|\bvoce\b|microfono|allega|copia/i;
+  /**
+   * Whether a control's label says it is not a send button (and does not also say send).
+   * @param {string} label
+   */
+  const notSend = (label) => NOT_SEND_LABEL.test(label) && !SEND_LABEL.test(label);
 
   /**
    * Whether a control is a stop (or voice) control now: the adapter's stop selectors, or its
@@ -159,7 +162,7 @@
   function stopLike(el) {
     if (state.adapter.stop.some((s) => { try { return el.matches(s); } catch { return false; } })) return true;
     const label = [el.getAttribute('aria-label'), el.getAttribute('title'), el.getAttribute('data-testid')].filter(Boolean).join(' ');
-    return NOT_SEND.test(label) || NOT_SEND.test((el.textContent || '').trim().slice(0, 40));
+    return notSend(label) || notSend((el.textContent || '').trim().slice(0, 40));
   }
 
   /** @param {HTMLElement | null} input */
@@ -176,12 +179,7 @@
       return null;
     }
     // Only inside the composer, never a message's or a code block's button (discover.js).
-    if (ns.discover) return ns.discover.findSend(input);
-    const scope = (input && input.closest('form')) || document;
-    /** @type {HTMLElement[]} */
-    const buttons = [...scope.querySelectorAll('button, [role="button"]')].map((e) => /** @type {HTMLElement} */ (e));
-    return buttons.filter((b) => visible(b) && !stopLike(b)).find((b) => (b instanceof HTMLButtonElement && b.type === 'submit')
-      || /send|submit|发送/i.test(b.getAttribute('aria-label') || b.textContent || '')) || null;
+    return ns.discover.findSend(input);
   }
 
   /** @param {HTMLElement | null} btn */
@@ -213,7 +211,7 @@
   /** @type {import('./content').Namespace} */
   const ns = /** @type {any} */ ({
     Sites, state, call, t,
-    dom: { chatUrl, holdsChat, firstMatch, first, all, visible, matchesAny, genericInput, findInput, findSend, stopLike, enabled, isStreaming, describe, sleep, settle, norm },
+    dom: { chatUrl, holdsChat, EDITABLE, SEND_LABEL, notSend, firstMatch, first, all, visible, matchesAny, genericInput, findInput, findSend, stopLike, enabled, isStreaming, describe, sleep, settle, norm },
   });
   globalThis.McpRelayContent = ns;
 })();

@@ -15,29 +15,43 @@
   const { Sites, state, call } = NS;
   const { cards } = NS;
 
+  /**
+   * One handler per message the core sends to a tab (the generated `TabHandlers`: a message
+   * without its handler, or a handler answering another shape, fails the type check).
+   * @type {import('../contract').TabHandlers}
+   */
+  const handlers = {
+    'relay/insert': (m) => NS.write.insert(String(m.text || ''), !!m.submit, Array.isArray(m.attachments) ? m.attachments : [])
+      .catch((e) => ({ inserted: false, submitted: false, error: String(e && e.message || e) })),
+    'relay/check': () => NS.check.check(),
+    'relay/calls': (m) => {
+      for (const c of Array.isArray(m.calls) ? m.calls : []) cards.renderCard(c);
+      // A call changed (it ended, or the worker restarted): look at the page again, so the
+      // core sees whether its reply has ended and can deliver.
+      NS.read.scheduleScan();
+      return null;
+    },
+    'relay/teach': () => {
+      NS.teach.start();
+      return { started: true };
+    },
+  };
+
   // Messages from our own service worker (never from the page: pages cannot reach this API).
-  chrome.runtime.onMessage.addListener((/** @type {any} */ msg, sender, sendResponse) => {
+  chrome.runtime.onMessage.addListener((/** @type {unknown} */ msg, sender, sendResponse) => {
     if (sender.id !== chrome.runtime.id || sender.tab) return false;
-    // Every frame of the tab gets the message: the one holding the chat answers.
-    if (msg && (msg.type === 'relay/insert' || msg.type === 'relay/check' || msg.type === 'relay/teach') && !NS.dom.holdsChat()) return false;
-    if (msg && msg.type === 'relay/insert') {
-      const attachments = Array.isArray(msg.attachments) ? msg.attachments : [];
-      NS.write.insert(String(msg.text || ''), !!msg.submit, attachments)
-        .then(sendResponse, (e) => sendResponse({ inserted: false, submitted: false, error: String(e && e.message || e) }));
+    const type = msg && typeof msg === 'object' && 'type' in msg ? msg.type : undefined;
+    if (typeof type !== 'string' || !Object.hasOwn(handlers, type)) return false;
+    // Every frame of the tab gets the message: the one holding the chat answers (each frame
+    // shows its own calls' cards).
+    if (type !== 'relay/calls' && !NS.dom.holdsChat()) return false;
+    const handle = /** @type {(m: unknown) => unknown} */ (handlers[/** @type {keyof typeof handlers} */ (type)]);
+    const answer = handle(msg);
+    if (answer instanceof Promise) {
+      answer.then(sendResponse);
       return true;
     }
-    if (msg && msg.type === 'relay/check') {
-      sendResponse(NS.check.check());
-      return false;
-    }
-    if (msg && msg.type === 'relay/teach' && NS.teach) {
-      NS.teach.start();
-      sendResponse({ started: true });
-      return false;
-    }
-    if (msg && msg.type === 'relay/calls' && Array.isArray(msg.calls)) {
-      for (const c of msg.calls) cards.renderCard(c);
-    }
+    sendResponse(answer);
     return false;
   });
 

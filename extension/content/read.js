@@ -203,7 +203,7 @@
 
   /**
    * One look: what the page shows now, as the core's page model reads it.
-   * @returns {import('../contract').PageObservation}
+   * @returns {import('../contract').Requests['page/observe']}
    */
   function observation() {
     const turns = turnsInOrder().map(({ el, user }) => {

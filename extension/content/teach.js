@@ -14,7 +14,7 @@
   const NS = found;
   const { state, t, call, Sites } = NS;
 
-  const EDITABLE = 'textarea, [contenteditable="true"], [contenteditable=""], [contenteditable="plaintext-only"], input[type="text"], input:not([type])';
+  const { EDITABLE } = NS.dom;
   const BUTTON = 'button, [role="button"], input[type="submit"], input[type="button"]';
 
   const host = document.createElement('mcp-relay-teach');

@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 
 const ROOT = process.env.RELAY_ROOT || process.cwd();
 const TARGET = process.env.RELAY_TARGET || join(ROOT, 'target');
-const core = createRequire(import.meta.url)(join(TARGET, 'relay-node/relay_wasm.js'));
+const core = createRequire(import.meta.url)(join(TARGET, 'relay-node/relay_node.js'));
 const fixture = (f) => JSON.parse(readFileSync(join(ROOT, 'tests/fixtures/prompts', f), 'utf8'));
 
 const everything = { id: 'everything', name: 'everything', tools: fixture('everything-tools.json') };

@@ -16,16 +16,16 @@ const TARGET = process.env.RELAY_TARGET || join(ROOT, 'target');
 const OUT = join(TARGET, 'bench/boundary-node');
 const run = (cmd, args) => execFileSync(cmd, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
 
-run('cargo', ['build', '--quiet', '-p', 'relay-wasm', '--target', 'wasm32-unknown-unknown', '--profile', 'wasm-release', '--features', 'boundary-bench']);
+run('cargo', ['build', '--quiet', '-p', 'relay-node', '--target', 'wasm32-unknown-unknown', '--profile', 'wasm-release', '--features', 'boundary-bench']);
 mkdirSync(OUT, { recursive: true });
 const cargoBin = join(process.env.CARGO_HOME || join(homedir(), '.cargo'), 'bin/wasm-bindgen');
-run(existsSync(cargoBin) ? cargoBin : 'wasm-bindgen', ['--target', 'nodejs', '--no-typescript', '--out-dir', OUT, join(TARGET, 'wasm32-unknown-unknown/wasm-release/relay_wasm.wasm')]);
-const bg = join(OUT, 'relay_wasm_bg.wasm');
+run(existsSync(cargoBin) ? cargoBin : 'wasm-bindgen', ['--target', 'nodejs', '--no-typescript', '--out-dir', OUT, join(TARGET, 'wasm32-unknown-unknown/wasm-release/relay_node.wasm')]);
+const bg = join(OUT, 'relay_node_bg.wasm');
 run(join(ROOT, 'node_modules/.bin/wasm-opt'), [...wasmOptFlags(ROOT), bg, '-o', bg]);
 writeFileSync(join(OUT, 'package.json'), '{"type": "commonjs"}\n');
 
 const require = createRequire(import.meta.url);
-const core = require(join(OUT, 'relay_wasm.js'));
+const core = require(join(OUT, 'relay_node.js'));
 
 const out = {};
 const fig = (name, value, unit) => { out[name] = { value: Math.round(value * 1000) / 1000, unit }; };

@@ -14,7 +14,7 @@ const INPUTS = join(process.env.RELAY_TARGET || join(process.cwd(), 'target'), '
 const input = (f) => readFileSync(`${INPUTS}/${f}`, 'utf8');
 const dirs = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const what = (process.argv.find((a) => a.startsWith('--what=')) || '--what=all').slice(7);
-const builds = dirs.map((d) => ({ d, core: require(join(resolve(d), 'relay_wasm.js')) }));
+const builds = dirs.map((d) => ({ d, core: require(join(resolve(d), 'relay_node.js')) }));
 function median(xs) { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; }
 function time(fn, minMs = 300, minRuns = 10) { for (let i = 0; i < 3; i++) fn(); const r = []; const end = performance.now() + minMs; while (r.length < minRuns || performance.now() < end) { const t = performance.now(); fn(); r.push(performance.now() - t); if (r.length > 5000) break; } return median(r); }
 const tools = JSON.parse(input('tools_1000.json')), servers = JSON.parse(input('servers.json'));

@@ -32,7 +32,7 @@ let file = args[0] || path.join(target, 'size/relay_wasm_bg.wasm');
 
 if (build) {
   const run = (cmd, a) => execFileSync(cmd, a, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
-  run('cargo', ['build', '-p', 'relay-wasm', '--target', 'wasm32-unknown-unknown', '--profile', 'wasm-symbols', '--no-default-features']);
+  run('cargo', ['build', '-p', 'relay-wasm', '--target', 'wasm32-unknown-unknown', '--profile', 'wasm-symbols']);
   const out = path.join(target, 'size');
   mkdirSync(out, { recursive: true });
   run('wasm-bindgen', ['--target', 'web', '--no-typescript', '--out-dir', out,

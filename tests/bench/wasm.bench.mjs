@@ -12,7 +12,7 @@ const ROOT = process.env.RELAY_ROOT || process.cwd();
 const TARGET = process.env.RELAY_TARGET || join(ROOT, 'target');
 const INPUTS = join(TARGET, 'bench/inputs');
 const require = createRequire(import.meta.url);
-const core = require(join(TARGET, 'relay-node/relay_wasm.js'));
+const core = require(join(TARGET, 'relay-node/relay_node.js'));
 const fixture = (f) => JSON.parse(readFileSync(join(ROOT, 'tests/fixtures/prompts', f), 'utf8'));
 const input = (f) => readFileSync(join(INPUTS, f), 'utf8');
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// MCP Relay's core as a command-line MCP client (the Node build of relay-wasm).
+// MCP Relay's core as a command-line MCP client (the Node build, relay-node).
 //
 // Conformance mode (the official runner sets MCP_CONFORMANCE_SCENARIO and appends the URL):
 //   MCP_CONFORMANCE_SCENARIO=initialize node tests/conformance/client.mjs http://127.0.0.1:PORT/mcp

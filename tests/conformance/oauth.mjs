@@ -1,4 +1,4 @@
-// The JavaScript driver of the core's sign-in state machine (`AuthFlow`, relay-wasm's
+// The JavaScript driver of the core's sign-in state machine (`AuthFlow`, relay-node's
 // binding of relay_core::auth::Authorizer) for command-line use: requests through `fetch`,
 // and the browser step done by following the authorization endpoint's redirect, which works
 // against authorization servers that redirect without a login page (the conformance suite's,

@@ -7,6 +7,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ROOT } from './harness.mjs';
 import { format } from '../../www/i18n.js';
+import { ERROR_KINDS } from '../../extension/contract.js';
 import { editType, resolve } from '../../www/schema-form.js';
 
 const WWW = join(ROOT, 'www');
@@ -56,10 +57,26 @@ const FAMILIES = {
   strategyHint_: ['auto', 'toolFirst', 'toolForced', 'disabled'],
   transport_: ['auto', 'streamable', 'sse'],
   lang_: ['auto', 'en', 'zh_CN'],
-  // The core's error kinds, said in the panel's language (www/core.js errorView).
-  errKind_: ['invalid_argument',  'internal',  'tab',  'storage',  'outcome_unknown',  'denied',  'connection',  'auth',  'http',  'protocol',  'rpc',  'tool',  'timeout',  'retries_exhausted',  'cancelled',  'session_expired',  'unsupported_protocol_version',  'config',  'forbidden',  'malformed',  'unknown_message',  'permission'],
+  // The core's error kinds, said in the panel's language (www/core.js errorView): every kind of
+  // relay_core::contract::ErrorKind, as the codegen lists them in extension/contract.js.
+  errKind_: Object.keys(ERROR_KINDS),
   errHint_: ['invalid_argument',  'internal',  'tab',  'storage',  'outcome_unknown',  'denied',  'connection',  'auth',  'http',  'protocol',  'rpc',  'tool',  'timeout',  'retries_exhausted',  'session_expired',  'unsupported_protocol_version',  'config',  'forbidden',  'unknown_message',  'permission'],
 };
+
+test('every error kind has its text in every locale, with its details filled in', () => {
+  assert.ok(Object.keys(ERROR_KINDS).length >= 40, 'the generated list of error kinds');
+  for (const [kind, details] of Object.entries(ERROR_KINDS)) {
+    for (const [lang, messages] of [['en', en], ['zh_CN', zh]]) {
+      const entry = messages['errKind_' + kind];
+      assert.ok(entry, `${lang} has no errKind_${kind}`);
+      assert.deepEqual(placeholderNames(entry), [...details].sort(), `${lang}.errKind_${kind}: one placeholder per detail`);
+      // Each detail, given as a substitution in order, appears in the text.
+      const values = details.map((d, i) => `<${d}-${i}>`);
+      const text = format(entry, values);
+      for (const v of values) assert.ok(text.includes(v), `${lang}.errKind_${kind} shows ${v}: ${text}`);
+    }
+  }
+});
 
 test('every message the panel uses exists', () => {
   const used = new Set();

@@ -281,8 +281,9 @@ test('this chat: choose servers and strategy, see the exact prompt with its size
   await until(async () => (await panel.locator('#prompt-text').textContent()) === prompt.text, { what: 'prompt follows the strategy' });
   await panel.selectOption('#chat-strategy', '');
   await until(async () => (await core(panel, { type: 'chat/get', chat })).strategy == null, { what: 'strategy back to default' });
-  await panel.locator('#chat-max-total').fill('7');
-  await panel.locator('#chat-max-total').dispatchEvent('change');
+  // Value and change in one task: the view re-renders when the strategy's save reaches storage,
+  // and a re-render between a fill and its change event would send the new, empty field.
+  await panel.locator('#chat-max-total').evaluate((el) => { el.value = '7'; el.dispatchEvent(new Event('change')); });
   await until(async () => (await core(panel, { type: 'chat/get', chat })).maxTotal === 7, { what: 'limit saved' });
 
   prompt = await core(panel, { type: 'prompt/build', chat });

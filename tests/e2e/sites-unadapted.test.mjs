@@ -6,7 +6,7 @@
 // makes an adapter with which the loop completes.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startRig, until } from '../fixtures/sites/_shared/loop.mjs';
+import { startRig, until, waitForReplyDone } from '../fixtures/sites/_shared/loop.mjs';
 import { trustedClickInClosedShadow, waitInClosedShadow, pageWorldCallInClosedShadow } from './harness.mjs';
 
 let rig;
@@ -24,19 +24,11 @@ function recordStrayClicks(page) {
   });
 }
 
-/** Waits for the assistant's reply containing `text` (the page's own transcript) to settle. */
+/** Waits for the page's "reply done" signal for a reply containing `text`; its text in the page's own transcript. */
 async function reply(page, text, timeoutMs = 30_000) {
+  await waitForReplyDone(page, text, timeoutMs);
   const read = () => page.evaluate((t) => window.__transcript().find((x) => x.includes(t)) || null, text);
-  await until(read, { timeoutMs, what: `a reply containing "${text}"` });
-  let last = await read();
-  await until(async () => {
-    await new Promise((r) => setTimeout(r, 150));
-    const now = await read();
-    const same = now === last;
-    last = now;
-    return same;
-  }, { timeoutMs, what: `the reply containing "${text}" to settle` });
-  return last;
+  return until(read, { timeoutMs, what: `a reply containing "${text}" in the transcript` });
 }
 
 /** Non-empty lines, trimmed: what "every line break kept" compares. */

@@ -11,15 +11,15 @@ import { fileURLToPath } from 'node:url';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** The Node build of relay-wasm (`cargo xtask build`); `RELAY_NODE_PKG` overrides it. */
+/** The Node build (relay-node, made by `cargo xtask build`); `RELAY_NODE_PKG` overrides it. */
 export function relayPackagePath() {
-  return process.env.RELAY_NODE_PKG ?? path.join(repoRoot, 'target', 'relay-node', 'relay_wasm.js');
+  return process.env.RELAY_NODE_PKG ?? path.join(repoRoot, 'target', 'relay-node', 'relay_node.js');
 }
 
 /**
  * Loads the Node build (CommonJS from `wasm-bindgen --target nodejs`); throws with the command
  * that makes it when it is missing. The repository's package.json says `"type": "module"`, which
- * makes Node read `target/relay-node/relay_wasm.js` as ESM unless that directory has its own
+ * makes Node read `target/relay-node/relay_node.js` as ESM unless that directory has its own
  * package.json, so the file is compiled as CommonJS explicitly when `require` refuses it.
  */
 export function loadRelay() {

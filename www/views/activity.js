@@ -65,7 +65,7 @@ export function mountActivity(section, app) {
 
   /**
    * @param {import('../../extension/contract.js').CallRecord} record
-   * @param {import('../../extension/contract.js').Decision} decision
+   * @param {import('../../extension/contract.js').UserDecision} decision
    * @param {boolean} [confirm] the user confirmed allowing a destructive tool
    */
   async function decide(record, decision, confirm = false) {

@@ -134,7 +134,7 @@ export function mountChat(section, app) {
     const template = h('textarea', { id: 'chat-template', rows: 3, class: 'mono', value: s.template || '', placeholder: t('chatTemplatePlaceholder'), spellcheck: false });
     template.addEventListener('change', () => save({ template: template.value.trim() ? template.value : null }));
     // Empty limits fall back to the settings' limits, shown as the placeholder.
-    /** @param {string} id @param {number | null | undefined} value @param {string} key */
+    /** @param {string} id @param {number | null | undefined} value @param {'maxConsecutive' | 'maxTotal'} key */
     const num = (id, value, key) => {
       const el = h('input', { type: 'number', id, min: '1', max: '500', step: '1', value: String(value ?? ''), placeholder: String((app.settings && app.settings[key]) ?? '') });
       el.addEventListener('change', () => {

@@ -121,13 +121,11 @@ export function mountServers(section, app) {
     };
     const detail = [];
     const info = st.info || {};
-    const protocol = st.protocolVersion || info.protocolVersion;
+    const protocol = info.protocolVersion;
     if (st.status === 'connected') {
       detail.push(h('span', { text: t('serverConnected', protocol || '?', st.toolCount ?? 0) }));
       const impl = info.serverInfo;
       if (impl && impl.name) detail.push(h('span', { class: 'server-impl', text: t('serverReports', [impl.name, impl.version].filter(Boolean).join(' ')) }));
-    } else if (st.status === 'connecting') {
-      detail.push(h('span', { text: t('serverConnecting') }));
     }
     if (typeof st.lastLatencyMs === 'number') detail.push(h('span', { class: 'latency', text: t('serverLatency', duration(st.lastLatencyMs)) }));
     // MCP authorization: whether the user is signed in, never a token (the core keeps those).
@@ -296,7 +294,7 @@ function serverDialog(app, done) {
     const server = {
       name: name.value.trim(),
       url: url.value.trim(),
-      transport: /** @type {import('../../extension/contract.js').Transport} */ (transport.value),
+      transport: /** @type {import('../../extension/contract.js').TransportKind} */ (transport.value),
       timeoutMs: Math.round(Number(timeout.value || 30) * 1000),
       enabled: enabled.checked,
       headers: [...headers.querySelectorAll('.header-row')]
@@ -361,7 +359,7 @@ function importDialog(app, done) {
   const text = h('textarea', { rows: 8, class: 'mono', spellcheck: false, placeholder: '{"mcpServers": {"name": {"url": "http://127.0.0.1:3001/mcp"}}}' });
   const preview = h('div', { class: 'import-preview', attrs: { 'aria-live': 'polite' } });
   const apply = h('button', { type: 'button', class: 'primary', disabled: true, text: t('importApply', 0) });
-  /** @type {{servers: import('../../extension/contract.js').ServerView[], skipped: {name: string, reason: string}[]} | null} */
+  /** @type {import('../../extension/contract.js').ImportAnswer | null} */
   let report = null;
 
   async function doPreview() {
@@ -382,7 +380,7 @@ function importDialog(app, done) {
     preview.replaceChildren(...present([
       h('h3', { text: t('importWillAdd', add.length) }),
       add.length
-        ? h('ul', { class: 'import-add' }, add.map((s) => h('li', {}, h('strong', { text: s.name || s.id }), ' ', h('code', { text: s.url }),
+        ? h('ul', { class: 'import-add' }, add.map((s) => h('li', {}, h('strong', { text: s.name }), ' ', h('code', { text: s.url }),
           remoteOrigin(s.url) ? h('small', { class: 'hint', text: ` ${t('importNeedsPermission')}` }) : null)))
         : null,
       skipped.length ? h('h3', { text: t('importSkipped', skipped.length) }) : null,

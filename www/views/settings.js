@@ -112,7 +112,8 @@ export function mountSettings(section, app) {
     for (const n of controls.numbers) next[n.key] = Math.round(Number(n.el.value));
     const languageChanged = (stored.language || '') !== next.language;
     try {
-      stored = (await call('settings/set', { settings: next })) || next;
+      // `next` is the stored Settings with the user's edits.
+      stored = (await call('settings/set', { settings: /** @type {import('../../extension/contract.js').Settings} */ (next) })) || next;
       dirty = false;
       if (languageChanged) await app.applyLanguage(stored.language);
       status.replaceChildren(h('p', { class: 'ok', text: t('saved') }));

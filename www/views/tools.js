@@ -81,7 +81,7 @@ export function mountTools(section, app) {
    * destructive answers `confirm_required`), the row shows the core's message and hint with
    * "Allow anyway" (which resends with `confirm: true`) and Cancel (which shows the stored
    * policy again).
-   * @param {import('../../extension/contract.js').ToolPolicyRequest} fields
+   * @param {import('../../extension/contract.js').Requests['tools/policy']} fields
    * @param {HTMLElement | null} [row]
    */
   async function setPolicy(fields, row) {
@@ -102,7 +102,7 @@ export function mountTools(section, app) {
 
   /**
    * @param {unknown} e the core's confirm_required error
-   * @param {import('../../extension/contract.js').ToolPolicyRequest} fields
+   * @param {import('../../extension/contract.js').Requests['tools/policy']} fields
    * @param {HTMLElement} row
    */
   function confirmView(e, fields, row) {
@@ -126,7 +126,7 @@ export function mountTools(section, app) {
     const enabled = h('input', { type: 'checkbox', checked: tool.enabled !== false, attrs: { 'aria-label': t('toolEnable', tool.name) } });
     enabled.addEventListener('change', () => setPolicy({ serverId: tool.serverId, tool: tool.name, enabled: enabled.checked }, row));
     const policy = select(POLICIES.map((p) => [p, t('policy_' + p)]), tool.policy || 'ask', { class: `policy policy-${tool.policy}`, attrs: { 'aria-label': t('toolPolicy', tool.name) } });
-    policy.addEventListener('change', () => setPolicy({ serverId: tool.serverId, tool: tool.name, policy: /** @type {import('../../extension/contract.js').Policy} */ (policy.value) }, row));
+    policy.addEventListener('change', () => setPolicy({ serverId: tool.serverId, tool: tool.name, policy: /** @type {import('../../extension/contract.js').ToolPolicy} */ (policy.value) }, row));
     const ann = tool.annotations || {};
     // The detail (parameters and run form) is built on first opening: most of 500 tools are
     // never opened. Once built it is kept across refreshes so typed arguments survive.
@@ -175,11 +175,11 @@ export function mountTools(section, app) {
     const form = schemaForm(schema);
     const out = h('div', { class: 'run-result', attrs: { 'aria-live': 'polite' } });
     const run = h('button', { type: 'submit', class: 'primary', text: t('toolRun') });
-    /** @param {import('../../extension/contract.js').CallRecord} record */
+    /** @param {import('../render.js').CallShown} record */
     const showRecord = (record) => out.replaceChildren(callView(record, {
       onDecide: async (decision) => {
         try {
-          showRecord(await call('activity/decide', { key: record.key, decision }));
+          showRecord(await call('activity/decide', { key: record.key || '', decision }));
         } catch (e) {
           out.append(errorView(e));
         }
@@ -231,7 +231,7 @@ export function mountTools(section, app) {
         const v = bulk.value;
         bulk.value = '';
         if (!v) return;
-        setPolicy(v === 'enable' || v === 'disable' ? { serverId, enabled: v === 'enable' } : { serverId, policy: /** @type {import('../../extension/contract.js').Policy} */ (v) }, group);
+        setPolicy(v === 'enable' || v === 'disable' ? { serverId, enabled: v === 'enable' } : { serverId, policy: /** @type {import('../../extension/contract.js').ToolPolicy} */ (v) }, group);
       });
       // One click for the common safe choice: the core allows the tools annotated read-only
       // and not destructive, and leaves every other tool as it is.

@@ -28,6 +28,7 @@ pub enum ElicitError {
 
 /// One field of a form elicitation.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Field {
@@ -60,6 +61,7 @@ pub struct Field {
 
 /// A server's `elicitation/create` request.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "mode", rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum ElicitRequest {

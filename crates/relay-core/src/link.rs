@@ -35,6 +35,7 @@ pub enum LinkError {
 
 /// What deserves the user's attention about a link, worst first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum LinkWarning {
@@ -48,6 +49,7 @@ pub enum LinkWarning {
 
 /// A parsed http(s) link.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Link {

@@ -18,6 +18,7 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] =
 /// Hints a server gives about a tool's behaviour (MCP `ToolAnnotations`). Untrusted: they only
 /// choose a policy default, never bypass the user's policy.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ToolAnnotations {
@@ -40,6 +41,7 @@ pub struct ToolAnnotations {
 /// `Content` tree first, which is slower and, monomorphised per input format, the largest
 /// serde code in the wasm module.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Tool {
@@ -57,6 +59,7 @@ pub struct Tool {
     /// Members this struct does not name (`icons`, `execution`, `_meta`, newer protocol
     /// additions), kept so a tool passes through unchanged.
     #[serde(flatten, default, skip_serializing_if = "Map::is_empty")]
+    #[cfg_attr(feature = "ts", ts(skip))]
     pub extra: Map<String, Value>,
 }
 
@@ -143,6 +146,7 @@ impl ServerTools {
 
 /// The body of an embedded resource (`resource` content, `resources/read` result).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ResourceContents {
@@ -162,6 +166,7 @@ pub struct ResourceContents {
 /// do not fit, or an unknown one, is kept whole as [`Content::Unknown`]. The derive of a tagged
 /// enum with an untagged fallback buffers every block into serde's `Content` tree first.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Content {
@@ -251,6 +256,7 @@ impl Content {
 
 /// The result of `tools/call`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct CallToolResult {

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use relay_core::app::{chat_key, App, CallEnd, ChatSettings, Config, Effect, ReplyText};
 use relay_core::client::ServerConfig;
 use relay_core::contract::tab::InsertOutcome;
-use relay_core::contract::{ErrorBody, Role};
+use relay_core::contract::{ErrorBody, ErrorKind, Role};
 use relay_core::model::{CallToolResult, Content, Tool, ToolAnnotations};
 use relay_core::policy::{CallState, Ledger, ToolPolicy, UserDecision};
 use relay_core::prompt::Strategy;
@@ -285,6 +285,8 @@ fn approvals_follow_the_senders_rights_and_the_call_runs_once() {
         .decide(Role::Page, None, &key, UserDecision::Always, false)
         .expect_err("confirm first");
     assert_eq!(e.kind, "confirm_required");
+    // The kind's details, for its localized text ("Tool $TOOL$ is marked destructive...").
+    assert_eq!(e.details, ["wipe"]);
     assert_eq!(app.config.tool_setting("notes", "wipe").0, ToolPolicy::Ask);
     let (_, effects) = app
         .decide(Role::Page, None, &key, UserDecision::Always, true)
@@ -323,7 +325,10 @@ fn outcomes_that_may_have_happened_are_unknown_and_only_a_user_runs_them_again()
         &mut app,
         &key,
         CallEnd::Error {
-            error: ErrorBody::new("outcome_unknown", "HTTP 500 after the request was sent"),
+            error: ErrorBody::new(
+                ErrorKind::OutcomeUnknown,
+                "HTTP 500 after the request was sent",
+            ),
             may_have_run: true,
         },
     );
@@ -346,7 +351,7 @@ fn outcomes_that_may_have_happened_are_unknown_and_only_a_user_runs_them_again()
         &mut app,
         &key,
         CallEnd::Error {
-            error: ErrorBody::new("connection", "refused"),
+            error: ErrorBody::new(ErrorKind::Connection, "refused"),
             may_have_run: false,
         },
     );
@@ -366,7 +371,7 @@ fn invalid_arguments_fail_before_sending() {
     assert!(effects.contains(&Effect::SaveLedger));
     let rec = &app.ledger.calls[&key];
     assert_eq!(rec.state, CallState::Failed);
-    let message = rec.error.as_ref().and_then(|e| e.get("message")).cloned();
+    let message = rec.error.as_ref().map(|e| e.message.clone());
     assert!(format!("{message:?}").contains("text"), "{message:?}");
 }
 
@@ -394,6 +399,8 @@ fn a_worker_restart_turns_running_calls_unknown_and_keeps_the_turn() {
     // The turn's count survived: the third call of the turn is over its limit of two.
     let (answer, effects) = app.reply_update(&chat(), "m3", &call_text("add", "c"), true, false);
     assert_eq!(answer.calls[0].state, CallState::Limited);
+    let limit = answer.calls[0].error.as_ref().expect("why it was not run");
+    assert_eq!((limit.kind, limit.details.len()), (ErrorKind::Limit, 2));
     assert!(runs(&effects).is_empty());
     // A new turn (persisted: SaveLedger) starts counting again.
     assert_eq!(app.new_turn(&chat()), [Effect::SaveLedger]);
@@ -555,5 +562,10 @@ fn a_call_quoted_from_a_result_is_not_run() {
     let (answer, effects) = app.reply_update(&chat(), "m2", &reply, true, false);
     let states: Vec<CallState> = answer.calls.iter().map(|c| c.state).collect();
     assert_eq!(states, [CallState::Quoted, CallState::Running]);
+    let quoted = answer.calls[0].error.as_ref().expect("why it was not run");
+    assert_eq!(
+        (quoted.kind, quoted.details.clone()),
+        (ErrorKind::Quoted, vec!["add".to_owned()])
+    );
     assert_eq!(runs(&effects).len(), 1);
 }

@@ -266,13 +266,13 @@ fn malformed_requests_are_refused_with_what_to_fix() {
             &p,
             json!({"type": "settings/set", "settings": {"language": 3}}),
             "invalid_argument",
-            "settings:",
+            "'settings/set' is malformed: invalid type: integer `3`, expected a string",
         ),
         (
             &p,
             json!({"type": "tools/policy", "serverId": "notes", "policy": "sometimes"}),
             "invalid_argument",
-            "allow, ask or deny",
+            "expected one of `allow`, `ask`, `deny`",
         ),
         (
             &p,
@@ -290,7 +290,7 @@ fn malformed_requests_are_refused_with_what_to_fix() {
             &c,
             json!({"type": "activity/decide", "key": "k", "decision": "maybe"}),
             "invalid_argument",
-            "unknown decision 'maybe'",
+            "unknown variant `maybe`, expected one of `run`, `deny`, `always`",
         ),
         (
             &c,
@@ -330,7 +330,14 @@ fn malformed_requests_are_refused_with_what_to_fix() {
 #[test]
 fn custom_sites_are_replaced_by_origin_and_found_by_origin() {
     let a = "https://a.example";
-    let entry = |origin: &str, adapter: Value| site_entry(origin, Some(adapter)).expect("valid");
+    let choice = |adapter: Value| serde_json::from_value(adapter).expect("an adapter choice");
+    let entry = |origin: &str, adapter: Value| {
+        let site = site_entry(origin, Some(choice(adapter))).expect("valid");
+        serde_json::to_value(site).expect("json")
+    };
+    let found = |sites: &[Value], origin: &str| {
+        serde_json::to_value(adapter_for(sites, origin)).expect("json")
+    };
     let sites = sites_with(Vec::new(), a, Some(entry(a, json!("generic"))));
     let sites = sites_with(
         sites,
@@ -339,24 +346,24 @@ fn custom_sites_are_replaced_by_origin_and_found_by_origin() {
     );
     let sites = sites_with(sites, a, Some(entry(a, json!("claude"))));
     assert_eq!(sites.len(), 2);
-    assert_eq!(adapter_for(&sites, a), json!({"adapter": "claude"}));
+    assert_eq!(found(&sites, a), json!({"adapter": "claude"}));
     // Adapter data (taught, edited, imported) is validated and kept as the site's `custom`.
     let taught = json!({"id": "taught", "input": ["textarea"], "send": ["button"], "assistant": ["article"]});
     let sites = sites_with(sites, a, Some(entry(a, taught)));
-    let found = adapter_for(&sites, a);
-    assert_eq!(found["adapter"], "taught");
-    assert_eq!(found["custom"]["input"], json!(["textarea"]));
-    let refused =
-        site_entry(a, Some(json!({"input": ["a"], "send": ["b"]}))).expect_err("no assistant");
+    let got = found(&sites, a);
+    assert_eq!(got["adapter"], "taught");
+    assert_eq!(got["custom"]["input"], json!(["textarea"]));
+    let refused = site_entry(a, Some(choice(json!({"input": ["a"], "send": ["b"]}))))
+        .expect_err("no assistant");
     assert_eq!(refused.kind, "invalid_argument");
     assert!(
         refused.message.contains("'assistant'"),
         "{}",
         refused.message
     );
-    assert_eq!(adapter_for(&sites, "https://c.example"), Value::Null);
+    assert_eq!(found(&sites, "https://c.example"), Value::Null);
     let sites = sites_with(sites, a, None);
-    assert_eq!(adapter_for(&sites, a), Value::Null);
+    assert_eq!(found(&sites, a), Value::Null);
     assert_eq!(sites.len(), 1);
 }
 

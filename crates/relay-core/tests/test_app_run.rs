@@ -23,7 +23,7 @@ use relay_core::client::{
     ClientError, Operation, Output, Pool, PoolOptions, ServerConfig, SessionEvent,
 };
 use relay_core::contract::storage::Area;
-use relay_core::contract::{admit, ErrorBody, TabMessage};
+use relay_core::contract::{admit, ErrorBody, ErrorKind, TabMessage};
 use relay_core::model::{CallToolResult, Content, Tool};
 use relay_core::policy::ToolPolicy;
 use serde_json::{json, Value};
@@ -180,7 +180,10 @@ impl Host for Mem {
         async move {
             held.await;
             match failed {
-                true => Err(ErrorBody::new("storage", "chrome.storage failed: disk")),
+                true => Err(ErrorBody::new(
+                    ErrorKind::Storage,
+                    "chrome.storage failed: disk",
+                )),
                 false => Ok(values),
             }
         }

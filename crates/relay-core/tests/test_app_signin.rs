@@ -105,7 +105,7 @@ fn signed_in_app(world: &World) -> App {
 }
 
 fn view(app: &App) -> Value {
-    app.live_view(ID, None).expect("the server's view")
+    serde_json::to_value(app.live_view(ID, None).expect("the server's view")).expect("json")
 }
 
 #[test]

@@ -55,7 +55,11 @@ fn pick_once_per_site_override_per_chat() {
     ];
     for (k, want, source) in table {
         assert_eq!(fresh(&app, k), want, "{k}");
-        assert_eq!(app.config.chat_source(k), source, "{k}");
+        assert_eq!(
+            serde_json::to_value(app.config.chat_source(k)).expect("json"),
+            source,
+            "{k}"
+        );
     }
 
     // One chat overridden: its site and the site's other chats are unchanged.

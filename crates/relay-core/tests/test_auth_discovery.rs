@@ -8,7 +8,7 @@ mod auth_harness;
 
 use auth_harness::*;
 use relay_core::auth::pkce::s256_challenge;
-use relay_core::auth::{AuthConfig, AuthError, ClientIdentity};
+use relay_core::auth::{AuthConfig, ClientIdentity};
 
 #[test]
 fn discovery_variants_reach_the_token_endpoint() {
@@ -628,7 +628,7 @@ fn a_forged_state_is_refused_and_the_attempt_stays_open() {
     };
     let (flow, t) = sign_in(config(), &world, None);
     assert_eq!(
-        t.redirect_errors.first().map(AuthError::kind),
+        t.redirect_errors.first().map(|e| e.kind().as_str()),
         Some("auth_bad_redirect")
     );
     assert!(t.events.is_empty(), "{:?}", t.events);

@@ -56,11 +56,14 @@ fn step_up_asks_for_the_union_and_stops_when_nothing_new_is_asked() {
         Some(r#"Bearer error="insufficient_scope", scope="mcp:write""#),
         1_000,
     );
-    assert_eq!(again.map_err(|e| e.kind()), Err("auth_too_many_attempts"));
+    assert_eq!(
+        again.map_err(|e| e.kind().as_str()),
+        Err("auth_too_many_attempts")
+    );
     // A 403 that asks for nothing is not an authorization problem.
     assert_eq!(
         flow.handle_challenge(403, Some("Bearer"), 1_000)
-            .map_err(|e| e.kind()),
+            .map_err(|e| e.kind().as_str()),
         Err("auth_forbidden")
     );
     // Discovery ran once per sign-in; the second reused the AS metadata and registration.
@@ -86,7 +89,7 @@ fn sign_ins_without_a_success_are_limited() {
         let www = format!(r#"Bearer error="insufficient_scope", scope="{scope}""#);
         let r = flow
             .handle_challenge(status, Some(&www), 1_000)
-            .map_err(|e| e.kind());
+            .map_err(|e| e.kind().as_str());
         results.push(r);
         drive(&mut flow, &world, 1_000, &mut t);
     }
@@ -324,7 +327,7 @@ fn a_challenge_while_busy_is_refused_and_stale_answers_are_ignored() {
     flow.handle_challenge(401, None, 1_000).expect("start");
     assert_eq!(
         flow.handle_challenge(401, None, 1_000)
-            .map_err(|e| e.kind()),
+            .map_err(|e| e.kind().as_str()),
         Err("auth_state")
     );
     let Some(AuthAction::Fetch(first)) = flow.poll_action() else {

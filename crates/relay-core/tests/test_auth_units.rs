@@ -181,12 +181,14 @@ fn resource_and_issuer_matching() {
     assert!(endpoint_url("http://localhost:9/token").is_ok());
     assert_eq!(
         endpoint_url("http://a.example/token")
-            .map_err(|e| e.kind())
+            .map_err(|e| e.kind().as_str())
             .err(),
         Some("auth_bad_url")
     );
     assert_eq!(
-        endpoint_url("ftp://a.example").map_err(|e| e.kind()).err(),
+        endpoint_url("ftp://a.example")
+            .map_err(|e| e.kind().as_str())
+            .err(),
         Some("auth_bad_url")
     );
 }

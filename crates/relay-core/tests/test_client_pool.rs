@@ -192,7 +192,7 @@ impl Driver {
 
     fn err_kind(&self, op: OpId) -> &'static str {
         match self.results.get(&op) {
-            Some(Err(e)) => e.kind(),
+            Some(Err(e)) => e.kind().as_str(),
             other => panic!("op {op:?} did not fail: {other:?}"),
         }
     }

@@ -40,7 +40,7 @@ fn assert_error_redacted(label: &str, error: &ClientError, must_keep: bool) {
     assert_redacted(label, &error.to_string(), must_keep);
     assert_redacted(label, &report.message, must_keep);
     assert_redacted(label, &report.hint, false);
-    assert_redacted(label, report.kind, false);
+    assert_redacted(label, report.kind.as_str(), false);
     let json = serde_json::to_string(&report).expect("serializes");
     assert_redacted(label, &json, false);
 }

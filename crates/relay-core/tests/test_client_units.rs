@@ -449,7 +449,7 @@ fn error_reports_match_golden_file() {
     let transient: Vec<&str> = errors
         .iter()
         .filter(|e| e.is_transient())
-        .map(ClientError::kind)
+        .map(|e| e.kind().as_str())
         .collect();
     assert_eq!(transient, ["connection", "http", "http", "timeout"]);
 }

@@ -159,7 +159,8 @@ impl Listening {
 
         let (stopping_tx, stopping_rx) = tokio::sync::oneshot::channel::<()>();
         // An SSE response goes out as several small writes (priming event, messages); with
-        // Nagle on, the second waits for the client's delayed ACK, adding ~40 ms to every call.
+        // Nagle on, the second waits for the client's delayed ACK, adding ~40 ms to every call
+        // (tests/bench/demo-server.bench.mjs measures the round trip).
         let listener = self.listener.tap_io(|tcp| {
             if let Err(e) = tcp.set_nodelay(true) {
                 tracing::debug!(error = %e, "cannot set TCP_NODELAY");

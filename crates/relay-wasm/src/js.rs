@@ -4,10 +4,11 @@
 //!
 //! JSON text stays where BENCHMARKS.md ("Boundary: JSON text vs serde-wasm-bindgen") measured it
 //! clearly faster: lists of tool definitions, many small objects and strings, cross in about
-//! half the time as text ([`to_js_text`], [`from_js_text`]). Options and configurations built by
-//! JavaScript code get a second chance through JSON text ([`from_js_lenient`]).
+//! half the time as text ([`to_js_text`]; the Node build's readers of JSON text are in
+//! relay-node's `text`).
 
 use relay_core::contract::ErrorBody;
+use relay_core::contract::ErrorKind;
 use serde::{de::DeserializeOwned, Serialize};
 use serde_json::Value;
 use wasm_bindgen::JsValue;
@@ -24,7 +25,7 @@ const SERIALIZER: serde_wasm_bindgen::Serializer =
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
     value.serialize(&SERIALIZER).or_else(|_| {
         let value = serde_json::to_value(value)
-            .map_err(|e| error_value(&ErrorBody::new("internal", e.to_string())))?;
+            .map_err(|e| error_value(&ErrorBody::new(ErrorKind::Internal, e.to_string())))?;
         value_to_js(&value)
     })
 }
@@ -39,10 +40,10 @@ pub fn value_to_js(value: &Value) -> Result<JsValue, JsValue> {
 /// Serialises through JSON text (`serde_json` then `JSON.parse`).
 pub fn to_js_text<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
     let text = serde_json::to_string(value)
-        .map_err(|e| error_value(&ErrorBody::new("internal", e.to_string())))?;
+        .map_err(|e| error_value(&ErrorBody::new(ErrorKind::Internal, e.to_string())))?;
     js_sys::JSON::parse(&text).map_err(|_| {
         error_value(&ErrorBody::new(
-            "internal",
+            ErrorKind::Internal,
             "the core produced invalid JSON",
         ))
     })
@@ -58,43 +59,12 @@ pub fn from_js<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsV
     serde_json::from_value(value).map_err(|e| invalid(what, &e))
 }
 
-fn invalid(what: &str, e: &dyn std::fmt::Display) -> JsValue {
-    error_value(&ErrorBody::new("invalid_argument", format!("{what}: {e}")))
-}
-
-/// [`from_js`] for options and configurations that JavaScript code builds by hand.
-#[cfg(feature = "library")]
-/// serde-wasm-bindgen reads `{timeoutMs: undefined}` as a present field (`null`), refused where
-/// a number is expected; `JSON.stringify` drops it, so the field takes its default as it always
-/// did. The same second chance covers what JSON converts and serde-wasm-bindgen does not (a
-/// `Date`, an object with `toJSON`). Both tries read into `Value`, so `T` has one deserializer.
-pub fn from_js_lenient<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsValue> {
-    from_js(value.clone(), what).or_else(|_| {
-        let v: Value = from_js_text(&value, what)?;
-        serde_json::from_value(v).map_err(|e| invalid(what, &e))
-    })
-}
-
-/// Reads a JS value through JSON text (`JSON.stringify`, serde_json); `undefined` reads as
-/// `null`.
-#[cfg(feature = "library")]
-pub fn from_js_text<T: DeserializeOwned>(value: &JsValue, what: &str) -> Result<T, JsValue> {
-    // `JSON.stringify` writes a lone surrogate as an escape serde_json refuses; like the
-    // structured path, it becomes U+FFFD instead of making the whole value unreadable.
-    let read = |text: &str| {
-        serde_json::from_str(&relay_core::json_text::replace_lone_surrogates(text))
-            .map_err(|e| invalid(what, &e))
-    };
-    if value.is_undefined() {
-        return read("null");
-    }
-    match js_sys::JSON::stringify(value) {
-        // Into wasm memory by one `encodeInto` (`crate::staged`): the text is mostly ASCII,
-        // which wasm-bindgen's glue copies one unit at a time in JavaScript (2.1-2.7 ms for the
-        // 852 KB of 1,000 tools, against 0.05 ms).
-        Ok(text) if text.is_string() => crate::staged::with_text(&text, read),
-        _ => Err(invalid(what, &"not JSON data")),
-    }
+/// The error a reader of `what` throws: `invalid_argument` with the reason.
+pub fn invalid(what: &str, e: &dyn std::fmt::Display) -> JsValue {
+    error_value(&ErrorBody::new(
+        ErrorKind::InvalidArgument,
+        format!("{what}: {e}"),
+    ))
 }
 
 /// An error object for a rejected promise or a thrown exception.

@@ -1,29 +1,16 @@
-//! The wasm bindings of `relay-core`: the only crate that touches JavaScript.
+//! The wasm bindings of `relay-core` for the extension's service worker: with relay-node (the
+//! Node build's JavaScript API, on top of this crate), the only code that touches JavaScript.
 //!
-//! Every place the product touches the browser is here: `storage` (chrome.storage, or memory in
-//! Node), `service` (the message handler the service worker calls), `api` (pure functions exported
-//! for the service worker, the Node build and tests). The logic itself lives in `relay-core`.
+//! Every place the worker touches the browser is here: `storage` (chrome.storage), `mcp` (the
+//! MCP client over `fetch`), `service` (the message handler the service worker calls), `js` (the
+//! boundary's conversions). The logic itself lives in `relay-core`.
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
-#[cfg(feature = "library")]
-mod api;
-#[cfg(feature = "library")]
-mod auth;
-// Benchmark-only exports, outside `src/`: never part of the extension's build.
-#[cfg(feature = "boundary-bench")]
-#[path = "../bench/boundary.rs"]
-mod boundary_bench;
-mod js;
+pub mod js;
 pub mod mcp;
 mod service;
-#[cfg(feature = "library")]
-mod staged;
 mod storage;
 
-#[cfg(feature = "library")]
-pub use api::*;
-#[cfg(feature = "library")]
-pub use auth::AuthFlow;
 pub use service::{answer_at_once, handle};
 
 use wasm_bindgen::prelude::*;

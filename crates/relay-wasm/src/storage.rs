@@ -1,6 +1,7 @@
 //! Persistent state: `chrome.storage.<area>` in the extension, an in-memory map elsewhere (Node,
 //! plain browser tests). Everything that must survive a service-worker restart goes through here.
 
+use relay_core::contract::ErrorKind;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -47,7 +48,7 @@ pub enum StorageError {
 
 impl From<StorageError> for ErrorBody {
     fn from(e: StorageError) -> Self {
-        ErrorBody::new("storage", e.to_string()).with_hint(
+        ErrorBody::new(ErrorKind::Storage, e.to_string()).with_hint(
             "Reload the extension; if it persists, reset its data in the side panel's settings.",
         )
     }

@@ -122,7 +122,9 @@ pub fn bench(x: &Xtask, args: &[String]) -> Result<()> {
         let mut c = cmd("node");
         if quick {
             // The scripts' own repetition settings (read from the environment).
-            c.env("PANEL_BENCH_LOADS", "2").env("SITES_BENCH_RUNS", "1");
+            c.env("PANEL_BENCH_LOADS", "2")
+                .env("SITES_BENCH_RUNS", "1")
+                .env("DEMO_BENCH_CALLS", "30");
         }
         let (ok, out) = run_capture(
             c.arg(&script)

@@ -1,9 +1,9 @@
 //! `cargo xtask build` and `cargo xtask dist`.
 //!
-//! build: relay-wasm for wasm32 (size profile) twice, without its JavaScript API for the
-//! extension and with it for Node → wasm-bindgen `--target web` into `extension/pkg` (generated,
-//! gitignored, never edited) and `--target nodejs` into `target/relay-node` (for tests and tools)
-//! → wasm-opt from npm's binaryen on both. dist: a zip with only what the extension needs.
+//! build: for wasm32 (size profile), relay-wasm for the extension and relay-node (the Node
+//! build's JavaScript API on top of it) → wasm-bindgen `--target web` into `extension/pkg`
+//! (generated, gitignored, never edited) and `--target nodejs` into `target/relay-node` (for tests
+//! and tools) → wasm-opt from npm's binaryen on both. dist: a zip with only what the extension needs.
 
 use std::fs;
 use std::io::Write;
@@ -38,43 +38,38 @@ const WASM_FEATURES: &[&str] = &[
 pub fn build(x: &Xtask) -> Result<()> {
     check_tools(x)?;
     // Two modules: the extension's worker calls only `handle` and `answerAtOnce`, so its module
-    // leaves out the JavaScript API (`library`) that the Node build exports for tests and
-    // tools: 9% fewer bytes to fetch and compile on every worker start (BENCHMARKS.md, size).
-    // Switching the feature recompiles relay-wasm alone (seconds); each module is kept aside.
+    // (relay-wasm) leaves out the JavaScript API that the Node build (relay-node, which links
+    // relay-wasm in) exports for tests and tools: 9% fewer bytes to fetch and compile on every
+    // worker start (BENCHMARKS.md, size). (target, output, crate, its library's file name)
     let built = x.target().join("relay-wasm");
     fs::create_dir_all(&built)?;
     let modules = [
+        ("web", x.path("extension/pkg"), "relay-wasm", "relay_wasm"),
         (
-            "web",
-            x.path("extension/pkg"),
-            &["--no-default-features"][..],
+            "nodejs",
+            x.target().join("relay-node"),
+            "relay-node",
+            "relay_node",
         ),
-        ("nodejs", x.target().join("relay-node"), &[][..]),
     ];
-    for (target, _, features) in &modules {
+    for (target, _, krate, file) in &modules {
         step(&format!(
-            "build: relay-wasm for wasm32-unknown-unknown (profile wasm-release) {}",
-            if features.is_empty() {
-                "with its JavaScript API"
-            } else {
-                "for the extension"
-            }
+            "build: {krate} for wasm32-unknown-unknown (profile wasm-release)"
         ));
         run(cmd("cargo")
             .args([
                 "build",
                 "-p",
-                "relay-wasm",
+                krate,
                 "--target",
                 "wasm32-unknown-unknown",
                 "--profile",
                 "wasm-release",
             ])
-            .args(*features)
             .current_dir(&x.root))?;
         let wasm = x
             .target()
-            .join("wasm32-unknown-unknown/wasm-release/relay_wasm.wasm");
+            .join(format!("wasm32-unknown-unknown/wasm-release/{file}.wasm"));
         fs::copy(&wasm, built.join(format!("{target}.wasm")))?;
     }
 
@@ -83,12 +78,17 @@ pub fn build(x: &Xtask) -> Result<()> {
     let stamp_path = x.target().join("relay-build-stamp");
     let outputs: Vec<PathBuf> = modules
         .iter()
-        .flat_map(|(_, out, _)| [out.join("relay_wasm_bg.wasm"), out.join("relay_wasm.js")])
+        .flat_map(|(_, out, _, file)| {
+            [
+                out.join(format!("{file}_bg.wasm")),
+                out.join(format!("{file}.js")),
+            ]
+        })
         .collect();
     let stamp = || -> Result<String> {
         // The flags too: a build with other flags is not current.
         let mut parts = vec![WASM_OPT_FLAGS.join(" ")];
-        for (target, _, _) in &modules {
+        for (target, _, _, _) in &modules {
             parts.push(crate::setup::file_hash(
                 &built.join(format!("{target}.wasm")),
             )?);
@@ -102,9 +102,9 @@ pub fn build(x: &Xtask) -> Result<()> {
         eprintln!("    extension/pkg and target/relay-node are current (wasm unchanged)");
         return Ok(());
     }
-    for (target, out, _) in &modules {
-        // wasm-bindgen names its output after its input: relay_wasm.
-        let wasm = built.join(target).join("relay_wasm.wasm");
+    for (target, out, _, file) in &modules {
+        // wasm-bindgen names its output after its input: relay_wasm, relay_node.
+        let wasm = built.join(target).join(format!("{file}.wasm"));
         fs::create_dir_all(wasm.parent().unwrap_or(&built))?;
         fs::copy(built.join(format!("{target}.wasm")), &wasm)?;
         step(&format!(
@@ -116,7 +116,7 @@ pub fn build(x: &Xtask) -> Result<()> {
             .args(["--target", target, "--no-typescript", "--out-dir"])
             .arg(out)
             .arg(&wasm))?;
-        let bg = out.join("relay_wasm_bg.wasm");
+        let bg = out.join(format!("{file}_bg.wasm"));
         step(&format!(
             "build: wasm-opt {} {}",
             WASM_OPT_FLAGS.join(" "),

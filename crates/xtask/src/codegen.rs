@@ -19,7 +19,8 @@ use std::path::{Path, PathBuf};
 
 use relay_core::contract::sites::{site_patterns, BUILTIN_SITES, LOOPBACK_PERMISSIONS};
 use relay_core::contract::storage::STORAGE;
-use relay_core::contract::{Role, MESSAGES, TAB_MESSAGES};
+use relay_core::contract::ts::Shapes;
+use relay_core::contract::{ErrorBody, ErrorKind, Role, MESSAGES, TAB_MESSAGES};
 
 use crate::util::{step, Result};
 
@@ -123,24 +124,88 @@ fn role_name(r: Role) -> &'static str {
     }
 }
 
-/// `extension/contract.js`: the template's shapes and `call()`, with the generated part.
+/// A JSDoc block for a doc comment as ts-rs gives it (`/** ... */` or plain lines), plus `tag`.
+fn jsdoc(docs: Option<&str>, tag: &str) -> String {
+    let mut out = String::from("/**\n");
+    let text = docs.unwrap_or("");
+    for line in text.lines() {
+        let line = line.trim();
+        let line = line
+            .trim_start_matches("/**")
+            .trim_end_matches("*/")
+            .trim_start_matches('*')
+            .trim();
+        if !line.is_empty() {
+            let _ = writeln!(out, " * {}", line.replace("*/", "*\\/"));
+        }
+    }
+    let _ = writeln!(out, " * {tag}\n */");
+    out
+}
+
+/// A TypeScript type as JSDoc can hold it: without the `/** ... */` field docs ts-rs puts
+/// inside object types (a `*/` would end the JSDoc block).
+fn js_type(ts: &str) -> String {
+    let mut out = String::with_capacity(ts.len());
+    let mut rest = ts;
+    while let Some(start) = rest.find("/**") {
+        out.push_str(&rest[..start]);
+        match rest[start..].find("*/") {
+            Some(end) => rest = rest[start + end + 2..].trim_start(),
+            None => {
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    // One line; ts-rs writes an empty struct as `Record<symbol, never>`: no fields.
+    let out = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    out.replace("Record<symbol, never>", "{}")
+}
+
+/// The generated part of `extension/contract.js`: a typedef of every named type the messages
+/// use, from the Rust types (ts-rs), and the per-message types, names and roles.
 pub fn contract_js() -> String {
     let body = TEMPLATE
         .split_once("// @@TEMPLATE-END@@\n")
         .map_or(TEMPLATE, |(_, b)| b);
+    let mut shapes = Shapes::default();
+    let requests = relay_core::contract::request::typescript(&mut shapes);
+    let tabs = relay_core::contract::tab::typescript(&mut shapes);
+    shapes.declare::<ErrorBody>();
+    // By name: the order types are met in follows ts-rs's traversal, which is not stable across
+    // builds.
+    let mut declarations = shapes.declarations.clone();
+    declarations.sort_by(|a, b| a.name.cmp(&b.name));
     let mut g = String::new();
+    g.push_str("// ---- shapes (generated from the Rust types of relay_core::contract and what they use) ------\n\n");
+    for d in &declarations {
+        g.push_str(&jsdoc(
+            d.docs.as_deref(),
+            &format!("@typedef {{{}}} {}", js_type(&d.body), d.name),
+        ));
+    }
+    g.push('\n');
     g.push_str("// ---- messages (generated from relay_core::contract::request) ------------------------------\n\n");
     g.push_str("/**\n * Request fields per message (without `type`).\n * @typedef {{\n");
-    for m in MESSAGES {
-        let _ = writeln!(g, " *   {}: {},", js_str(m.name), m.js_request);
+    for m in &requests {
+        let _ = writeln!(g, " *   {}: {},", js_str(m.name), js_type(&m.request));
     }
     g.push_str(" * }} Requests\n */\n/**\n * Answer data per message.\n * @typedef {{\n");
-    for m in MESSAGES {
-        let _ = writeln!(g, " *   {}: {},", js_str(m.name), m.js_answer);
+    for m in &requests {
+        let _ = writeln!(g, " *   {}: {},", js_str(m.name), js_type(&m.answer));
     }
     g.push_str(" * }} Responses\n */\n");
     g.push_str("/** @typedef {keyof Requests} MessageType */\n");
-    g.push_str("/** @typedef {Error & {kind?: string, hint?: string}} CoreError */\n\n");
+    g.push_str("/** @typedef {Error & {kind?: ErrorKind, hint?: string, details?: string[]}} CoreError */\n\n");
+    g.push_str("/**\n * Every error kind (relay_core::contract::ErrorKind) with the names of its details, the\n");
+    g.push_str(" * placeholders of its localized text `errKind_<kind>` in every locale.\n");
+    g.push_str(" * @type {Readonly<Record<ErrorKind, readonly string[]>>}\n */\nexport const ERROR_KINDS = Object.freeze({\n");
+    for kind in ErrorKind::ALL {
+        let details: Vec<String> = kind.details().iter().map(|d| js_str(d)).collect();
+        let _ = writeln!(g, "  {}: [{}],", js_str(kind.as_str()), details.join(", "));
+    }
+    g.push_str("});\n\n");
     g.push_str("/**\n * Who may send each message: \"page\" (side panel, options) and/or \"content\" (content scripts).\n");
     g.push_str(" * @type {Readonly<Record<MessageType, readonly Role[]>>}\n */\nexport const MESSAGES = Object.freeze({\n");
     for m in MESSAGES {
@@ -152,14 +217,18 @@ pub fn contract_js() -> String {
 
     g.push_str("// ---- core → tab (generated from relay_core::contract::tab) ----------------------------------\n\n");
     g.push_str("/**\n * Fields (without `type`) of each message the core sends to a chat tab's content script.\n * @typedef {{\n");
-    for t in TAB_MESSAGES {
-        let _ = writeln!(g, " *   {}: {},", js_str(t.name), t.js_fields);
+    for t in &tabs {
+        let _ = writeln!(g, " *   {}: {},", js_str(t.name), js_type(&t.request));
     }
     g.push_str(" * }} TabMessages\n */\n/**\n * What the content script answers to each.\n * @typedef {{\n");
-    for t in TAB_MESSAGES {
-        let _ = writeln!(g, " *   {}: {},", js_str(t.name), t.js_answer);
+    for t in &tabs {
+        let _ = writeln!(g, " *   {}: {},", js_str(t.name), js_type(&t.answer));
     }
-    g.push_str(" * }} TabAnswers\n */\n/** @typedef {keyof TabMessages} TabMessageType */\n\n");
+    g.push_str(" * }} TabAnswers\n */\n/** @typedef {keyof TabMessages} TabMessageType */\n");
+    g.push_str(
+        "/**\n * A content script's handler of each tab message: its fields in, its answer out.\n",
+    );
+    g.push_str(" * @typedef {{[K in TabMessageType]: (fields: TabMessages[K]) => TabAnswers[K] | Promise<TabAnswers[K]>}} TabHandlers\n */\n\n");
     g.push_str("/**\n * The messages the core sends to tabs, with what each does.\n * @type {Readonly<Record<TabMessageType, string>>}\n */\nexport const TAB_MESSAGES = Object.freeze({\n");
     for t in TAB_MESSAGES {
         let _ = writeln!(g, "  {}: {},", js_str(t.name), js_str(t.doc));
@@ -414,6 +483,12 @@ mod tests {
                 "kimi: Object.freeze(['www.kimi.com', ",
                 "kimi: Object.freeze([",
             ),
+            // A shape generated from an older Rust type (a field the type no longer has).
+            (
+                CONTRACT_JS,
+                "partial?: boolean, error?: string,",
+                "partial?: boolean, lost?: Array<string>, error?: string,",
+            ),
         ];
         for (i, (rel, from, to)) in cases.into_iter().enumerate() {
             let dir = copy_repo(&format!("edit{i}"));
@@ -430,6 +505,29 @@ mod tests {
             assert!(run(&dir, Mode::Check).is_ok(), "case {i} after codegen");
             let _ = std::fs::remove_dir_all(&dir);
         }
+    }
+
+    #[test]
+    fn every_shape_comes_from_a_rust_type() {
+        // The template declares only the envelope; every other typedef is generated.
+        assert_eq!(TEMPLATE.matches("@typedef").count(), 1, "{TEMPLATE}");
+        let js = contract_js();
+        for name in [
+            "InsertOutcome",
+            "CallRecord",
+            "ServerView",
+            "WaitReason",
+            "ErrorBody",
+        ] {
+            assert!(
+                js.contains(&format!("}} {name}\n")),
+                "{name} is not declared"
+            );
+        }
+        // Shapes that drifted while they were written by hand.
+        assert!(!js.contains("lost?"), "InsertOutcome has no `lost`");
+        assert!(js.contains("wait?: WaitReason"), "CallRecord.wait is typed");
+        assert!(js.contains(r#"@typedef {"auto_run_off" | "policy_ask"} WaitReason"#));
     }
 
     #[test]

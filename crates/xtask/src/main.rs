@@ -10,6 +10,7 @@ mod codegen;
 mod fuzz;
 mod setup;
 mod test;
+mod tidy;
 mod util;
 
 use std::process::ExitCode;
@@ -24,8 +25,9 @@ commands:
   build        build the wasm core into extension/pkg and target/relay-node
   codegen      write extension/contract.js, the manifest's site lists and sites.js's HOSTS from the
                contract (`--check`: fail naming stale files; `--root DIR`: another copy of the repo)
-  test         run every test: types (tsc), native, wasm (in a service worker), browser end-to-end, interop
-               (one suite: `test codegen|types|native|wasm|node`)
+  test         run every test: codegen, tidy, lint (fmt, clippy), types (tsc), native, wasm (in a service
+               worker), browser end-to-end, interop
+               (one suite: `test codegen|tidy|lint|types|native|wasm|node`)
   demo         run the whole tool loop on bundled defaults (headless: prints steps, saves screenshots)
   bench        run the benchmarks and write target/bench/summary.json
                (`bench --quick`: every figure once, with short measurements; a smoke run)

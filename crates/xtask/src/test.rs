@@ -30,6 +30,46 @@ impl Tally {
     }
 }
 
+/// The formatting and lint checks, each a cargo command that fails on any finding: rustfmt, and
+/// clippy with warnings denied for the workspace (every target, natively) and for the crates that
+/// touch JavaScript on wasm32 (relay-wasm and relay-node, every target, without and with their
+/// optional features: the extension's module has none).
+fn lint_commands() -> Vec<(&'static str, Vec<&'static str>)> {
+    const WASM: &str = "wasm32-unknown-unknown";
+    let clippy = |extra: &[&'static str]| -> Vec<&'static str> {
+        let mut a = vec!["clippy", "--color", "never"];
+        a.extend_from_slice(extra);
+        a.extend_from_slice(&["--", "-D", "warnings"]);
+        a
+    };
+    let wasm = [
+        "-p",
+        "relay-wasm",
+        "-p",
+        "relay-node",
+        "--target",
+        WASM,
+        "--all-targets",
+    ];
+    let mut all_features = wasm.to_vec();
+    all_features.push("--all-features");
+    vec![
+        ("cargo fmt --check", vec!["fmt", "--all", "--check"]),
+        (
+            "clippy -D warnings (workspace, all targets)",
+            clippy(&["--workspace", "--all-targets"]),
+        ),
+        (
+            "clippy -D warnings (relay-wasm and relay-node on wasm32, all targets)",
+            clippy(&wasm),
+        ),
+        (
+            "clippy -D warnings (relay-wasm and relay-node on wasm32, all targets, all features)",
+            clippy(&all_features),
+        ),
+    ]
+}
+
 /// Adds up the counts a test runner printed.
 fn count(out: &str) -> (u64, u64) {
     let (mut passed, mut failed) = (0, 0);
@@ -77,6 +117,25 @@ pub fn test(x: &Xtask, args: &[String]) -> Result<()> {
         // (add_output counts a failed suite without runner counts as one failure)
     }
 
+    if only.is_none() || only == Some("tidy") {
+        step("test: tidy (crates/xtask/src/tidy.rs: the architecture's invariants on the files)");
+        match crate::tidy::check(&x.root) {
+            Ok(n) => tally.passed += n as u64,
+            Err(e) => tally.add_output("tidy", false, &format!("{e}\n")),
+        }
+    }
+
+    if only.is_none() || only == Some("lint") {
+        for (what, args) in lint_commands() {
+            step(&format!("test: {what}"));
+            let (ok, out) = run_capture(cmd("cargo").args(&args).current_dir(&x.root))?;
+            if ok {
+                tally.passed += 1;
+            }
+            tally.add_output(what, ok, &out);
+        }
+    }
+
     if only.is_none() || only == Some("types") {
         step("test: tsc --noEmit -p tsconfig.json (JSDoc types of extension/ and www/)");
         let (ok, out) = run_capture(&mut tsc_command(x))?;
@@ -97,7 +156,7 @@ pub fn test(x: &Xtask, args: &[String]) -> Result<()> {
     }
 
     if only.is_none() || only == Some("wasm") {
-        step("test: relay-wasm tests in a real service worker (wasm-bindgen-test, chromedriver)");
+        step("test: relay-wasm and relay-node tests in a real service worker (wasm-bindgen-test, chromedriver)");
         // ChromeDriver makes a profile folder (~40 MB) in TMPDIR for each browser and leaves it
         // when the runner ends it: they go in a folder of ours, removed afterwards. Not under
         // the repository: the runner writes its Node glue (CommonJS) to TMPDIR, and the
@@ -144,6 +203,8 @@ fn wasm_test_command(x: &Xtask) -> Command {
         "test",
         "-p",
         "relay-wasm",
+        "-p",
+        "relay-node",
         "--target",
         "wasm32-unknown-unknown",
         "--color",

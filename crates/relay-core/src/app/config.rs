@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::client::config::DEFAULT_TIMEOUT_MS;
 use crate::client::{ProtocolMode, ServerConfig};
+use crate::contract::views::ChatSource;
 use crate::model::Tool;
 use crate::policy::{decide, Decision, DecisionInput, LoopLimits, ToolPolicy};
 use crate::prompt::Strategy;
@@ -28,6 +29,7 @@ pub struct ToolSetting {
 
 /// One chat's settings (a chat is a tab and its conversation URL).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase", default)]
 pub struct ChatSettings {
     pub server_ids: Vec<String>,
@@ -58,6 +60,7 @@ impl ChatSettings {
 
 /// Settings of the whole extension.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase", default)]
 pub struct Settings {
     pub custom_instructions: String,
@@ -132,13 +135,13 @@ impl Config {
 
     /// Where a chat's settings come from: `"chat"` (its own), `"site"` (its site's) or
     /// `"default"`.
-    pub fn chat_source(&self, chat: &str) -> &'static str {
+    pub fn chat_source(&self, chat: &str) -> ChatSource {
         if self.chats.contains_key(chat) {
-            "chat"
+            ChatSource::Chat
         } else if chat_origin(chat).is_some_and(|o| self.sites.contains_key(&o)) {
-            "site"
+            ChatSource::Site
         } else {
-            "default"
+            ChatSource::Default
         }
     }
 

@@ -3,6 +3,7 @@
 //! later try while the tab cannot take them.
 
 use crate::contract::tab::InsertOutcome;
+use crate::contract::ErrorKind;
 use crate::model::CallToolResult;
 use crate::page::TurnState;
 use crate::policy::{CallRecord, CallState};
@@ -29,11 +30,7 @@ impl Delivery {
         crate::contract::TabMessage::Insert {
             text: self.text.clone(),
             submit: self.submit,
-            attachments: self
-                .attachments
-                .iter()
-                .filter_map(|a| serde_json::to_value(a).ok())
-                .collect(),
+            attachments: self.attachments.clone(),
         }
     }
 }
@@ -167,13 +164,11 @@ impl App {
 
 /// What a ledger record means for the model.
 pub fn outcome_of(r: &CallRecord) -> Outcome {
-    let field = |name: &str| {
-        r.error
-            .as_ref()
-            .and_then(|e| e.get(name))
-            .and_then(serde_json::Value::as_str)
-    };
-    let message = field("message").unwrap_or("no details").to_owned();
+    let message = r
+        .error
+        .as_ref()
+        .map_or("no details", |e| e.message.as_str())
+        .to_owned();
     match r.state {
         CallState::Done => Outcome::Completed {
             result: r
@@ -182,7 +177,13 @@ pub fn outcome_of(r: &CallRecord) -> Outcome {
                 .and_then(|v| serde_json::from_value::<CallToolResult>(v).ok())
                 .unwrap_or_default(),
         },
-        CallState::Failed if field("kind") == Some("invalid") => Outcome::Invalid { message },
+        CallState::Failed
+            if r.error
+                .as_ref()
+                .is_some_and(|e| e.kind == ErrorKind::Invalid) =>
+        {
+            Outcome::Invalid { message }
+        }
         CallState::Failed => Outcome::Failed { message },
         CallState::Unknown => Outcome::Unknown { message },
         CallState::Denied => Outcome::Denied {

@@ -9,9 +9,11 @@
 //! What to answer is decided here (`crate::elicitation`: SEP-1034 defaults, the content checked
 //! against the schema); the driver only sends it ([`Effect::Respond`]).
 
+use crate::contract::ErrorKind;
 use serde_json::{json, Map, Value};
 
 use crate::client::jsonrpc::RequestId;
+use crate::contract::views::ElicitationView;
 use crate::contract::ErrorBody;
 use crate::elicitation::{accept, cancel, decline, ElicitRequest};
 
@@ -35,7 +37,7 @@ pub struct Elicitation {
 }
 
 fn invalid(message: impl Into<String>) -> ErrorBody {
-    ErrorBody::new("invalid_argument", message)
+    ErrorBody::new(ErrorKind::InvalidArgument, message)
 }
 
 impl App {
@@ -156,24 +158,17 @@ impl App {
 
     /// The questions waiting, as the side panel shows them: `[{key, serverId, serverName,
     /// askedAtMs, expiresAtMs, mode, message, fields? | url?}]`.
-    pub fn elicitations_view(&self) -> Value {
-        let views: Vec<Value> = self
-            .elicitations
+    pub fn elicitations_view(&self) -> Vec<ElicitationView> {
+        self.elicitations
             .iter()
-            .map(|(key, e)| {
-                let name = self.server_name(&e.server);
-                let mut v = serde_json::to_value(&e.asked).unwrap_or(Value::Null);
-                if let Value::Object(m) = &mut v {
-                    m.insert("key".into(), json!(key));
-                    m.insert("serverId".into(), json!(e.server));
-                    m.insert("serverName".into(), json!(name));
-                    m.insert("askedAtMs".into(), json!(e.asked_at_ms));
-                    let expires = e.asked_at_ms.saturating_add(ELICITATION_TIMEOUT_MS);
-                    m.insert("expiresAtMs".into(), json!(expires));
-                }
-                v
+            .map(|(key, e)| ElicitationView {
+                asked: e.asked.clone(),
+                key: key.clone(),
+                server_id: e.server.clone(),
+                server_name: self.server_name(&e.server).to_owned(),
+                asked_at_ms: e.asked_at_ms,
+                expires_at_ms: e.asked_at_ms.saturating_add(ELICITATION_TIMEOUT_MS),
             })
-            .collect();
-        Value::from(views)
+            .collect()
     }
 }

@@ -43,11 +43,11 @@ pub use deliver::{outcome_of, Delivery};
 pub use elicit::{Elicitation, ELICITATIONS_KEY, ELICITATION_TIMEOUT_MS};
 pub use host::{Host, ProgressFn, Task};
 pub use observe::{page_key, PageAnswer, PageView, TurnView, MAX_PAGES};
-pub use requests::{adapter_for, site_entry, sites_with, web_origin, Io, Sender, Step};
+pub use requests::{adapter_for, answer, site_entry, sites_with, web_origin, Io, Sender, Step};
 pub use run::{badge_text, Runner};
 pub use run_signin::DpopProver;
 pub use servers::{
-    extension_id, origin_rules, origin_rules_update, server_from, Health, ServerState,
+    extension_id, input_of, origin_rules, origin_rules_update, server_from, Health, ServerState,
 };
 pub use signin::{Attempt, AuthEnv, AUTH_KEY, REFRESH_MARGIN_MS};
 pub use tools::PolicyChange;
@@ -237,9 +237,11 @@ impl App {
                 AUTH_KEY,
                 json(serde_json::to_value(&self.auth)),
             )),
-            Effect::SaveElicitations => {
-                Some((Area::Session, ELICITATIONS_KEY, self.elicitations_view()))
-            }
+            Effect::SaveElicitations => Some((
+                Area::Session,
+                ELICITATIONS_KEY,
+                serde_json::to_value(self.elicitations_view()).unwrap_or_default(),
+            )),
             Effect::SaveLedger => {
                 let ledger = json(serde_json::to_value(self.ledger_to_store()));
                 Some((Area::Session, LEDGER_KEY, ledger))

@@ -17,6 +17,7 @@ pub const MAX_PAGES: usize = 32;
 
 /// The answer to `page/observe`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct PageAnswer {
     /// The calls of the replies this look changed, as the ledger has them (their cards).
@@ -26,17 +27,21 @@ pub struct PageAnswer {
     /// Handles whose whole text the content script sends next (the core lacks what their
     /// appended text extends).
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub resend: Vec<u32>,
     /// Look again after this many milliseconds even if nothing changes.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable, type = "number"))]
     pub rescan_ms: Option<u64>,
     /// Another conversation is on the page: the cards of the last one go.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub reset: bool,
 }
 
 /// A tab's page as the side panel and tests see it (`page/state`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct PageView {
     pub url: String,
@@ -46,6 +51,7 @@ pub struct PageView {
 
 /// One reply of a [`PageView`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct TurnView {
     pub message_id: String,

@@ -4,21 +4,27 @@
 //! decision on the way. Both matches are exhaustive, so a message without a handler does not
 //! compile.
 
+use crate::contract::ErrorKind;
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
-use serde_json::{json, Map, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use super::{
     chat_key, content_chat, tab_of, validate_adapter, AdapterError, App, ChatSettings, Effect,
-    PolicyChange, Settings,
+    PolicyChange,
 };
 use crate::client::config::MASK;
 use crate::client::{import_mcp_servers, HttpUrl, Operation, ServerConfig, TransportKind};
+use crate::contract::request::{answers, AdapterChoice, Scope};
+use crate::contract::views::{
+    AdapterData, ChatView, ExportAnswer, ExportedServer, Header, ImportAnswer, ImportedServer,
+    ManualRun, Pong, ServerPreview, Site, SiteAdapter,
+};
 use crate::contract::{ChatRef, ErrorBody, Request, Role, TabMessage};
 use crate::model::CallToolResult;
 use crate::parse::parse_tool_calls;
-use crate::policy::{ToolPolicy, UserDecision};
+use crate::policy::CallState;
 use crate::prompt::PromptOptions;
 
 /// Who sent a message, as the service worker established it from Chrome's `MessageSender`
@@ -54,7 +60,7 @@ impl Sender {
             "page" => Ok(Role::Page),
             "content" => Ok(Role::Content),
             other => Err(ErrorBody::new(
-                "forbidden",
+                ErrorKind::Forbidden,
                 format!("unknown sender role '{other}'"),
             )),
         }
@@ -74,7 +80,10 @@ pub enum Io {
     /// End the server's session, [`App::remove_server`], rebuild the Origin rules.
     ServersRemove(String),
     /// Add each of these servers (as `servers/add` would) and answer their views.
-    ServersImport { servers: Vec<Value>, skipped: Value },
+    ServersImport {
+        servers: Vec<ServerConfig>,
+        skipped: Vec<crate::client::SkippedServer>,
+    },
     /// Connect, list the tools, answer the server's view.
     ServersTest(String),
     /// Connect; when the server refuses, [`App::sign_in`] (interactive) and carry the attempt
@@ -141,25 +150,30 @@ pub enum Step {
 }
 
 fn invalid(message: impl Into<String>) -> ErrorBody {
-    ErrorBody::new("invalid_argument", message)
+    ErrorBody::new(ErrorKind::InvalidArgument, message)
 }
 
-/// A required string field (the contract reads an empty or mistyped one as absent).
-fn required(value: Option<String>, key: &str) -> Result<String, ErrorBody> {
-    value.ok_or_else(|| invalid(format!("'{key}' is required")))
+/// A required string field (the contract reads a mistyped one as empty).
+fn required(value: String, key: &str) -> Result<String, ErrorBody> {
+    if value.is_empty() {
+        return Err(invalid(format!("'{key}' is required")));
+    }
+    Ok(value)
 }
 
-fn to_value(value: impl serde::Serialize) -> Value {
+fn to_value(value: impl Serialize) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
+/// The answer `A` of a message as JSON: `answer::<answers::Ping>(pong)` does not compile
+/// unless the value has the message's answer type.
+pub fn answer<A: Serialize>(value: A) -> Value {
+    to_value(value)
+}
+
 /// Accepts `http(s)://host[:port]` only: a content script is registered for exactly this origin.
-pub fn web_origin(v: Option<&Value>) -> Result<String, ErrorBody> {
-    let s = v
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .trim()
-        .trim_end_matches('/');
+pub fn web_origin(s: &str) -> Result<String, ErrorBody> {
+    let s = s.trim().trim_end_matches('/');
     let rest = s
         .strip_prefix("https://")
         .or_else(|| s.strip_prefix("http://"));
@@ -188,37 +202,51 @@ pub fn sites_with(mut sites: Vec<Value>, origin: &str, entry: Option<Value>) -> 
 
 /// A custom site's entry: an adapter id, or adapter data (taught, edited or imported) that the
 /// core validates and keeps, in its normal form, as the site's `custom`.
-pub fn site_entry(origin: &str, adapter: Option<Value>) -> Result<Value, ErrorBody> {
+pub fn site_entry(origin: &str, adapter: Option<AdapterChoice>) -> Result<Site, ErrorBody> {
     match adapter {
-        Some(data @ Value::Object(_)) => {
-            let custom = validate_adapter(&data).map_err(adapter_error)?;
-            Ok(json!({"origin": origin, "adapter": custom["id"].clone(), "custom": custom}))
+        Some(AdapterChoice::Data(data)) => {
+            let custom = validate_adapter(&Value::Object(data.0)).map_err(adapter_error)?;
+            let custom: AdapterData =
+                serde_json::from_value(custom).map_err(|e| invalid(format!("adapter: {e}")))?;
+            Ok(Site {
+                origin: origin.to_owned(),
+                adapter: custom.id.clone(),
+                custom: Some(custom),
+            })
         }
-        other => {
-            let id = other.as_ref().and_then(Value::as_str).unwrap_or("generic");
-            Ok(json!({"origin": origin, "adapter": id}))
-        }
+        Some(AdapterChoice::Id(id)) if !id.is_empty() => Ok(Site {
+            origin: origin.to_owned(),
+            adapter: id,
+            custom: None,
+        }),
+        _ => Ok(Site {
+            origin: origin.to_owned(),
+            adapter: "generic".to_owned(),
+            custom: None,
+        }),
     }
 }
 
 /// An adapter the core refused, with the field and the fix.
 fn adapter_error(e: AdapterError) -> ErrorBody {
-    ErrorBody::new("invalid_argument", e.to_string()).with_hint(e.hint())
+    ErrorBody::new(ErrorKind::InvalidArgument, e.to_string()).with_hint(e.hint())
 }
 
-/// `{adapter, custom?}` configured for a custom site's origin, or `null`.
-pub fn adapter_for(sites: &[Value], origin: &str) -> Value {
-    sites
+/// The adapter configured for a custom site's origin (`{adapter, custom?}`), if any.
+pub fn adapter_for(sites: &[Value], origin: &str) -> Option<SiteAdapter> {
+    let site = sites
         .iter()
-        .find(|s| s.get("origin").and_then(Value::as_str) == Some(origin))
-        .map(|s| {
-            let mut a = json!({"adapter": s.get("adapter").cloned().unwrap_or(Value::Null)});
-            if let Some(custom) = s.get("custom").filter(|c| c.is_object()) {
-                a["custom"] = custom.clone();
-            }
-            a
-        })
-        .unwrap_or(Value::Null)
+        .find(|s| s.get("origin").and_then(Value::as_str) == Some(origin))?;
+    Some(SiteAdapter {
+        adapter: site
+            .get("adapter")
+            .and_then(Value::as_str)
+            .unwrap_or("generic")
+            .to_owned(),
+        custom: site
+            .get("custom")
+            .and_then(|c| serde_json::from_value(c.clone()).ok()),
+    })
 }
 
 impl App {
@@ -245,12 +273,11 @@ impl App {
 
     /// A chat's settings as the panel shows them, with where they come from (`source`: its
     /// own, its site's, or the defaults).
-    pub fn chat_view(&self, chat: &str) -> Value {
-        let mut v = to_value(self.config.chat(chat));
-        if let Value::Object(m) = &mut v {
-            m.insert("source".into(), Value::from(self.config.chat_source(chat)));
+    pub fn chat_view(&self, chat: &str) -> ChatView {
+        ChatView {
+            settings: self.config.chat(chat),
+            source: self.config.chat_source(chat),
         }
-        v
     }
 
     fn tab_for(&self, sender: &Sender, chat: Option<&ChatRef>) -> Result<i64, ErrorBody> {
@@ -312,12 +339,16 @@ impl App {
         sent: Map<String, Value>,
         result: Result<CallToolResult, ErrorBody>,
         duration: u64,
-    ) -> Result<Value, ErrorBody> {
+    ) -> Result<ManualRun, ErrorBody> {
         self.call_ended(server, duration, true);
-        Ok(
-            json!({"state": "done", "tool": tool, "serverId": server, "arguments": sent,
-                  "result": result?, "durationMs": duration}),
-        )
+        Ok(ManualRun {
+            state: CallState::Done,
+            tool: tool.to_owned(),
+            server_id: server.to_owned(),
+            arguments: sent,
+            result: result?,
+            duration_ms: duration,
+        })
     }
 
     /// Whether a configured server lives on `origin` (its host permission is still needed).
@@ -330,8 +361,11 @@ impl App {
 
     /// The answer to `ping`: the core's version and the sender's role (answered before the
     /// state is loaded: it needs none).
-    pub fn ping(role: Role) -> Value {
-        json!({"core": env!("CARGO_PKG_VERSION"), "role": role})
+    pub fn ping(role: Role) -> Pong {
+        Pong {
+            core: env!("CARGO_PKG_VERSION").to_owned(),
+            role,
+        }
     }
 
     /// Decides a request of the contract (already admitted for `sender`'s role).
@@ -340,13 +374,11 @@ impl App {
         let done = |value| Ok(Step::Done(value, Vec::new()));
         let io = |io| Ok(Step::Io(io));
         match request {
-            Request::Ping {} => done(App::ping(role)),
-            Request::SettingsGet {} => done(to_value(&self.config.settings)),
+            Request::Ping {} => done(answer::<answers::Ping>(App::ping(role))),
+            Request::SettingsGet {} => done(answer::<&answers::SettingsGet>(&self.config.settings)),
             Request::SettingsSet { settings } => {
-                let settings: Settings = serde_json::from_value(settings)
-                    .map_err(|e| invalid(format!("settings: {e}")))?;
                 self.config.settings = settings;
-                let answer = to_value(&self.config.settings);
+                let answer = answer::<&answers::SettingsSet>(&self.config.settings);
                 Ok(Step::Done(answer, vec![Effect::SaveConfig]))
             }
             Request::ServersList {} => {
@@ -362,35 +394,45 @@ impl App {
                     self.config.servers.iter().map(|s| s.id.clone()).collect();
                 let report =
                     import_mcp_servers(&text, &existing).map_err(|e| invalid(e.to_string()))?;
-                let skipped = to_value(&report.skipped);
                 if apply.unwrap_or(false) {
-                    let servers = report
-                        .servers
-                        .iter()
-                        .map(|server| {
-                            let mut v = to_value(server);
-                            if let Some(o) = v.as_object_mut() {
-                                o.remove("id");
-                            }
-                            v
-                        })
-                        .collect();
+                    let skipped = report.skipped;
+                    let servers = report.servers;
                     return io(Io::ServersImport { servers, skipped });
                 }
-                let views: Vec<Value> = report.servers.iter().map(|s| json!({"name": s.name, "url": s.url, "transport": s.transport,
-                    "headers": s.headers.iter().map(|(k, _)| json!({"name": k, "value": MASK})).collect::<Vec<_>>()})).collect();
-                done(json!({"servers": views, "skipped": skipped}))
+                let preview = |s: &ServerConfig| {
+                    let headers = s.headers.iter().map(|(name, _)| Header {
+                        name: name.clone(),
+                        value: MASK.to_owned(),
+                        secret: None,
+                    });
+                    ImportedServer::Preview(ServerPreview {
+                        name: s.name.clone(),
+                        url: s.url.clone(),
+                        transport: s.transport,
+                        headers: headers.collect(),
+                    })
+                };
+                done(answer::<answers::ServersImport>(ImportAnswer {
+                    servers: report.servers.iter().map(preview).collect(),
+                    skipped: report.skipped,
+                }))
             }
             Request::ServersExport {} => {
-                let mut out = Map::new();
+                let mut out = std::collections::BTreeMap::new();
                 for s in &self.config.servers {
-                    let transport = match s.transport {
+                    let kind = match s.transport {
                         TransportKind::Sse => "sse",
                         _ => "http",
                     };
-                    out.insert(s.name.clone(), json!({"url": s.url, "type": transport}));
+                    let server = ExportedServer {
+                        url: s.url.clone(),
+                        kind: kind.to_owned(),
+                    };
+                    out.insert(s.name.clone(), server);
                 }
-                done(json!({"mcpServers": out}))
+                done(answer::<answers::ServersExport>(ExportAnswer {
+                    mcp_servers: out,
+                }))
             }
             Request::ServersTest { id } => io(Io::ServersTest(required(id, "id")?)),
             Request::ServersSignIn { id } => io(Io::ServersSignIn(required(id, "id")?)),
@@ -423,13 +465,6 @@ impl App {
                 confirm,
             } => {
                 let server = required(server_id, "serverId")?;
-                let policy: Option<ToolPolicy> = match policy {
-                    None | Some(Value::Null) => None,
-                    Some(p) => Some(
-                        serde_json::from_value(p)
-                            .map_err(|_| invalid("policy must be allow, ask or deny"))?,
-                    ),
-                };
                 let change = PolicyChange {
                     server: &server,
                     tool: tool.as_deref(),
@@ -439,7 +474,8 @@ impl App {
                     confirm: confirm.unwrap_or(false),
                 };
                 let effects = self.set_policy(&change)?;
-                Ok(Step::Done(Value::from(self.tool_views(&server)), effects))
+                let views = answer::<answers::ToolsPolicy>(self.tool_views(&server));
+                Ok(Step::Done(views, effects))
             }
             Request::ToolsCall {
                 server_id,
@@ -448,7 +484,7 @@ impl App {
             } => io(Io::ToolsCall {
                 server: required(server_id, "serverId")?,
                 tool: required(tool, "tool")?,
-                arguments: arguments.unwrap_or_else(|| json!({})),
+                arguments: arguments.unwrap_or_else(|| Value::Object(Map::new())),
             }),
             Request::PromptsList { server_id } => io(Io::Mcp {
                 server: required(server_id, "serverId")?,
@@ -461,9 +497,7 @@ impl App {
             } => {
                 let server = required(server_id, "serverId")?;
                 let name = required(name, "name")?;
-                let args: BTreeMap<String, String> =
-                    serde_json::from_value(arguments.unwrap_or_else(|| json!({})))
-                        .unwrap_or_default();
+                let args: BTreeMap<String, String> = arguments.unwrap_or_default();
                 let arguments = args.into_iter().map(|(k, v)| (k, Value::String(v)));
                 let op = Operation::GetPrompt {
                     name,
@@ -485,7 +519,7 @@ impl App {
             }
             Request::ChatGet { chat } => {
                 let chat = self.chat_for(sender, chat.as_ref())?;
-                done(self.chat_view(&chat))
+                done(answer::<answers::ChatGet>(self.chat_view(&chat)))
             }
             Request::ChatSet {
                 chat,
@@ -493,15 +527,13 @@ impl App {
                 scope,
             } => {
                 let chat = self.chat_for(sender, chat.as_ref())?;
-                let settings: ChatSettings = serde_json::from_value(settings)
-                    .map_err(|e| invalid(format!("settings: {e}")))?;
                 // Picked once per site, unless the user overrides this chat only.
-                let effects = if scope.as_deref() == Some("chat") {
-                    self.set_chat_only(&chat, settings)
-                } else {
-                    self.set_chat(&chat, settings)
+                let effects = match scope.unwrap_or_default() {
+                    Scope::Chat => self.set_chat_only(&chat, settings.0),
+                    Scope::Site => self.set_chat(&chat, settings.0),
                 };
-                Ok(Step::Done(self.chat_view(&chat), effects))
+                let view = answer::<answers::ChatSet>(self.chat_view(&chat));
+                Ok(Step::Done(view, effects))
             }
             Request::PromptBuild {
                 chat,
@@ -512,20 +544,8 @@ impl App {
                     .chat_for(sender, chat.as_ref())
                     .ok()
                     .map(|c| self.config.chat(&c));
-                let requested: Option<Vec<String>> = match server_ids {
-                    Some(v) => Some(
-                        serde_json::from_value(v)
-                            .map_err(|_| invalid("serverIds must be a list of ids"))?,
-                    ),
-                    None => None,
-                };
-                let options: Option<PromptOptions> = match options {
-                    Some(o) => Some(
-                        serde_json::from_value(o).map_err(|e| invalid(format!("options: {e}")))?,
-                    ),
-                    None => None,
-                };
-                let ids = self.prompt_servers(role, chat.as_ref(), requested)?;
+                let options: Option<PromptOptions> = options;
+                let ids = self.prompt_servers(role, chat.as_ref(), server_ids)?;
                 io(Io::PromptBuild { chat, ids, options })
             }
             Request::ChatInsert { chat, text, submit } => {
@@ -553,14 +573,11 @@ impl App {
                         let chat = self.chat_for(sender, None)?;
                         self.selected_tools(&self.config.chat(&chat).server_ids)
                     }
-                    Role::Page => {
-                        let ids: Vec<String> =
-                            serde_json::from_value(server_ids.unwrap_or_else(|| json!([])))
-                                .unwrap_or_default();
-                        self.selected_tools(&ids)
-                    }
+                    Role::Page => self.selected_tools(&server_ids.unwrap_or_default()),
                 };
-                done(to_value(parse_tool_calls(&text, &servers)))
+                done(answer::<answers::ReplyParse>(parse_tool_calls(
+                    &text, &servers,
+                )))
             }
             Request::PageObserve { observation } => {
                 let chat = self.chat_for(sender, None)?;
@@ -576,11 +593,13 @@ impl App {
             Request::PageState { chat } => {
                 let chat = self.chat_for(sender, chat.as_ref())?;
                 let tab = tab_of(&chat).ok_or_else(|| invalid("chat has no tab"))?;
-                done(to_value(self.page_view(tab)))
+                done(answer::<answers::PageState>(self.page_view(tab)))
             }
             Request::ActivityList { chat } => {
                 let chat = self.chat_for(sender, chat.as_ref())?;
-                done(to_value(self.ledger.for_chat(&chat)))
+                done(answer::<Vec<&crate::policy::CallRecord>>(
+                    self.ledger.for_chat(&chat),
+                ))
             }
             Request::ActivityDecide {
                 key,
@@ -588,9 +607,6 @@ impl App {
                 confirm,
             } => {
                 let key = required(key, "key")?;
-                let decision = required(decision, "decision")?;
-                let decision = UserDecision::parse(&decision)
-                    .ok_or_else(|| invalid(format!("unknown decision '{decision}'")))?;
                 let sender_chat = match role {
                     Role::Content => Some(self.chat_for(sender, None)?),
                     Role::Page => None,
@@ -598,9 +614,14 @@ impl App {
                 let confirm = confirm.unwrap_or(false);
                 let (record, effects) =
                     self.decide(role, sender_chat.as_deref(), &key, decision, confirm)?;
-                Ok(Step::Done(to_value(record), effects))
+                Ok(Step::Done(
+                    answer::<answers::ActivityDecide>(record),
+                    effects,
+                ))
             }
-            Request::ElicitationList {} => done(self.elicitations_view()),
+            Request::ElicitationList {} => {
+                done(answer::<answers::ElicitationList>(self.elicitations_view()))
+            }
             Request::ElicitationAnswer {
                 key,
                 action,
@@ -608,36 +629,33 @@ impl App {
             } => {
                 let key = required(key, "key")?;
                 let action = required(action, "action")?;
-                let content = content.as_ref().and_then(Value::as_object);
-                let effects = self.elicitation_answer(&key, &action, content)?;
-                Ok(Step::Done(self.elicitations_view(), effects))
+                let effects = self.elicitation_answer(&key, &action, content.as_ref())?;
+                let views = answer::<answers::ElicitationAnswer>(self.elicitations_view());
+                Ok(Step::Done(views, effects))
             }
             Request::SitesList {} => io(Io::SitesList),
             Request::SitesAdd { origin, adapter } => {
-                let origin = web_origin(origin.as_ref())?;
+                let origin = web_origin(&origin)?;
                 io(Io::SitesChange {
-                    entry: Some(site_entry(&origin, adapter)?),
+                    entry: Some(to_value(site_entry(&origin, adapter)?)),
                     origin,
                     answer: None,
                 })
             }
             Request::SitesRemove { origin } => io(Io::SitesChange {
-                origin: web_origin(origin.as_ref())?,
+                origin: web_origin(&origin)?,
                 entry: None,
                 answer: None,
             }),
             Request::SitesTaught { adapter } => {
                 // A content script saves for its own origin only (the sender's, from Chrome).
                 let data = adapter.ok_or_else(|| invalid("'adapter' is required"))?;
-                if !data.is_object() {
-                    return Err(adapter_error(AdapterError::NotObject));
-                }
                 let origin = sender.origin.clone();
-                let entry = site_entry(&origin, Some(data))?;
-                let custom = entry["custom"].clone();
+                let entry = site_entry(&origin, Some(AdapterChoice::Data(data)))?;
+                let custom = answer::<Option<&answers::SitesTaught>>(entry.custom.as_ref());
                 io(Io::SitesChange {
                     origin,
-                    entry: Some(entry),
+                    entry: Some(to_value(entry)),
                     answer: Some(custom),
                 })
             }

@@ -7,6 +7,7 @@
 //! Everything here is decided in the core and tested natively with an in-memory host
 //! (`tests/test_app_run.rs`); the host only performs primitives.
 
+use crate::contract::ErrorKind;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -14,16 +15,18 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::host::{Host, ProgressFn};
 use super::{
-    adapter_for, sites_with, tab_of, App, CallEnd, Config, Effect, Io, Sender, Step, AUTH_KEY,
-    CONFIG_KEY, ELICITATION_TIMEOUT_MS, LEDGER_KEY, TOOLS_KEY,
+    adapter_for, answer, input_of, sites_with, tab_of, App, CallEnd, Config, Effect, Io, Sender,
+    Step, AUTH_KEY, CONFIG_KEY, ELICITATION_TIMEOUT_MS, LEDGER_KEY, TOOLS_KEY,
 };
 use crate::client::jsonrpc::{ErrorCode, ErrorObject};
 use crate::client::{Operation, Output, ServerConfig, ServerStatus, SessionEvent};
+use crate::contract::request::answers;
 use crate::contract::storage::{Area, PAGES_KEY, SITES_KEY};
+use crate::contract::views::{ImportAnswer, ImportedServer, ServerView};
 use crate::contract::{self, ErrorBody, Request, Role, TabMessage};
 
 type Answer = Result<Value, ErrorBody>;
@@ -123,7 +126,7 @@ impl<H: Host> Runner<H> {
         self.host.spawn(Box::pin(async move {
             let _ = run.ensure_loaded().await;
         }));
-        Some(contract::ok(App::ping(role)))
+        Some(contract::ok(answer::<answers::Ping>(App::ping(role))))
     }
 
     /// Loads the state from storage once per worker life ([`Runner::load`]). The load runs as
@@ -155,7 +158,10 @@ impl<H: Host> Runner<H> {
         match &*self.loaded.borrow() {
             Load::Done => Ok(()),
             Load::Failed(e) => Err(e.clone()),
-            _ => Err(ErrorBody::new("storage", "loading the state failed")),
+            _ => Err(ErrorBody::new(
+                ErrorKind::Storage,
+                "loading the state failed",
+            )),
         }
     }
 
@@ -211,9 +217,9 @@ impl<H: Host> Runner<H> {
     }
 
     /// A server's view with its live connection state.
-    pub fn server_view(&self, id: &str) -> Answer {
+    pub fn server_view(&self, id: &str) -> Result<ServerView, ErrorBody> {
         let view = self.app.borrow().live_view(id, self.status(id).as_ref());
-        view.ok_or_else(|| ErrorBody::new("invalid_argument", format!("no server '{id}'")))
+        view.ok_or_else(|| ErrorBody::new(ErrorKind::InvalidArgument, format!("no server '{id}'")))
     }
 
     async fn mcp_op(self: &Rc<Self>, server: &str, op: Operation) -> Result<Output, ErrorBody> {
@@ -224,32 +230,47 @@ impl<H: Host> Runner<H> {
     /// does not compile.
     async fn perform(self: &Rc<Self>, io: Io) -> Answer {
         match io {
-            Io::ServersList(ids) => Ok(ids
-                .iter()
-                .filter_map(|id| self.server_view(id).ok())
-                .collect()),
-            Io::ServersAdd(server) => self.put_server(server, false).await,
-            Io::ServersUpdate(server) => self.put_server(server, true).await,
+            Io::ServersList(ids) => Ok(answer::<answers::ServersList>(
+                ids.iter()
+                    .filter_map(|id| self.server_view(id).ok())
+                    .collect(),
+            )),
+            Io::ServersAdd(server) => {
+                (self.put_view(server, false).await).map(answer::<answers::ServersAdd>)
+            }
+            Io::ServersUpdate(server) => {
+                (self.put_view(server, true).await).map(answer::<answers::ServersUpdate>)
+            }
             Io::ServersRemove(id) => {
                 self.host.pool(|pool, _| pool.remove_server(&id));
                 let effects = self.app.borrow_mut().remove_server(&id);
                 self.run_effects(effects).await?;
                 let servers = self.app.borrow().config.servers.clone();
-                self.host.origin_rules(&servers).await.map(|()| Value::Null)
+                let done = self.host.origin_rules(&servers).await;
+                done.map(|()| answer::<answers::ServersRemove>(()))
             }
             Io::ServersImport { servers, skipped } => {
-                let mut views = Vec::new();
+                let mut added = Vec::new();
                 for server in servers {
-                    let server = self.app.borrow().new_server(server)?;
-                    views.push(self.put_server(server, false).await?);
+                    let server = self.app.borrow().new_server(input_of(&server))?;
+                    added.push(ImportedServer::Added(Box::new(
+                        self.put_view(server, false).await?,
+                    )));
                 }
-                Ok(json!({"servers": views, "skipped": skipped}))
+                Ok(answer::<answers::ServersImport>(ImportAnswer {
+                    servers: added,
+                    skipped,
+                }))
             }
-            Io::ServersSignIn(id) => self.sign_in(&id).await,
-            Io::ServersSignOut(id) => self.sign_out(&id).await,
+            Io::ServersSignIn(id) => {
+                (self.sign_in(&id).await).map(answer::<answers::ServersSignIn>)
+            }
+            Io::ServersSignOut(id) => {
+                (self.sign_out(&id).await).map(answer::<answers::ServersSignOut>)
+            }
             Io::ServersTest(id) => {
                 let _ = self.list_tools(&id, true).await;
-                self.server_view(&id)
+                self.server_view(&id).map(answer::<answers::ServersTest>)
             }
             Io::ToolsList {
                 ids,
@@ -267,7 +288,7 @@ impl<H: Host> Runner<H> {
                     }
                     out.extend(self.app.borrow().tool_views(&id));
                 }
-                Ok(Value::from(out))
+                Ok(answer::<answers::ToolsList>(out))
             }
             Io::ToolsCall {
                 server,
@@ -288,7 +309,9 @@ impl<H: Host> Runner<H> {
                 let result = self.mcp_op(&server, op).await;
                 let result = result.and_then(|o| o.into_tool_result().map_err(|e| (&e).into()));
                 let duration = self.host.now_ms().saturating_sub(started);
-                (self.app.borrow_mut()).manual_done(&server, &tool, sent, result, duration)
+                (self.app.borrow_mut())
+                    .manual_done(&server, &tool, sent, result, duration)
+                    .map(answer::<answers::ToolsCall>)
             }
             Io::Mcp { server, op } => (self.mcp_op(&server, op).await)
                 .map(|output| serde_json::to_value(output).unwrap_or(Value::Null)),
@@ -317,10 +340,10 @@ impl<H: Host> Runner<H> {
                 observation,
             } => {
                 let now = self.host.now_ms();
-                let (answer, effects) =
+                let (observed, effects) =
                     (self.app.borrow_mut()).observe((tab, frame), &url, &observation, now);
                 self.run_effects(effects).await?;
-                Ok(serde_json::to_value(answer).unwrap_or_default())
+                Ok(answer::<answers::PageObserve>(observed))
             }
             Io::SitesChange {
                 origin,
@@ -335,13 +358,20 @@ impl<H: Host> Runner<H> {
                 }
                 Ok(answer.unwrap_or(sites))
             }
-            Io::SitesAdapter(origin) => Ok(adapter_for(&self.sites().await?, &origin)),
+            Io::SitesAdapter(origin) => Ok(answer::<answers::SitesAdapter>(adapter_for(
+                &self.sites().await?,
+                &origin,
+            ))),
         }
     }
 
     /// Adds a server, or replaces the one with its id (`replace`), then lists its tools: a
     /// new server's from the client's cache, a changed one's afresh (unless disabled).
-    async fn put_server(self: &Rc<Self>, server: ServerConfig, replace: bool) -> Answer {
+    async fn put_view(
+        self: &Rc<Self>,
+        server: ServerConfig,
+        replace: bool,
+    ) -> Result<ServerView, ErrorBody> {
         // The Origin rules for the list as it will be come first; then configuration and client
         // change together with no await between them, so no concurrent handler sees a server
         // the client does not know, and no connection to a new loopback server goes out
@@ -412,7 +442,7 @@ impl<H: Host> Runner<H> {
                     // The card shows the call as it is when the message goes out.
                     let record = run.app.borrow().ledger.calls.get(&key).cloned();
                     if let (Some(tab), Some(record)) = (tab_of(&chat), record) {
-                        let calls = vec![serde_json::to_value(record).unwrap_or(Value::Null)];
+                        let calls = vec![record];
                         let _ = run.host.to_tab(tab, &TabMessage::Calls { calls }).await;
                     }
                 })),

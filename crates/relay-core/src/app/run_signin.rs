@@ -6,14 +6,13 @@
 
 use std::rc::{Rc, Weak};
 
-use serde_json::Value;
-
 use super::host::{Host, ProgressFn};
 use super::{AuthEnv, Runner};
 use crate::auth::{AuthAction, PublicJwk, SignKey, SEED_BYTES};
 use crate::client::{
     ClientError, HttpMethod, Operation, Output, ProofFuture, Prover, ResponseHead,
 };
+use crate::contract::views::ServerView;
 use crate::contract::ErrorBody;
 
 /// Most actions one attempt may take (discovery tries a few URLs; a sign-in is about ten).
@@ -40,7 +39,7 @@ fn with_env<H: Host, R>(
 impl<H: Host> Runner<H> {
     /// `servers/signIn`: connects; a server that refuses gets a sign-in the user may finish in
     /// a browser window. Answers the server's view (with the error, when the sign-in failed).
-    pub async fn sign_in(self: &Rc<Self>, id: &str) -> Result<Value, ErrorBody> {
+    pub async fn sign_in(self: &Rc<Self>, id: &str) -> Result<ServerView, ErrorBody> {
         let op = Operation::ListTools { refresh: true };
         let refused = match self.host.mcp(id, op, None, None).await {
             Err(e) => e.report().challenge,
@@ -58,7 +57,7 @@ impl<H: Host> Runner<H> {
     }
 
     /// `servers/signOut`: the tokens forgotten (revoked where the server can), the view.
-    pub async fn sign_out(self: &Rc<Self>, id: &str) -> Result<Value, ErrorBody> {
+    pub async fn sign_out(self: &Rc<Self>, id: &str) -> Result<ServerView, ErrorBody> {
         with_env(&self.host, None, |env| {
             self.app.borrow_mut().sign_out(id, env)
         })??;

@@ -2,10 +2,13 @@
 //! secrets marked), secrets kept when the panel sends their mask back, and a server's view for
 //! the panel with every secret masked.
 
+use crate::contract::ErrorKind;
 use serde_json::{json, Value};
 
-use crate::client::config::MASK;
+use crate::client::config::{DEFAULT_TIMEOUT_MS, MASK};
 use crate::client::{loopback_origin, ProtocolMode, ServerConfig, ServerStatus};
+use crate::contract::request::ServerInput;
+use crate::contract::views::{self, Header, ServerStatusName, ServerView};
 use crate::contract::ErrorBody;
 use crate::model::Tool;
 
@@ -29,63 +32,81 @@ pub struct ServerState {
 }
 
 fn invalid(message: impl Into<String>) -> ErrorBody {
-    ErrorBody::new("invalid_argument", message)
+    ErrorBody::new(ErrorKind::InvalidArgument, message)
 }
 
 /// A server configuration from the side panel's shape: headers as `[{name, value, secret?}]`
-/// rows (`secret` marks a header whose name does not say it is a credential), or the stored
-/// shapes (`[[name, value]]`, `{name: value}`). Validated.
-pub fn server_from(value: Value, id: &str) -> Result<ServerConfig, ErrorBody> {
-    let mut v = value;
-    if let Some(obj) = v.as_object_mut() {
-        obj.insert("id".into(), Value::String(id.to_owned()));
-        let rows = match obj.get("headers") {
-            Some(Value::Array(items)) if items.iter().any(Value::is_object) => Some(items.clone()),
-            _ => None,
-        };
-        if let Some(items) = rows {
-            let named = |h: &Value| -> Option<(String, String, bool)> {
-                let name = h.get("name")?.as_str()?.trim();
-                let value = h.get("value")?.as_str()?;
-                let secret = h.get("secret").and_then(Value::as_bool).unwrap_or(false);
-                (!name.is_empty()).then(|| (name.to_owned(), value.to_owned(), secret))
-            };
-            let rows: Vec<(String, String, bool)> = items.iter().filter_map(named).collect();
-            let pairs: Vec<Value> = rows.iter().map(|(k, v, _)| json!([k, v])).collect();
-            let secret: Vec<Value> = rows
-                .iter()
-                .filter(|(_, _, secret)| *secret)
-                .map(|(k, _, _)| json!(k))
-                .collect();
-            obj.insert("headers".into(), Value::Array(pairs));
-            obj.insert("secretHeaders".into(), Value::Array(secret));
-        }
-    }
-    let server: ServerConfig =
-        serde_json::from_value(v).map_err(|e| invalid(format!("server: {e}")))?;
+/// rows (`secret` marks a header whose name does not say it is a credential). Validated.
+pub fn server_from(
+    input: ServerInput,
+    id: &str,
+    default_timeout_ms: u64,
+) -> Result<ServerConfig, ErrorBody> {
+    let rows: Vec<Header> = input
+        .headers
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|h| {
+            let name = h.name.trim().to_owned();
+            (!name.is_empty()).then_some(Header { name, ..h })
+        })
+        .collect();
+    let server = ServerConfig {
+        id: id.to_owned(),
+        name: input.name,
+        url: input.url,
+        transport: input.transport.unwrap_or_default(),
+        secret_headers: rows
+            .iter()
+            .filter(|h| h.secret == Some(true))
+            .map(|h| h.name.clone())
+            .collect(),
+        headers: rows.into_iter().map(|h| (h.name, h.value)).collect(),
+        timeout_ms: input.timeout_ms.unwrap_or(default_timeout_ms),
+        enabled: input.enabled.unwrap_or(true),
+    };
     server.validate().map_err(|e| invalid(e.to_string()))?;
     Ok(server)
 }
 
+/// The panel's shape of a configured server (an import's servers are added through it).
+pub fn input_of(server: &ServerConfig) -> ServerInput {
+    ServerInput {
+        id: None,
+        name: server.name.clone(),
+        url: server.url.clone(),
+        transport: Some(server.transport),
+        headers: Some(
+            server
+                .headers
+                .iter()
+                .map(|(name, value)| Header {
+                    name: name.clone(),
+                    value: value.clone(),
+                    secret: Some(
+                        server
+                            .secret_headers
+                            .iter()
+                            .any(|s| s.eq_ignore_ascii_case(name)),
+                    ),
+                })
+                .collect(),
+        ),
+        timeout_ms: Some(server.timeout_ms),
+        enabled: Some(server.enabled),
+    }
+}
+
 impl App {
     /// A server the panel adds: its id from its name, the default timeout unless it has one.
-    pub fn new_server(&self, value: Value) -> Result<ServerConfig, ErrorBody> {
-        let name = value
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or("server")
-            .to_owned();
-        let id = self.config.unique_id(&name);
-        let mut value = value;
-        if let Some(obj) = value.as_object_mut() {
-            if !obj.contains_key("timeoutMs") {
-                obj.insert(
-                    "timeoutMs".into(),
-                    json!(self.config.settings.default_timeout_ms),
-                );
-            }
-        }
-        let mut server = server_from(value, &id)?;
+    pub fn new_server(&self, input: ServerInput) -> Result<ServerConfig, ErrorBody> {
+        let name = if input.name.is_empty() {
+            "server"
+        } else {
+            input.name.as_str()
+        };
+        let id = self.config.unique_id(name);
+        let mut server = server_from(input, &id, self.config.settings.default_timeout_ms)?;
         if server.name.trim().is_empty() {
             server.name = id;
         }
@@ -94,19 +115,18 @@ impl App {
 
     /// A server the panel edits. A header value equal to the mask means "unchanged": secrets
     /// never round-trip through the panel.
-    pub fn edited_server(&self, value: Value) -> Result<ServerConfig, ErrorBody> {
-        let id = value
-            .get("id")
-            .and_then(Value::as_str)
-            .ok_or_else(|| invalid("'server.id' is required"))?
-            .to_owned();
+    pub fn edited_server(&self, input: ServerInput) -> Result<ServerConfig, ErrorBody> {
+        let id = input
+            .id
+            .clone()
+            .ok_or_else(|| invalid("'server.id' is required"))?;
         let old = self
             .config
             .servers
             .iter()
             .find(|s| s.id == id)
             .ok_or_else(|| invalid(format!("no server '{id}'")))?;
-        let mut server = server_from(value, &id)?;
+        let mut server = server_from(input, &id, DEFAULT_TIMEOUT_MS)?;
         for (k, v) in &mut server.headers {
             if v == MASK {
                 if let Some((_, old_v)) =
@@ -120,35 +140,51 @@ impl App {
     }
 
     /// A server as the side panel shows it: secret header values masked.
-    pub fn server_view(&self, id: &str, state: ServerState) -> Option<Value> {
+    pub fn server_view(&self, id: &str, state: ServerState) -> Option<ServerView> {
         let s = self.config.servers.iter().find(|s| s.id == id)?;
         let status = if !s.enabled {
-            "disabled"
+            ServerStatusName::Disabled
         } else if state.error.is_some() {
-            "failed"
+            ServerStatusName::Failed
         } else if state.connected {
-            "connected"
+            ServerStatusName::Connected
         } else {
-            "idle"
+            ServerStatusName::Idle
         };
-        let headers: Vec<Value> = s
+        let headers = s
             .masked_headers()
             .into_iter()
-            .map(|(name, value, secret)| json!({"name": name, "value": value, "secret": secret}))
+            .map(|(name, value, secret)| Header {
+                name,
+                value,
+                secret: Some(secret),
+            })
             .collect();
-        Some(json!({
-            "id": s.id, "name": s.name, "url": s.url, "transport": s.transport, "headers": headers,
-            "timeoutMs": s.timeout_ms, "enabled": s.enabled, "auth": self.auth_view(id),
-            "state": {"status": status, "info": state.info, "toolCount": self.tools.get(id).map(Vec::len),
-                      "error": state.error, "lastLatencyMs": state.latency_ms, "transport": state.transport},
-        }))
+        Some(ServerView {
+            id: s.id.clone(),
+            name: s.name.clone(),
+            url: s.url.clone(),
+            transport: s.transport,
+            headers,
+            timeout_ms: s.timeout_ms,
+            enabled: s.enabled,
+            auth: self.auth_view(id),
+            state: views::ServerState {
+                status,
+                info: state.info,
+                tool_count: self.tools.get(id).map(Vec::len),
+                error: state.error,
+                last_latency_ms: state.latency_ms,
+                transport: state.transport,
+            },
+        })
     }
 }
 
 impl App {
     /// A server's view with what the client knows of its connection and its last error and
     /// latency.
-    pub fn live_view(&self, id: &str, status: Option<&ServerStatus>) -> Option<Value> {
+    pub fn live_view(&self, id: &str, status: Option<&ServerStatus>) -> Option<ServerView> {
         let (error, latency_ms) = self.health.get(id).cloned().unwrap_or((None, None));
         let state = ServerState {
             connected: status.is_some_and(|s| s.connected),
@@ -280,17 +316,21 @@ pub fn origin_rules(servers: &[ServerConfig], extension_id: &str) -> Vec<Value> 
 mod tests {
     use super::*;
 
+    fn input(v: Value) -> ServerInput {
+        serde_json::from_value(v).expect("a server input")
+    }
+
     #[test]
     fn secrets_are_masked_in_views_and_kept_when_their_mask_comes_back() {
         let mut app = App::default();
         let added = app
-            .new_server(
+            .new_server(input(
                 json!({"name": "Docs", "url": "https://docs.example/mcp", "headers": [
                 {"name": "Authorization", "value": "Bearer s3cret"},
                 {"name": "X-Team", "value": "t-42", "secret": true},
                 {"name": "Accept-Language", "value": "fr"},
                 {"name": "  ", "value": "dropped"}]}),
-            )
+            ))
             .expect("server");
         assert_eq!(added.id, "docs");
         assert_eq!(added.headers.len(), 3);
@@ -298,6 +338,7 @@ mod tests {
         let view = app
             .server_view("docs", ServerState::default())
             .expect("view");
+        let view = serde_json::to_value(view).expect("json");
         let text = view.to_string();
         assert!(!text.contains("s3cret") && !text.contains("t-42"), "{text}");
         assert!(text.contains("fr"));
@@ -305,13 +346,13 @@ mod tests {
         let mut rows = view["headers"].clone();
         rows[2]["value"] = json!("de");
         let edited = app
-            .edited_server(json!({"id": "docs", "name": "Docs", "url": "https://docs.example/mcp", "headers": rows}))
+            .edited_server(input(json!({"id": "docs", "name": "Docs", "url": "https://docs.example/mcp", "headers": rows})))
             .expect("edited");
         let values: Vec<&str> = edited.headers.iter().map(|(_, v)| v.as_str()).collect();
         assert_eq!(values, ["Bearer s3cret", "t-42", "de"]);
         assert!(edited.is_secret_header("x-team"));
         assert_eq!(
-            app.edited_server(json!({"id": "nope", "url": "https://x/"}))
+            app.edited_server(input(json!({"id": "nope", "url": "https://x/"})))
                 .expect_err("unknown")
                 .kind,
             "invalid_argument"

@@ -9,13 +9,13 @@
 //! requests and nowhere else: a view shows whether the user is signed in, the scopes and the
 //! expiry, never a token, and every error text is the auth module's, which quotes no secret.
 
+use crate::contract::ErrorKind;
 use std::collections::BTreeMap;
-
-use serde_json::{json, Value};
 
 use crate::auth::pkce::Entropy;
 use crate::auth::{AuthAction, AuthConfig, AuthError, AuthEvent, AuthState, Authorizer, PublicJwk};
 use crate::client::{AuthChallenge, HttpMethod, HttpUrl};
+use crate::contract::views::ServerAuth;
 use crate::contract::ErrorBody;
 
 use super::{App, Effect};
@@ -155,17 +155,15 @@ impl App {
     /// A server's sign-in as its view shows it: `{signedIn, scope?, expiresAtMs?, refreshable,
     /// origins}`,
     /// or `null` for a server never signed in to.
-    pub fn auth_view(&self, id: &str) -> Value {
-        let Some(state) = self.auth.get(id) else {
-            return Value::Null;
-        };
+    pub fn auth_view(&self, id: &str) -> Option<ServerAuth> {
+        let state = self.auth.get(id)?;
         let tokens = state.tokens.as_ref();
-        json!({
-            "signedIn": tokens.is_some(),
-            "scope": tokens.and_then(|t| t.scope.clone()),
-            "expiresAtMs": tokens.and_then(|t| t.expires_at_ms),
-            "refreshable": tokens.is_some_and(|t| t.refresh_token.is_some()),
-            "origins": auth_origins(state),
+        Some(ServerAuth {
+            signed_in: tokens.is_some(),
+            scope: tokens.and_then(|t| t.scope.clone()),
+            expires_at_ms: tokens.and_then(|t| t.expires_at_ms),
+            refreshable: tokens.is_some_and(|t| t.refresh_token.is_some()),
+            origins: auth_origins(state),
         })
     }
 
@@ -175,7 +173,9 @@ impl App {
             .servers
             .iter()
             .find(|s| s.id == id)
-            .ok_or_else(|| ErrorBody::new("invalid_argument", format!("no server '{id}'")))?;
+            .ok_or_else(|| {
+                ErrorBody::new(ErrorKind::InvalidArgument, format!("no server '{id}'"))
+            })?;
         let mut cfg = AuthConfig::new(server.url.clone(), env.redirect_uri);
         cfg.dpop_key = env.dpop_key.cloned();
         let state = self.auth.get(id).cloned().unwrap_or_default();

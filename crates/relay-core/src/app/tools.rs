@@ -1,10 +1,12 @@
 //! Tools as the user governs them: their views for the side panel, policy changes, runs by
 //! hand, and the prompt a chat gets for its servers.
 
+use crate::contract::ErrorKind;
 use std::collections::BTreeMap;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
+use crate::contract::views::ToolView;
 use crate::contract::{ErrorBody, Role};
 use crate::model::ServerTools;
 use crate::model::Tool;
@@ -31,19 +33,18 @@ pub struct PolicyChange<'a> {
 impl App {
     /// A tool as the side panel shows it: the MCP definition plus `serverId`, `policy`,
     /// `enabled`.
-    pub fn tool_view(&self, server: &str, tool: &Tool) -> Value {
+    pub fn tool_view(&self, server: &str, tool: &Tool) -> ToolView {
         let (policy, enabled) = self.config.tool_setting(server, &tool.name);
-        let mut v = serde_json::to_value(tool).unwrap_or(Value::Null);
-        if let Some(o) = v.as_object_mut() {
-            o.insert("serverId".into(), json!(server));
-            o.insert("policy".into(), json!(policy));
-            o.insert("enabled".into(), json!(enabled));
+        ToolView {
+            tool: tool.clone(),
+            server_id: server.to_owned(),
+            policy,
+            enabled,
         }
-        v
     }
 
     /// The views of a server's last listed tools.
-    pub fn tool_views(&self, server: &str) -> Vec<Value> {
+    pub fn tool_views(&self, server: &str) -> Vec<ToolView> {
         self.tools
             .get(server)
             .map(|ts| ts.iter().map(|t| self.tool_view(server, t)).collect())
@@ -85,18 +86,18 @@ impl App {
     ) -> Result<Map<String, Value>, ErrorBody> {
         let tool = self.find_tool(server, name).ok_or_else(|| {
             ErrorBody::new(
-                "invalid_argument",
+                ErrorKind::InvalidArgument,
                 format!("server '{server}' has no tool '{name}'"),
             )
         })?;
         if let Decision::Deny { reason } = self.config.decision(server, name, Some(tool), true) {
-            return Err(ErrorBody::new("denied", reason)
+            return Err(ErrorBody::new(ErrorKind::Denied, reason)
                 .with_hint("Change the tool's policy in the Tools view to run it."));
         }
         let checked = validate(tool, arguments);
         if !checked.is_valid() {
             return Err(ErrorBody::new(
-                "invalid_argument",
+                ErrorKind::InvalidArgument,
                 checked.message_for_model(name).unwrap_or_default(),
             ));
         }

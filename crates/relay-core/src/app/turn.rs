@@ -1,15 +1,16 @@
 //! The tool loop's turn: a reply grows, its complete calls enter the ledger once, policy and
 //! limits decide what runs, the user decides what waits, calls run and end.
 
+use crate::contract::ErrorKind;
 use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::contract::{ErrorBody, Role};
 use crate::model::CallToolResult;
 use crate::parse::{Diagnostic, StreamParser};
 use crate::policy::{
     check_decision, is_destructive, policy_change, quoted_fingerprints, Admission, CallRecord,
-    CallState, NewCall, ToolPolicy, UserDecision, TOOL_FORCED_REMINDER,
+    CallState, NewCall, ToolPolicy, UserDecision, WaitReason, TOOL_FORCED_REMINDER,
 };
 use crate::prompt::Strategy;
 use crate::schema::validate;
@@ -18,6 +19,7 @@ use super::{tab_of, App, Effect};
 
 /// The answer to a `reply/update`: this message's calls as the ledger has them.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ReplyUpdate {
     pub calls: Vec<CallRecord>,
@@ -28,6 +30,7 @@ pub struct ReplyUpdate {
     /// worker restarted, the reply ended, an earlier update was lost): nothing was read, the
     /// content script sends the whole text.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub resend: bool,
 }
 
@@ -209,12 +212,12 @@ impl App {
                     // users cannot guess ("Allow" in the tools view, "waiting" on the card).
                     let (policy, _) = self.config.tool_setting(&call.server, &call.tool);
                     let why = if policy == ToolPolicy::Allow && !settings.auto_execute {
-                        "auto_run_off"
+                        WaitReason::AutoRunOff
                     } else {
-                        "policy_ask"
+                        WaitReason::PolicyAsk
                     };
                     if let Some(r) = self.ledger.calls.get_mut(&rec.key) {
-                        r.wait = Some(why.to_owned());
+                        r.wait = Some(why);
                     }
                 }
                 if rec.state == CallState::Running {
@@ -283,7 +286,7 @@ impl App {
             .calls
             .get(key)
             .cloned()
-            .ok_or_else(|| ErrorBody::new("invalid_argument", "no such call"))?;
+            .ok_or_else(|| ErrorBody::new(ErrorKind::InvalidArgument, "no such call"))?;
         check_decision(role, &rec, sender_chat, decision)?;
         let mut effects = Vec::new();
         match decision {
@@ -301,13 +304,13 @@ impl App {
                 let (policy, enabled) = self.config.tool_setting(&rec.server_id, &rec.tool);
                 if tool.is_some() && (policy == ToolPolicy::Deny || !enabled) {
                     return Err(ErrorBody::new(
-                        "denied",
+                        ErrorKind::Denied,
                         format!("Tool '{}' is denied or disabled.", rec.tool),
                     ));
                 }
                 if self.ledger.run_by_user(key).is_none() {
                     return Err(ErrorBody::new(
-                        "invalid_state",
+                        ErrorKind::InvalidState,
                         format!("The call is {:?} and cannot run again.", rec.state),
                     ));
                 }
@@ -315,7 +318,7 @@ impl App {
             }
             UserDecision::Deny => {
                 if let Some(r) = self.ledger.transition(key, CallState::Denied) {
-                    r.error = Some(json!({"kind": "denied", "message": "You denied this call."}));
+                    r.error = Some(ErrorBody::new(ErrorKind::Denied, "You denied this call."));
                 }
                 effects.extend([
                     Effect::SaveLedger,
@@ -350,9 +353,10 @@ impl App {
             r.started_at = Some(now_ms);
         }
         let error = match self.find_tool(&rec.server_id, &rec.tool) {
-            None => {
-                json!({"kind": "invalid", "message": format!("Tool '{}' is not available.", rec.tool)})
-            }
+            None => ErrorBody::new(
+                ErrorKind::Invalid,
+                format!("Tool '{}' is not available.", rec.tool),
+            ),
             Some(tool) => {
                 let checked = validate(tool, &rec.arguments);
                 if checked.is_valid() {
@@ -364,7 +368,7 @@ impl App {
                     });
                 }
                 let message = checked.message_for_model(&rec.tool).unwrap_or_default();
-                json!({"kind": "invalid", "message": message})
+                ErrorBody::new(ErrorKind::Invalid, message)
             }
         };
         if let Some(r) = self.ledger.transition(key, CallState::Failed) {
@@ -405,7 +409,7 @@ impl App {
                 } else {
                     CallState::Failed
                 };
-                (state, None, serde_json::to_value(error).ok())
+                (state, None, Some(error))
             }
         };
         if let Some(r) = self.ledger.transition(key, state) {

@@ -2,6 +2,7 @@
 //! token, a client secret, a code or a code verifier: these messages reach the side panel and
 //! may be quoted into a chat.
 
+use crate::contract::ErrorKind;
 use thiserror::Error;
 
 use crate::client::url::{redact_url, scrub_urls};
@@ -106,23 +107,23 @@ fn describe_plain(error: &Option<String>, description: &Option<String>) -> Strin
 
 impl AuthError {
     /// A short stable name, for `{kind}` in error objects.
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> ErrorKind {
         match self {
-            AuthError::BadUrl { .. } => "auth_bad_url",
-            AuthError::Discovery { .. } => "auth_discovery",
-            AuthError::ResourceMismatch { .. } => "auth_resource_mismatch",
-            AuthError::IssuerMismatch { .. } => "auth_issuer_mismatch",
-            AuthError::PkceUnsupported { .. } => "auth_pkce_unsupported",
-            AuthError::NoClientIdentity { .. } => "auth_no_client",
-            AuthError::Endpoint { .. } => "auth_endpoint",
-            AuthError::InvalidResponse { .. } => "auth_invalid_response",
-            AuthError::Transport { .. } => "auth_transport",
-            AuthError::Denied { .. } => "auth_denied",
-            AuthError::BadRedirect { .. } => "auth_bad_redirect",
-            AuthError::BrowserFailed { .. } => "auth_browser",
-            AuthError::TooManyAttempts { .. } => "auth_too_many_attempts",
-            AuthError::Forbidden => "auth_forbidden",
-            AuthError::InvalidState(_) => "auth_state",
+            AuthError::BadUrl { .. } => ErrorKind::AuthBadUrl,
+            AuthError::Discovery { .. } => ErrorKind::AuthDiscovery,
+            AuthError::ResourceMismatch { .. } => ErrorKind::AuthResourceMismatch,
+            AuthError::IssuerMismatch { .. } => ErrorKind::AuthIssuerMismatch,
+            AuthError::PkceUnsupported { .. } => ErrorKind::AuthPkceUnsupported,
+            AuthError::NoClientIdentity { .. } => ErrorKind::AuthNoClient,
+            AuthError::Endpoint { .. } => ErrorKind::AuthEndpoint,
+            AuthError::InvalidResponse { .. } => ErrorKind::AuthInvalidResponse,
+            AuthError::Transport { .. } => ErrorKind::AuthTransport,
+            AuthError::Denied { .. } => ErrorKind::AuthDenied,
+            AuthError::BadRedirect { .. } => ErrorKind::AuthBadRedirect,
+            AuthError::BrowserFailed { .. } => ErrorKind::AuthBrowser,
+            AuthError::TooManyAttempts { .. } => ErrorKind::AuthTooManyAttempts,
+            AuthError::Forbidden => ErrorKind::AuthForbidden,
+            AuthError::InvalidState(_) => ErrorKind::AuthState,
         }
     }
 }

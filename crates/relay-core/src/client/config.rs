@@ -16,6 +16,7 @@ pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 
 /// Which HTTP transport to speak to a server.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum TransportKind {
     /// Try Streamable HTTP, fall back to legacy HTTP+SSE per the spec's compatibility rules.
@@ -181,6 +182,7 @@ impl ServerConfig {
 
 /// An entry of an imported file that cannot be used, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[non_exhaustive]
 pub struct SkippedServer {
     pub name: String,

@@ -16,6 +16,7 @@
 //! free-text member scrubbed of URLs ([`super::url::scrub_urls`]) when the error is formatted,
 //! whatever the `url` fields hold; the session stores only the redacted form anyway.
 
+use crate::contract::ErrorKind;
 use serde::Serialize;
 use serde_json::Value;
 use thiserror::Error;
@@ -133,7 +134,7 @@ fn body_suffix(body: &str) -> String {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct ErrorReport {
-    pub kind: &'static str,
+    pub kind: ErrorKind,
     pub message: String,
     /// Left out when there is none, as in `contract::ErrorBody`.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -165,23 +166,23 @@ impl AuthChallenge {
 
 impl ClientError {
     /// A stable machine-readable name of the error's kind.
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> ErrorKind {
         match self {
-            ClientError::Connection { .. } => "connection",
-            ClientError::Auth { .. } => "auth",
-            ClientError::Http { .. } => "http",
-            ClientError::Protocol { .. } => "protocol",
-            ClientError::Rpc { .. } => "rpc",
-            ClientError::Tool { .. } => "tool",
-            ClientError::Timeout { .. } => "timeout",
-            ClientError::OutcomeUnknown { .. } => "outcome_unknown",
-            ClientError::RetriesExhausted { .. } => "retries_exhausted",
-            ClientError::Cancelled { .. } => "cancelled",
-            ClientError::SessionExpired { .. } => "session_expired",
-            ClientError::UnsupportedProtocolVersion { .. } => "unsupported_protocol_version",
-            ClientError::Redirected { .. } => "redirected",
-            ClientError::ForeignEndpoint { .. } => "foreign_endpoint",
-            ClientError::Config { .. } => "config",
+            ClientError::Connection { .. } => ErrorKind::Connection,
+            ClientError::Auth { .. } => ErrorKind::Auth,
+            ClientError::Http { .. } => ErrorKind::Http,
+            ClientError::Protocol { .. } => ErrorKind::Protocol,
+            ClientError::Rpc { .. } => ErrorKind::Rpc,
+            ClientError::Tool { .. } => ErrorKind::Tool,
+            ClientError::Timeout { .. } => ErrorKind::Timeout,
+            ClientError::OutcomeUnknown { .. } => ErrorKind::OutcomeUnknown,
+            ClientError::RetriesExhausted { .. } => ErrorKind::RetriesExhausted,
+            ClientError::Cancelled { .. } => ErrorKind::Cancelled,
+            ClientError::SessionExpired { .. } => ErrorKind::SessionExpired,
+            ClientError::UnsupportedProtocolVersion { .. } => ErrorKind::UnsupportedProtocolVersion,
+            ClientError::Redirected { .. } => ErrorKind::Redirected,
+            ClientError::ForeignEndpoint { .. } => ErrorKind::ForeignEndpoint,
+            ClientError::Config { .. } => ErrorKind::Config,
         }
     }
 

@@ -12,6 +12,7 @@
 //! - [`tab`]: [`TabMessage`], what the core sends to a chat tab's content script.
 //! - [`storage`]: the `chrome.storage` keys and their areas.
 //! - [`sites`]: the built-in chat sites and their hosts.
+//! - [`error`]: [`ErrorBody`] and [`ErrorKind`], every kind of error as one enum.
 //!
 //! A request is a JSON object `{"type": "<name>", ...fields}`. An answer is either
 //! `{"ok": true, "data": ...}` or `{"ok": false, "error": {"kind", "message", "hint"}}`.
@@ -26,16 +27,92 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// Declares one direction of the contract from one list: the enum of its messages (tagged by
+/// `type`), its table of [`MessageSpec`]s, `name()`, the type of each message's answer (module
+/// `$answers`, one alias per variant), and, with the feature `ts`, `typescript()`: the TypeScript
+/// of each message's fields and answer, which `cargo xtask codegen` writes as JSDoc typedefs.
+/// With `ts`, each message's fields are also a struct of their own (the same fields with the same
+/// attributes), so the generated type is the shape serde reads.
+macro_rules! messages {
+    (
+        $(#[$emeta:meta])*
+        enum $enum:ident, specs $specs:ident, answers $answers:ident;
+        $(
+            $variant:ident = $name:literal, roles: $roles:expr, doc: $doc:literal, answer: $answer:ty,
+            { $( $(#[$fmeta:meta])* $field:ident : $ty:ty ),* $(,)? }
+        )*
+    ) => {
+        $(#[$emeta])*
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[serde(tag = "type")]
+        pub enum $enum {
+            $(
+                #[doc = $doc]
+                #[serde(rename = $name, rename_all = "camelCase")]
+                $variant { $( $(#[$fmeta])* $field: $ty ),* },
+            )*
+        }
+
+        /// Every message of this direction, in declaration order.
+        pub const $specs: &[$crate::contract::MessageSpec] = &[
+            $( $crate::contract::MessageSpec { name: $name, roles: $roles, doc: $doc }, )*
+        ];
+
+        impl $enum {
+            /// The wire name (`type`) of this message.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $( $enum::$variant { .. } => $name, )*
+                }
+            }
+        }
+
+        /// The answer of each message, by variant: the type its `data` serializes from.
+        pub mod $answers {
+            #[allow(unused_imports)]
+            use super::*;
+            $(
+                #[doc = $doc]
+                pub type $variant = $answer;
+            )*
+        }
+
+        /// The TypeScript of each message's fields (without `type`) and answer; the named
+        /// types they use are collected in `shapes`.
+        #[cfg(feature = "ts")]
+        pub fn typescript(shapes: &mut $crate::contract::ts::Shapes) -> Vec<$crate::contract::ts::MessageTs> {
+            #[allow(dead_code, non_snake_case, clippy::all)]
+            mod fields {
+                #[allow(unused_imports)]
+                use super::*;
+                $(
+                    #[derive(Deserialize, ts_rs::TS)]
+                    #[ts(optional_fields)]
+                    #[serde(rename_all = "camelCase")]
+                    pub struct $variant { $( $(#[$fmeta])* pub $field: $ty ),* }
+                )*
+            }
+            vec![ $( shapes.message::<fields::$variant, $answer>($name), )* ]
+        }
+    };
+}
+
+pub mod error;
 pub mod request;
 pub mod sites;
 pub mod storage;
 pub mod tab;
+#[cfg(feature = "ts")]
+pub mod ts;
+pub mod views;
 
+pub use error::{ErrorBody, ErrorKind};
 pub use request::{ChatRef, Request, MESSAGES};
 pub use tab::{TabMessage, TAB_MESSAGES};
 
 /// Who sent a message, as the service worker established from `chrome.runtime.MessageSender`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     /// An extension page: the side panel or the options page. Trusted with configuration.
@@ -49,14 +126,10 @@ pub enum Role {
 pub struct MessageSpec {
     /// The `type` field.
     pub name: &'static str,
-    /// Roles allowed to send it.
+    /// Roles allowed to send it to the core (none for the core's own messages to tabs).
     pub roles: &'static [Role],
     /// What it does and what it answers.
     pub doc: &'static str,
-    /// JavaScript (JSDoc) type of its fields, without `type` (for `extension/contract.js`).
-    pub js_request: &'static str,
-    /// JavaScript (JSDoc) type of its answer's `data`.
-    pub js_answer: &'static str,
 }
 
 /// Looks up a message by name.
@@ -98,43 +171,13 @@ pub fn admit(message: &Value, role: Role) -> Result<Request, ContractError> {
     })
 }
 
-/// The error half of an answer: what happened, and what the user can do about it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct ErrorBody {
-    /// A stable machine name (`connection`, `auth`, `timeout`, `forbidden`, ...).
-    pub kind: String,
-    /// One sentence for the user.
-    pub message: String,
-    /// What to do about it, when we know.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hint: Option<String>,
-}
-
-impl ErrorBody {
-    /// An error with a kind and a message.
-    pub fn new(kind: impl Into<String>, message: impl Into<String>) -> Self {
-        ErrorBody {
-            kind: kind.into(),
-            message: message.into(),
-            hint: None,
-        }
-    }
-
-    /// Adds a hint.
-    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
-        self.hint = Some(hint.into());
-        self
-    }
-}
-
 impl From<ContractError> for ErrorBody {
     fn from(e: ContractError) -> Self {
         let kind = match e {
-            ContractError::Malformed => "malformed",
-            ContractError::Unknown(_) => "unknown_message",
-            ContractError::Forbidden { .. } => "forbidden",
-            ContractError::Invalid { .. } => "invalid_argument",
+            ContractError::Malformed => ErrorKind::Malformed,
+            ContractError::Unknown(_) => ErrorKind::UnknownMessage,
+            ContractError::Forbidden { .. } => ErrorKind::Forbidden,
+            ContractError::Invalid { .. } => ErrorKind::InvalidArgument,
         };
         ErrorBody::new(kind, e.to_string())
     }
@@ -181,16 +224,23 @@ mod tests {
         for (msg, role, want) in cases {
             let got = admit(&msg, role)
                 .map(|r| r.name())
-                .map_err(|e| ErrorBody::from(e).kind);
-            assert_eq!(got, want.map_err(str::to_owned), "{msg} from {role:?}");
+                .map_err(|e| ErrorBody::from(e).kind.as_str());
+            assert_eq!(got, want, "{msg} from {role:?}");
         }
     }
 
     #[test]
     fn every_message_has_its_variant() {
+        // Fields whose type has no "absent" (an enum without a default).
+        let required = [("activity/decide", json!({"decision": "run"}))];
         for m in MESSAGES {
             let role = m.roles[0];
-            let got = admit(&json!({"type": m.name}), role).map(|r| r.name());
+            let mut message = required
+                .iter()
+                .find(|(name, _)| *name == m.name)
+                .map_or_else(|| json!({}), |(_, fields)| fields.clone());
+            message["type"] = json!(m.name);
+            let got = admit(&message, role).map(|r| r.name());
             assert_eq!(got, Ok(m.name), "{}", m.name);
         }
     }
@@ -200,18 +250,16 @@ mod tests {
         let cases = [
             (
                 json!({"type": "servers/remove", "id": "a", "extra": [1]}),
-                Request::ServersRemove {
-                    id: Some("a".into()),
-                },
+                Request::ServersRemove { id: "a".into() },
             ),
-            // A wrong type or an empty string reads as absent: the handler answers as before.
+            // A wrong type reads as empty: the handler names the missing field.
             (
                 json!({"type": "servers/remove", "id": 5}),
-                Request::ServersRemove { id: None },
+                Request::ServersRemove { id: String::new() },
             ),
             (
-                json!({"type": "servers/test", "id": ""}),
-                Request::ServersTest { id: None },
+                json!({"type": "servers/test"}),
+                Request::ServersTest { id: String::new() },
             ),
             (
                 json!({"type": "chat/get", "chat": {"tabId": 3, "url": "https://x/"}}),
@@ -270,10 +318,8 @@ mod tests {
             ),
             (TabMessage::Check {}, json!({"type": "relay/check"})),
             (
-                TabMessage::Calls {
-                    calls: vec![json!({"key": "k"})],
-                },
-                json!({"type": "relay/calls", "calls": [{"key": "k"}]}),
+                TabMessage::Calls { calls: vec![] },
+                json!({"type": "relay/calls", "calls": []}),
             ),
         ];
         for (m, want) in cases {

@@ -1,20 +1,33 @@
-//! Every request the core accepts, as one typed enum ([`Request`], tagged by `type`), and the
-//! table of names, roles and docs ([`MESSAGES`]) made from the same declaration.
+//! Every request the core accepts, as one typed enum ([`Request`], tagged by `type`), the table
+//! of names, roles and docs ([`MESSAGES`]) and the type of each answer ([`answers`]), made from
+//! the same declaration.
 //!
-//! Each message is declared once, in [`messages!`]'s invocation below: its variant, wire name,
-//! allowed roles, doc, typed fields, and the JavaScript types of its request and answer (for the
-//! generated `extension/contract.js`, see `cargo xtask codegen`). A message without a handler in
-//! `crate::app::App::handle` does not compile, because it matches this enum exhaustively.
+//! Each message is declared once, in the `messages!` invocation below: its variant, wire name,
+//! allowed roles, doc, answer type and typed fields. `cargo xtask codegen` writes their
+//! JavaScript types from these Rust types (`extension/contract.js`). A message without a handler
+//! in `crate::app::App::handle` does not compile, because it matches this enum exhaustively.
 //!
-//! Fields are typed as the handlers read them, and read as leniently as the handlers always did:
-//! a string field of the wrong type or empty reads as absent, a flag of the wrong type as absent
-//! ([`lenient`]); free-form parts (a server, settings, arguments) stay JSON values for the
-//! handlers to check. Unknown extra fields are accepted.
+//! Every field has a Rust type; strings and flags are read as leniently as the handlers always
+//! did: a string of the wrong type reads as empty or absent, a flag of the wrong type as absent
+//! ([`lenient`]), so a handler answers with what is missing. Only what the core passes on or
+//! validates itself stays JSON: a tool's arguments (checked against its schema), adapter data
+//! ([`AdapterInput`], checked by `crate::app::validate_adapter`). Unknown extra fields are
+//! accepted.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use super::{MessageSpec, Role};
+use super::tab::InsertOutcome;
+use super::views::{
+    AdapterData, ChatView, ElicitationView, ExportAnswer, Header, ImportAnswer, ManualRun, Pong,
+    ServerView, Site, SiteAdapter, SiteCheck, Started, ToolView,
+};
+use super::Role;
+use crate::app::{ChatSettings, PageAnswer, PageView, Settings};
+use crate::client::TransportKind;
+use crate::parse::ParseOutput;
+use crate::policy::{CallRecord, ToolPolicy, UserDecision};
+use crate::prompt::{Prompt, PromptOptions};
 
 const PAGE: &[Role] = &[Role::Page];
 const CONTENT: &[Role] = &[Role::Content];
@@ -22,13 +35,16 @@ const BOTH: &[Role] = &[Role::Page, Role::Content];
 
 /// A chat a side-panel message is about: a tab and its conversation URL.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct ChatRef {
-    /// The chat's tab; absent (or not an integer) reads as missing.
+    /// The chat's tab; absent (or not an integer) reads as missing (and the core says so).
     #[serde(default, deserialize_with = "lenient::int")]
+    #[cfg_attr(feature = "ts", ts(as = "i64"))]
     pub tab_id: Option<i64>,
     /// The conversation URL.
     #[serde(default, deserialize_with = "lenient::string")]
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
     pub url: Option<String>,
 }
 
@@ -38,6 +54,14 @@ pub struct ChatRef {
 pub mod lenient {
     use serde::{Deserialize, Deserializer};
     use serde_json::Value;
+
+    /// A string; anything else reads as empty (a required field the handler then names).
+    pub fn text<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+        Ok(match Value::deserialize(d)? {
+            Value::String(s) => s,
+            _ => String::new(),
+        })
+    }
 
     /// A non-empty string, or `None`.
     pub fn string<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
@@ -57,6 +81,13 @@ pub mod lenient {
         Ok(Value::deserialize(d)?.as_i64())
     }
 
+    /// A value of type `T`, or `None` when it is absent, null or of another shape.
+    pub fn value<'de, D: Deserializer<'de>, T: serde::de::DeserializeOwned>(
+        d: D,
+    ) -> Result<Option<T>, D::Error> {
+        Ok(serde_json::from_value(Value::deserialize(d)?).ok())
+    }
+
     /// A chat reference, or `None` when the value is not an object.
     pub fn chat<'de, D: Deserializer<'de>>(d: D) -> Result<Option<super::ChatRef>, D::Error> {
         Ok(match Value::deserialize(d)? {
@@ -66,231 +97,293 @@ pub mod lenient {
     }
 }
 
-/// Declares the messages: the [`Request`] enum, [`MESSAGES`] and [`Request::name`] from one list.
-macro_rules! messages {
-    ($(
-        $(#[$vmeta:meta])*
-        $variant:ident = $name:literal, roles: $roles:expr, doc: $doc:literal,
-        js: ($js_req:literal => $js_res:literal)
-        { $( $(#[$fmeta:meta])* $field:ident : $ty:ty ),* $(,)? }
-    )*) => {
-        /// One request to the core, `{"type": "<name>", ...fields}`.
-        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-        // Not `non_exhaustive`: the dispatch must name every message.
-        #[serde(tag = "type")]
-        pub enum Request {
-            $(
-                #[doc = $doc]
-                $(#[$vmeta])*
-                #[serde(rename = $name, rename_all = "camelCase")]
-                $variant { $( $(#[$fmeta])* $field: $ty ),* },
-            )*
-        }
-
-        /// Every message the core accepts, in declaration order.
-        pub const MESSAGES: &[MessageSpec] = &[
-            $( MessageSpec { name: $name, roles: $roles, doc: $doc, js_request: $js_req, js_answer: $js_res }, )*
-        ];
-
-        impl Request {
-            /// The wire name (`type`) of this request.
-            pub fn name(&self) -> &'static str {
-                match self {
-                    $( Request::$variant { .. } => $name, )*
-                }
-            }
-        }
-    };
+/// What `servers/add` and `servers/update` take (update names the server by `id`): the panel's
+/// shape, headers as rows with `secret` marking a header whose name does not say it is a
+/// credential.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
+#[serde(rename_all = "camelCase")]
+pub struct ServerInput {
+    #[serde(default, deserialize_with = "lenient::string")]
+    pub id: Option<String>,
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub name: String,
+    #[serde(default, deserialize_with = "lenient::text")]
+    pub url: String,
+    #[serde(default)]
+    pub transport: Option<TransportKind>,
+    #[serde(default)]
+    pub headers: Option<Vec<Header>>,
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    #[serde(default, deserialize_with = "lenient::flag")]
+    pub enabled: Option<bool>,
 }
 
-// Shapes named in the docs and JS types: ServerView = {id, name, url, transport: auto|streamable|sse,
-// headers: [{name, value}] (values of secret-looking headers masked as "••••"), timeoutMs, enabled,
-// state: {status, info?, transport?, toolCount?, error?, lastLatencyMs?},
-// auth: null | {signedIn, scope?, expiresAtMs?, refreshable, origins}}; ToolView = MCP Tool +
-// {serverId, policy: allow|ask|deny, enabled}; ChatSettings = {serverIds, strategy?, template?,
-// autoExecute, autoSubmit, maxConsecutive?, maxTotal?}; CallRecord = {key, chat, messageId, callId,
-// serverId, tool, arguments, seq, delivered, state, progress?, result?, error?, replyText?,
-// startedAt?, durationMs?}. Their JSDoc typedefs are in crates/xtask/src/codegen/contract.js.in.
+/// How `chat/set` applies settings.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    /// The chat and its site (the settings every new chat of the site starts with).
+    #[default]
+    Site,
+    /// This chat only.
+    Chat,
+}
+
+/// The user's answer to a server's question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum ElicitAction {
+    Accept,
+    Decline,
+    Cancel,
+}
+
+/// `sites/add`'s adapter: a built-in adapter's id, or adapter data (validated by the core).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(untagged)]
+pub enum AdapterChoice {
+    Id(String),
+    Data(AdapterInput),
+}
+
+/// A chat's settings as `chat/set` takes them: what is left out takes its default.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ChatSettingsInput(pub ChatSettings);
+
+#[cfg(feature = "ts")]
+impl ts_rs::TS for ChatSettingsInput {
+    type WithoutGenerics = Self;
+    type OptionInnerType = Self;
+    fn name(_: &ts_rs::Config) -> String {
+        "Partial<ChatSettings>".to_owned()
+    }
+    fn inline(cfg: &ts_rs::Config) -> String {
+        Self::name(cfg)
+    }
+    fn visit_dependencies(v: &mut impl ts_rs::TypeVisitor) {
+        v.visit::<ChatSettings>();
+    }
+}
+
+/// Adapter data as sent, before the core validates it (`crate::app::validate_adapter`, whose
+/// errors name the field, and which fills in what is left out): a partial [`AdapterData`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct AdapterInput(pub Map<String, Value>);
+
+#[cfg(feature = "ts")]
+impl ts_rs::TS for AdapterInput {
+    type WithoutGenerics = Self;
+    type OptionInnerType = Self;
+    fn name(_: &ts_rs::Config) -> String {
+        // What the core fills in (the optional lists, the editor) may be left out.
+        "Partial<AdapterData>".to_owned()
+    }
+    fn inline(cfg: &ts_rs::Config) -> String {
+        Self::name(cfg)
+    }
+    fn visit_dependencies(v: &mut impl ts_rs::TypeVisitor) {
+        v.visit::<AdapterData>();
+    }
+}
+
+/// A required field of the wrong type reads as `T::default()` (the handler names what is missing).
+fn or_default<'de, D: serde::Deserializer<'de>, T: serde::de::DeserializeOwned + Default>(
+    d: D,
+) -> Result<T, D::Error> {
+    Ok(lenient::value(d)?.unwrap_or_default())
+}
+
 messages! {
+    /// One request to the core, `{"type": "<name>", ...fields}`.
+    // Not `non_exhaustive`: the dispatch must name every message.
+    enum Request, specs MESSAGES, answers answers;
+
     Ping = "ping", roles: BOTH, doc: "Liveness. → {core: version, role}",
-        js: ("{}" => "{core: string, role: Role}") {}
+        answer: Pong, {}
     ServersList = "servers/list", roles: PAGE, doc: "Configured servers with live state. → [ServerView]",
-        js: ("{}" => "ServerView[]") {}
+        answer: Vec<ServerView>, {}
     ServersAdd = "servers/add", roles: PAGE,
         doc: "{server: {name, url, transport?, headers?, timeoutMs?, enabled?}} → ServerView",
-        js: ("{server: ServerInput}" => "ServerView") {
-            #[serde(default)] server: Value,
+        answer: ServerView, {
+            #[serde(default, deserialize_with = "or_default")] server: ServerInput,
         }
     ServersUpdate = "servers/update", roles: PAGE,
         doc: "{server: {id, ...}}; a header value \"••••\" keeps the stored secret. → ServerView",
-        js: ("{server: ServerInput & {id: string}}" => "ServerView") {
-            #[serde(default)] server: Value,
+        answer: ServerView, {
+            #[serde(default, deserialize_with = "or_default")] server: ServerInput,
         }
     ServersRemove = "servers/remove", roles: PAGE,
         doc: "{id} removes a server and ends its session (DELETE). → null",
-        js: ("{id: string}" => "null") {
-            #[serde(default, deserialize_with = "lenient::string")] id: Option<String>,
+        answer: (), {
+            #[serde(default, deserialize_with = "lenient::text")] id: String,
         }
     ServersImport = "servers/import", roles: PAGE,
         doc: "{json, apply} parses an mcpServers JSON; adds when apply. → {servers: [ServerView], skipped: [{name, reason}]}",
-        js: ("{json: string, apply: boolean}" => "{servers: ServerView[], skipped: {name: string, reason: string}[]}") {
-            #[serde(default, deserialize_with = "lenient::string")] json: Option<String>,
+        answer: ImportAnswer, {
+            #[serde(default, deserialize_with = "lenient::text")] json: String,
             #[serde(default, deserialize_with = "lenient::flag")] apply: Option<bool>,
         }
     ServersSignIn = "servers/signIn", roles: PAGE,
         doc: "{id} connects; a server that asks for a sign-in (MCP authorization) gets one, in a browser window. → ServerView",
-        js: ("{id: string}" => "ServerView") {
-            #[serde(default, deserialize_with = "lenient::string")] id: Option<String>,
+        answer: ServerView, {
+            #[serde(default, deserialize_with = "lenient::text")] id: String,
         }
     ServersSignOut = "servers/signOut", roles: PAGE,
         doc: "{id} forgets the server's tokens, revoking them where its authorization server can. → ServerView",
-        js: ("{id: string}" => "ServerView") {
-            #[serde(default, deserialize_with = "lenient::string")] id: Option<String>,
+        answer: ServerView, {
+            #[serde(default, deserialize_with = "lenient::text")] id: String,
         }
     ServersExport = "servers/export", roles: PAGE, doc: "→ {mcpServers: {...}} without secrets",
-        js: ("{}" => "{mcpServers: Record<string, unknown>}") {}
+        answer: ExportAnswer, {}
     ServersTest = "servers/test", roles: PAGE, doc: "{id} connects and lists tools. → ServerView",
-        js: ("{id: string}" => "ServerView") {
-            #[serde(default, deserialize_with = "lenient::string")] id: Option<String>,
+        answer: ServerView, {
+            #[serde(default, deserialize_with = "lenient::text")] id: String,
         }
     ToolsList = "tools/list", roles: PAGE, doc: "{serverId?, refresh?} → [ToolView] (cached, 5 min TTL)",
-        js: ("{serverId?: string, refresh?: boolean}" => "ToolView[]") {
+        answer: Vec<ToolView>, {
             #[serde(default, deserialize_with = "lenient::string")] server_id: Option<String>,
             #[serde(default, deserialize_with = "lenient::flag")] refresh: Option<bool>,
         }
     ToolsPolicy = "tools/policy", roles: PAGE,
-        doc: "{serverId, tool?, policy?, enabled?, readOnly?, confirm?} sets one tool's (or, without tool, every tool's of the server) policy. → [ToolView]",
-        js: ("ToolPolicyRequest" => "ToolView[]") {
-            #[serde(default, deserialize_with = "lenient::string")] server_id: Option<String>,
+        doc: "{serverId, tool?, policy?, enabled?, readOnly?, confirm?} sets one tool's (or, without tool, every tool's of the server) policy; `readOnly` limits a server-wide change to the tools annotated read-only and not destructive; `confirm` confirms allowing a destructive tool (without it the core answers `confirm_required`). → [ToolView]",
+        answer: Vec<ToolView>, {
+            #[serde(default, deserialize_with = "lenient::text")] server_id: String,
             #[serde(default, deserialize_with = "lenient::string")] tool: Option<String>,
-            #[serde(default)] policy: Option<Value>,
+            #[serde(default)] policy: Option<ToolPolicy>,
             #[serde(default, deserialize_with = "lenient::flag")] enabled: Option<bool>,
             #[serde(default, deserialize_with = "lenient::flag")] read_only: Option<bool>,
             #[serde(default, deserialize_with = "lenient::flag")] confirm: Option<bool>,
         }
     ToolsCall = "tools/call", roles: PAGE,
-        doc: "{serverId, tool, arguments} runs a tool by hand (policy and validation apply). → CallRecord",
-        js: ("{serverId: string, tool: string, arguments: unknown}" => "CallRecord") {
-            #[serde(default, deserialize_with = "lenient::string")] server_id: Option<String>,
-            #[serde(default, deserialize_with = "lenient::string")] tool: Option<String>,
+        doc: "{serverId, tool, arguments} runs a tool by hand (policy and validation apply). → ManualRun",
+        answer: ManualRun, {
+            #[serde(default, deserialize_with = "lenient::text")] server_id: String,
+            #[serde(default, deserialize_with = "lenient::text")] tool: String,
             #[serde(default)] arguments: Option<Value>,
         }
     PromptsList = "prompts/list", roles: PAGE, doc: "{serverId} → MCP prompts",
-        js: ("{serverId: string}" => "any") {
-            #[serde(default, deserialize_with = "lenient::string")] server_id: Option<String>,
+        answer: Value, {
+            #[serde(default, deserialize_with = "lenient::text")] server_id: String,
         }
     PromptsGet = "prompts/get", roles: PAGE, doc: "{serverId, name, arguments?} → MCP GetPromptResult",
-        js: ("{serverId: string, name: string, arguments?: Record<string, string>}" => "any") {
-            #[serde(default, deserialize_with = "lenient::string")] server_id: Option<String>,
-            #[serde(default, deserialize_with = "lenient::string")] name: Option<String>,
-            #[serde(default)] arguments: Option<Value>,
+        answer: Value, {
+            #[serde(default, deserialize_with = "lenient::text")] server_id: String,
+            #[serde(default, deserialize_with = "lenient::text")] name: String,
+            #[serde(default, deserialize_with = "lenient::value")] arguments: Option<std::collections::BTreeMap<String, String>>,
         }
     ResourcesList = "resources/list", roles: PAGE, doc: "{serverId} → MCP resources",
-        js: ("{serverId: string}" => "any") {
-            #[serde(default, deserialize_with = "lenient::string")] server_id: Option<String>,
+        answer: Value, {
+            #[serde(default, deserialize_with = "lenient::text")] server_id: String,
         }
     ResourcesRead = "resources/read", roles: PAGE, doc: "{serverId, uri} → MCP ReadResourceResult",
-        js: ("{serverId: string, uri: string}" => "any") {
-            #[serde(default, deserialize_with = "lenient::string")] server_id: Option<String>,
-            #[serde(default, deserialize_with = "lenient::string")] uri: Option<String>,
+        answer: Value, {
+            #[serde(default, deserialize_with = "lenient::text")] server_id: String,
+            #[serde(default, deserialize_with = "lenient::text")] uri: String,
         }
     ChatGet = "chat/get", roles: BOTH,
-        doc: "{chat?} this chat's settings (content scripts: their own tab): its own, else its site's, else the defaults (source says which). → ChatSettings",
-        js: ("{chat?: ChatRef}" => "ChatSettings & {source: 'chat' | 'site' | 'default'}") {
+        doc: "{chat?} this chat's settings (content scripts: their own tab): its own, else its site's, else the defaults (source says which). → ChatView",
+        answer: ChatView, {
             #[serde(default, deserialize_with = "lenient::chat")] chat: Option<ChatRef>,
         }
-    ChatSet = "chat/set", roles: PAGE, doc: "{chat, settings, scope?} sets the chat's settings and remembers them for its site (scope \"chat\": this chat only). → ChatSettings",
-        js: ("{chat: ChatRef, settings: Partial<ChatSettings>, scope?: 'site' | 'chat'}" => "ChatSettings & {source: 'chat' | 'site' | 'default'}") {
+    ChatSet = "chat/set", roles: PAGE, doc: "{chat, settings, scope?} sets the chat's settings and remembers them for its site (scope \"chat\": this chat only). → ChatView",
+        answer: ChatView, {
             #[serde(default, deserialize_with = "lenient::chat")] chat: Option<ChatRef>,
-            #[serde(default)] settings: Value,
-            #[serde(default, deserialize_with = "lenient::string")] scope: Option<String>,
+            #[serde(default)] settings: ChatSettingsInput,
+            #[serde(default)] scope: Option<Scope>,
         }
     PromptBuild = "prompt/build", roles: BOTH,
         doc: "{chat?, serverIds?, options?} → Prompt {text, chars, tokensEstimate, tools} or null",
-        js: ("{chat?: ChatRef, serverIds?: string[], options?: object}" => "Prompt | null") {
+        answer: Option<Prompt>, {
             #[serde(default, deserialize_with = "lenient::chat")] chat: Option<ChatRef>,
-            #[serde(default)] server_ids: Option<Value>,
-            #[serde(default)] options: Option<Value>,
+            #[serde(default)] server_ids: Option<Vec<String>>,
+            #[serde(default)] options: Option<PromptOptions>,
         }
     ChatInsert = "chat/insert", roles: PAGE,
-        doc: "{chat, text, submit?} asks the chat tab's content script to insert text. → {inserted, submitted}",
-        js: ("{chat: ChatRef, text: string, submit?: boolean}" => "InsertOutcome") {
+        doc: "{chat, text, submit?} asks the chat tab's content script to insert text. → InsertOutcome",
+        answer: InsertOutcome, {
             #[serde(default, deserialize_with = "lenient::chat")] chat: Option<ChatRef>,
-            #[serde(default, deserialize_with = "lenient::string")] text: Option<String>,
+            #[serde(default, deserialize_with = "lenient::text")] text: String,
             #[serde(default, deserialize_with = "lenient::flag")] submit: Option<bool>,
         }
     ReplyParse = "reply/parse", roles: BOTH,
         doc: "{text, serverIds?} parses one reply against the selected servers' tools (content scripts: their chat's). → {calls, diagnostics}",
-        js: ("{text: string, serverIds?: string[]}" => "{calls: unknown[], diagnostics: unknown[]}") {
-            #[serde(default, deserialize_with = "lenient::string")] text: Option<String>,
-            #[serde(default)] server_ids: Option<Value>,
+        answer: ParseOutput, {
+            #[serde(default, deserialize_with = "lenient::text")] text: String,
+            #[serde(default, deserialize_with = "lenient::value")] server_ids: Option<Vec<String>>,
         }
     PageObserve = "page/observe", roles: CONTENT,
         doc: "One look at the sender's page: {page, conversation?, pattern, streaming, submitted, turns: [{h, user?, id?, text?, at?}]}. The core's page model decides which reply is which, whether it is old and when it ends; live replies' complete calls enter the ledger. → PageAnswer {calls, pending, resend?, rescanMs?, reset?}",
-        js: ("PageObservation" => "PageAnswer") {
+        answer: PageAnswer, {
             #[serde(flatten)] observation: crate::page::Observation,
         }
     PageState = "page/state", roles: PAGE,
         doc: "{chat} the chat tab's page as the core sees it (its replies, their ids and states). → PageView | null",
-        js: ("{chat: ChatRef}" => "PageView | null") {
+        answer: Option<PageView>, {
             #[serde(default, deserialize_with = "lenient::chat")] chat: Option<ChatRef>,
         }
     ActivityList = "activity/list", roles: BOTH,
         doc: "{chat?} → [CallRecord] of the chat (content scripts: their own tab)",
-        js: ("{chat?: ChatRef}" => "CallRecord[]") {
+        answer: Vec<CallRecord>, {
             #[serde(default, deserialize_with = "lenient::chat")] chat: Option<ChatRef>,
         }
     ActivityDecide = "activity/decide", roles: BOTH,
         doc: "{key, decision: run|deny|always, confirm?} approves or denies a pending call; re-runs an unknown one on run. → CallRecord",
-        js: ("{key: string, decision: Decision, confirm?: boolean}" => "CallRecord") {
-            #[serde(default, deserialize_with = "lenient::string")] key: Option<String>,
-            #[serde(default, deserialize_with = "lenient::string")] decision: Option<String>,
+        answer: CallRecord, {
+            #[serde(default, deserialize_with = "lenient::text")] key: String,
+            decision: UserDecision,
             #[serde(default, deserialize_with = "lenient::flag")] confirm: Option<bool>,
         }
     ElicitationList = "elicitation/list", roles: PAGE,
         doc: "Servers' questions waiting for the user (MCP elicitation). → [ElicitationView]",
-        js: ("{}" => "ElicitationView[]") {}
+        answer: Vec<ElicitationView>, {}
     ElicitationAnswer = "elicitation/answer", roles: PAGE,
         doc: "{key, action: accept|decline|cancel, content?} answers a question; a form that does not fit its schema is refused and stays open. → [ElicitationView]",
-        js: ("{key: string, action: 'accept' | 'decline' | 'cancel', content?: Record<string, unknown>}" => "ElicitationView[]") {
-            #[serde(default, deserialize_with = "lenient::string")] key: Option<String>,
-            #[serde(default, deserialize_with = "lenient::string")] action: Option<String>,
-            #[serde(default)] content: Option<Value>,
+        answer: Vec<ElicitationView>, {
+            #[serde(default, deserialize_with = "lenient::text")] key: String,
+            #[serde(default, deserialize_with = "lenient::text")] action: String,
+            #[serde(default, deserialize_with = "lenient::value")] content: Option<Map<String, Value>>,
         }
     SettingsGet = "settings/get", roles: PAGE, doc: "→ Settings",
-        js: ("{}" => "Record<string, any>") {}
+        answer: Settings, {}
     SettingsSet = "settings/set", roles: PAGE, doc: "{settings} → Settings",
-        js: ("{settings: Record<string, unknown>}" => "Record<string, any>") {
-            #[serde(default)] settings: Value,
+        answer: Settings, {
+            #[serde(default)] settings: Settings,
         }
     SitesList = "sites/list", roles: PAGE, doc: "→ [Site] custom sites {origin, adapter}",
-        js: ("{}" => "Site[]") {}
+        answer: Vec<Site>, {}
     SitesAdd = "sites/add", roles: PAGE,
         doc: "{origin, adapter} adds a custom chat site (content script registered for it); adapter is an adapter id or adapter data (validated, kept as the site's `custom`). → [Site]",
-        js: ("{origin: string, adapter: string | AdapterData}" => "Site[]") {
-            #[serde(default)] origin: Option<Value>,
-            #[serde(default)] adapter: Option<Value>,
+        answer: Vec<Site>, {
+            #[serde(default, deserialize_with = "lenient::text")] origin: String,
+            #[serde(default, deserialize_with = "lenient::value")] adapter: Option<AdapterChoice>,
         }
     SitesRemove = "sites/remove", roles: PAGE, doc: "{origin} removes a custom chat site. → [Site]",
-        js: ("{origin: string}" => "Site[]") {
-            #[serde(default)] origin: Option<Value>,
+        answer: Vec<Site>, {
+            #[serde(default, deserialize_with = "lenient::text")] origin: String,
         }
     SitesCheck = "sites/check", roles: PAGE,
-        doc: "{chat} asks the chat tab's content script which adapter selectors match. → {adapter, checks: [{part, selector, matches}]}",
-        js: ("{chat: ChatRef}" => "SiteCheck") {
+        doc: "{chat} asks the chat tab's content script which adapter selectors match. → SiteCheck",
+        answer: SiteCheck, {
             #[serde(default, deserialize_with = "lenient::chat")] chat: Option<ChatRef>,
         }
     SitesAdapter = "sites/adapter", roles: CONTENT,
         doc: "The adapter configured for the sender's origin: its id and, for a taught or edited one, its data. → {adapter, custom?} or null",
-        js: ("{}" => "{adapter: string, custom?: AdapterData} | null") {}
+        answer: Option<SiteAdapter>, {}
     SitesTaught = "sites/taught", roles: CONTENT,
         doc: "{adapter} saves what \"Teach this page\" made (validated) as the sender origin's adapter. → AdapterData",
-        js: ("{adapter: AdapterData}" => "AdapterData") {
-            #[serde(default)] adapter: Option<Value>,
+        answer: AdapterData, {
+            #[serde(default)] adapter: Option<AdapterInput>,
         }
     SitesTeach = "sites/teach", roles: PAGE,
         doc: "{chat} starts \"Teach this page\" in the chat's tab (the user then picks the parts with trusted clicks). → {started}",
-        js: ("{chat: ChatRef}" => "{started: boolean}") {
+        answer: Started, {
             #[serde(default, deserialize_with = "lenient::chat")] chat: Option<ChatRef>,
         }
 }

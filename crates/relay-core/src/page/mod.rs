@@ -54,12 +54,14 @@ pub const CROSS_TAB_MIN_CHARS: usize = 16;
 
 /// One look at the page, as a content script sends it (`page/observe`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase", default)]
 pub struct Observation {
     /// The content script instance: a new value is a new page load.
     pub page: String,
     /// The conversation id the adapter's pattern finds in the page's URL (`None`: a new chat,
     /// or an adapter without a pattern, see `pattern`).
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub conversation: Option<String>,
     /// Whether the adapter has a conversation pattern at all.
     pub pattern: bool,
@@ -74,11 +76,13 @@ pub struct Observation {
 
 /// One turn on the page.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase", default)]
 pub struct TurnSeen {
     /// The element's handle, stable while the element lives (the content script's counter).
     pub h: u32,
     /// A user's turn (only its presence counts; its text is never sent).
+    #[cfg_attr(feature = "ts", ts(as = "Option<bool>", optional))]
     pub user: bool,
     /// The site's own id of the turn, where the adapter names one.
     pub id: Option<String>,
@@ -90,6 +94,7 @@ pub struct TurnSeen {
 
 /// Where a turn stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub enum TurnState {
     /// Old: nothing in it runs.

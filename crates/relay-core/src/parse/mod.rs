@@ -66,6 +66,7 @@ pub use stream::{StreamParser, StreamUpdate};
 #[derive(
     Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
 )]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Span {
     pub start: usize,
     pub end: usize,
@@ -80,6 +81,7 @@ impl Span {
 
 /// Which of the accepted shapes a call was written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum CallFormat {
@@ -100,6 +102,7 @@ pub enum CallFormat {
 
 /// One tool call found in a reply, resolved to a server of the selection.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ToolCall {
@@ -120,6 +123,7 @@ pub struct ToolCall {
 
 /// What a diagnostic reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum DiagnosticKind {
@@ -149,6 +153,7 @@ pub enum DiagnosticKind {
 
 /// Something the user (or the model, in the next turn) should know about the reply's calls.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Diagnostic {
@@ -180,6 +185,7 @@ impl Diagnostic {
 
 /// Everything found in one reply, in text order.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[non_exhaustive]
 pub struct ParseOutput {
     pub calls: Vec<ToolCall>,

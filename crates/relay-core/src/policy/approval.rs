@@ -10,6 +10,7 @@
 //! "always allow" are side-panel only. These rules are decided here, in the core, whatever the
 //! content script's own UI does.
 
+use crate::contract::ErrorKind;
 use serde_json::Value;
 
 use crate::contract::{ErrorBody, Role};
@@ -18,7 +19,9 @@ use crate::model::Tool;
 use super::{CallRecord, CallState, ToolPolicy};
 
 /// What the user decided about one call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
 pub enum UserDecision {
     /// Run it (a pending call) or run it again (an unknown one).
     Run,
@@ -26,18 +29,6 @@ pub enum UserDecision {
     Deny,
     /// Run it and allow the tool from now on (a policy change).
     Always,
-}
-
-impl UserDecision {
-    /// Reads the contract's `decision` field.
-    pub fn parse(s: &str) -> Option<UserDecision> {
-        match s {
-            "run" => Some(UserDecision::Run),
-            "deny" => Some(UserDecision::Deny),
-            "always" => Some(UserDecision::Always),
-            _ => None,
-        }
-    }
 }
 
 /// Why a decision or a policy change was refused.
@@ -52,16 +43,21 @@ pub enum Refusal {
     InvalidState { message: String },
     /// Allowed, but only with the user's explicit confirmation (`confirm: true`).
     #[error("{message}")]
-    ConfirmRequired { message: String, hint: String },
+    ConfirmRequired {
+        message: String,
+        hint: String,
+        /// The tool, the detail of the kind's localized text.
+        tool: String,
+    },
 }
 
 impl Refusal {
     /// The stable error kind of the contract.
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> ErrorKind {
         match self {
-            Refusal::Forbidden { .. } => "forbidden",
-            Refusal::InvalidState { .. } => "invalid_state",
-            Refusal::ConfirmRequired { .. } => "confirm_required",
+            Refusal::Forbidden { .. } => ErrorKind::Forbidden,
+            Refusal::InvalidState { .. } => ErrorKind::InvalidState,
+            Refusal::ConfirmRequired { .. } => ErrorKind::ConfirmRequired,
         }
     }
 
@@ -77,9 +73,14 @@ impl From<Refusal> for ErrorBody {
     fn from(r: Refusal) -> Self {
         let kind = r.kind();
         match r {
-            Refusal::Forbidden { message, hint } | Refusal::ConfirmRequired { message, hint } => {
-                ErrorBody::new(kind, message).with_hint(hint)
-            }
+            Refusal::Forbidden { message, hint } => ErrorBody::new(kind, message).with_hint(hint),
+            Refusal::ConfirmRequired {
+                message,
+                hint,
+                tool,
+            } => ErrorBody::new(kind, message)
+                .with_hint(hint)
+                .with_details(vec![tool]),
             Refusal::InvalidState { message } => ErrorBody::new(kind, message),
         }
     }
@@ -189,6 +190,7 @@ pub fn policy_change(
                 tool.name
             ),
             hint: "Confirm to allow it anyway.".into(),
+            tool: tool.name.clone(),
         });
     }
     Ok(())
@@ -258,7 +260,7 @@ mod tests {
             let rec = record(chat, *state, *destructive);
             let got = match check_decision(*role, &rec, *sender, *decision) {
                 Ok(()) => "ok",
-                Err(r) => r.kind(),
+                Err(r) => r.kind().as_str(),
             };
             assert_eq!(
                 got, *want,
@@ -294,7 +296,7 @@ mod tests {
             t
         };
         let allow = Some(ToolPolicy::Allow);
-        let kind = |r: Result<(), Refusal>| r.err().map(|e| e.kind());
+        let kind = |r: Result<(), Refusal>| r.err().map(|e| e.kind().as_str());
         assert_eq!(
             kind(policy_change(&tool(Some(true), None), allow, false)),
             Some("confirm_required")

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 /// What the user decided for a tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum ToolPolicy {
     /// Runs without asking (only when the chat's auto-execute is on).

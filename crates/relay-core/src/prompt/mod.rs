@@ -39,6 +39,7 @@ pub use tokens::estimate_tokens;
 
 /// How hard the prompt pushes the model towards tools (seed 003's per-prompt strategies).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum Strategy {
@@ -65,6 +66,7 @@ impl Strategy {
 
 /// Options of the generated prompt. Every field has a default, so `{}` is valid JSON for it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(default, rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct PromptOptions {
@@ -134,6 +136,7 @@ impl DisabledTools {
 
 /// Why something was left out or looks wrong; shown to the user next to the prompt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "PromptDiagnostic"))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Diagnostic {
@@ -151,6 +154,7 @@ impl Diagnostic {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "PromptDiagnosticCode"))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum DiagnosticCode {
@@ -198,6 +202,7 @@ pub enum DiagnosticCode {
 
 /// A generated prompt, ready to insert into a chat.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Prompt {

@@ -253,6 +253,7 @@ impl ResultOptions {
 
 /// A binary part of a result, passed on as a file (never dropped).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Attachment {

@@ -2,12 +2,8 @@
 //! `gloo_net::http` (the global `fetch`), with streamed bodies, `AbortController` cancellation
 //! and `setTimeout` timers.
 //! Works in a service worker and in Node (no `window`). [`McpClient`] is the Rust API the
-//! service uses; `RelayClient` (`bindings`) is the JavaScript class of the Node host.
+//! service uses; relay-node's `RelayClient` is the JavaScript class of the Node host.
 
-#[cfg(feature = "library")]
-mod bindings;
-#[cfg(feature = "library")]
-pub use bindings::RelayClient;
 mod client;
 #[doc(hidden)]
 pub mod fetch;

@@ -3,6 +3,7 @@
 
 use relay_core::app::{extension_id, origin_rules_update};
 use relay_core::client::ServerConfig;
+use relay_core::contract::ErrorKind;
 use relay_core::contract::{ErrorBody, TabMessage};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
@@ -45,15 +46,15 @@ extern "C" {
 /// Sends a message of the contract to a tab's content script and returns its answer.
 pub(super) async fn send_to_tab(tab: i64, message: &TabMessage) -> HandlerResult {
     let msg = to_js(&message.to_value())
-        .map_err(|_| ErrorBody::new("internal", "cannot convert message"))?;
+        .map_err(|_| ErrorBody::new(ErrorKind::Internal, "cannot convert message"))?;
     let promise = tabs_send_message(tab as f64, &msg).map_err(|_| {
         ErrorBody::new(
-            "unavailable",
+            ErrorKind::Unavailable,
             "chrome.tabs.sendMessage is not available here",
         )
     })?;
     let answer = JsFuture::from(promise).await.map_err(|_| {
-        ErrorBody::new("tab", "The chat tab did not answer.")
+        ErrorBody::new(ErrorKind::Tab, "The chat tab did not answer.")
             .with_hint("Reload the chat page so MCP Relay can connect to it.")
     })?;
     Ok(from_js(answer, "tab answer").unwrap_or(Value::Null))
@@ -81,10 +82,15 @@ pub(super) async fn sync_origin_rules(servers: &[ServerConfig]) -> Result<(), Er
         return Ok(());
     };
     let url = runtime_get_url("").unwrap_or_default();
-    let extension_id = extension_id(&url)
-        .ok_or_else(|| ErrorBody::new("unavailable", "the extension id is not available"))?;
-    let failed =
-        |what: &str| ErrorBody::new("internal", format!("cannot {what} the session rules"));
+    let extension_id = extension_id(&url).ok_or_else(|| {
+        ErrorBody::new(ErrorKind::Unavailable, "the extension id is not available")
+    })?;
+    let failed = |what: &str| {
+        ErrorBody::new(
+            ErrorKind::Internal,
+            format!("cannot {what} the session rules"),
+        )
+    };
     let existing = JsFuture::from(existing).await.map_err(|_| failed("read"))?;
     let existing = from_js(existing, "session rules").unwrap_or(Value::Null);
     let Some(update) = origin_rules_update(&existing, servers, extension_id) else {
@@ -95,7 +101,7 @@ pub(super) async fn sync_origin_rules(servers: &[ServerConfig]) -> Result<(), Er
     JsFuture::from(pending).await.map_err(|e| {
         let reason = message(&e, "rejected");
         ErrorBody::new(
-            "internal",
+            ErrorKind::Internal,
             format!("cannot update the session rules: {reason}"),
         )
     })?;

@@ -11,6 +11,7 @@
 //! `chrome.storage.session`; both are loaded once per worker life, changed synchronously in the
 //! app, and written back whole, so concurrent handlers never interleave a read-modify-write.
 
+use relay_core::contract::ErrorKind;
 use std::future::Future;
 use std::rc::Rc;
 
@@ -74,7 +75,7 @@ pub async fn handle(message: JsValue, sender: JsValue) -> Result<JsValue, JsValu
     let svc = SERVICE.with(Rc::clone);
     let answer = match (from_js(message, "message"), from_js(sender, "sender")) {
         (Ok(message), Ok(sender)) => svc.message(&message, sender).await,
-        (_, Err(_)) => contract::err(ErrorBody::new("forbidden", "missing sender")),
+        (_, Err(_)) => contract::err(ErrorBody::new(ErrorKind::Forbidden, "missing sender")),
         (Err(_), _) => contract::err(contract::ContractError::Malformed.into()),
     };
     to_js(&answer)

@@ -4,6 +4,7 @@
 
 use relay_core::auth::AuthRequest;
 use relay_core::contract::ErrorBody;
+use relay_core::contract::ErrorKind;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
@@ -28,8 +29,11 @@ extern "C" {
 }
 
 fn unavailable(what: &str) -> ErrorBody {
-    ErrorBody::new("unavailable", format!("{what} is not available here"))
-        .with_hint("Sign in from the extension's side panel in Chrome.")
+    ErrorBody::new(
+        ErrorKind::Unavailable,
+        format!("{what} is not available here"),
+    )
+    .with_hint("Sign in from the extension's side panel in Chrome.")
 }
 
 /// `https://<extension id>.chromiumapp.org/oauth`.

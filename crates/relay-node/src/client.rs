@@ -24,7 +24,7 @@ use relay_core::client::{
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use super::client::{new_client, McpClient};
+use relay_wasm::mcp::{new_client, McpClient};
 
 /// A [`Prover`] of JavaScript functions (see `setProver`).
 struct JsProver {
@@ -62,7 +62,8 @@ impl Prover for JsProver {
             .is_ok_and(|v| v.is_truthy())
     }
 }
-use crate::js::{from_js, from_js_lenient, to_js, to_js_text};
+use crate::text::from_js_lenient;
+use relay_wasm::js::{from_js, to_js, to_js_text};
 
 /// The MCP client for JavaScript (see the module documentation). Clones share the sessions.
 #[wasm_bindgen]

@@ -22,7 +22,8 @@ use relay_core::model::ServerTools;
 use relay_core::prompt::{prepare_for_servers, PreparedTools, PromptOptions};
 use wasm_bindgen::prelude::*;
 
-use crate::js::{from_js, from_js_lenient, from_js_text, to_js};
+use crate::text::{from_js_lenient, from_js_text};
+use relay_wasm::js::{from_js, to_js};
 
 /// Servers converted from JavaScript, with their tools rendered for prompts on first use.
 struct Converted {

@@ -4,7 +4,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use js_sys::{Object, Reflect};
-use relay_wasm::{handle, parse_tool_calls_js};
+use relay_node::{handle, parse_tool_calls_js};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
@@ -59,7 +59,7 @@ fn lone_surrogates_become_replacement_characters() {
         let servers = js(&format!(
             r#"[{{"id":{id},"url":"http://127.0.0.1:9/mcp"}}]"#
         ));
-        let client = relay_wasm::mcp::RelayClient::js_new(servers, js(r#"{"listen":false}"#));
+        let client = relay_node::RelayClient::js_new(servers, js(r#"{"listen":false}"#));
         let client = client.unwrap_or_else(|e| panic!("{id} refused: {e:?}"));
         let status = client.js_status().unwrap_or(JsValue::NULL);
         assert_eq!(
@@ -121,7 +121,7 @@ fn undefined_fields_read_as_missing() {
     let options = js(r#"{"listen":false}"#);
     let _ = Reflect::set(&options, &"maxConcurrent".into(), &JsValue::UNDEFINED);
     let servers: JsValue = js_sys::Array::of1(&server).into();
-    let client = relay_wasm::mcp::RelayClient::js_new(servers, options);
+    let client = relay_node::RelayClient::js_new(servers, options);
     let client = client.unwrap_or_else(|e| panic!("refused: {e:?}"));
     let status = client.js_status().unwrap_or(JsValue::NULL);
     assert_eq!(

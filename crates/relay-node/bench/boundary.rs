@@ -9,7 +9,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use crate::js::{from_js, from_js_text, to_js, to_js_text};
+use crate::text::from_js_text;
+use relay_wasm::js::{from_js, to_js, to_js_text};
 
 fn read<T: DeserializeOwned>(value: &JsValue, text: bool) -> Result<T, JsValue> {
     if text {

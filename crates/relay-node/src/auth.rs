@@ -20,7 +20,8 @@ use relay_core::client::HttpMethod;
 use relay_core::contract::ErrorBody;
 use wasm_bindgen::prelude::*;
 
-use crate::js::{error_value, from_js, from_js_lenient, to_js};
+use crate::text::from_js_lenient;
+use relay_wasm::js::{error_value, from_js, to_js};
 
 fn auth_error(error: AuthError) -> JsValue {
     error_value(&ErrorBody::from(&error))

@@ -1,0 +1,28 @@
+//! The JavaScript API of MCP Relay's Node build (`target/relay-node`, made by `cargo xtask
+//! build`): a second thin edge of `relay-core`, for tests, benchmarks, the conformance client and
+//! tools. It holds no logic: each export converts values at the boundary and calls the core (or
+//! relay-wasm's MCP client over `fetch`). The extension's worker never loads it.
+//!
+//! - `api`: `parseToolCalls`, `StreamParser`, `promptForServers`, `ToolSet`,
+//!   `elicitationDefaults`;
+//! - `client`: the class `RelayClient` (`relay_core::client::Operation` as data);
+//! - `auth`: `AuthFlow`, `relay_core::auth::Authorizer` for a JavaScript driver;
+//! - `staged` and `text`: strings and JSON text into wasm memory by one `encodeInto`.
+//!
+//! relay-wasm's exports (`handle`, `answerAtOnce`, `coreVersion`) are linked in too.
+#![deny(clippy::unwrap_used, clippy::expect_used)]
+
+mod api;
+mod auth;
+// Benchmark-only exports, outside `src/`: never part of the extension's build.
+#[cfg(feature = "boundary-bench")]
+#[path = "../bench/boundary.rs"]
+mod boundary_bench;
+mod client;
+mod staged;
+mod text;
+
+pub use api::*;
+pub use auth::AuthFlow;
+pub use client::RelayClient;
+pub use relay_wasm::{answer_at_once, core_version, handle};
