@@ -82,6 +82,31 @@ test('service worker stopped while a reply streams: the call is detected once an
   await page.close();
 });
 
+test('service worker stopped mid-call: the chat is told the outcome (unknown) without a reload, and nothing runs again', async () => {
+  await rig.call({ type: 'tools/policy', serverId: rig.serverId, tool: 'slow_count', policy: 'allow' });
+  const args = encodeURIComponent(JSON.stringify({ steps: 1, delay_ms: 4000 }));
+  const { page, chatRef } = await rig.openChat(url(`?tool=slow_count&args=${args}`), {}, 'chatgpt');
+  await rig.insertInstructions(chatRef);
+  await until(async () => (await states(chatRef, page)).includes('slow_count:running'), { timeoutMs: 15_000, what: 'the call running' });
+  // The reply with the call has ended on the page: only the call is under way.
+  await until(() => page.evaluate(() => window.__fixture.replies === 1), { what: 'the call\'s reply ended' });
+  const cdp = await rig.ext.context.newCDPSession(page);
+  const { targetInfos } = await cdp.send('Target.getTargets');
+  const worker = targetInfos.find((t) => t.type === 'service_worker' && t.url.startsWith(`chrome-extension://${rig.ext.extensionId}/`));
+  assert.ok(worker, 'the extension service worker is a target');
+  await cdp.send('Target.closeTarget', { targetId: worker.targetId });
+  // Any message wakes a fresh worker (here the side panel's): it rebuilds from storage, marks
+  // the call unknown, and the chat hears of it with no reload and no change on the page.
+  await until(async () => (await states(chatRef, page)).includes('slow_count:unknown'), { timeoutMs: 15_000, what: 'the call unknown after the restart' });
+  await until(() => page.evaluate(() => window.__fixture.submitted.length >= 2), { timeoutMs: 10_000, what: 'the outcome sent to the model' });
+  const { submitted } = await page.evaluate(() => window.__fixture);
+  assert.match(submitted[1].text, /unknown/i, 'the model is told the outcome is unknown');
+  assert.equal(submitted.length, 2, 'told once');
+  await waitForReply(page, chatgpt, 'Final answer');
+  assert.deepEqual(await states(chatRef, page), ['slow_count:unknown'], 'run once, never again by itself');
+  await page.close();
+});
+
 test('loop limit reached: the extra call is not run, and it says so on its card and to the model', async () => {
   const { page, chatRef } = await rig.openChat(url('?chain=2'), { maxConsecutive: 1 }, 'chatgpt');
   await rig.insertInstructions(chatRef);

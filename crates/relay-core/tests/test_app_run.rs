@@ -720,3 +720,46 @@ fn results_go_back_once_the_reply_that_asked_for_them_has_ended() {
         .count();
     assert_eq!(inserts, 1, "{log:?}");
 }
+
+#[test]
+fn a_call_cut_off_by_a_worker_stop_is_told_to_the_chat_at_its_first_look_after_the_restart() {
+    let (host, run) = loaded();
+    host.answer("notes", "tools/call", ok("added"));
+    // The tab takes nothing while this goes on (as if the worker stopped before delivering).
+    *host.0.tab_answer.borrow_mut() = Value::Null;
+    ask(&run, &content(), look("load-1", json!([]), false)).expect("page load");
+    ask(&run, &content(), look("load-1", json!([{"h": 1, "text": CALL}]), true)).expect("read");
+    host.advance(2_000);
+    ask(&run, &content(), look("load-1", json!([{"h": 1}]), false)).expect("ended");
+    host.settle();
+    // What storage held when the worker stopped mid-call: the call running, nothing delivered.
+    {
+        let mut storage = host.0.storage.borrow_mut();
+        let ledger = storage
+            .get_mut(&("session", "ledger".to_owned()))
+            .expect("the ledger was stored");
+        for rec in ledger["calls"].as_object_mut().expect("calls").values_mut() {
+            rec["state"] = json!("running");
+            rec["delivered"] = json!(false);
+            rec.as_object_mut().map(|r| r.remove("result"));
+        }
+    }
+    *host.0.tab_answer.borrow_mut() = json!({"inserted": true, "submitted": true});
+    let run = Runner::new(host.clone());
+    now(run.load()).expect("loaded");
+    host.settle();
+    let log = host.take_log();
+    // The restart tells the chat's card (which makes the content script look again).
+    assert!(log.contains(&format!("tab {TAB} relay/calls")), "{log:?}");
+    // The content script's next look, nothing changed on the page: the outcome goes to the chat.
+    ask(&run, &content(), look("load-1", json!([{"h": 1}]), false)).expect("look");
+    host.settle();
+    let log = host.take_log();
+    assert!(!log.iter().any(|l| l.starts_with("mcp ")), "nothing runs again: {log:?}");
+    let inserts = log.iter().filter(|l| **l == format!("tab {TAB} relay/insert")).count();
+    assert_eq!(inserts, 1, "the unknown outcome goes to the chat once: {log:?}");
+    // And only once: more looks deliver nothing more.
+    ask(&run, &content(), look("load-1", json!([{"h": 1}]), false)).expect("look");
+    host.settle();
+    assert!(!host.take_log().contains(&format!("tab {TAB} relay/insert")));
+}

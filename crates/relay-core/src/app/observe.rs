@@ -113,7 +113,6 @@ impl App {
             ..PageAnswer::default()
         };
         let mut parsed = false;
-        let shown = outcome.reports.iter().any(|r| r.history);
         for report in outcome.reports {
             if report.history {
                 answer
@@ -164,9 +163,10 @@ impl App {
             answer.calls.extend(update.calls);
             effects.extend(more);
         }
-        if shown && !parsed {
-            // The page shows its replies (a load, a re-mount): results that finished while it
-            // could not take them go out now ([`App::reply_update_text`] does so for live ones).
+        if !parsed {
+            // The page answers: results that finished while it could not take them (a reload,
+            // a worker stopped mid-call) go out now, once their reply has ended
+            // ([`App::reply_update_text`] does so for the replies it reads).
             effects.extend(self.pending_deliveries(&chat));
         }
         if outcome.changed {
