@@ -49,6 +49,7 @@ test('a chat app in a same-origin iframe of a portal: the call in the frame\'s r
     await until(() => frame.evaluate(() => window.__transcript().some((t) => t.includes('Final answer'))), { timeoutMs: 30_000, what: 'the final answer in the frame' });
     assert.deepEqual((await rig.calls(chatRef, page)).map((c) => [c.tool, c.state, c.delivered]), [['add', 'done', true]], 'one call, run once, delivered');
     assert.equal(await frame.evaluate(() => window.__fixture.submitted.length), 2, 'the instructions and the result were submitted');
+    assert.equal(await frame.evaluate(() => window.__fixture.writesWhileStreaming), 0, 'the result went in once the reply had ended');
     await page.close();
   });
 

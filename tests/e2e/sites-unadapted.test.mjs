@@ -44,6 +44,9 @@ async function assertLoop(page, chatRef, promptText) {
   assert.equal(submitted.length, 2, 'the instructions and the result were submitted (by the extension)');
   assert.deepEqual(lines(submitted[0]), lines(promptText), 'the instructions arrived with every line break');
   assert.match(submitted[1], /tool[-_ ]?result/i);
+  const { writesWhileStreaming, replyEnds, submitted: sent } = await page.evaluate(() => window.__fixture);
+  assert.equal(writesWhileStreaming, 0, 'nothing was written into the input while a reply streamed');
+  assert.ok(sent[1].at >= replyEnds[0], 'the result went in after the call\'s reply ended');
 }
 
 const PAGES = [
