@@ -62,6 +62,8 @@ struct Memory {
     pool: RefCell<Option<Pool>>,
     /// The content script's answer to an insert.
     tab_answer: RefCell<Value>,
+    /// The text of every insert sent to a tab.
+    inserted: RefCell<Vec<String>>,
     /// While set, storage reads wait until it is cleared (a slow first load).
     reads_held: Rc<Cell<bool>>,
     /// While set, storage reads fail.
@@ -200,6 +202,10 @@ impl Host for Mem {
         let message = message.to_value();
         let kind = message["type"].as_str().unwrap_or_default().to_owned();
         self.note(format!("tab {tab} {kind}"));
+        if kind == "relay/insert" {
+            let text = message["text"].as_str().unwrap_or_default().to_owned();
+            self.0.inserted.borrow_mut().push(text);
+        }
         Ok(match kind.as_str() {
             "relay/insert" => self.0.tab_answer.borrow().clone(),
             _ => Value::Null,
@@ -728,7 +734,12 @@ fn a_call_cut_off_by_a_worker_stop_is_told_to_the_chat_at_its_first_look_after_t
     // The tab takes nothing while this goes on (as if the worker stopped before delivering).
     *host.0.tab_answer.borrow_mut() = Value::Null;
     ask(&run, &content(), look("load-1", json!([]), false)).expect("page load");
-    ask(&run, &content(), look("load-1", json!([{"h": 1, "text": CALL}]), true)).expect("read");
+    ask(
+        &run,
+        &content(),
+        look("load-1", json!([{"h": 1, "text": CALL}]), true),
+    )
+    .expect("read");
     host.advance(2_000);
     ask(&run, &content(), look("load-1", json!([{"h": 1}]), false)).expect("ended");
     host.settle();
@@ -755,11 +766,81 @@ fn a_call_cut_off_by_a_worker_stop_is_told_to_the_chat_at_its_first_look_after_t
     ask(&run, &content(), look("load-1", json!([{"h": 1}]), false)).expect("look");
     host.settle();
     let log = host.take_log();
-    assert!(!log.iter().any(|l| l.starts_with("mcp ")), "nothing runs again: {log:?}");
-    let inserts = log.iter().filter(|l| **l == format!("tab {TAB} relay/insert")).count();
-    assert_eq!(inserts, 1, "the unknown outcome goes to the chat once: {log:?}");
+    assert!(
+        !log.iter().any(|l| l.starts_with("mcp ")),
+        "nothing runs again: {log:?}"
+    );
+    let inserts = log
+        .iter()
+        .filter(|l| **l == format!("tab {TAB} relay/insert"))
+        .count();
+    assert_eq!(
+        inserts, 1,
+        "the unknown outcome goes to the chat once: {log:?}"
+    );
     // And only once: more looks deliver nothing more.
     ask(&run, &content(), look("load-1", json!([{"h": 1}]), false)).expect("look");
     host.settle();
     assert!(!host.take_log().contains(&format!("tab {TAB} relay/insert")));
+}
+
+#[test]
+fn forty_calls_in_one_reply_come_back_in_one_message_each_outcome_once_in_call_order() {
+    let (host, run) = loaded();
+    for _ in 0..40 {
+        host.answer("notes", "tools/call", ok("added"));
+    }
+    *host.0.tab_answer.borrow_mut() = json!({"inserted": true, "submitted": true});
+    ask(&run, &content(), look("load-1", json!([]), false)).expect("page load");
+    // The reply streams its 40 calls in four parts; calls run as they complete.
+    let call = |i: usize| {
+        format!("```json\n{{\"tool\": \"add\", \"arguments\": {{\"text\": \"item {i}\"}}}}\n```\n")
+    };
+    let mut text = String::from("Adding them all.\n");
+    for part in 0..4 {
+        for i in part * 10..part * 10 + 10 {
+            text.push_str(&call(i));
+        }
+        ask(
+            &run,
+            &content(),
+            look("load-1", json!([{"h": 1, "text": text}]), true),
+        )
+        .expect("part");
+        host.settle();
+        host.advance(100);
+    }
+    assert!(
+        host.0.inserted.borrow().is_empty(),
+        "nothing goes back while the reply streams"
+    );
+    ask(&run, &content(), look("load-1", json!([{"h": 1}]), false)).expect("stop gone");
+    host.advance(100);
+    ask(&run, &content(), look("load-1", json!([{"h": 1}]), false)).expect("ended");
+    host.settle();
+    // More looks after the end send nothing more.
+    for _ in 0..3 {
+        host.advance(100);
+        ask(&run, &content(), look("load-1", json!([{"h": 1}]), false)).expect("look");
+        host.settle();
+    }
+    let inserted = host.0.inserted.borrow().clone();
+    assert_eq!(inserted.len(), 1, "one message: {inserted:#?}");
+    let records = ask(
+        &run,
+        &page(),
+        json!({"type": "activity/list", "chat": {"tabId": TAB, "url": URL}}),
+    )
+    .expect("list");
+    let records = records.as_array().expect("records");
+    assert_eq!(records.len(), 40, "every call has a record");
+    // Each call's outcome once, in call order.
+    let mut at = 0;
+    for r in records {
+        let id = r["callId"].as_str().expect("call id");
+        let found = inserted[0][at..].find(id).map(|i| i + at);
+        let found = found.unwrap_or_else(|| panic!("{id} in order in {}", inserted[0]));
+        assert_eq!(inserted[0].matches(id).count(), 1, "{id} once");
+        at = found;
+    }
 }
