@@ -16,8 +16,6 @@
 
   /** @returns {import('../contract').SiteCheck} */
   function check() {
-    // The page as it is now, not as discovery saw it a moment ago.
-    if (NS.discover) NS.discover.forget();
     const adapter = state.adapter;
     const generic = adapter === Sites.GENERIC;
     const checks = PARTS.map((part) => {

@@ -120,7 +120,6 @@ export interface Namespace {
     report(): { input: HTMLElement | null; send: HTMLElement | null; turns: HTMLElement[]; how: string; submitted: number };
     labelOf(el: Element): string;
     turnOf(el: Element, composer: Element | null): Element | null;
-    forget(): void;
   };
   /** "Teach this page" (teach.js). */
   teach: {

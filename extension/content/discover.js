@@ -777,12 +777,5 @@
     return { input, send, turns, how, submitted: submitted.length };
   }
 
-  /** Drops what discovery keeps for a moment, so the next answer is read from the page now. */
-  function forget() {
-    rootsCache = null;
-    markedCache = null;
-    transcriptCache = null;
-  }
-
-  NS.discover = { queryDeep, allRoots, parentOf, containsDeep, deepText, readable, findComposer, findSend, assistantTurns, userTurns, noteSubmitted, isSubmitted, report, labelOf, turnOf, forget };
+  NS.discover = { queryDeep, allRoots, parentOf, containsDeep, deepText, readable, findComposer, findSend, assistantTurns, userTurns, noteSubmitted, isSubmitted, report, labelOf, turnOf };
 })();
