@@ -84,7 +84,7 @@ test('service worker stopped while a reply streams: the call is detected once an
 
 test('service worker stopped mid-call: the chat is told the outcome (unknown) without a reload, and nothing runs again', async () => {
   await rig.call({ type: 'tools/policy', serverId: rig.serverId, tool: 'slow_count', policy: 'allow' });
-  const args = encodeURIComponent(JSON.stringify({ steps: 1, delay_ms: 4000 }));
+  const args = encodeURIComponent(JSON.stringify({ steps: 3, delay_ms: 1500 }));
   const { page, chatRef } = await rig.openChat(url(`?tool=slow_count&args=${args}`), {}, 'chatgpt');
   await rig.insertInstructions(chatRef);
   await until(async () => (await states(chatRef, page)).includes('slow_count:running'), { timeoutMs: 15_000, what: 'the call running' });
