@@ -462,15 +462,18 @@ impl App {
                 policy,
                 enabled,
                 read_only,
+                seen,
                 confirm,
             } => {
                 let server = required(server_id, "serverId")?;
+                let seen = seen.unwrap_or_default();
                 let change = PolicyChange {
                     server: &server,
                     tool: tool.as_deref(),
                     policy,
                     enabled,
                     read_only: read_only.unwrap_or(false),
+                    seen: &seen,
                     confirm: confirm.unwrap_or(false),
                 };
                 let effects = self.set_policy(&change)?;
