@@ -23,6 +23,7 @@ use relay_core::client::{
     ClientError, Operation, Output, Pool, PoolOptions, ServerConfig, SessionEvent,
 };
 use relay_core::contract::storage::Area;
+use relay_core::contract::storage::SITES_KEY;
 use relay_core::contract::{admit, ErrorBody, ErrorKind, TabMessage};
 use relay_core::model::{CallToolResult, Content, Tool};
 use relay_core::policy::ToolPolicy;
@@ -556,6 +557,74 @@ fn a_removed_custom_site_gives_its_permission_back() {
 }
 
 #[test]
+fn a_removed_server_gives_back_the_origins_nothing_else_uses() {
+    let (host, _) = loaded();
+    let mut config: Config =
+        serde_json::from_value(host.stored(Area::Local, CONFIG_KEY)).expect("config");
+    for (id, url) in [
+        ("remote", "https://mcp.example/mcp"),
+        ("other", "https://other.example/mcp"),
+    ] {
+        config.servers.push(ServerConfig::new(id, id, url));
+    }
+    let config = serde_json::to_value(config).expect("config");
+    now(host.write(Area::Local, CONFIG_KEY, &config)).expect("stored");
+    // A sign-in as it is stored: the authorization servers the resource names and the
+    // endpoints of the one it uses.
+    let signed_in = |servers: &[&str], issuer: &str| {
+        json!({
+            "resourceMetadata": {"authorization_servers": servers},
+            "serverMetadata": {
+                "issuer": issuer,
+                "authorization_endpoint": format!("{issuer}/authorize"),
+                "token_endpoint": format!("{issuer}/token"),
+            },
+        })
+    };
+    let auth = json!({
+        "remote": signed_in(&["https://as.example", "https://shared.example", "https://chat-as.example"], "https://as.example"),
+        "other": signed_in(&["https://shared.example"], "https://shared.example"),
+    });
+    now(host.write(Area::Local, "auth", &auth)).expect("stored");
+    let site = json!([{"origin": "https://chat-as.example", "adapter": "generic"}]);
+    now(host.write(Area::Local, SITES_KEY, &site)).expect("stored");
+    let run = restart(&host);
+
+    ask(
+        &run,
+        &page(),
+        json!({"type": "servers/remove", "id": "remote"}),
+    )
+    .expect("removed");
+    let mut released: Vec<String> = host
+        .take_log()
+        .into_iter()
+        .filter_map(|l| l.strip_prefix("release ").map(str::to_owned))
+        .collect();
+    released.sort();
+    // Its own origin and its authorization server's go back; the one another server's
+    // sign-in uses and the one a custom chat site lives on stay.
+    assert_eq!(released, ["https://as.example", "https://mcp.example"]);
+
+    // The other server's authorization server goes once nothing uses it.
+    ask(
+        &run,
+        &page(),
+        json!({"type": "servers/remove", "id": "other"}),
+    )
+    .expect("removed");
+    let released: Vec<String> = host
+        .take_log()
+        .into_iter()
+        .filter_map(|l| l.strip_prefix("release ").map(str::to_owned))
+        .collect();
+    assert_eq!(
+        released,
+        ["https://other.example", "https://shared.example"]
+    );
+}
+
+#[test]
 fn a_sign_in_to_a_server_that_refuses_asks_the_host_for_each_request_of_the_attempt() {
     let (host, run) = loaded();
     let refused = ClientError::Auth {
@@ -728,7 +797,12 @@ fn a_call_cut_off_by_a_worker_stop_is_told_to_the_chat_at_its_first_look_after_t
     // The tab takes nothing while this goes on (as if the worker stopped before delivering).
     *host.0.tab_answer.borrow_mut() = Value::Null;
     ask(&run, &content(), look("load-1", json!([]), false)).expect("page load");
-    ask(&run, &content(), look("load-1", json!([{"h": 1, "text": CALL}]), true)).expect("read");
+    ask(
+        &run,
+        &content(),
+        look("load-1", json!([{"h": 1, "text": CALL}]), true),
+    )
+    .expect("read");
     host.advance(2_000);
     ask(&run, &content(), look("load-1", json!([{"h": 1}]), false)).expect("ended");
     host.settle();
@@ -755,9 +829,18 @@ fn a_call_cut_off_by_a_worker_stop_is_told_to_the_chat_at_its_first_look_after_t
     ask(&run, &content(), look("load-1", json!([{"h": 1}]), false)).expect("look");
     host.settle();
     let log = host.take_log();
-    assert!(!log.iter().any(|l| l.starts_with("mcp ")), "nothing runs again: {log:?}");
-    let inserts = log.iter().filter(|l| **l == format!("tab {TAB} relay/insert")).count();
-    assert_eq!(inserts, 1, "the unknown outcome goes to the chat once: {log:?}");
+    assert!(
+        !log.iter().any(|l| l.starts_with("mcp ")),
+        "nothing runs again: {log:?}"
+    );
+    let inserts = log
+        .iter()
+        .filter(|l| **l == format!("tab {TAB} relay/insert"))
+        .count();
+    assert_eq!(
+        inserts, 1,
+        "the unknown outcome goes to the chat once: {log:?}"
+    );
     // And only once: more looks deliver nothing more.
     ask(&run, &content(), look("load-1", json!([{"h": 1}]), false)).expect("look");
     host.settle();

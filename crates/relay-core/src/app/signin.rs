@@ -98,6 +98,11 @@ impl App {
         self.auth.keys().cloned().map(Effect::Authorize).collect()
     }
 
+    /// The origins `id`'s kept sign-in fetches from ([`auth_origins`]); none without one.
+    pub fn sign_in_origins(&self, id: &str) -> Vec<String> {
+        self.auth.get(id).map(auth_origins).unwrap_or_default()
+    }
+
     /// The `Authorization` header value for a server's requests, when signed in.
     pub fn authorization(&self, id: &str) -> Option<String> {
         let tokens = self.auth.get(id)?.tokens.as_ref()?;
