@@ -24,6 +24,11 @@
  * @typedef {{ input: Array<string>, drop: Array<string>, preview: Array<string>, }} AdapterFiles
  */
 /**
+ * Why a tool runs without asking: the user allowed it (by name, for the whole server, or with
+ * "Always" on a call), or allowed it as read-only as the panel showed it.
+ * @typedef {"user" | "read_only"} AllowedBy
+ */
+/**
  * A binary part of a result, passed on as a file (never dropped).
  * @typedef {{ number: number, fileName: string, mimeType: string, data: string, size: number, callId: string, uri?: string | null, }} Attachment
  */
@@ -177,6 +182,11 @@
  * @typedef {"site" | "chat"} Scope
  */
 /**
+ * A tool the side panel showed the user as covered by "allow read-only tools": its name and
+ * the revision (digest, `policy::revision`) of the definition it showed.
+ * @typedef {{ name: string, revision: string, }} SeenTool
+ */
+/**
  * A server's sign-in (MCP authorization) as the panel sees it: never a token.
  * @typedef {{ signedIn: boolean, scope: string | null, expiresAtMs: number | null, refreshable: boolean, origins: Array<string>, }} ServerAuth
  */
@@ -265,7 +275,7 @@
  */
 /**
  * An MCP tool plus the user's settings for it.
- * @typedef {{ serverId: string, policy: ToolPolicy, enabled: boolean, name: string, title?: string | null, description?: string | null, inputSchema: JsonValue, outputSchema?: JsonValue | null, annotations?: ToolAnnotations | null, }} ToolView
+ * @typedef {{ serverId: string, policy: ToolPolicy, enabled: boolean, revision: string, readOnly: boolean, allowedBy?: AllowedBy, changed: boolean, name: string, title?: string | null, description?: string | null, inputSchema: JsonValue, outputSchema?: JsonValue | null, annotations?: ToolAnnotations | null, }} ToolView
  */
 /**
  * Which HTTP transport to speak to a server.
@@ -308,7 +318,7 @@
  *   'servers/export': {},
  *   'servers/test': { id: string, },
  *   'tools/list': { serverId?: string, refresh?: boolean, },
- *   'tools/policy': { serverId: string, tool?: string, policy?: ToolPolicy, enabled?: boolean, readOnly?: boolean, confirm?: boolean, },
+ *   'tools/policy': { serverId: string, tool?: string, policy?: ToolPolicy, enabled?: boolean, readOnly?: boolean, seen?: Array<SeenTool>, confirm?: boolean, },
  *   'tools/call': { serverId: string, tool: string, arguments?: JsonValue, },
  *   'prompts/list': { serverId: string, },
  *   'prompts/get': { serverId: string, name: string, arguments?: { [key in string]: string }, },
@@ -464,7 +474,7 @@ export const MESSAGES = Object.freeze({
   'servers/test': ['page'],
   /** {serverId?, refresh?} → [ToolView] (cached, 5 min TTL) */
   'tools/list': ['page'],
-  /** {serverId, tool?, policy?, enabled?, readOnly?, confirm?} sets one tool's (or, without tool, every tool's of the server) policy; `readOnly` limits a server-wide change to the tools annotated read-only and not destructive; `confirm` confirms allowing a destructive tool (without it the core answers `confirm_required`). → [ToolView] */
+  /** {serverId, tool?, policy?, enabled?, readOnly?, seen?, confirm?} sets one tool's (or, without tool, every tool's of the server) policy; `readOnly` (with policy `allow`) allows the tools `seen` names ({name, revision}: what the panel showed the user as covered), where each is still that definition and annotated read-only and not destructive; the allowance lapses when the tool changes; `confirm` confirms allowing a destructive tool (without it the core answers `confirm_required`). → [ToolView] */
   'tools/policy': ['page'],
   /** {serverId, tool, arguments} runs a tool by hand (policy and validation apply). → ManualRun */
   'tools/call': ['page'],

@@ -41,11 +41,21 @@ test('"Allow read-only tools" allows exactly the tools annotated read-only and n
   await panel.click('#tab-tools');
   const group = panel.locator(`section.tool-group[data-server="${serverId}"]`);
   await group.locator('button[data-action="allow-read-only"]').click();
+  // First it shows which tools it will allow and why; nothing changed yet.
+  const preview = group.locator('.confirm[data-kind="read_only"]');
+  await preview.waitFor({ timeout: 10_000 });
+  const listed = await preview.locator('li[data-tool]').evaluateAll((els) => els.map((el) => el.getAttribute('data-tool')));
+  assert.deepEqual(listed.sort(), tools.filter(isSafe).map((t) => t.name).sort());
+  assert.match(await preview.textContent(), /only reads/);
+  assert.ok(Object.values(await policies()).every((p) => p === 'ask'), 'nothing allowed before the confirmation');
+  await preview.locator('button[data-action="confirm-read-only"]').click();
   const want = Object.fromEntries(tools.map((t) => [t.name, isSafe(t) ? 'allow' : 'ask']));
   await until(async () => JSON.stringify(await policies()) === JSON.stringify(want), { what: 'read-only tools allowed' });
   assert.deepEqual(await policies(), want);
   assert.equal(want.notes_delete, 'ask', 'the destructive tool still asks');
   assert.equal(want.add, 'allow');
+  const row = group.locator('li.tool[data-tool="add"] [data-allowance="read_only"]');
+  await row.waitFor({ timeout: 10_000 });
 });
 
 test('allowing a destructive tool asks for confirmation; Cancel keeps it, "Allow anyway" allows it', async () => {

@@ -3,7 +3,10 @@
 // parameters, its policy (allow / ask / deny) and enabled switch, bulk settings per server, and a
 // form generated from its input schema to run it by hand.
 //
-// ToolView = MCP Tool + {serverId, policy: allow|ask|deny, enabled} (crates/relay-core/src/contract.rs).
+// ToolView = MCP Tool + {serverId, policy: allow|ask|deny, enabled, revision, readOnly, allowedBy?,
+// changed} (crates/relay-core/src/contract/views.rs). "Allow read-only tools" first shows which
+// tools it covers and why, and sends back exactly those (name and revision): the core allows
+// them as they were shown, and a tool that changes or appears later asks again.
 import { h, select, nextId, json } from '../dom.js';
 import { t } from '../i18n.js';
 import { call, describeError, errorView, touches } from '../core.js';
@@ -116,6 +119,27 @@ export function mountTools(section, app) {
       h('button', { type: 'button', dataset: { action: 'confirm-cancel' }, text: t('cancel'), on: { click: () => refresh() } }));
   }
 
+  /**
+   * Shows what "Allow read-only tools" will allow and why, with the button that allows exactly
+   * those tools as shown.
+   * @param {HTMLElement} group
+   * @param {string} serverId
+   * @param {import('../../extension/contract.js').ToolView[]} covered
+   */
+  function showReadOnly(group, serverId, covered) {
+    const area = group.querySelector('.row-error');
+    if (!area) return;
+    const seen = covered.map((tool) => ({ name: tool.name, revision: tool.revision }));
+    const view = h('div', { class: 'confirm read-only-preview', attrs: { role: 'alertdialog', 'aria-label': t('toolsReadOnlyWhat', covered.length) }, dataset: { kind: 'read_only' } },
+      h('p', { text: t('toolsReadOnlyWhat', covered.length) }),
+      h('ul', { class: 'read-only-list' }, covered.map((tool) => h('li', { dataset: { tool: tool.name } }, h('code', { text: tool.name }), ' ', h('small', { class: 'muted', text: t('toolsReadOnlyWhy') })))),
+      h('p', { class: 'error-hint', text: t('toolsReadOnlyLater') }),
+      h('button', { type: 'button', class: 'primary', dataset: { action: 'confirm-read-only' }, text: t('toolsReadOnlyConfirm', covered.length), on: { click: () => setPolicy({ serverId, policy: 'allow', readOnly: true, seen }, group) } }),
+      h('button', { type: 'button', dataset: { action: 'cancel-read-only' }, text: t('cancel'), on: { click: () => area.replaceChildren() } }));
+    area.replaceChildren(view);
+    /** @type {HTMLButtonElement | null} */ (view.querySelector('button[data-action="confirm-read-only"]'))?.focus();
+  }
+
   /** @param {import('../../extension/contract.js').ToolView} tool */
   function toolItem(tool) {
     const key = keyOf(tool);
@@ -161,6 +185,8 @@ export function mountTools(section, app) {
         subtitle ? h('span', { class: 'tool-title', text: subtitle }) : null,
         ann.readOnlyHint ? h('span', { class: 'badge', text: t('toolReadOnly') }) : null,
         ann.destructiveHint ? h('span', { class: 'badge bad', text: t('toolDestructive') }) : null,
+        tool.allowedBy === 'read_only' ? h('span', { class: 'badge', dataset: { allowance: 'read_only' }, text: t('toolAllowedReadOnly'), attrs: { title: t('toolAllowedReadOnlyWhy') } }) : null,
+        tool.changed ? h('span', { class: 'badge bad', dataset: { allowance: 'changed' }, text: t('toolChangedAsks'), attrs: { title: t('toolChangedAsksWhy') } }) : null,
         tool.description ? h('p', { class: 'tool-desc', text: String(tool.description) }) : null),
       h('div', { class: 'row-error' }),
       slot);
@@ -233,11 +259,14 @@ export function mountTools(section, app) {
         if (!v) return;
         setPolicy(v === 'enable' || v === 'disable' ? { serverId, enabled: v === 'enable' } : { serverId, policy: /** @type {import('../../extension/contract.js').ToolPolicy} */ (v) }, group);
       });
-      // One click for the common safe choice: the core allows the tools annotated read-only
-      // and not destructive, and leaves every other tool as it is.
-      const readOnly = h('button', { type: 'button', class: 'allow-read-only', dataset: { action: 'allow-read-only' }, text: t('toolsAllowReadOnly'),
+      // The common safe choice, shown before it is made: which tools it covers (the core's
+      // reading: annotated read-only and not destructive) and why; the confirmation sends those
+      // tools as shown, and the core allows nothing else.
+      const covered = list.filter((/** @type {import('../../extension/contract.js').ToolView} */ tool) => tool.readOnly);
+      const readOnly = h('button', { type: 'button', class: 'allow-read-only', dataset: { action: 'allow-read-only' }, text: t('toolsAllowReadOnlyCount', covered.length),
+        disabled: covered.length === 0,
         attrs: { 'aria-label': t('toolsAllowReadOnlyFor', names.get(serverId) || serverId) },
-        on: { click: () => setPolicy({ serverId, policy: 'allow', readOnly: true }, group) } });
+        on: { click: () => showReadOnly(group, serverId, covered) } });
       group.append(
         h('div', { class: 'group-head' }, h('h3', { id: headingId, text: names.get(serverId) || serverId }), h('small', { class: 'muted', text: t('toolCount', list.length) }), readOnly, bulk),
         h('div', { class: 'row-error' }),

@@ -23,6 +23,7 @@ use relay_core::client::{
     ClientError, Operation, Output, Pool, PoolOptions, ServerConfig, SessionEvent,
 };
 use relay_core::contract::storage::Area;
+use relay_core::contract::storage::SITES_KEY;
 use relay_core::contract::{admit, ErrorBody, ErrorKind, TabMessage};
 use relay_core::model::{CallToolResult, Content, Tool};
 use relay_core::policy::ToolPolicy;
@@ -559,6 +560,74 @@ fn a_removed_custom_site_gives_its_permission_back() {
     assert!(log.contains(&format!("release {origin}")), "{log:?}");
     let sites = ask(&run, &page(), json!({"type": "sites/list"})).expect("listed");
     assert_eq!(sites, json!([]));
+}
+
+#[test]
+fn a_removed_server_gives_back_the_origins_nothing_else_uses() {
+    let (host, _) = loaded();
+    let mut config: Config =
+        serde_json::from_value(host.stored(Area::Local, CONFIG_KEY)).expect("config");
+    for (id, url) in [
+        ("remote", "https://mcp.example/mcp"),
+        ("other", "https://other.example/mcp"),
+    ] {
+        config.servers.push(ServerConfig::new(id, id, url));
+    }
+    let config = serde_json::to_value(config).expect("config");
+    now(host.write(Area::Local, CONFIG_KEY, &config)).expect("stored");
+    // A sign-in as it is stored: the authorization servers the resource names and the
+    // endpoints of the one it uses.
+    let signed_in = |servers: &[&str], issuer: &str| {
+        json!({
+            "resourceMetadata": {"authorization_servers": servers},
+            "serverMetadata": {
+                "issuer": issuer,
+                "authorization_endpoint": format!("{issuer}/authorize"),
+                "token_endpoint": format!("{issuer}/token"),
+            },
+        })
+    };
+    let auth = json!({
+        "remote": signed_in(&["https://as.example", "https://shared.example", "https://chat-as.example"], "https://as.example"),
+        "other": signed_in(&["https://shared.example"], "https://shared.example"),
+    });
+    now(host.write(Area::Local, "auth", &auth)).expect("stored");
+    let site = json!([{"origin": "https://chat-as.example", "adapter": "generic"}]);
+    now(host.write(Area::Local, SITES_KEY, &site)).expect("stored");
+    let run = restart(&host);
+
+    ask(
+        &run,
+        &page(),
+        json!({"type": "servers/remove", "id": "remote"}),
+    )
+    .expect("removed");
+    let mut released: Vec<String> = host
+        .take_log()
+        .into_iter()
+        .filter_map(|l| l.strip_prefix("release ").map(str::to_owned))
+        .collect();
+    released.sort();
+    // Its own origin and its authorization server's go back; the one another server's
+    // sign-in uses and the one a custom chat site lives on stay.
+    assert_eq!(released, ["https://as.example", "https://mcp.example"]);
+
+    // The other server's authorization server goes once nothing uses it.
+    ask(
+        &run,
+        &page(),
+        json!({"type": "servers/remove", "id": "other"}),
+    )
+    .expect("removed");
+    let released: Vec<String> = host
+        .take_log()
+        .into_iter()
+        .filter_map(|l| l.strip_prefix("release ").map(str::to_owned))
+        .collect();
+    assert_eq!(
+        released,
+        ["https://other.example", "https://shared.example"]
+    );
 }
 
 #[test]

@@ -208,6 +208,43 @@ fn a_refusal_the_app_meets_on_its_own_never_shows_a_page() {
 }
 
 #[test]
+fn after_a_restart_a_refusal_during_a_call_asks_the_user_to_sign_in_with_no_browser_step() {
+    // Signed in before the worker restarted; the refresh token is refused now. Nobody pressed
+    // Sign in in this worker, so not even a silent browser step (launchWebAuthFlow with
+    // interactive: false, riding on the browser's session at the authorization server) runs.
+    let world = standard();
+    let stored = signed_in_app(&world).auth.clone();
+    let mut app = app();
+    app.restore_auth(stored);
+    let refused = world.clone().route(
+        "POST",
+        &format!("{AS}/token"),
+        400,
+        json!({"error": "invalid_grant"}),
+    );
+    app.sign_in(ID, &challenge(), env(5_000), false)
+        .expect("started");
+    let (d, _, outcome) = carry_out(&mut app, &refused, 5_000);
+    assert_eq!(d.browser, Vec::<bool>::new(), "{:?}", d.lines);
+    let error = outcome.expect_err("the user must sign in");
+    assert_eq!(error.kind, "auth_browser", "{error:?}");
+    assert!(error.message.contains("press Sign in"), "{error:?}");
+    assert!(error.hint.as_deref().unwrap_or("").contains("Sign in"));
+    assert_eq!(app.authorization(ID), None);
+
+    // The user presses Sign in: from then on, in this worker, a refusal met on its own may take
+    // the silent step (and only the silent one).
+    app.sign_in(ID, &challenge(), env(6_000), true)
+        .expect("started");
+    let (d, _, outcome) = carry_out(&mut app, &world, 6_000);
+    assert_eq!((d.browser, outcome), (vec![true], Ok(())));
+    app.sign_in(ID, &challenge(), env(7_000), false)
+        .expect("started");
+    let (d, _, _) = carry_out(&mut app, &refused, 7_000);
+    assert_eq!(d.browser, [false]);
+}
+
+#[test]
 fn sign_out_revokes_where_it_can_and_forgets_the_tokens() {
     let world = standard().route(
         "GET",

@@ -684,3 +684,94 @@ fn client_credentials_where_the_server_offers_only_that_grant() {
     let (_, t) = sign_in(config(), &world, None);
     assert!(t.lines().iter().any(|l| l.starts_with("BROWSER")));
 }
+
+#[test]
+fn sign_in_endpoints_stay_on_the_server_or_its_authorization_server() {
+    let other = "http://127.0.0.1:6000";
+    // (case, what the authorization server's metadata says besides the standard, refused)
+    let cases = [
+        (
+            "token endpoint on another loopback port",
+            serde_json::json!({"token_endpoint": format!("{other}/token")}),
+            true,
+        ),
+        (
+            "authorization endpoint on another host",
+            serde_json::json!({"authorization_endpoint": "https://accounts.example.com/authorize"}),
+            true,
+        ),
+        (
+            "registration on another loopback port",
+            serde_json::json!({"registration_endpoint": format!("{other}/register")}),
+            true,
+        ),
+        (
+            "revocation on another loopback port",
+            serde_json::json!({"revocation_endpoint": format!("{other}/revoke")}),
+            true,
+        ),
+        (
+            "token endpoint on the MCP server's own origin",
+            serde_json::json!({"token_endpoint": format!("{RS}/oauth/token")}),
+            false,
+        ),
+        (
+            "everything on the authorization server's origin",
+            serde_json::json!({"revocation_endpoint": format!("{AS}/revoke")}),
+            false,
+        ),
+    ];
+    for (name, extra, refused) in cases {
+        let world = standard()
+            .route(
+                "GET",
+                &format!("{AS}/.well-known/oauth-authorization-server"),
+                200,
+                asm(AS, extra),
+            )
+            .route("POST", &format!("{RS}/oauth/token"), 200, token("a", None));
+        let (flow, t) = sign_in(config(), &world, None);
+        if refused {
+            let error = failure(&t);
+            assert_eq!(error.kind(), "auth_bad_url", "{name}: {error}");
+            assert!(error.to_string().contains("origin"), "{name}: {error}");
+            assert_eq!(flow.authorization(), None, "{name}");
+            let elsewhere = t.lines().into_iter().find(|l| {
+                l.starts_with("BROWSER") || l.contains(other) || l.contains("accounts.example")
+            });
+            assert_eq!(elsewhere, None, "{name}: {:?}", t.lines());
+        } else {
+            assert!(signed_in(&t), "{name}: {:?}", t.events);
+        }
+    }
+}
+
+#[test]
+fn a_challenge_names_resource_metadata_on_the_servers_origin_only() {
+    // (where the challenge points, refused)
+    let cases = [
+        (
+            "http://127.0.0.1:6000/.well-known/oauth-protected-resource",
+            true,
+        ),
+        ("https://metadata.example.com/prm", true),
+        (
+            "http://localhost:4000/.well-known/oauth-protected-resource",
+            true,
+        ),
+        (
+            "http://127.0.0.1:4000/.well-known/oauth-protected-resource/mcp",
+            false,
+        ),
+    ];
+    for (url, refused) in cases {
+        let www = format!(r#"Bearer resource_metadata="{url}""#);
+        let (_, t) = sign_in(config(), &standard(), Some(&www));
+        if refused {
+            assert_eq!(failure(&t).kind(), "auth_bad_url", "{url}");
+            assert_eq!(t.lines(), Vec::<String>::new(), "{url}: nothing fetched");
+        } else {
+            assert!(signed_in(&t), "{url}: {:?}", t.events);
+        }
+    }
+}

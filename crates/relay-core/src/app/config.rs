@@ -10,7 +10,9 @@ use crate::client::config::DEFAULT_TIMEOUT_MS;
 use crate::client::{ProtocolMode, ServerConfig};
 use crate::contract::views::ChatSource;
 use crate::model::Tool;
-use crate::policy::{decide, Decision, DecisionInput, LoopLimits, ToolPolicy};
+use crate::policy::{
+    decide, policy_now, AllowedBy, Decision, DecisionInput, LoopLimits, ToolPolicy,
+};
 use crate::prompt::Strategy;
 use crate::result::ResultOptions;
 
@@ -25,6 +27,11 @@ pub const LEDGER_KEEP: usize = 500;
 pub struct ToolSetting {
     pub policy: Option<ToolPolicy>,
     pub enabled: Option<bool>,
+    /// Set when the policy is an "allow read-only tools" allowance: the
+    /// [`revision`](crate::policy::revision) of the definition the user saw then
+    /// ([`crate::policy::policy_now`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_only_seen: Option<String>,
 }
 
 /// One chat's settings (a chat is a tab and its conversation URL).
@@ -182,7 +189,26 @@ impl Config {
         (policy, s.and_then(|s| s.enabled).unwrap_or(true))
     }
 
-    /// Sets a tool's policy and/or switch (`None` leaves that part as it is).
+    /// A listed tool's policy now ([`policy_now`]: an allowance given as read-only holds for
+    /// the definition the user saw only) and, for `allow`, why.
+    pub fn tool_policy(&self, server: &str, tool: &Tool) -> (ToolPolicy, Option<AllowedBy>) {
+        let s = self.tools.get(server).and_then(|m| m.get(&tool.name));
+        let policy = s.and_then(|s| s.policy).unwrap_or(ToolPolicy::DEFAULT);
+        let seen = s.and_then(|s| s.read_only_seen.as_deref());
+        policy_now(policy, seen, Some(tool))
+    }
+
+    /// Whether a tool's "allow read-only tools" allowance no longer holds: the tool changed
+    /// (or stopped claiming to only read) since the user allowed it.
+    pub fn read_only_lapsed(&self, server: &str, tool: &Tool) -> bool {
+        let s = self.tools.get(server).and_then(|m| m.get(&tool.name));
+        let allowance =
+            s.is_some_and(|s| s.policy == Some(ToolPolicy::Allow) && s.read_only_seen.is_some());
+        allowance && self.tool_policy(server, tool).0 != ToolPolicy::Allow
+    }
+
+    /// Sets a tool's policy and/or switch (`None` leaves that part as it is). A policy the
+    /// user sets is theirs: it ends a read-only allowance.
     pub fn set_tool(
         &mut self,
         server: &str,
@@ -198,10 +224,23 @@ impl Config {
             .or_default();
         if policy.is_some() {
             s.policy = policy;
+            s.read_only_seen = None;
         }
         if enabled.is_some() {
             s.enabled = enabled;
         }
+    }
+
+    /// Allows a tool as read-only, for the definition the user saw (`revision`).
+    pub fn allow_read_only(&mut self, server: &str, tool: &str, revision: &str) {
+        let s = self
+            .tools
+            .entry(server.to_owned())
+            .or_default()
+            .entry(tool.to_owned())
+            .or_default();
+        s.policy = Some(ToolPolicy::Allow);
+        s.read_only_seen = Some(revision.to_owned());
     }
 
     /// What happens to a call of `tool` (None: the server does not list it) arriving now.
@@ -217,7 +256,8 @@ impl Config {
                 reason: format!("Tool '{tool_name}' is not available."),
             },
             Some(tool) => {
-                let (policy, enabled) = self.tool_setting(server, &tool.name);
+                let (_, enabled) = self.tool_setting(server, &tool.name);
+                let (policy, _) = self.tool_policy(server, tool);
                 decide(DecisionInput {
                     server_enabled: self.server_enabled(server),
                     tool_enabled: enabled,

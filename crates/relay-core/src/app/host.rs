@@ -42,7 +42,8 @@ pub trait Host: Sized + 'static {
     async fn to_tab(&self, tab: i64, message: &TabMessage) -> Result<Value, ErrorBody>;
     /// Makes the Origin rules these servers need ([`super::origin_rules_update`]).
     async fn origin_rules(&self, servers: &[ServerConfig]) -> Result<(), ErrorBody>;
-    /// Gives back the host permission of a chat site nobody uses any more.
+    /// Gives back the host permission of an origin nothing uses any more (a removed chat site,
+    /// a removed server's own or authorization servers' origin).
     async fn release_origin(&self, origin: &str);
     /// Shows `text` on the toolbar icon.
     async fn badge(&self, text: &str);

@@ -107,6 +107,9 @@ pub struct App {
     pub auth: BTreeMap<String, AuthState>,
     /// Sign-in attempts under way, by server (not persisted: a restart abandons them).
     attempts: HashMap<String, signin::Attempt>,
+    /// Servers the user pressed Sign in for since this worker started (not persisted): only
+    /// for them may an attempt the app starts on its own take the silent browser step.
+    signed_in_by_user: std::collections::BTreeSet<String>,
     /// Servers' questions waiting for the user, by key (mirrored for the panel, not restored:
     /// the streams they came on end with the worker).
     pub elicitations: BTreeMap<String, Elicitation>,
@@ -154,6 +157,7 @@ impl App {
             health: HashMap::new(),
             auth: BTreeMap::new(),
             attempts: HashMap::new(),
+            signed_in_by_user: Default::default(),
             elicitations: BTreeMap::new(),
             next_elicitation: 0,
             parsers: HashMap::new(),

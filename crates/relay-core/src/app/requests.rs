@@ -351,12 +351,49 @@ impl App {
         })
     }
 
-    /// Whether a configured server lives on `origin` (its host permission is still needed).
+    /// Whether a configured server lives on `origin`, or a kept sign-in fetches from it (an
+    /// authorization server's): its host permission is still needed.
     pub fn origin_in_use(&self, origin: &str) -> bool {
+        let same = |o: &str| o.eq_ignore_ascii_case(origin);
         self.config
             .servers
             .iter()
-            .any(|s| HttpUrl::parse(&s.url).is_ok_and(|u| u.origin().eq_ignore_ascii_case(origin)))
+            .any(|s| HttpUrl::parse(&s.url).is_ok_and(|u| same(&u.origin())))
+            || self
+                .auth
+                .keys()
+                .any(|id| self.sign_in_origins(id).iter().any(|o| same(o)))
+    }
+
+    /// The origins a server reaches: its URL's and its sign-in's (the authorization servers
+    /// its resource names and the endpoints of the one it uses), whose host permissions its
+    /// removal may give back.
+    pub fn server_origins(&self, id: &str) -> Vec<String> {
+        let url = self.config.servers.iter().find(|s| s.id == id);
+        let own = url
+            .and_then(|s| HttpUrl::parse(&s.url).ok())
+            .map(|u| u.origin());
+        let mut origins: Vec<String> = own.into_iter().chain(self.sign_in_origins(id)).collect();
+        origins.sort();
+        origins.dedup();
+        origins
+    }
+
+    /// Of `origins` (what a removed server reached, [`App::server_origins`]), those whose host
+    /// permission nothing needs any more: no server lives there, no kept sign-in fetches from
+    /// there, and no custom chat site (`sites`, the stored list) is there.
+    pub fn origins_to_release(&self, origins: Vec<String>, sites: &[Value]) -> Vec<String> {
+        let site = |o: &str| {
+            sites.iter().any(|s| {
+                s.get("origin")
+                    .and_then(Value::as_str)
+                    .is_some_and(|so| so.eq_ignore_ascii_case(o))
+            })
+        };
+        origins
+            .into_iter()
+            .filter(|o| !self.origin_in_use(o) && !site(o))
+            .collect()
     }
 
     /// The answer to `ping`: the core's version and the sender's role (answered before the
@@ -462,15 +499,18 @@ impl App {
                 policy,
                 enabled,
                 read_only,
+                seen,
                 confirm,
             } => {
                 let server = required(server_id, "serverId")?;
+                let seen = seen.unwrap_or_default();
                 let change = PolicyChange {
                     server: &server,
                     tool: tool.as_deref(),
                     policy,
                     enabled,
                     read_only: read_only.unwrap_or(false),
+                    seen: &seen,
                     confirm: confirm.unwrap_or(false),
                 };
                 let effects = self.set_policy(&change)?;

@@ -242,11 +242,19 @@ impl<H: Host> Runner<H> {
                 (self.put_view(server, true).await).map(answer::<answers::ServersUpdate>)
             }
             Io::ServersRemove(id) => {
+                let reached = self.app.borrow().server_origins(&id);
                 self.host.pool(|pool, _| pool.remove_server(&id));
                 let effects = self.app.borrow_mut().remove_server(&id);
                 self.run_effects(effects).await?;
                 let servers = self.app.borrow().config.servers.clone();
                 let done = self.host.origin_rules(&servers).await;
+                // Host permissions nothing needs any more (its own origin, its authorization
+                // servers') go back; the core says which.
+                let sites = self.sites().await.unwrap_or_default();
+                let release = self.app.borrow().origins_to_release(reached, &sites);
+                for origin in release {
+                    self.host.release_origin(&origin).await;
+                }
                 done.map(|()| answer::<answers::ServersRemove>(()))
             }
             Io::ServersImport { servers, skipped } => {

@@ -31,7 +31,8 @@ pub struct Attempt {
     authorizer: Authorizer,
     /// Whether the user asked for it: its browser step may show the authorization page. An
     /// attempt the app started on its own (a refusal in the middle of a tool call) can only
-    /// succeed without one.
+    /// succeed without one, and takes even the silent browser step only where the user pressed
+    /// Sign in for the server since the worker started ([`App::auth_action`]).
     interactive: bool,
 }
 
@@ -96,6 +97,11 @@ impl App {
             .filter(|(id, _)| servers.iter().any(|s| &s.id == id))
             .collect();
         self.auth.keys().cloned().map(Effect::Authorize).collect()
+    }
+
+    /// The origins `id`'s kept sign-in fetches from ([`auth_origins`]); none without one.
+    pub fn sign_in_origins(&self, id: &str) -> Vec<String> {
+        self.auth.get(id).map(auth_origins).unwrap_or_default()
     }
 
     /// The `Authorization` header value for a server's requests, when signed in.
@@ -208,6 +214,9 @@ impl App {
                 env.now_ms,
             )
             .map_err(|e| auth_error(&e))?;
+        if interactive {
+            self.signed_in_by_user.insert(id.to_owned());
+        }
         self.begin(id, authorizer, interactive);
         Ok(())
     }
@@ -245,9 +254,22 @@ impl App {
     }
 
     /// The next action of `id`'s attempt, and whether the attempt may show the user a page.
+    ///
+    /// No browser step, not even a silent one, without a user action in this worker's life: an
+    /// attempt the app started on its own (a refusal during a call) for a server the user has
+    /// not pressed Sign in for since the worker started fails instead, asking the user to sign
+    /// in. A silent step (`launchWebAuthFlow` with `interactive: false`) rides on the browser's
+    /// session at the authorization server; after a restart nobody has shown intent to use it.
     pub fn auth_action(&mut self, id: &str) -> Option<(AuthAction, bool)> {
+        let user_here = self.signed_in_by_user.contains(id);
         let attempt = self.attempts.get_mut(id)?;
         let action = attempt.authorizer.poll_action()?;
+        if matches!(action, AuthAction::OpenBrowser { .. }) && !attempt.interactive && !user_here {
+            attempt.authorizer.handle_browser_error(
+                "signing in again needs you: press Sign in on the server in the side panel",
+            );
+            return None;
+        }
         Some((action, attempt.interactive))
     }
 
@@ -288,6 +310,7 @@ impl App {
     /// its tokens are not valid).
     pub(super) fn forget_auth(&mut self, id: &str) -> Option<Effect> {
         self.attempts.remove(id);
+        self.signed_in_by_user.remove(id);
         self.auth.remove(id).map(|_| Effect::SaveAuth)
     }
 }

@@ -10,7 +10,9 @@ use crate::contract::views::ToolView;
 use crate::contract::{ErrorBody, Role};
 use crate::model::ServerTools;
 use crate::model::Tool;
-use crate::policy::{allows_read_only, content_server_ids, policy_change, Decision, ToolPolicy};
+use crate::policy::{
+    allows_read_only, content_server_ids, policy_change, revision, Decision, SeenTool, ToolPolicy,
+};
 use crate::prompt::{prepare_chosen, PreparedSelection, PromptOptions};
 use crate::schema::validate;
 
@@ -24,22 +26,30 @@ pub struct PolicyChange<'a> {
     pub tool: Option<&'a str>,
     pub policy: Option<ToolPolicy>,
     pub enabled: Option<bool>,
-    /// The user's one-click "allow this server's read-only tools".
+    /// The user's one-click "allow this server's read-only tools": with `seen`, the tools the
+    /// side panel showed them as covered, as it showed them.
     pub read_only: bool,
+    pub seen: &'a [SeenTool],
     /// The user confirmed allowing a tool its server declares destructive.
     pub confirm: bool,
 }
 
 impl App {
-    /// A tool as the side panel shows it: the MCP definition plus `serverId`, `policy`,
-    /// `enabled`.
+    /// A tool as the side panel shows it: the MCP definition plus `serverId`, the policy in
+    /// effect and why, `enabled`, its `revision`, whether "allow read-only tools" covers it and
+    /// whether such an allowance lapsed because the tool changed.
     pub fn tool_view(&self, server: &str, tool: &Tool) -> ToolView {
-        let (policy, enabled) = self.config.tool_setting(server, &tool.name);
+        let (_, enabled) = self.config.tool_setting(server, &tool.name);
+        let (policy, allowed_by) = self.config.tool_policy(server, tool);
         ToolView {
             tool: tool.clone(),
             server_id: server.to_owned(),
             policy,
             enabled,
+            revision: revision(tool),
+            read_only: allows_read_only(tool),
+            allowed_by,
+            changed: self.config.read_only_lapsed(server, tool),
         }
     }
 
@@ -53,11 +63,19 @@ impl App {
 
     /// Applies a policy change; nothing changes when any chosen tool needs a confirmation the
     /// user has not given.
+    ///
+    /// "Allow read-only tools" is the user's word, not the server's: it allows the tools the
+    /// side panel showed as covered (`seen`) that are still listed as that very definition and
+    /// still claim to only read, and records each one's revision, so the allowance lapses when
+    /// the tool changes ([`crate::policy::policy_now`]). A tool the user did not see listed
+    /// (new, changed, or newly claiming to only read) stays as it is.
     pub fn set_policy(&mut self, change: &PolicyChange<'_>) -> Result<Vec<Effect>, ErrorBody> {
         let known = self.tools.get(change.server).cloned().unwrap_or_default();
+        if change.tool.is_none() && change.read_only {
+            return self.allow_read_only(change, &known);
+        }
         let chosen: Vec<&Tool> = match change.tool {
             Some(t) => known.iter().filter(|k| k.name == t).collect(),
-            None if change.read_only => known.iter().filter(|t| allows_read_only(t)).collect(),
             None => known.iter().collect(),
         };
         for tool in &chosen {
@@ -72,6 +90,38 @@ impl App {
         for name in names {
             self.config
                 .set_tool(change.server, name, change.policy, change.enabled);
+        }
+        Ok(vec![Effect::SaveConfig])
+    }
+
+    fn allow_read_only(
+        &mut self,
+        change: &PolicyChange<'_>,
+        known: &[Tool],
+    ) -> Result<Vec<Effect>, ErrorBody> {
+        if change.policy != Some(ToolPolicy::Allow) || change.enabled.is_some() {
+            return Err(ErrorBody::new(
+                ErrorKind::InvalidArgument,
+                "readOnly applies to policy 'allow' only",
+            ));
+        }
+        if change.seen.is_empty() {
+            return Err(ErrorBody::new(
+                ErrorKind::InvalidArgument,
+                "readOnly needs `seen`: the tools the user saw listed as covered",
+            )
+            .with_hint("Open the Tools view and allow the read-only tools it lists."));
+        }
+        let covered = |t: &&Tool| {
+            allows_read_only(t)
+                && change
+                    .seen
+                    .iter()
+                    .any(|s| s.name == t.name && s.revision == revision(t))
+        };
+        for tool in known.iter().filter(covered) {
+            self.config
+                .allow_read_only(change.server, &tool.name, &revision(tool));
         }
         Ok(vec![Effect::SaveConfig])
     }

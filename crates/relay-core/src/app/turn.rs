@@ -210,8 +210,10 @@ impl App {
                 if rec.state == CallState::Pending {
                     // Say why it waits: an allowed tool in a chat without auto-run is the case
                     // users cannot guess ("Allow" in the tools view, "waiting" on the card).
-                    let (policy, _) = self.config.tool_setting(&call.server, &call.tool);
-                    let why = if policy == ToolPolicy::Allow && !settings.auto_execute {
+                    let policy = self
+                        .find_tool(&call.server, &call.tool)
+                        .map(|t| self.config.tool_policy(&call.server, t).0);
+                    let why = if policy == Some(ToolPolicy::Allow) && !settings.auto_execute {
                         WaitReason::AutoRunOff
                     } else {
                         WaitReason::PolicyAsk

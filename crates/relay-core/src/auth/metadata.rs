@@ -174,3 +174,42 @@ pub fn endpoint_url(url: &str) -> Result<HttpUrl, AuthError> {
     }
     Ok(parsed)
 }
+
+/// Checks a sign-in endpoint (authorization, token, registration, revocation) of the metadata
+/// of `issuer`, the authorization server the resource declared: TLS unless loopback
+/// ([`endpoint_url`]), and on that authorization server's origin or the MCP server's own. An
+/// authorization server's metadata cannot send the user's code, client secret or tokens to a
+/// third origin (another port on this computer included).
+pub fn sign_in_endpoint(url: &str, issuer: &str, server: &HttpUrl) -> Result<HttpUrl, AuthError> {
+    let parsed = endpoint_url(url)?;
+    let issuer_origin = HttpUrl::parse(issuer).map(|i| i.origin()).ok();
+    let origin = parsed.origin();
+    if Some(&origin) == issuer_origin.as_ref() || origin == server.origin() {
+        return Ok(parsed);
+    }
+    Err(AuthError::BadUrl {
+        url: url.to_owned(),
+        reason: format!(
+            "sign-in endpoints must be on the authorization server's origin ({}) or the server's ({})",
+            issuer_origin.as_deref().unwrap_or(issuer),
+            server.origin()
+        ),
+    })
+}
+
+/// Checks where a challenge's `resource_metadata` points: protected-resource metadata is read
+/// from the MCP server's own origin only, so a challenge cannot make the worker fetch from
+/// (or lend a host permission to) any other.
+pub fn resource_metadata_url(url: &str, server: &HttpUrl) -> Result<HttpUrl, AuthError> {
+    let parsed = endpoint_url(url)?;
+    if parsed.origin() == server.origin() {
+        return Ok(parsed);
+    }
+    Err(AuthError::BadUrl {
+        url: url.to_owned(),
+        reason: format!(
+            "the server's resource metadata must be on its own origin ({})",
+            server.origin()
+        ),
+    })
+}

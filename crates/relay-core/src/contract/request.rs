@@ -26,7 +26,7 @@ use super::Role;
 use crate::app::{ChatSettings, PageAnswer, PageView, Settings};
 use crate::client::TransportKind;
 use crate::parse::ParseOutput;
-use crate::policy::{CallRecord, ToolPolicy, UserDecision};
+use crate::policy::{CallRecord, SeenTool, ToolPolicy, UserDecision};
 use crate::prompt::{Prompt, PromptOptions};
 
 const PAGE: &[Role] = &[Role::Page];
@@ -252,13 +252,14 @@ messages! {
             #[serde(default, deserialize_with = "lenient::flag")] refresh: Option<bool>,
         }
     ToolsPolicy = "tools/policy", roles: PAGE,
-        doc: "{serverId, tool?, policy?, enabled?, readOnly?, confirm?} sets one tool's (or, without tool, every tool's of the server) policy; `readOnly` limits a server-wide change to the tools annotated read-only and not destructive; `confirm` confirms allowing a destructive tool (without it the core answers `confirm_required`). → [ToolView]",
+        doc: "{serverId, tool?, policy?, enabled?, readOnly?, seen?, confirm?} sets one tool's (or, without tool, every tool's of the server) policy; `readOnly` (with policy `allow`) allows the tools `seen` names ({name, revision}: what the panel showed the user as covered), where each is still that definition and annotated read-only and not destructive; the allowance lapses when the tool changes; `confirm` confirms allowing a destructive tool (without it the core answers `confirm_required`). → [ToolView]",
         answer: Vec<ToolView>, {
             #[serde(default, deserialize_with = "lenient::text")] server_id: String,
             #[serde(default, deserialize_with = "lenient::string")] tool: Option<String>,
             #[serde(default)] policy: Option<ToolPolicy>,
             #[serde(default, deserialize_with = "lenient::flag")] enabled: Option<bool>,
             #[serde(default, deserialize_with = "lenient::flag")] read_only: Option<bool>,
+            #[serde(default)] seen: Option<Vec<SeenTool>>,
             #[serde(default, deserialize_with = "lenient::flag")] confirm: Option<bool>,
         }
     ToolsCall = "tools/call", roles: PAGE,

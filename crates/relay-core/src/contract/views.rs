@@ -11,7 +11,7 @@ use super::{ErrorBody, Role};
 use crate::client::{SkippedServer, TransportKind};
 use crate::elicitation::ElicitRequest;
 use crate::model::{CallToolResult, Tool};
-use crate::policy::{CallState, ToolPolicy};
+use crate::policy::{AllowedBy, CallState, ToolPolicy};
 
 /// The answer to `ping`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -147,8 +147,22 @@ pub struct ToolView {
     #[serde(flatten)]
     pub tool: Tool,
     pub server_id: String,
+    /// The policy in effect now ([`crate::policy::policy_now`]).
     pub policy: ToolPolicy,
     pub enabled: bool,
+    /// The digest of the definition shown ([`crate::policy::revision`]): what the side panel
+    /// sends back for the tools the user saw when allowing read-only tools.
+    pub revision: String,
+    /// Whether "allow read-only tools" covers it: its server says it only reads
+    /// (`readOnlyHint`) and does not say it is destructive.
+    pub read_only: bool,
+    /// Why it runs without asking, when its policy is `allow`.
+    #[cfg_attr(feature = "ts", ts(optional))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allowed_by: Option<AllowedBy>,
+    /// It was allowed as read-only, and has changed (or stopped claiming to only read) since
+    /// the user saw it: it asks until they look again.
+    pub changed: bool,
 }
 
 /// The answer to `tools/call`: how a run by hand ended.

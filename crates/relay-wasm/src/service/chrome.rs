@@ -60,8 +60,9 @@ pub(super) async fn send_to_tab(tab: i64, message: &TabMessage) -> HandlerResult
     Ok(from_js(answer, "tab answer").unwrap_or(Value::Null))
 }
 
-/// Gives back the optional host permission of a removed chat site. Chrome refuses to remove a
-/// permission the manifest requires (loopback, the built-in sites): those are not ours to give
+/// Gives back an optional host permission nothing uses any more (the core decides: a removed
+/// chat site, a removed server's own or authorization servers' origin). Chrome refuses to remove
+/// a permission the manifest requires (loopback, the built-in sites): those are not ours to give
 /// back, so that refusal is expected and ignored.
 pub(super) async fn release_origin(origin: &str) {
     let Ok(arg) = to_js(&json!({"origins": [format!("{origin}/*")]})) else {

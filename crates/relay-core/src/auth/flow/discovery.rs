@@ -14,6 +14,10 @@ impl Authorizer {
         };
         let mut urls = Vec::new();
         if let Some(url) = &self.challenge.resource_metadata {
+            if let Err(error) = resource_metadata_url(url, &server) {
+                self.fail(error);
+                return;
+            }
             urls.push(url.clone());
         }
         for url in resource_metadata_urls(&server) {
@@ -156,11 +160,17 @@ impl Authorizer {
             });
             return;
         }
+        let Some(server) = self.server_url() else {
+            return;
+        };
+        // The declared authorization server: the issuer the resource named (a 2025-03-26
+        // server's own origin).
         for url in [&metadata.authorization_endpoint, &metadata.token_endpoint]
             .into_iter()
             .chain(metadata.registration_endpoint.as_ref())
+            .chain(metadata.revocation_endpoint.as_ref())
         {
-            if let Err(error) = endpoint_url(url) {
+            if let Err(error) = sign_in_endpoint(url, issuer, &server) {
                 self.fail(error);
                 return;
             }

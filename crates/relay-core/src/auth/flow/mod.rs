@@ -47,8 +47,9 @@ use super::dpop::{DpopNonces, PublicJwk};
 use super::encode::{append_query, form_encode, query_params};
 use super::error::AuthError;
 use super::metadata::{
-    canonical_resource, endpoint_url, resource_covers, resource_metadata_urls, same_issuer,
-    server_metadata_urls, ResourceMetadata, ServerMetadata,
+    canonical_resource, endpoint_url, resource_covers, resource_metadata_url,
+    resource_metadata_urls, same_issuer, server_metadata_urls, sign_in_endpoint, ResourceMetadata,
+    ServerMetadata,
 };
 use super::pkce::{s256_challenge, Entropy};
 use super::registration::{registration_request, registration_response, ClientIdentity, TokenAuth};
