@@ -256,8 +256,28 @@ impl App {
     /// The records that changed since their last write, the index if it changed, and the
     /// records (and their full results) the ledger's bound dropped.
     fn ledger_ops(&mut self) -> Vec<StorageOp> {
-        self.ledger.prune(LEDGER_KEEP);
         let mut ops = Vec::new();
+        if self.ledger.calls.len() > LEDGER_KEEP {
+            // Full results of records the bound drops go with them.
+            let apart: Vec<String> = (self.ledger.calls.values())
+                .filter(|r| r.result_size.is_some() && !r.result_pruned)
+                .map(|r| r.key.clone())
+                .collect();
+            self.ledger.prune(LEDGER_KEEP);
+            let dropped: Vec<String> = (apart.into_iter())
+                .filter(|k| !self.ledger.calls.contains_key(k))
+                .collect();
+            if !dropped.is_empty() {
+                dropped
+                    .iter()
+                    .for_each(|k| drop(self.stash.results.remove(k)));
+                ops.push(StorageOp::Remove {
+                    area: Area::Local,
+                    keys: dropped.iter().map(|k| result_storage_key(k)).collect(),
+                    what: Stored::ResultsRemoved,
+                });
+            }
+        }
         for rec in self.ledger.calls.values() {
             if self.stash.written.get(&rec.key) != Some(rec) {
                 let value = serde_json::to_value(rec).unwrap_or_default();
@@ -284,23 +304,12 @@ impl App {
             .filter(|r| !self.ledger.calls.contains_key(&r.key))
             .collect();
         if !gone.is_empty() {
-            let results: Vec<String> = (gone.iter())
-                .filter(|r| r.result_size.is_some() && !r.result_pruned)
-                .map(|r| result_storage_key(&r.key))
-                .collect();
             let keys: Vec<String> = gone.iter().map(|r| r.key.clone()).collect();
             ops.push(StorageOp::Remove {
                 area: Area::Session,
                 keys: keys.iter().map(|k| call_storage_key(k)).collect(),
                 what: Stored::CallsRemoved(keys),
             });
-            if !results.is_empty() {
-                ops.push(StorageOp::Remove {
-                    area: Area::Local,
-                    keys: results,
-                    what: Stored::ResultsRemoved,
-                });
-            }
         }
         ops
     }
