@@ -60,7 +60,7 @@ pub struct Memory {
     pub pool: RefCell<Option<Pool>>,
     /// The content script's answer to an insert.
     pub tab_answer: RefCell<Value>,
-    /// The text of every insert a tab received.
+    /// The text of every insert a tab wrote.
     pub inserted: RefCell<Vec<String>>,
     /// While set, storage reads wait until it is cleared (a slow first load).
     pub reads_held: Rc<Cell<bool>>,
@@ -296,9 +296,13 @@ impl Host for Mem {
             return Err(ErrorBody::new(ErrorKind::Tab, "No tab with id"));
         }
         if kind == "relay/insert" {
+            // What the tab wrote (a reloading tab answers nothing and writes nothing).
             let text = message["text"].as_str().unwrap_or_default().to_owned();
-            self.0.inserted.borrow_mut().push(text);
-            if self.0.hold_insert.get() {
+            let held = self.0.hold_insert.get();
+            if held || self.0.tab_answer.borrow()["inserted"] == json!(true) {
+                self.0.inserted.borrow_mut().push(text);
+            }
+            if held {
                 return std::future::pending().await;
             }
         }
