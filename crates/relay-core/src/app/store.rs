@@ -93,6 +93,16 @@ impl StorageOp {
         }
     }
 
+    /// A write's area, key and value (`None` for a removal).
+    pub fn into_write(self) -> Option<(Area, String, Value)> {
+        match self {
+            StorageOp::Write {
+                area, key, value, ..
+            } => Some((area, key, Rc::unwrap_or_clone(value))),
+            StorageOp::Remove { .. } => None,
+        }
+    }
+
     /// The key (or first key) it touches, for messages.
     pub fn key(&self) -> &str {
         match self {
