@@ -38,7 +38,7 @@
  */
 /**
  * One call in the ledger.
- * @typedef {{ key: string, chat: string, messageId: string, callId: string, serverId: string, tool: string, arguments: JsonValue, state: CallState, seq: number, startedAt?: number | null, durationMs?: number | null, result?: JsonValue | null, error?: ErrorBody | null, replyText?: string | null, progress?: JsonValue | null, delivered: boolean, unsent?: boolean, deliveryNote?: string | null, destructive: boolean, wait?: WaitReason | null, asking?: string | null, }} CallRecord
+ * @typedef {{ key: string, chat: string, messageId: string, callId: string, serverId: string, tool: string, arguments: JsonValue, state: CallState, seq: number, startedAt?: number | null, durationMs?: number | null, result?: JsonValue | null, resultSize?: number | null, resultPruned?: boolean, error?: ErrorBody | null, replyText?: string | null, progress?: JsonValue | null, delivered: boolean, unsent?: boolean, inFlight?: boolean, deliveryNote?: string | null, destructive: boolean, wait?: WaitReason | null, asking?: string | null, }} CallRecord
  */
 /**
  * The state of one call in the ledger.
@@ -589,7 +589,7 @@ export const STORAGE = Object.freeze({
   config: Object.freeze({ key: 'config', area: 'local' }),
   /** the last tools/list of each server, by server id */
   tools: Object.freeze({ key: 'tools', area: 'local' }),
-  /** the exactly-once call ledger */
+  /** the exactly-once call ledger's index (keys, turn counters); records under `call:` */
   ledger: Object.freeze({ key: 'ledger', area: 'session' }),
   /** each chat tab's page model: which reply is which and whether it is old */
   pages: Object.freeze({ key: 'pages', area: 'session' }),
@@ -599,6 +599,17 @@ export const STORAGE = Object.freeze({
   elicitations: Object.freeze({ key: 'elicitations', area: 'session' }),
   /** custom chat sites; background.js registers their content scripts */
   sites: Object.freeze({ key: 'sites', area: 'local' }),
+});
+
+/**
+ * Families of chrome.storage keys: a prefix followed by a call's key.
+ * @type {Readonly<Record<string, Readonly<{prefix: string, area: 'local' | 'session'}>>>}
+ */
+export const STORAGE_PREFIXES = Object.freeze({
+  /** one call's ledger record (bounded previews), by call key */
+  call: Object.freeze({ prefix: 'call:', area: 'session' }),
+  /** one call's full result, by call key; pruned per chat by age and size */
+  result: Object.freeze({ prefix: 'result:', area: 'local' }),
 });
 
 /**

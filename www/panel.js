@@ -215,7 +215,7 @@ async function boot() {
   showPendingBadge = () => { showPending(); };
   showPending();
   onStorageChange(async (changes) => {
-    if (touches(changes, ['ledger'])) showPending();
+    if (touches(changes, ['ledger', 'call:'])) showPending();
     if (app.current) controllers[app.current]?.changed(changes);
     if (touches(changes, ['config'])) {
       // Another panel may have switched the language: follow what the core now says.

@@ -207,6 +207,10 @@ export function callView(record, { onDecide } = {}) {
       : null,
     progressView(record.progress),
     toolResult(record.result),
+    // The ledger keeps a preview of a large result; the full one is in local storage until
+    // the chat's bound prunes it (the core says which).
+    record.resultSize ? h('p', { class: 'notice', dataset: { preview: 'true' }, text: t('resultPreview', record.resultSize) }) : null,
+    record.resultPruned ? h('p', { class: 'notice', dataset: { pruned: 'true' }, text: t('resultPruned') }) : null,
     callError(record.error),
     buttons.length ? h('div', { class: 'actions' }, buttons) : null);
 }

@@ -121,7 +121,7 @@ export function mountActivity(section, app) {
       offTabs = null;
     },
     changed(changes) {
-      if (touches(changes, ['ledger'])) refresh();
+      if (touches(changes, ['ledger', 'call:'])) refresh();
     },
     relocalize() {
       build();

@@ -58,7 +58,8 @@ fn a_question_waits_in_the_panels_list_and_storage() {
         list[0]["expiresAtMs"],
         json!(1_000 + ELICITATION_TIMEOUT_MS)
     );
-    let (_, storage_key, stored) = app.stored(&Effect::SaveElicitations).expect("stored");
+    let stored = app.stored(&Effect::SaveElicitations).pop();
+    let (_, storage_key, stored) = stored.and_then(|op| op.into_write()).expect("stored");
     assert_eq!(storage_key, ELICITATIONS_KEY);
     assert_eq!(stored, list);
 }

@@ -387,8 +387,18 @@ fn a_worker_restart_turns_running_calls_unknown_and_keeps_the_turn() {
     let (answer, _) = app.reply_update(&chat(), "m2", &call_text("add", "b"), true, false);
     let running = answer.calls[0].key.clone();
     // The worker stops: only what storage held survives.
-    let stored = serde_json::to_string(app.ledger_to_store()).expect("ledger");
-    let ledger: Ledger = serde_json::from_str(&stored).expect("ledger");
+    let mut stored = std::collections::BTreeMap::new();
+    for op in app.stored(&Effect::SaveLedger) {
+        if let relay_core::app::StorageOp::Write { key, value, .. } = op {
+            stored.insert(key, serde_json::to_string(&*value).expect("json"));
+        }
+    }
+    let read = |key: &str| serde_json::from_str(&stored[key]).expect("stored");
+    let index: serde_json::Value = read("ledger");
+    let records = relay_core::app::record_keys(&index);
+    let (ledger, current) =
+        relay_core::app::ledger_from(index, records.iter().map(|k| read(k)).collect());
+    assert!(current);
     let (mut app, effects) = App::restore(app.config.clone(), app.tools.clone(), ledger);
     assert_eq!(app.ledger.calls[&running].state, CallState::Unknown);
     assert!(effects.contains(&Effect::SaveLedger));

@@ -6,358 +6,19 @@
 // ClientError carries what a user needs (see client::Pool); the tests script such results.
 #![allow(clippy::result_large_err)]
 
-use std::cell::{Cell, RefCell};
-use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::future::Future;
-use std::pin::pin;
-use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
 use relay_core::app::{
-    badge_text, chat_key, ChatSettings, Config, Host, ProgressFn, Runner, Sender, Task, CONFIG_KEY,
-    ELICITATIONS_KEY, ELICITATION_TIMEOUT_MS, TOOLS_KEY,
+    badge_text, Config, Host, Runner, CONFIG_KEY, ELICITATIONS_KEY, ELICITATION_TIMEOUT_MS,
 };
-use relay_core::auth::{AuthRequest, PublicJwk};
 use relay_core::client::jsonrpc::RequestId;
-use relay_core::client::{
-    ClientError, Operation, Output, Pool, PoolOptions, ServerConfig, SessionEvent,
-};
-use relay_core::contract::storage::Area;
-use relay_core::contract::storage::SITES_KEY;
-use relay_core::contract::{admit, ErrorBody, ErrorKind, TabMessage};
-use relay_core::model::{CallToolResult, Content, Tool};
-use relay_core::policy::ToolPolicy;
+use relay_core::client::{ClientError, Output, ServerConfig, SessionEvent};
+use relay_core::contract::storage::{Area, SITES_KEY};
 use serde_json::{json, Value};
 
-const URL: &str = "https://chat.example/c/1";
-const TAB: i64 = 7;
-
-/// Polls a future that the in-memory host always lets finish at once.
-fn now<F: Future>(future: F) -> F::Output {
-    let mut future = pin!(future);
-    match future
-        .as_mut()
-        .poll(&mut Context::from_waker(Waker::noop()))
-    {
-        Poll::Ready(value) => value,
-        Poll::Pending => panic!("the in-memory host never waits"),
-    }
-}
-
-/// What a server answers an operation: scripted per `(server, operation name)`; an operation
-/// without a script fails as an unreachable server would.
-type Script = HashMap<(String, &'static str), VecDeque<Result<Output, ClientError>>>;
-
-/// A callback due at a time.
-type Timer = (u64, Box<dyn FnOnce()>);
-
-#[derive(Default)]
-struct Memory {
-    storage: RefCell<BTreeMap<(&'static str, String), Value>>,
-    /// Every primitive performed, in order.
-    log: RefCell<Vec<String>>,
-    script: RefCell<Script>,
-    tasks: RefCell<VecDeque<Task>>,
-    timers: RefCell<Vec<Timer>>,
-    clock: Cell<u64>,
-    pool: RefCell<Option<Pool>>,
-    /// The content script's answer to an insert.
-    tab_answer: RefCell<Value>,
-    /// The text of every insert sent to a tab.
-    inserted: RefCell<Vec<String>>,
-    /// While set, storage reads wait until it is cleared (a slow first load).
-    reads_held: Rc<Cell<bool>>,
-    /// While set, storage reads fail.
-    reads_fail: Cell<bool>,
-}
-
-/// Ready once the host lets reads through.
-struct Held(Rc<Cell<bool>>);
-
-impl Future for Held {
-    type Output = ();
-    fn poll(self: std::pin::Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
-        match self.0.get() {
-            true => Poll::Pending,
-            false => Poll::Ready(()),
-        }
-    }
-}
-
-/// The host: shares its memory with the test, which reads it after each step and hands it to a
-/// second runner for a restart.
-#[derive(Clone, Default)]
-struct Mem(Rc<Memory>);
-
-impl Mem {
-    fn note(&self, line: String) {
-        self.0.log.borrow_mut().push(line);
-    }
-
-    fn take_log(&self) -> Vec<String> {
-        std::mem::take(&mut *self.0.log.borrow_mut())
-    }
-
-    fn answer(&self, server: &str, op: &'static str, result: Result<Output, ClientError>) {
-        let mut script = self.0.script.borrow_mut();
-        let queue = script.entry((server.to_owned(), op)).or_default();
-        queue.push_back(result);
-    }
-
-    fn stored(&self, area: Area, key: &str) -> Value {
-        let storage = self.0.storage.borrow();
-        let value = storage.get(&(area.as_str(), key.to_owned()));
-        value.cloned().unwrap_or_default()
-    }
-
-    /// Runs the background tasks until none is left.
-    fn settle(&self) {
-        for _ in 0..1_000 {
-            let Some(task) = self.0.tasks.borrow_mut().pop_front() else {
-                return;
-            };
-            now(task);
-        }
-        panic!("background tasks keep spawning more");
-    }
-
-    /// Moves the clock on and fires the timers that fell due.
-    fn advance(&self, ms: u64) {
-        self.0.clock.set(self.0.clock.get() + ms);
-        let due: Vec<_> = {
-            let mut timers = self.0.timers.borrow_mut();
-            let (due, later) = timers
-                .drain(..)
-                .partition(|(at, _)| *at <= self.0.clock.get());
-            *timers = later;
-            due
-        };
-        for (_, callback) in due {
-            callback();
-        }
-        self.settle();
-    }
-}
-
-fn op_name(op: &Operation) -> &'static str {
-    match op {
-        Operation::ListTools { .. } => "tools/list",
-        Operation::CallTool { .. } => "tools/call",
-        _ => "other",
-    }
-}
-
-impl Host for Mem {
-    fn now_ms(&self) -> u64 {
-        self.0.clock.get()
-    }
-
-    fn spawn(&self, task: Task) {
-        self.0.tasks.borrow_mut().push_back(task);
-    }
-
-    fn after(&self, delay_ms: u64, callback: Box<dyn FnOnce()>) {
-        let at = self.0.clock.get() + delay_ms;
-        self.0.timers.borrow_mut().push((at, callback));
-    }
-
-    fn warn(&self, message: &str) {
-        self.note(format!("warn {message}"));
-    }
-
-    fn pool<R>(&self, f: impl FnOnce(&mut Pool, u64) -> R) -> R {
-        let mut pool = self.0.pool.borrow_mut();
-        let pool = pool.get_or_insert_with(|| Pool::new(PoolOptions::default(), 1));
-        f(pool, self.0.clock.get())
-    }
-
-    fn read(
-        &self,
-        area: Area,
-        keys: &[&str],
-    ) -> impl Future<Output = Result<Vec<Value>, ErrorBody>> {
-        self.note(format!("read {} {}", area.as_str(), keys.join(",")));
-        let values: Vec<Value> = keys.iter().map(|k| self.stored(area, k)).collect();
-        let held = Held(Rc::clone(&self.0.reads_held));
-        let failed = self.0.reads_fail.get();
-        async move {
-            held.await;
-            match failed {
-                true => Err(ErrorBody::new(
-                    ErrorKind::Storage,
-                    "chrome.storage failed: disk",
-                )),
-                false => Ok(values),
-            }
-        }
-    }
-
-    async fn write(&self, area: Area, key: &str, value: &Value) -> Result<(), ErrorBody> {
-        self.note(format!("write {} {key}", area.as_str()));
-        let mut storage = self.0.storage.borrow_mut();
-        storage.insert((area.as_str(), key.to_owned()), value.clone());
-        Ok(())
-    }
-
-    async fn to_tab(&self, tab: i64, message: &TabMessage) -> Result<Value, ErrorBody> {
-        let message = message.to_value();
-        let kind = message["type"].as_str().unwrap_or_default().to_owned();
-        self.note(format!("tab {tab} {kind}"));
-        if kind == "relay/insert" {
-            let text = message["text"].as_str().unwrap_or_default().to_owned();
-            self.0.inserted.borrow_mut().push(text);
-        }
-        Ok(match kind.as_str() {
-            "relay/insert" => self.0.tab_answer.borrow().clone(),
-            _ => Value::Null,
-        })
-    }
-
-    async fn origin_rules(&self, servers: &[ServerConfig]) -> Result<(), ErrorBody> {
-        let ids: Vec<_> = servers.iter().map(|s| s.id.as_str()).collect();
-        self.note(format!("rules [{}]", ids.join(",")));
-        Ok(())
-    }
-
-    async fn release_origin(&self, origin: &str) {
-        self.note(format!("release {origin}"));
-    }
-
-    async fn badge(&self, text: &str) {
-        self.note(format!("badge '{text}'"));
-    }
-
-    async fn mcp(
-        &self,
-        server: &str,
-        op: Operation,
-        _on_progress: Option<ProgressFn>,
-        _cancel_key: Option<String>,
-    ) -> Result<Output, ClientError> {
-        let name = op_name(&op);
-        self.note(format!("mcp {server} {name}"));
-        let next = (self.0.script.borrow_mut())
-            .get_mut(&(server.to_owned(), name))
-            .and_then(VecDeque::pop_front);
-        next.unwrap_or_else(|| {
-            Err(ClientError::Connection {
-                url: "http://127.0.0.1:9/mcp".into(),
-                message: "connection refused".into(),
-            })
-        })
-    }
-
-    fn redirect_uri(&self) -> Result<String, ErrorBody> {
-        Ok("https://abc.chromiumapp.org/oauth".into())
-    }
-
-    fn random(&self, buffer: &mut [u8]) -> Result<(), ErrorBody> {
-        buffer
-            .iter_mut()
-            .enumerate()
-            .for_each(|(i, b)| *b = i as u8);
-        Ok(())
-    }
-
-    async fn fetch(&self, request: &AuthRequest) -> Result<(u16, Vec<u8>, Option<String>), String> {
-        self.note(format!("fetch {:?} {}", request.method, request.url));
-        Err("offline".into())
-    }
-
-    async fn browser_step(&self, url: &str, _: bool) -> Result<String, String> {
-        self.note(format!("browser {url}"));
-        Err("closed".into())
-    }
-
-    async fn proof_key(&self, server: &str, create: bool) -> Result<Option<PublicJwk>, String> {
-        self.note(format!("proof key {server} create={create}"));
-        Ok(None)
-    }
-
-    async fn sign(&self, server: &str, _: &str) -> Result<String, String> {
-        Err(format!("no key for {server}"))
-    }
-}
-
-fn page() -> Sender {
-    Sender {
-        role: "page".into(),
-        origin: "chrome-extension://abc".into(),
-        ..Sender::default()
-    }
-}
-
-/// A content script's look at its page: a reply being written is `streaming` and follows the
-/// user's send.
-fn look(page: &str, turns: Value, streaming: bool) -> Value {
-    json!({"type": "page/observe", "page": page, "streaming": streaming, "submitted": streaming, "turns": turns})
-}
-
-fn content() -> Sender {
-    Sender {
-        role: "content".into(),
-        origin: "https://chat.example".into(),
-        tab_id: Some(TAB),
-        frame_id: Some(0),
-        url: Some(URL.into()),
-        reported_url: None,
-    }
-}
-
-fn ask(run: &Rc<Runner<Mem>>, sender: &Sender, message: Value) -> Result<Value, ErrorBody> {
-    let request = admit(&message, sender.role()?).map_err(ErrorBody::from)?;
-    now(run.answer(request, sender))
-}
-
-fn tool(name: &str) -> Tool {
-    Tool::new(
-        name,
-        json!({"type": "object", "properties": {"text": {"type": "string"}}}),
-    )
-}
-
-/// A host whose storage holds server `notes` (tool `add`, allowed) picked by the chat, with
-/// automatic runs and sends; and a runner loaded from it.
-fn loaded() -> (Mem, Rc<Runner<Mem>>) {
-    let host = Mem::default();
-    let mut config = Config::default();
-    config.servers.push(ServerConfig::new(
-        "notes",
-        "Notes",
-        "http://127.0.0.1:9/mcp",
-    ));
-    config.set_tool("notes", "add", Some(ToolPolicy::Allow), None);
-    let settings = ChatSettings {
-        server_ids: vec!["notes".into()],
-        auto_execute: true,
-        auto_submit: true,
-        ..Default::default()
-    };
-    config.chats.insert(chat_key(TAB, URL), settings);
-    let config = serde_json::to_value(config).expect("config");
-    now(host.write(Area::Local, CONFIG_KEY, &config)).expect("stored");
-    let tools = json!({"notes": [tool("add")]});
-    now(host.write(Area::Local, TOOLS_KEY, &tools)).expect("stored");
-    (host.clone(), restart(&host))
-}
-
-/// A new worker on the same storage.
-fn restart(host: &Mem) -> Rc<Runner<Mem>> {
-    let run = Runner::new(host.clone());
-    now(run.load()).expect("loaded");
-    host.settle();
-    host.take_log();
-    run
-}
-
-fn ok(text: &str) -> Result<Output, ClientError> {
-    Ok(Output::ToolResult(CallToolResult::success(vec![
-        Content::text(text),
-    ])))
-}
-
-const CALL: &str =
-    "Sure.\n```json\n{\"tool\": \"add\", \"arguments\": {\"text\": \"milk\"}}\n```\n";
+mod app_harness;
+use app_harness::*;
 
 #[test]
 fn the_badge_counts_calls_waiting_up_to_99() {
@@ -453,15 +114,13 @@ fn a_call_in_a_reply_runs_once_its_card_follows_and_its_result_is_sent_even_acro
     assert_eq!(calls, 1, "{log:?}");
     assert!(log.contains(&format!("tab {TAB} relay/calls")), "{log:?}");
     assert!(log.contains(&format!("tab {TAB} relay/insert")), "{log:?}");
-    // The ledger was written before the call went out, and after its end.
+    // The call's record was written before the call went out, and after its end.
+    let record = "write session call:";
     let at = |line: &str| log.iter().position(|l| l == line).expect(line);
-    assert!(
-        at("write session ledger") < at("mcp notes tools/call"),
-        "{log:?}"
-    );
-    assert!(
-        log.iter().rposition(|l| l == "write session ledger") > Some(at("mcp notes tools/call"))
-    );
+    let first = log.iter().position(|l| l.starts_with(record));
+    assert!(first < Some(at("mcp notes tools/call")), "{log:?}");
+    let last = log.iter().rposition(|l| l.starts_with(record));
+    assert!(last > Some(at("mcp notes tools/call")), "{log:?}");
 
     // A new worker: the page model comes back from session storage. The content script goes
     // on looking (no text: it sent it before), is asked for the text, sends it: nothing runs
@@ -815,14 +474,17 @@ fn a_call_cut_off_by_a_worker_stop_is_told_to_the_chat_at_its_first_look_after_t
     // What storage held when the worker stopped mid-call: the call running, nothing delivered.
     {
         let mut storage = host.0.storage.borrow_mut();
-        let ledger = storage
-            .get_mut(&("session", "ledger".to_owned()))
-            .expect("the ledger was stored");
-        for rec in ledger["calls"].as_object_mut().expect("calls").values_mut() {
+        let records = storage.iter_mut();
+        let records =
+            records.filter(|((area, key), _)| *area == "session" && key.starts_with("call:"));
+        let mut found = 0;
+        for (_, rec) in records {
             rec["state"] = json!("running");
             rec["delivered"] = json!(false);
             rec.as_object_mut().map(|r| r.remove("result"));
+            found += 1;
         }
+        assert_eq!(found, 1, "the call's record was stored");
     }
     *host.0.tab_answer.borrow_mut() = json!({"inserted": true, "submitted": true});
     let run = Runner::new(host.clone());

@@ -139,7 +139,8 @@ fn a_refusal_becomes_a_sign_in_whose_token_goes_on_the_requests_only() {
         assert!(!text.contains(secret), "{secret} in the view: {text}");
     }
     // What is persisted holds the tokens (storage the content scripts cannot read).
-    let (_, key, stored) = app.stored(&Effect::SaveAuth).expect("stored");
+    let stored = app.stored(&Effect::SaveAuth).pop();
+    let (_, key, stored) = stored.and_then(|op| op.into_write()).expect("stored");
     assert_eq!(key, "auth");
     assert_eq!(stored[ID]["tokens"]["accessToken"], json!("access-1"));
 }

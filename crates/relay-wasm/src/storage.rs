@@ -27,6 +27,10 @@ extern "C" {
     /// `area.set(items)`.
     #[wasm_bindgen(method, catch)]
     fn set(this: &StorageArea, items: &JsValue) -> Result<Promise, JsValue>;
+
+    /// `area.remove(keys)`.
+    #[wasm_bindgen(method, catch)]
+    fn remove(this: &StorageArea, keys: &JsValue) -> Result<Promise, JsValue>;
 }
 
 /// Where state is kept.
@@ -119,6 +123,23 @@ impl Store {
         let items = Object::new();
         Reflect::set(&items, &key.into(), &to_js(value).map_err(failed)?).map_err(failed)?;
         JsFuture::from(area.set(&items).map_err(failed)?)
+            .await
+            .map_err(failed)?;
+        Ok(())
+    }
+
+    /// Removes keys.
+    pub async fn remove(&self, keys: &[String]) -> Result<(), StorageError> {
+        let area = match self {
+            Store::Memory(m) => {
+                let mut m = m.borrow_mut();
+                keys.iter().for_each(|k| drop(m.remove(k)));
+                return Ok(());
+            }
+            Store::Chrome(area) => area,
+        };
+        let list: js_sys::Array = keys.iter().map(|k| JsValue::from_str(k)).collect();
+        JsFuture::from(area.remove(&list).map_err(failed)?)
             .await
             .map_err(failed)?;
         Ok(())

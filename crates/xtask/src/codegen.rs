@@ -18,7 +18,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use relay_core::contract::sites::{site_patterns, BUILTIN_SITES, LOOPBACK_PERMISSIONS};
-use relay_core::contract::storage::STORAGE;
+use relay_core::contract::storage::{STORAGE, STORAGE_PREFIXES};
 use relay_core::contract::ts::Shapes;
 use relay_core::contract::{ErrorBody, ErrorKind, Role, MESSAGES, TAB_MESSAGES};
 
@@ -250,6 +250,18 @@ pub fn contract_js() -> String {
             k.key,
             js_str(k.key),
             js_str(k.area.as_str())
+        );
+    }
+    g.push_str("});\n\n");
+    g.push_str("/**\n * Families of chrome.storage keys: a prefix followed by a call's key.\n * @type {Readonly<Record<string, Readonly<{prefix: string, area: 'local' | 'session'}>>>}\n */\nexport const STORAGE_PREFIXES = Object.freeze({\n");
+    for p in STORAGE_PREFIXES {
+        let _ = writeln!(g, "  /** {} */", p.doc);
+        let _ = writeln!(
+            g,
+            "  {}: Object.freeze({{ prefix: {}, area: {} }}),",
+            p.name,
+            js_str(p.prefix),
+            js_str(p.area.as_str())
         );
     }
     g.push_str("});\n\n");

@@ -9,7 +9,9 @@ use crate::page::TurnState;
 use crate::policy::{CallRecord, CallState};
 use crate::result::{format_results, Attachment, Nudge, Outcome, ResultInput, ResultOptions};
 
-use super::{tab_of, App, Effect};
+use serde::Deserialize;
+
+use super::{tab_of, App, Effect, PREVIEW_BYTES};
 
 /// Results ready to write into a chat (`relay/insert`).
 #[derive(Debug, Clone, PartialEq)]
@@ -75,7 +77,10 @@ impl App {
         }
         for r in &records {
             if let Some(x) = self.ledger.calls.get_mut(&r.key) {
+                // Recorded before the tab is asked ([`Runner`](super::Runner) saves the ledger
+                // first); [`App::delivery_written`] confirms it.
                 x.delivered = true;
+                x.in_flight = true;
             }
         }
         let settings = self.config.chat(chat);
@@ -86,7 +91,7 @@ impl App {
                     r.call_id.clone(),
                     r.tool.clone(),
                     self.config.server_name(&r.server_id),
-                    outcome_of(r),
+                    outcome_with(r, self.full_result(&r.key)),
                 )
             })
             .collect();
@@ -146,9 +151,13 @@ impl App {
         for key in &delivery.keys {
             if let Some(x) = self.ledger.calls.get_mut(key) {
                 x.delivered = written;
+                x.in_flight = false;
                 x.unsent = unsent;
                 x.delivery_note = note.clone();
-                x.reply_text = Some(delivery.text.clone());
+                x.reply_text = Some(super::store::cut(&delivery.text, PREVIEW_BYTES).to_owned());
+            }
+            if written {
+                self.release_result(key);
             }
             if unsent || !written {
                 // The card changes: "in the input, not sent", or why nothing was written.
@@ -164,19 +173,32 @@ impl App {
 
 /// What a ledger record means for the model.
 pub fn outcome_of(r: &CallRecord) -> Outcome {
+    outcome_with(r, None)
+}
+
+/// What a ledger record means for the model, with its full result when it is stored apart
+/// (`None`: the record's own result, which is the whole result unless `result_size` is set).
+pub fn outcome_with(r: &CallRecord, full: Option<&serde_json::Value>) -> Outcome {
     let message = r
         .error
         .as_ref()
         .map_or("no details", |e| e.message.as_str())
         .to_owned();
     match r.state {
-        CallState::Done => Outcome::Completed {
-            result: r
-                .result
-                .clone()
-                .and_then(|v| serde_json::from_value::<CallToolResult>(v).ok())
-                .unwrap_or_default(),
-        },
+        CallState::Done => {
+            let whole = full.or(r.result.as_ref());
+            let mut result = whole
+                .and_then(|v| CallToolResult::deserialize(v).ok())
+                .unwrap_or_default();
+            if full.is_none() && r.result_size.is_some() {
+                // The full result is gone (pruned, or never stored): say what the model gets.
+                let size = r.result_size.unwrap_or(0);
+                result.content.push(crate::model::Content::text(format!(
+                    "[The full result ({size} bytes) is no longer available; this is its start.]"
+                )));
+            }
+            Outcome::Completed { result }
+        }
         CallState::Failed
             if r.error
                 .as_ref()

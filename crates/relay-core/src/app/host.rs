@@ -38,6 +38,8 @@ pub trait Host: Sized + 'static {
     ) -> impl Future<Output = Result<Vec<Value>, ErrorBody>>;
     /// Writes one key of a storage area.
     async fn write(&self, area: Area, key: &str, value: &Value) -> Result<(), ErrorBody>;
+    /// Removes keys from a storage area.
+    async fn remove(&self, area: Area, keys: &[String]) -> Result<(), ErrorBody>;
     /// Sends a message to a tab's content script and returns its answer.
     async fn to_tab(&self, tab: i64, message: &TabMessage) -> Result<Value, ErrorBody>;
     /// Makes the Origin rules these servers need ([`super::origin_rules_update`]).

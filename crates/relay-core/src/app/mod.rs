@@ -22,13 +22,13 @@ mod run;
 mod run_signin;
 mod servers;
 mod signin;
+mod store;
 mod tools;
 mod turn;
 
 use std::collections::{BTreeMap, HashMap};
 
 use crate::auth::AuthState;
-use crate::contract::storage::{Area, PAGES_KEY};
 use crate::model::{ServerTools, Tool};
 use crate::parse::StreamParser;
 use crate::policy::Ledger;
@@ -50,6 +50,10 @@ pub use servers::{
     extension_id, input_of, origin_rules, origin_rules_update, server_from, Health, ServerState,
 };
 pub use signin::{Attempt, AuthEnv, AUTH_KEY, REFRESH_MARGIN_MS};
+pub use store::{
+    call_storage_key, ledger_from, preview, record_keys, result_storage_key, LedgerIndex,
+    StorageOp, Stored, PREVIEW_BYTES, RESULTS_PER_CHAT_BYTES, RESULT_MAX_AGE_MS,
+};
 pub use tools::PolicyChange;
 pub use turn::{CallEnd, PreparedCall, ReplyText, ReplyUpdate};
 
@@ -60,8 +64,11 @@ pub enum Effect {
     SaveConfig,
     /// Write [`App::tools`] to `chrome.storage.local` ([`TOOLS_KEY`]).
     SaveTools,
-    /// Write the ledger ([`App::ledger_to_store`]) to `chrome.storage.session`.
+    /// Write what changed in the ledger to `chrome.storage.session`: each changed record, the
+    /// index if it changed, records pruned (see `app::store`).
     SaveLedger,
+    /// Write this call's full result to `chrome.storage.local`, pruning its chat's old ones.
+    SaveResult(String),
     /// Write the chat pages ([`App::pages_to_store`]) to `chrome.storage.session`.
     SavePages,
     /// Run this admitted call: [`App::prepare_call`], the MCP request, [`App::finish_call`].
@@ -123,6 +130,8 @@ pub struct App {
     tools_generation: u64,
     /// The last selection's tools rendered for prompts (see [`App::prompt`]).
     prompts: std::cell::RefCell<Option<tools::PromptCache>>,
+    /// What storage holds as far as the app knows, and full results kept in memory.
+    stash: store::Stash,
 }
 
 /// The stored state of an app that knows `servers` and their tools (loopback URLs that are
@@ -164,7 +173,9 @@ impl App {
             pages: BTreeMap::new(),
             tools_generation: 0,
             prompts: Default::default(),
+            stash: store::Stash::default(),
         };
+        app.stash = store::Stash::loaded(&app.ledger, true);
         let recovered = app.ledger.recover_after_restart();
         let mut effects = Vec::new();
         if !recovered.is_empty() {
@@ -178,10 +189,10 @@ impl App {
         (app, effects)
     }
 
-    /// The ledger as it is stored: the oldest delivered calls beyond [`LEDGER_KEEP`] dropped.
-    pub fn ledger_to_store(&mut self) -> &Ledger {
-        self.ledger.prune(LEDGER_KEEP);
-        &self.ledger
+    /// Storage holds the ledger in an older layout (its records inside the index): the next
+    /// change writes all of it out anew.
+    pub fn ledger_layout_changed(&mut self) {
+        self.stash = store::Stash::default();
     }
 
     /// A tool of a server, as last listed.
@@ -220,39 +231,6 @@ impl App {
         self.tools.insert(server.to_owned(), tools);
         self.tools_generation += 1;
         vec![Effect::SaveTools]
-    }
-
-    /// What a `Save*` effect writes: the storage area, the key and the value.
-    pub fn stored(&mut self, effect: &Effect) -> Option<(Area, &'static str, serde_json::Value)> {
-        let json = |v: serde_json::Result<serde_json::Value>| v.unwrap_or_default();
-        match effect {
-            Effect::SaveConfig => Some((
-                Area::Local,
-                CONFIG_KEY,
-                json(serde_json::to_value(&self.config)),
-            )),
-            Effect::SaveTools => Some((
-                Area::Local,
-                TOOLS_KEY,
-                json(serde_json::to_value(&self.tools)),
-            )),
-            Effect::SaveAuth => Some((
-                Area::Local,
-                AUTH_KEY,
-                json(serde_json::to_value(&self.auth)),
-            )),
-            Effect::SaveElicitations => Some((
-                Area::Session,
-                ELICITATIONS_KEY,
-                serde_json::to_value(self.elicitations_view()).unwrap_or_default(),
-            )),
-            Effect::SaveLedger => {
-                let ledger = json(serde_json::to_value(self.ledger_to_store()));
-                Some((Area::Session, LEDGER_KEY, ledger))
-            }
-            Effect::SavePages => Some((Area::Session, PAGES_KEY, self.pages_to_store())),
-            _ => None,
-        }
     }
 
     /// Forgets a server: configuration, tools, chat picks and sign-in.

@@ -19,8 +19,9 @@ use serde_json::Value;
 
 use super::host::{Host, ProgressFn};
 use super::{
-    adapter_for, answer, input_of, sites_with, tab_of, App, CallEnd, Config, Effect, Io, Sender,
-    Step, AUTH_KEY, CONFIG_KEY, ELICITATION_TIMEOUT_MS, LEDGER_KEY, TOOLS_KEY,
+    adapter_for, answer, input_of, result_storage_key, sites_with, tab_of, App, CallEnd, Config,
+    Effect, Io, Sender, Step, StorageOp, AUTH_KEY, CONFIG_KEY, ELICITATION_TIMEOUT_MS, LEDGER_KEY,
+    TOOLS_KEY,
 };
 use crate::client::jsonrpc::{ErrorCode, ErrorObject};
 use crate::client::{Operation, Output, ServerConfig, ServerStatus, SessionEvent};
@@ -180,8 +181,18 @@ impl<H: Host> Runner<H> {
         let config: Config = serde_json::from_value(next()).unwrap_or_default();
         let tools = serde_json::from_value(next()).unwrap_or_default();
         let auth: BTreeMap<_, _> = serde_json::from_value(next()).unwrap_or_default();
-        let ledger = serde_json::from_value(next()).unwrap_or_default();
+        let index = next();
         let pages = next();
+        // The ledger's records, one key each, as its index names them.
+        let keys = super::record_keys(&index);
+        let records = match keys.is_empty() {
+            true => Vec::new(),
+            false => {
+                let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+                self.host.read(Area::Session, &keys).await?
+            }
+        };
+        let (ledger, current) = super::ledger_from(index, records);
         let _ = self.host.origin_rules(&config.servers).await;
         let (servers, protocols) = (config.servers.clone(), config.protocols.clone());
         self.host.pool(|pool, _| {
@@ -192,6 +203,9 @@ impl<H: Host> Runner<H> {
             }
         });
         let (mut app, mut effects) = App::restore(config, tools, ledger);
+        if !current {
+            app.ledger_layout_changed();
+        }
         effects.extend(app.restore_auth(auth));
         app.restore_pages(pages);
         *self.app.borrow_mut() = app;
@@ -427,66 +441,92 @@ impl<H: Host> Runner<H> {
     }
 
     /// Carries out the app's effects: storage writes now (in order), the rest in the
-    /// background so the answer to the message that caused them is not held up.
+    /// background so the answer to the message that caused them is not held up. A failed
+    /// storage write is reported to the app ([`App::storage_done`]) and returned once every
+    /// effect has run: it never skips the card updates and deliveries queued after it.
     pub async fn run_effects(self: &Rc<Self>, effects: Vec<Effect>) -> Result<(), ErrorBody> {
-        for effect in effects {
-            let stored = self.app.borrow_mut().stored(&effect);
+        let mut first_error = None;
+        let mut queue: std::collections::VecDeque<Effect> = effects.into();
+        while let Some(effect) = queue.pop_front() {
+            let ops = self.app.borrow_mut().stored(&effect);
             if matches!(effect, Effect::SaveLedger) {
                 // The toolbar badge follows the ledger (calls waiting for the user), set first
                 // so a panel that hears of the ledger change reads the new count.
                 let pending = self.app.borrow().pending_count();
                 self.host.badge(&badge_text(pending)).await;
             }
-            if let Some((area, key, value)) = stored {
-                self.host.write(area, key, &value).await?;
-                continue;
-            }
-            let run = Rc::clone(self);
-            match effect {
-                Effect::Run(key) => self.host.spawn(Box::pin(async move {
-                    run.execute(&key).await;
-                })),
-                Effect::Notify { chat, key } => self.host.spawn(Box::pin(async move {
-                    // The card shows the call as it is when the message goes out.
-                    let record = run.app.borrow().ledger.calls.get(&key).cloned();
-                    if let (Some(tab), Some(record)) = (tab_of(&chat), record) {
-                        let calls = vec![record];
-                        let _ = run.host.to_tab(tab, &TabMessage::Calls { calls }).await;
+            for op in ops {
+                let done = match &op {
+                    StorageOp::Write {
+                        area, key, value, ..
+                    } => self.host.write(*area, key, value).await,
+                    StorageOp::Remove { area, keys, .. } => self.host.remove(*area, keys).await,
+                };
+                let failed = done.err().map(|e| {
+                    let message = format!("storing '{}' failed: {}", op.key(), e.message);
+                    ErrorBody {
+                        message,
+                        ..e.clone()
                     }
-                })),
-                Effect::Insert { tab, text, submit } => self.host.spawn(Box::pin(async move {
-                    let attachments = Vec::new();
-                    let message = TabMessage::Insert {
-                        text,
-                        submit,
-                        attachments,
-                    };
-                    let _ = run.host.to_tab(tab, &message).await;
-                })),
-                Effect::Deliver { chat, message_id } => self.host.spawn(Box::pin(async move {
-                    run.deliver(&chat, &message_id).await;
-                })),
-                Effect::Respond {
-                    server,
-                    request,
-                    result,
-                } => {
-                    let result = result.map_err(|m| ErrorObject::new(ErrorCode::INVALID_PARAMS, m));
-                    (self.host).pool(|pool, now| pool.respond(&server, request, result, now));
+                });
+                let more = self.app.borrow_mut().storage_done(op, failed.as_ref());
+                queue.extend(more);
+                if let (None, Some(e)) = (&first_error, failed) {
+                    first_error = Some(e);
                 }
-                Effect::Authorize(id) => {
-                    let value = self.app.borrow().authorization(&id);
-                    self.host.pool(|pool, _| pool.set_authorization(&id, value));
-                }
-                Effect::SaveConfig
-                | Effect::SavePages
-                | Effect::SaveTools
-                | Effect::SaveLedger
-                | Effect::SaveAuth
-                | Effect::SaveElicitations => {}
             }
+            self.start(effect);
         }
-        Ok(())
+        first_error.map_or(Ok(()), Err)
+    }
+
+    /// Starts what an effect asks for beyond storage.
+    fn start(self: &Rc<Self>, effect: Effect) {
+        let run = Rc::clone(self);
+        match effect {
+            Effect::Run(key) => self.host.spawn(Box::pin(async move {
+                run.execute(&key).await;
+            })),
+            Effect::Notify { chat, key } => self.host.spawn(Box::pin(async move {
+                // The card shows the call as it is when the message goes out.
+                let record = run.app.borrow().ledger.calls.get(&key).cloned();
+                if let (Some(tab), Some(record)) = (tab_of(&chat), record) {
+                    let calls = vec![record];
+                    let _ = run.host.to_tab(tab, &TabMessage::Calls { calls }).await;
+                }
+            })),
+            Effect::Insert { tab, text, submit } => self.host.spawn(Box::pin(async move {
+                let attachments = Vec::new();
+                let message = TabMessage::Insert {
+                    text,
+                    submit,
+                    attachments,
+                };
+                let _ = run.host.to_tab(tab, &message).await;
+            })),
+            Effect::Deliver { chat, message_id } => self.host.spawn(Box::pin(async move {
+                run.deliver(&chat, &message_id).await;
+            })),
+            Effect::Respond {
+                server,
+                request,
+                result,
+            } => {
+                let result = result.map_err(|m| ErrorObject::new(ErrorCode::INVALID_PARAMS, m));
+                (self.host).pool(|pool, now| pool.respond(&server, request, result, now));
+            }
+            Effect::Authorize(id) => {
+                let value = self.app.borrow().authorization(&id);
+                self.host.pool(|pool, _| pool.set_authorization(&id, value));
+            }
+            Effect::SaveConfig
+            | Effect::SavePages
+            | Effect::SaveTools
+            | Effect::SaveLedger
+            | Effect::SaveResult(_)
+            | Effect::SaveAuth
+            | Effect::SaveElicitations => {}
+        }
     }
 
     /// Effects of background work: nobody waits for an answer, so a failed storage write can
@@ -559,9 +599,22 @@ impl<H: Host> Runner<H> {
 
     /// Writes a message's results into the chat, when the app has them ready.
     async fn deliver(self: &Rc<Self>, chat: &str, message_id: &str) {
+        // Full results stored apart that memory lost with a worker restart come back first.
+        let needed = self.app.borrow().results_to_load(chat, message_id);
+        if !needed.is_empty() {
+            let keys: Vec<String> = needed.iter().map(|k| result_storage_key(k)).collect();
+            let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+            match self.host.read(Area::Local, &keys).await {
+                Ok(values) => self.app.borrow_mut().results_loaded(&needed, values),
+                // The previews stand in, and say so.
+                Err(e) => self.host.warn(&format!("MCP Relay: {}", e.message)),
+            }
+        }
         let Some(d) = self.app.borrow_mut().take_delivery(chat, message_id) else {
             return;
         };
+        // Recorded before it is written: a worker stop from here on never sends it again.
+        self.run_background(vec![Effect::SaveLedger]).await;
         let answer = match d.tab {
             Some(tab) => self.host.to_tab(tab, &d.message()).await.ok(),
             None => None,

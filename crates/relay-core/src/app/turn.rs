@@ -414,12 +414,20 @@ impl App {
                 (state, None, Some(error))
             }
         };
+        let mut effects = Vec::new();
         if let Some(r) = self.ledger.transition(key, state) {
             r.duration_ms = Some(duration_ms);
-            r.result = result;
+            r.result = None;
             r.error = error;
+            // The ledger keeps a bounded preview; a larger result is stored apart, first.
+            if let Some(result) = result {
+                if self.keep_result(key, result) {
+                    effects.push(Effect::SaveResult(key.to_owned()));
+                }
+            }
         }
-        self.after_call(&rec)
+        effects.extend(self.after_call(&rec));
+        effects
     }
 
     fn after_call(&self, rec: &CallRecord) -> Vec<Effect> {

@@ -37,8 +37,16 @@ pub struct StorageKey {
 pub const CONFIG_KEY: &str = "config";
 /// The key of the last known tools per server in local storage.
 pub const TOOLS_KEY: &str = "tools";
-/// The key of the exactly-once call ledger in session storage.
+/// The key of the exactly-once call ledger's index in session storage (`app::LedgerIndex`: the
+/// calls' keys, the turn counters, quoted calls); each call's record is a key of its own
+/// ([`CALL_PREFIX`]).
 pub const LEDGER_KEY: &str = "ledger";
+/// The prefix of one call's ledger record in session storage: `call:` + the call's key. Records
+/// hold bounded previews only, so session storage stays small whatever the tools return.
+pub const CALL_PREFIX: &str = "call:";
+/// The prefix of one call's full result in local storage (`unlimitedStorage`): `result:` + the
+/// call's key. Written once per result, pruned per chat by age and size.
+pub const RESULT_PREFIX: &str = "result:";
 /// The key of each server's sign-in (MCP authorization: metadata, client registration, tokens)
 /// in local storage.
 pub const AUTH_KEY: &str = "auth";
@@ -49,6 +57,34 @@ pub const ELICITATIONS_KEY: &str = "elicitations";
 pub const PAGES_KEY: &str = "pages";
 /// The key of the user's custom chat sites (`[{origin, adapter}]`) in local storage.
 pub const SITES_KEY: &str = "sites";
+
+/// One family of storage keys: a prefix followed by a call's key.
+pub struct StoragePrefix {
+    /// The name the generated JavaScript gives it.
+    pub name: &'static str,
+    /// The prefix.
+    pub prefix: &'static str,
+    /// Its area.
+    pub area: Area,
+    /// What each key holds.
+    pub doc: &'static str,
+}
+
+/// Every family of keys, with its area.
+pub const STORAGE_PREFIXES: &[StoragePrefix] = &[
+    StoragePrefix {
+        name: "call",
+        prefix: CALL_PREFIX,
+        area: Area::Session,
+        doc: "one call's ledger record (bounded previews), by call key",
+    },
+    StoragePrefix {
+        name: "result",
+        prefix: RESULT_PREFIX,
+        area: Area::Local,
+        doc: "one call's full result, by call key; pruned per chat by age and size",
+    },
+];
 
 /// Every key, with its area and shape.
 pub const STORAGE: &[StorageKey] = &[
@@ -68,7 +104,7 @@ pub const STORAGE: &[StorageKey] = &[
         key: LEDGER_KEY,
         area: Area::Session,
         js_type: "unknown",
-        doc: "the exactly-once call ledger",
+        doc: "the exactly-once call ledger's index (keys, turn counters); records under `call:`",
     },
     StorageKey {
         key: PAGES_KEY,

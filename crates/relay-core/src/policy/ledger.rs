@@ -73,12 +73,19 @@ pub struct CallRecord {
     pub started_at: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
-    /// The raw MCP result or error, as the side panel shows it.
+    /// The MCP result as the side panel shows it: whole when small, else a bounded preview
+    /// (`result_size` says so; the full result is stored apart, see `app::store`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<Value>,
+    /// The full result's size in bytes when `result` is only its preview.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_size: Option<u64>,
+    /// The full result was removed to keep storage within its bounds (the preview remains).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub result_pruned: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorBody>,
-    /// The text that goes back to the model for this call.
+    /// The start of the text that went back to the model with this call (bounded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reply_text: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -90,6 +97,11 @@ pub struct CallRecord {
     /// the text reached the input damaged): the user must press Send. Never "done" for the user.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unsent: bool,
+    /// The result is on its way into the chat: recorded before the tab is asked to write it
+    /// and cleared when the tab answers, so a worker stop in between neither repeats it nor
+    /// passes over it in silence (see [`Ledger::recover_after_restart`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub in_flight: bool,
     /// Why the last delivery did not go as asked (what was lost, why the send did not take).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delivery_note: Option<String>,
@@ -226,11 +238,14 @@ impl Ledger {
             started_at: None,
             duration_ms: None,
             result: None,
+            result_size: None,
+            result_pruned: false,
             error,
             reply_text: None,
             progress: None,
             delivered: false,
             unsent: false,
+            in_flight: false,
             delivery_note: None,
             destructive: call.destructive,
             wait: None,
@@ -319,20 +334,31 @@ impl Ledger {
         if matches!(rec.state, CallState::Unknown | CallState::Pending) {
             rec.state = CallState::Running;
             rec.result = None;
+            rec.result_size = None;
+            rec.result_pruned = false;
             rec.error = None;
             rec.reply_text = None;
             rec.delivered = false;
+            rec.in_flight = false;
             Some(rec)
         } else {
             None
         }
     }
 
-    /// After a service-worker restart: calls that were running have an unknown outcome.
-    /// Returns the keys it changed.
+    /// After a service-worker restart: calls that were running have an unknown outcome, and a
+    /// delivery that was on its way when the worker stopped left the worker (it is not sent
+    /// again) but was never confirmed: its card says to check the chat's input. Returns the
+    /// keys it changed.
     pub fn recover_after_restart(&mut self) -> Vec<String> {
         let mut changed = Vec::new();
         for (key, rec) in &mut self.calls {
+            if rec.in_flight {
+                rec.in_flight = false;
+                rec.unsent = true;
+                rec.delivery_note = Some("The extension restarted while this result was being written into the chat: check the chat's input, and press Send if it is there.".into());
+                changed.push(key.clone());
+            }
             if rec.state == CallState::Running {
                 rec.state = CallState::Unknown;
                 rec.error = Some(ErrorBody::new(ErrorKind::Unknown,

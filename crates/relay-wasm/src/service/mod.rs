@@ -7,9 +7,11 @@
 //! it ([`Runner::answer`]). Answers are always envelopes (`{ok, data}` / `{ok: false, error}`),
 //! never rejections.
 //!
-//! State: the configuration lives in `chrome.storage.local`, the call ledger in
-//! `chrome.storage.session`; both are loaded once per worker life, changed synchronously in the
-//! app, and written back whole, so concurrent handlers never interleave a read-modify-write.
+//! State: the configuration and full tool results live in `chrome.storage.local`, the call
+//! ledger (one key per record, bounded previews) in `chrome.storage.session`; both are loaded
+//! once per worker life, changed synchronously in the app, and written back by key as the core
+//! says (`relay_core::app::StorageOp`), so concurrent handlers never interleave a
+//! read-modify-write.
 
 use relay_core::contract::ErrorKind;
 use std::future::Future;
@@ -135,6 +137,10 @@ impl Host for Browser {
 
     async fn write(&self, area: Area, key: &str, value: &Value) -> Result<(), ErrorBody> {
         Ok(self.store(area).set(key, value).await?)
+    }
+
+    async fn remove(&self, area: Area, keys: &[String]) -> Result<(), ErrorBody> {
+        Ok(self.store(area).remove(keys).await?)
     }
 
     async fn to_tab(&self, tab: i64, message: &TabMessage) -> HandlerResult {
