@@ -82,7 +82,7 @@ test('service worker stopped while a reply streams: the call is detected once an
   await page.close();
 });
 
-test('service worker stopped mid-call: the chat is told the outcome (unknown) without a reload, and nothing runs again', async () => {
+test('service worker stopped mid-call: the chat is told the outcome (unknown) without a reload, and nothing runs again', async (t) => {
   await rig.call({ type: 'tools/policy', serverId: rig.serverId, tool: 'slow_count', policy: 'allow' });
   const args = encodeURIComponent(JSON.stringify({ steps: 3, delay_ms: 1500 }));
   const { page, chatRef } = await rig.openChat(url(`?tool=slow_count&args=${args}`), {}, 'chatgpt');
@@ -95,15 +95,34 @@ test('service worker stopped mid-call: the chat is told the outcome (unknown) wi
   const worker = targetInfos.find((t) => t.type === 'service_worker' && t.url.startsWith(`chrome-extension://${rig.ext.extensionId}/`));
   assert.ok(worker, 'the extension service worker is a target');
   await cdp.send('Target.closeTarget', { targetId: worker.targetId });
+  const stoppedAt = Date.now();
   // Any message wakes a fresh worker (here the side panel's): it rebuilds from storage, marks
   // the call unknown, and the chat hears of it with no reload and no change on the page.
   await until(async () => (await states(chatRef, page)).includes('slow_count:unknown'), { timeoutMs: 15_000, what: 'the call unknown after the restart' });
   await until(() => page.evaluate(() => window.__fixture.submitted.length >= 2), { timeoutMs: 10_000, what: 'the outcome sent to the model' });
   const { submitted } = await page.evaluate(() => window.__fixture);
   assert.match(submitted[1].text, /unknown/i, 'the model is told the outcome is unknown');
+  t.diagnostic(`the chat was told ${submitted[1].at - stoppedAt} ms after the worker was stopped (the panel's next message restarted it)`);
   assert.equal(submitted.length, 2, 'told once');
   await waitForReply(page, chatgpt, 'Final answer');
   assert.deepEqual(await states(chatRef, page), ['slow_count:unknown'], 'run once, never again by itself');
+  await page.close();
+});
+
+test('a burst of 40 calls in one reply: the limits hold, and every outcome goes back in one message, once', async () => {
+  const { page, chatRef } = await rig.openChat(url('?calls=40&delay=2'), { maxConsecutive: 30, maxTotal: 30 }, 'chatgpt');
+  await rig.insertInstructions(chatRef);
+  await waitForReply(page, chatgpt, 'Final answer', 60_000);
+  const { submitted, writesWhileStreaming } = await page.evaluate(() => window.__fixture);
+  assert.equal(submitted.length, 2, 'the instructions, then one message with every outcome');
+  assert.equal(writesWhileStreaming, 0, 'nothing went into the input while the reply streamed');
+  const calls = await rig.calls(chatRef, page);
+  assert.equal(calls.length, 40, 'every call has a record');
+  const count = (state) => calls.filter((c) => c.state === state).length;
+  assert.deepEqual([count('done'), count('limited')], [30, 10], 'the limits held');
+  for (const c of calls) assert.equal(submitted[1].text.split(c.callId).length - 1, 1, `the outcome of ${c.callId} once`);
+  const order = calls.map((c) => submitted[1].text.indexOf(c.callId));
+  assert.deepEqual(order, [...order].sort((a, b) => a - b), 'in call order');
   await page.close();
 });
 
