@@ -332,5 +332,5 @@
   /** Whether a user turn shows the text sent (false where the page folds it, found by growth). */
   const userTurnsShowText = () => state.adapter !== NS.Sites.GENERIC || !NS.discover || NS.discover.userTurns().showsText;
 
-  NS.read = { replyDelta, observation, startReading, noteSubmit, userMessages, userTurnsShowText, assistantCount: () => assistantMessages().length, userMessageCount: () => userMessages().length, conversationOf, scheduleScan: changed };
+  NS.read = { replyDelta, observation, startReading, noteSubmit, userMessages, userTurnsShowText, assistantCount: () => assistantMessages().length, lastReply: () => assistantMessages().at(-1) || null, userMessageCount: () => userMessages().length, conversationOf, scheduleScan: changed };
 })();
