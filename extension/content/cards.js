@@ -43,15 +43,14 @@
   const shadow = host.attachShadow({ mode: 'closed' });
   const style = document.createElement('style');
   style.textContent = `
-    :host { all: initial; position: fixed; left: 0; top: 0; width: 0; height: 0; z-index: 2147483646; }
-    .ui { position: fixed; right: 12px; bottom: 96px; width: max-content; max-width: min(340px, calc(100vw - 16px));
-      font: 13px/1.4 system-ui, sans-serif; color-scheme: light;
+    :host { all: initial; position: fixed; right: 12px; bottom: 96px; z-index: 2147483646; display: block; width: max-content; max-width: min(340px, calc(100vw - 16px)); }
+    :host([hidden]) { display: none; }
+    .ui { font: 13px/1.4 system-ui, sans-serif; color-scheme: light;
       --bg: #ffffff; --fg: #1f2328; --muted: #59636e; --line: #d0d7de; --shadow: 0 2px 10px #0000002e;
       --error: #b00020; --ok: #1a7f37; --button: #f6f8fa; --primary: #0969da; --primary-fg: #ffffff; }
     .ui[data-theme="dark"] { color-scheme: dark;
       --bg: #22272e; --fg: #e6edf3; --muted: #9ea7b3; --line: #444c56; --shadow: 0 2px 10px #00000080;
       --error: #ff7b72; --ok: #57ab5a; --button: #2d333b; --primary: #4493f8; --primary-fg: #0d1117; }
-    .ui[data-empty="true"] { display: none; }
     .list { display: flex; flex-direction: column; gap: 6px; max-height: 50vh; overflow: auto; }
     .pills { display: flex; flex-wrap: nowrap; gap: 4px; overflow-x: auto; justify-content: flex-end; margin-top: 4px; }
     .pills:empty { display: none; }
@@ -417,8 +416,9 @@
   }
 
   function place() {
+    // The host is the cards' box (hit-testing on the page stops at it); empty, it takes no room.
     const empty = !list.childElementCount && !pills.childElementCount && !pendingLine.textContent;
-    ui.dataset.empty = String(empty);
+    host.hidden = empty;
     if (empty) return;
     ui.dataset.theme = pageIsDark() ? 'dark' : 'light';
     const now = performance.now();
@@ -428,9 +428,10 @@
       anchors.at = now;
       anchorsStale = false;
     }
-    const size = { width: ui.offsetWidth, height: ui.offsetHeight };
+    const box = host.getBoundingClientRect();
+    const size = { width: box.width, height: box.height };
     const at = placement(onScreen(anchors.reply), onScreen(anchors.composer), size, { width: innerWidth, height: innerHeight });
-    Object.assign(ui.style, { top: `${Math.round(at.top)}px`, left: `${Math.round(at.left)}px`, right: 'auto', bottom: 'auto' });
+    Object.assign(host.style, { top: `${Math.round(at.top)}px`, left: `${Math.round(at.left)}px`, right: 'auto', bottom: 'auto' });
     ui.dataset.where = at.where;
   }
   addEventListener('scroll', schedulePlace, { passive: true, capture: true });
