@@ -45,7 +45,7 @@
   style.textContent = `
     :host { all: initial; position: fixed; right: 12px; bottom: 96px; z-index: 2147483646; display: block; width: max-content; max-width: min(340px, calc(100vw - 16px)); }
     :host([hidden]) { display: none; }
-    .ui { font: 13px/1.4 system-ui, sans-serif; color-scheme: light;
+    .ui { font: 13px/1.35 system-ui, sans-serif; color-scheme: light;
       --bg: #ffffff; --fg: #1f2328; --muted: #59636e; --line: #d0d7de; --shadow: 0 2px 10px #0000002e;
       --error: #b00020; --ok: #1a7f37; --button: #f6f8fa; --primary: #0969da; --primary-fg: #ffffff; }
     .ui[data-theme="dark"] { color-scheme: dark;
@@ -60,13 +60,13 @@
     .state { font-weight: 400; color: var(--muted); }
     .card[data-state="done"] .state { color: var(--ok); }
     .card[data-state="failed"] .state, .card[data-state="denied"] .state { color: var(--error); }
-    .args { font: 12px ui-monospace, monospace; white-space: pre-wrap; word-break: break-all; max-height: 4.5em; overflow: auto; margin: 2px 0; color: var(--muted); }
+    .args { font: 12px/1.3 ui-monospace, monospace; white-space: pre-wrap; word-break: break-all; max-height: 2.6em; overflow: auto; margin: 1px 0; color: var(--muted); }
     .body:empty, .actions:empty { display: none; }
-    .note { font-size: 12px; margin: 4px 0; }
+    .note { font-size: 12px; margin: 2px 0; }
     .error { color: var(--error); font-size: 12px; margin: 4px 0 0; }
     .hint { font-size: 12px; color: var(--muted); margin: 2px 0 0; }
-    .actions { display: flex; flex-wrap: wrap; gap: 6px; margin-top: 4px; }
-    button { font: inherit; color: var(--fg); background: var(--button); border: 1px solid var(--line); border-radius: 6px; padding: 2px 10px; cursor: pointer; }
+    .actions { display: flex; flex-wrap: wrap; gap: 6px; margin-top: 3px; }
+    button { font: inherit; color: var(--fg); background: var(--button); border: 1px solid var(--line); border-radius: 6px; padding: 1px 10px; cursor: pointer; }
     button[data-action="run"] { background: var(--primary); color: var(--primary-fg); border-color: var(--primary); }
     button.icon { border: 0; background: transparent; padding: 0 4px; color: var(--muted); font-weight: 400; }
     .card.pill { display: inline-flex; align-items: center; gap: 4px; border-radius: 999px; padding: 1px 4px 1px 8px; box-shadow: none; white-space: nowrap; }
@@ -397,8 +397,9 @@
       if (reply.left - 2 * GAP >= size.width) return { top: clampY(floor - size.height), left: reply.left - GAP - size.width, where: 'beside-reply' };
     }
     if (composer) {
-      // Over the composer, its top edge first; taller cards grow upwards from the view's bottom.
-      return { top: clampY(Math.min(composer.top, view.height - size.height - GAP)), left: clampX(composer.right - size.width), where: 'composer' };
+      // Over the composer, from its top edge (or as low as the view allows, staying below the reply).
+      const top = Math.min(composer.top, view.height - size.height - GAP);
+      return { top: clampY(reply ? Math.max(top, reply.bottom + GAP) : top), left: clampX(composer.right - size.width), where: 'composer' };
     }
     return { top: clampY(view.height - size.height - 96), left: clampX(view.width - size.width - 12), where: 'corner' };
   }
