@@ -20,7 +20,8 @@
 // Everything the card shows is set with textContent.
 //
 // Where cards go: never over the reply. Each placement (on render, scroll and resize) measures
-// the last reply and the composer and puts the cards right after the reply's end when they fit
+// the conversation's last turn (the reply, or a result sent after it) and the composer and puts
+// the cards right after that turn's end when they fit
 // above the composer, else in a margin beside the reply, else over the composer itself. A
 // finished call becomes a small pill (in one row) that expands on a click; every card and pill
 // can be dismissed (the call itself is untouched: Activity in the side panel keeps it). Colours
@@ -102,6 +103,8 @@
   /** @param {boolean} pending */
   function setPending(pending) {
     pendingLine.textContent = pending ? t('callBeingWritten', '…') : '';
+    // Called after each look at the page: a new reply may have come.
+    anchorsStale = true;
     schedulePlace();
   }
 
@@ -347,7 +350,7 @@
   let placeQueued = false;
 
   /**
-   * The last reply and the composer, looked up again after a second or when a card changed
+   * The last turn and the composer, looked up again after a second or when a card changed
    * (finding them can be costly on the generic adapter; scrolling only moves them).
    * @type {{reply: Element | null, composer: Element | null, at: number}}
    */
@@ -424,7 +427,7 @@
     ui.dataset.theme = pageIsDark() ? 'dark' : 'light';
     const now = performance.now();
     if (anchorsStale || now - anchors.at > 1000 || !anchors.reply?.isConnected || !anchors.composer?.isConnected) {
-      anchors.reply = NS.read ? NS.read.lastReply() : null;
+      anchors.reply = NS.read ? NS.read.lastTurn() : null;
       anchors.composer = NS.dom.findInput();
       anchors.at = now;
       anchorsStale = false;

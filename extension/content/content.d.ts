@@ -102,8 +102,8 @@ export interface Namespace {
     userMessages(): HTMLElement[];
     userTurnsShowText(): boolean;
     assistantCount(): number;
-    /** The last reply element the adapter finds, or null. */
-    lastReply(): HTMLElement | null;
+    /** The conversation's last turn (the last reply, or the user's message after it), or null. */
+    lastTurn(): HTMLElement | null;
     userMessageCount(): number;
     conversationOf(href: string): string | null;
     scheduleScan(): void;
