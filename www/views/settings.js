@@ -20,6 +20,7 @@ export const DEFAULTS = Object.freeze({
   resultMaxChars: 20_000,
   defaultTimeoutMs: 30_000,
   language: '',
+  sendDelayMs: 0,
 });
 
 /** @type {[key: string, message: string, min: number, max: number][]} */
@@ -29,6 +30,7 @@ const NUMBERS = [
   ['maxTotal', 'settingsMaxTotal', 1, 500],
   ['resultMaxChars', 'settingsMaxResult', 100, 1_000_000],
   ['defaultTimeoutMs', 'settingsDefaultTimeout', 1_000, 600_000],
+  ['sendDelayMs', 'settingsSendDelay', 0, 60_000],
 ];
 
 /**
