@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   coreCall, until, waitInClosedShadow, textsInClosedShadow, trustedClickInClosedShadow, pageWorldCallInClosedShadow, closedShadowNodes,
-  startDemoChat, ok, ROOT,
+  startDemoChat, ok, openExtensionPage, ROOT,
 } from './harness.mjs';
 
 const HOST = 'mcp-relay-ui';
@@ -20,8 +20,18 @@ for (const lang of ['en', 'zh_CN']) {
     const rig = await startDemoChat({ lang: lang === 'en' ? 'en-US' : 'zh-CN' });
     t.after(() => rig.close());
     const call = async (message) => ok(await coreCall(rig.panel, message));
+    // The delay is set in the panel's Settings, labelled in the user's language.
+    const panel = await openExtensionPage(rig.ext, 'www/panel.html#settings');
     const settings = await call({ type: 'settings/get' });
-    await call({ type: 'settings/set', settings: { ...settings, sendDelayMs: DELAY_MS } });
+    await call({ type: 'settings/set', settings: { ...settings, language: lang } });
+    await panel.reload();
+    const field = panel.locator('#set-sendDelayMs');
+    await until(async () => (await field.inputValue()) === '0', { what: 'the setting, off by default' });
+    assert.equal(await panel.locator(`label[for="set-sendDelayMs"]`).innerText(), m.settingsSendDelay.message);
+    await field.fill(String(DELAY_MS));
+    await panel.click('#settings-save');
+    await until(async () => (await call({ type: 'settings/get' })).sendDelayMs === DELAY_MS, { what: 'the delay saved' });
+    await panel.close();
     await call({ type: 'tools/policy', serverId: rig.serverId, tool: 'add', policy: 'allow' });
 
     async function openChat(path) {
