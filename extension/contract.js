@@ -86,7 +86,13 @@
  */
 /**
  * The error half of an answer: what happened, and what the user can do about it.
- * @typedef {{ kind: ErrorKind, message: string, hint?: string | null, details?: Array<string>, }} ErrorBody
+ * @typedef {{ kind: ErrorKind, message: string, hint?: string | null, details?: Array<string>, cause?: ErrorCause | null, }} ErrorBody
+ */
+/**
+ * Why an error of a kind happened, when the kind alone does not say what to do: the
+ * panel shows `errCause_<cause>` of its language as the hint (a 404 says to check the
+ * `/mcp` or `/sse` path, a 401 to sign in), so no language loses the cause.
+ * @typedef {"wrong_path" | "not_mcp" | "rate_limited" | "server_failed" | "sign_in" | "loopback_origin" | "scopes" | "no_feature" | "bad_arguments" | "unknown_tool" | "url_scheme" | "url_invalid"} ErrorCause
  */
 /**
  * Every kind of error the core and the extension's edges report: a stable machine name.
@@ -206,7 +212,7 @@
  */
 /**
  * How a server's connection stands.
- * @typedef {"idle" | "connected" | "failed" | "disabled"} ServerStatusName
+ * @typedef {"idle" | "connecting" | "connected" | "failed" | "disabled"} ServerStatusName
  */
 /**
  * A configured server as the side panel shows it: secret header values masked.
@@ -389,7 +395,7 @@
  * }} Responses
  */
 /** @typedef {keyof Requests} MessageType */
-/** @typedef {Error & {kind?: ErrorKind, hint?: string, details?: string[]}} CoreError */
+/** @typedef {Error & {kind?: ErrorKind, hint?: string, details?: string[], cause?: ErrorCause}} CoreError */
 
 /**
  * Every error kind (relay_core::contract::ErrorKind) with the names of its details, the
@@ -412,15 +418,15 @@ export const ERROR_KINDS = Object.freeze({
   'denied': [],
   'invalid': [],
   'unknown': [],
-  'connection': [],
-  'auth': [],
-  'http': [],
+  'connection': ['address'],
+  'auth': ['status'],
+  'http': ['status', 'address'],
   'protocol': [],
   'rpc': [],
-  'tool': [],
-  'timeout': [],
-  'outcome_unknown': [],
-  'retries_exhausted': [],
+  'tool': ['tool'],
+  'timeout': ['seconds'],
+  'outcome_unknown': ['tool'],
+  'retries_exhausted': ['attempts'],
   'cancelled': [],
   'session_expired': [],
   'unsupported_protocol_version': [],
@@ -446,6 +452,26 @@ export const ERROR_KINDS = Object.freeze({
   'no_answer': [],
   'no_chat': [],
 });
+
+/**
+ * Every error cause (relay_core::contract::ErrorCause): each has its advice
+ * `errCause_<cause>` in every locale.
+ * @type {readonly ErrorCause[]}
+ */
+export const ERROR_CAUSES = Object.freeze([
+  'wrong_path',
+  'not_mcp',
+  'rate_limited',
+  'server_failed',
+  'sign_in',
+  'loopback_origin',
+  'scopes',
+  'no_feature',
+  'bad_arguments',
+  'unknown_tool',
+  'url_scheme',
+  'url_invalid',
+]);
 
 /**
  * Who may send each message: "page" (side panel, options) and/or "content" (content scripts).
@@ -626,5 +652,5 @@ export async function call(type, fields) {
   if (answer && answer.ok) return answer.data;
   /** @type {ErrorBody} */
   const e = (answer && !answer.ok && answer.error) || { kind: 'no_answer', message: 'The extension did not answer.' };
-  throw Object.assign(new Error(e.message), { kind: e.kind, hint: e.hint, details: e.details });
+  throw Object.assign(new Error(e.message), { kind: e.kind, hint: e.hint, details: e.details, cause: e.cause });
 }

@@ -10,14 +10,14 @@
 //!   the adapters' shadow hops (`host >>> inner`): no `document.querySelector(All)` elsewhere;
 //!   and what the content script's parts share (what an editable box is, which labels say "not
 //!   a send button") is defined there once ([`SHARED_DEFINITIONS`]);
-//! - every error kind (`relay_core::contract::ErrorKind`) has its text in every locale, with a
-//!   placeholder for each of its details.
+//! - every error kind (`relay_core::contract::ErrorKind`) and cause (`ErrorCause`) has its text
+//!   in every locale; a kind's text has a placeholder for each of its details.
 
 use std::path::Path;
 #[cfg(test)]
 use std::path::PathBuf;
 
-use relay_core::contract::ErrorKind;
+use relay_core::contract::{ErrorCause, ErrorKind};
 
 /// What relay-core may depend on: pure computation (no IO, no JavaScript, no clock). ts-rs is
 /// build time only (feature `ts`, for `cargo xtask codegen`).
@@ -254,6 +254,13 @@ pub fn translations(path: &str, messages: &str) -> Vec<Violation> {
             if !text.to_lowercase().contains(&format!("${name}$")) {
                 out.push(v(format!("'{key}' does not say its detail ${name}$")));
             }
+        }
+    }
+    // Every cause has its advice here: a language without it would lose what to do.
+    for cause in ErrorCause::ALL {
+        let key = format!("errCause_{}", cause.as_str());
+        if json[&key]["message"].as_str().is_none_or(|t| t.trim().is_empty()) {
+            out.push(v(format!("no '{key}': the error cause has no text here")));
         }
     }
     out

@@ -40,6 +40,8 @@ pub struct Header {
 #[serde(rename_all = "lowercase")]
 pub enum ServerStatusName {
     Idle,
+    /// A connection (and tool listing) is under way.
+    Connecting,
     Connected,
     Failed,
     Disabled,
