@@ -215,6 +215,7 @@ async function boot() {
   showPendingBadge = () => { showPending(); };
   showPending();
   onStorageChange(async (changes) => {
+    prefetched.clear();
     if (touches(changes, ['ledger', 'call:'])) showPending();
     if (app.current) controllers[app.current]?.changed(changes);
     if (touches(changes, ['config'])) {
@@ -225,6 +226,8 @@ async function boot() {
     }
   });
   await select(location.hash.slice(1) || VIEWS[0]);
+  // The load-time answers serve the first view only: one another view would take later is old.
+  prefetched.clear();
   // Warm the other views' code once the first one is on screen, so switching tabs is instant.
   const warm = () => VIEWS.forEach((v) => { if (v !== app.current) MOUNT[v]().catch(() => {}); });
   if ('requestIdleCallback' in window) requestIdleCallback(warm, { timeout: 2000 });

@@ -82,7 +82,10 @@ fn client_errors_carry_their_kinds_details_and_cause() {
         let wire = serde_json::to_string(&body).expect("json");
         assert!(!wire.contains("s3cret") && !wire.contains("pw@"), "{wire}");
         if let Some(cause) = cause {
-            assert!(wire.contains(&format!("\"cause\":\"{}\"", cause.as_str())), "{wire}");
+            assert!(
+                wire.contains(&format!("\"cause\":\"{}\"", cause.as_str())),
+                "{wire}"
+            );
         }
     }
 }

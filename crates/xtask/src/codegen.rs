@@ -206,7 +206,9 @@ pub fn contract_js() -> String {
         let _ = writeln!(g, "  {}: [{}],", js_str(kind.as_str()), details.join(", "));
     }
     g.push_str("});\n\n");
-    g.push_str("/**\n * Every error cause (relay_core::contract::ErrorCause): each has its advice\n");
+    g.push_str(
+        "/**\n * Every error cause (relay_core::contract::ErrorCause): each has its advice\n",
+    );
     g.push_str(" * `errCause_<cause>` in every locale.\n * @type {readonly ErrorCause[]}\n */\nexport const ERROR_CAUSES = Object.freeze([\n");
     for cause in ErrorCause::ALL {
         let _ = writeln!(g, "  {},", js_str(cause.as_str()));

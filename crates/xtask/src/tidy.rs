@@ -259,7 +259,10 @@ pub fn translations(path: &str, messages: &str) -> Vec<Violation> {
     // Every cause has its advice here: a language without it would lose what to do.
     for cause in ErrorCause::ALL {
         let key = format!("errCause_{}", cause.as_str());
-        if json[&key]["message"].as_str().is_none_or(|t| t.trim().is_empty()) {
+        if json[&key]["message"]
+            .as_str()
+            .is_none_or(|t| t.trim().is_empty())
+        {
             out.push(v(format!("no '{key}': the error cause has no text here")));
         }
     }
@@ -358,6 +361,13 @@ mod tests {
             v.as_object_mut().expect("object").remove("errKind_quoted");
             v
         };
+        let no_cause: serde_json::Value = {
+            let mut v: serde_json::Value = serde_json::from_str(&en).expect("json");
+            v.as_object_mut()
+                .expect("object")
+                .remove("errCause_wrong_path");
+            v
+        };
         let lacking = lacking.to_string();
         let no_detail = en.replace("$CONSECUTIVE$", "some");
         // (check, file, text, what the violation must say); the same file with the fix passes.
@@ -417,6 +427,13 @@ mod tests {
                 "_locales/en/messages.json",
                 lacking,
                 "no 'errKind_quoted'",
+                en.clone(),
+            ),
+            (
+                translations,
+                "_locales/en/messages.json",
+                no_cause.to_string(),
+                "no 'errCause_wrong_path'",
                 en.clone(),
             ),
             (

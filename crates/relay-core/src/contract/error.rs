@@ -281,7 +281,10 @@ mod tests {
             );
             assert!(ErrorCause::ALL[i + 1..].iter().all(|c| c.as_str() != name));
             let json = serde_json::to_value(cause).expect("json");
-            assert_eq!(serde_json::from_value::<ErrorCause>(json).ok(), Some(*cause));
+            assert_eq!(
+                serde_json::from_value::<ErrorCause>(json).ok(),
+                Some(*cause)
+            );
         }
     }
 }
