@@ -220,7 +220,7 @@
  */
 /**
  * Settings of the whole extension.
- * @typedef {{ customInstructions: string, defaultStrategy: Strategy, maxConsecutive: number, maxTotal: number, resultMaxChars: number, defaultTimeoutMs: number, language: string, }} Settings
+ * @typedef {{ customInstructions: string, defaultStrategy: Strategy, maxConsecutive: number, maxTotal: number, resultMaxChars: number, defaultTimeoutMs: number, language: string, guideDismissed: boolean, }} Settings
  */
 /**
  * A custom chat site: its origin and adapter (an adapter id; with `custom`, the data of a

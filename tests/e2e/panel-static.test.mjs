@@ -57,6 +57,8 @@ const FAMILIES = {
   strategyHint_: ['auto', 'toolFirst', 'toolForced', 'disabled'],
   transport_: ['auto', 'streamable', 'sse'],
   lang_: ['auto', 'en', 'zh_CN'],
+  // The first-run guide's steps (www/guide.js GUIDE_STEPS).
+  guide_: ['addServer', 'openChat', 'pickServers', 'insert', 'ready'],
   // The core's error kinds, said in the panel's language (www/core.js errorView): every kind of
   // relay_core::contract::ErrorKind, as the codegen lists them in extension/contract.js.
   errKind_: Object.keys(ERROR_KINDS),

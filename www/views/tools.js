@@ -149,7 +149,9 @@ export function mountTools(section, app) {
     const detailId = nextId('td');
     const isOpen = expanded.has(key);
     const row = h('li', { class: 'tool', dataset: { server: tool.serverId, tool: tool.name, policy: tool.policy, enabled: String(tool.enabled !== false) } });
-    const more = h('button', { type: 'button', class: 'icon more', text: isOpen ? '−' : '+', attrs: { 'aria-expanded': String(isOpen), 'aria-controls': detailId, 'aria-label': t('toolDetails', tool.name) } });
+    // A visible label ("Details & run"), its accessible name starting with the same words.
+    const moreText = (/** @type {boolean} */ open) => `${t('toolDetailsRun')} ${open ? '▾' : '▸'}`;
+    const more = h('button', { type: 'button', class: 'more', text: moreText(isOpen), attrs: { 'aria-expanded': String(isOpen), 'aria-controls': detailId, 'aria-label': t('toolDetailsRunFor', tool.name) } });
     const enabled = h('input', { type: 'checkbox', checked: tool.enabled !== false, attrs: { 'aria-label': t('toolEnable', tool.name) } });
     enabled.addEventListener('change', () => setPolicy({ serverId: tool.serverId, tool: tool.name, enabled: enabled.checked }, row));
     const policy = select(POLICIES.map((p) => [p, t('policy_' + p)]), tool.policy || 'ask', { class: `policy policy-${tool.policy}`, attrs: { 'aria-label': t('toolPolicy', tool.name) } });
@@ -177,7 +179,7 @@ export function mountTools(section, app) {
       if (open) attach();
       slot.hidden = !open;
       more.setAttribute('aria-expanded', String(open));
-      more.textContent = open ? '−' : '+';
+      more.textContent = moreText(!!open);
       if (open) expanded.add(key);
       else expanded.delete(key);
     });
