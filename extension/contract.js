@@ -90,7 +90,7 @@
  */
 /**
  * Every kind of error the core and the extension's edges report: a stable machine name.
- * @typedef {"invalid_argument" | "internal" | "tab" | "storage" | "unavailable" | "malformed" | "unknown_message" | "forbidden" | "invalid_state" | "confirm_required" | "quoted" | "limit" | "denied" | "invalid" | "unknown" | "connection" | "auth" | "http" | "protocol" | "rpc" | "tool" | "timeout" | "outcome_unknown" | "retries_exhausted" | "cancelled" | "session_expired" | "unsupported_protocol_version" | "redirected" | "foreign_endpoint" | "config" | "auth_bad_url" | "auth_discovery" | "auth_resource_mismatch" | "auth_issuer_mismatch" | "auth_pkce_unsupported" | "auth_no_client" | "auth_endpoint" | "auth_invalid_response" | "auth_transport" | "auth_denied" | "auth_bad_redirect" | "auth_browser" | "auth_too_many_attempts" | "auth_forbidden" | "auth_state" | "permission" | "no_answer" | "no_chat"} ErrorKind
+ * @typedef {"invalid_argument" | "internal" | "tab" | "storage" | "unavailable" | "malformed" | "unknown_message" | "forbidden" | "invalid_state" | "confirm_required" | "quoted" | "limit" | "denied" | "invalid" | "unknown" | "connection" | "auth" | "http" | "protocol" | "rpc" | "tool" | "timeout" | "outcome_unknown" | "retries_exhausted" | "cancelled" | "session_expired" | "unsupported_protocol_version" | "redirected" | "foreign_endpoint" | "config" | "auth_bad_url" | "auth_discovery" | "auth_resource_mismatch" | "auth_issuer_mismatch" | "auth_pkce_unsupported" | "auth_no_client" | "auth_endpoint" | "auth_invalid_response" | "auth_transport" | "auth_denied" | "auth_bad_redirect" | "auth_browser" | "auth_too_many_attempts" | "auth_forbidden" | "auth_state" | "permission" | "no_answer" | "no_chat" | "field_invalid"} ErrorKind
  */
 /**
  * The answer to `servers/export`: the servers without secrets, by name.
@@ -102,7 +102,7 @@
  */
 /**
  * One field of a form elicitation.
- * @typedef {{ name: string, kind: string, title: string | null, description: string | null, required: boolean, default: JsonValue | null, options: Array<JsonValue> | null, min: number | null, max: number | null, secret: string | null, }} Field
+ * @typedef {{ name: string, kind: string, title: string | null, description: string | null, required: boolean, default: JsonValue | null, options: Array<JsonValue> | null, min: number | null, max: number | null, format: string | null, pattern: string | null, secret: string | null, }} Field
  */
 /**
  * A header of a server. In a [`ServerView`], values of secret headers (marked `secret`, or with
@@ -445,6 +445,7 @@ export const ERROR_KINDS = Object.freeze({
   'permission': [],
   'no_answer': [],
   'no_chat': [],
+  'field_invalid': ['field'],
 });
 
 /**
