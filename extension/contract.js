@@ -178,6 +178,11 @@
  * @typedef {"page" | "content"} Role
  */
 /**
+ * A run by hand under way (`calls/running`): the key the panel started it with, and the
+ * latest progress notification's params (`{progress, total?, message?}`).
+ * @typedef {{ key: string, serverId: string, tool: string, startedAt: number, progress?: JsonValue, }} RunningCall
+ */
+/**
  * How `chat/set` applies settings.
  * @typedef {"site" | "chat"} Scope
  */
@@ -319,7 +324,9 @@
  *   'servers/test': { id: string, },
  *   'tools/list': { serverId?: string, refresh?: boolean, },
  *   'tools/policy': { serverId: string, tool?: string, policy?: ToolPolicy, enabled?: boolean, readOnly?: boolean, seen?: Array<SeenTool>, confirm?: boolean, },
- *   'tools/call': { serverId: string, tool: string, arguments?: JsonValue, },
+ *   'tools/call': { serverId: string, tool: string, arguments?: JsonValue, runKey?: string, },
+ *   'calls/cancel': { key: string, },
+ *   'calls/running': {},
  *   'prompts/list': { serverId: string, },
  *   'prompts/get': { serverId: string, name: string, arguments?: { [key in string]: string }, },
  *   'resources/list': { serverId: string, },
@@ -362,6 +369,8 @@
  *   'tools/list': Array<ToolView>,
  *   'tools/policy': Array<ToolView>,
  *   'tools/call': ManualRun,
+ *   'calls/cancel': boolean,
+ *   'calls/running': Array<RunningCall>,
  *   'prompts/list': JsonValue,
  *   'prompts/get': JsonValue,
  *   'resources/list': JsonValue,
@@ -477,8 +486,12 @@ export const MESSAGES = Object.freeze({
   'tools/list': ['page'],
   /** {serverId, tool?, policy?, enabled?, readOnly?, seen?, confirm?} sets one tool's (or, without tool, every tool's of the server) policy; `readOnly` (with policy `allow`) allows the tools `seen` names ({name, revision}: what the panel showed the user as covered), where each is still that definition and annotated read-only and not destructive; the allowance lapses when the tool changes; `confirm` confirms allowing a destructive tool (without it the core answers `confirm_required`). → [ToolView] */
   'tools/policy': ['page'],
-  /** {serverId, tool, arguments} runs a tool by hand (policy and validation apply). → ManualRun */
+  /** {serverId, tool, arguments, runKey?} runs a tool by hand (policy and validation apply); with `runKey` (letters, digits, - and _) it reports progress (`calls/running`) and `calls/cancel` stops it. → ManualRun */
   'tools/call': ['page'],
+  /** {key} cancels a running call: a chat call (its ledger key; content scripts: their own chat's, after a trusted click on the card) or a run by hand (its runKey). The request is aborted and the server sent notifications/cancelled; the call ends as cancelled. → true when it was still running */
+  'calls/cancel': ['page', 'content'],
+  /** Runs by hand under way, with their latest progress. → [RunningCall] */
+  'calls/running': ['page'],
   /** {serverId} → MCP prompts */
   'prompts/list': ['page'],
   /** {serverId, name, arguments?} → MCP GetPromptResult */

@@ -16,6 +16,7 @@ mod config;
 mod deliver;
 mod elicit;
 mod host;
+mod inflight;
 mod observe;
 mod requests;
 mod run;
@@ -42,6 +43,7 @@ pub use config::{
 pub use deliver::{outcome_of, Delivery};
 pub use elicit::{Elicitation, ELICITATIONS_KEY, ELICITATION_TIMEOUT_MS};
 pub use host::{Host, ProgressFn, Task};
+pub use inflight::{cancelled_error, run_cancel_key, PROGRESS_NOTIFY_MS};
 pub use observe::{page_key, PageAnswer, PageView, TurnView, MAX_PAGES};
 pub use requests::{adapter_for, answer, site_entry, sites_with, web_origin, Io, Sender, Step};
 pub use run::{badge_text, Runner};
@@ -121,6 +123,8 @@ pub struct App {
     /// the streams they came on end with the worker).
     pub elicitations: BTreeMap<String, Elicitation>,
     next_elicitation: u64,
+    /// Runs by hand under way and the calls the user cancelled (not persisted).
+    inflight: inflight::InFlight,
     /// One streaming parser per reply being written (`chat|message`); rebuilt from the text a
     /// content script sends after a restart.
     parsers: HashMap<String, StreamParser>,
@@ -169,6 +173,7 @@ impl App {
             signed_in_by_user: Default::default(),
             elicitations: BTreeMap::new(),
             next_elicitation: 0,
+            inflight: Default::default(),
             parsers: HashMap::new(),
             pages: BTreeMap::new(),
             tools_generation: 0,

@@ -104,7 +104,11 @@ pub enum Io {
         server: String,
         tool: String,
         arguments: Value,
+        run_key: Option<String>,
     },
+    /// Cancel the pool's operation of this key ([`App::cancel_target`]), and answer whether
+    /// it was still running.
+    CallsCancel(String),
     /// An MCP request whose result is the answer.
     Mcp { server: String, op: Operation },
     /// List the tools of servers never listed, then answer [`App::prompt`].
@@ -521,11 +525,26 @@ impl App {
                 server_id,
                 tool,
                 arguments,
+                run_key,
             } => io(Io::ToolsCall {
                 server: required(server_id, "serverId")?,
                 tool: required(tool, "tool")?,
                 arguments: arguments.unwrap_or_else(|| Value::Object(Map::new())),
+                run_key,
             }),
+            Request::CallsCancel { key } => {
+                let key = required(key, "key")?;
+                let sender_chat = match role {
+                    Role::Content => Some(self.chat_for(sender, None)?),
+                    Role::Page => None,
+                };
+                io(Io::CallsCancel(self.cancel_target(
+                    role,
+                    sender_chat.as_deref(),
+                    &key,
+                )?))
+            }
+            Request::CallsRunning {} => done(answer::<answers::CallsRunning>(self.running_view())),
             Request::PromptsList { server_id } => io(Io::Mcp {
                 server: required(server_id, "serverId")?,
                 op: Operation::ListPrompts,
