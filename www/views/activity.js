@@ -1,7 +1,8 @@
 // @ts-check
 // Activity: the tool chain of the current chat as it happens. Each call shows its arguments,
 // progress, duration, result or error; pending calls wait for Run / Deny / Always allow; a call
-// whose outcome is unknown (timed out, worker stopped) runs again only on an explicit click.
+// whose outcome is unknown (timed out, worker stopped) runs again only on an explicit click; a
+// running call shows its progress and a Cancel (the core aborts it and tells the server).
 //
 // The ledger lives in chrome.storage (keys starting with "ledger"): a change there refreshes
 // the list at once, and while calls are pending or running the view also polls once a second.
@@ -88,6 +89,16 @@ export function mountActivity(section, app) {
     await refresh();
   }
 
+  /** @param {import('../../extension/contract.js').CallRecord} record */
+  async function cancel(record) {
+    try {
+      await call('calls/cancel', { key: record.key });
+    } catch (e) {
+      status.replaceChildren(errorView(e));
+    }
+    await refresh();
+  }
+
   function render() {
     const sorted = [...records].sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0) || (a.startedAt ?? 0) - (b.startedAt ?? 0));
     const pending = sorted.filter((r) => r.state === 'pending').length;
@@ -99,7 +110,7 @@ export function mountActivity(section, app) {
       return;
     }
     // Newest first: the call that needs attention is at the top.
-    list.replaceChildren(...sorted.reverse().map((r) => callView(r, { onDecide: (d) => decide(r, d) })));
+    list.replaceChildren(...sorted.reverse().map((r) => callView(r, { onDecide: (d) => decide(r, d), onCancel: () => cancel(r) })));
   }
 
   build();
