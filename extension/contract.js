@@ -306,6 +306,10 @@
  * Why a pending call waits.
  * @typedef {"auto_run_off" | "policy_ask"} WaitReason
  */
+/**
+ * One line of the protocol log.
+ * @typedef {{ at: number, dir: string, kind: string, exchange: number, method?: string, url?: string, status?: number, headers: Array<[string, string]>, text?: string, cut?: number, }} WireEntry
+ */
 
 // ---- messages (generated from relay_core::contract::request) ------------------------------
 
@@ -321,6 +325,7 @@
  *   'servers/signIn': { id: string, },
  *   'servers/signOut': { id: string, },
  *   'servers/export': {},
+ *   'servers/log': { id: string, clear?: boolean, },
  *   'servers/test': { id: string, },
  *   'tools/list': { serverId?: string, refresh?: boolean, },
  *   'tools/policy': { serverId: string, tool?: string, policy?: ToolPolicy, enabled?: boolean, readOnly?: boolean, seen?: Array<SeenTool>, confirm?: boolean, },
@@ -365,6 +370,7 @@
  *   'servers/signIn': ServerView,
  *   'servers/signOut': ServerView,
  *   'servers/export': ExportAnswer,
+ *   'servers/log': Array<WireEntry>,
  *   'servers/test': ServerView,
  *   'tools/list': Array<ToolView>,
  *   'tools/policy': Array<ToolView>,
@@ -480,6 +486,8 @@ export const MESSAGES = Object.freeze({
   'servers/signOut': ['page'],
   /** → {mcpServers: {...}} without secrets */
   'servers/export': ['page'],
+  /** {id, clear?} the server's protocol log since the worker started: every request (headers and body), status and message back, secrets masked, the last 200 entries (with clear: emptied after it is read). → [WireEntry] */
+  'servers/log': ['page'],
   /** {id} connects and lists tools. → ServerView */
   'servers/test': ['page'],
   /** {serverId?, refresh?} → [ToolView] (cached, 5 min TTL) */

@@ -106,6 +106,8 @@ pub enum Io {
         arguments: Value,
         run_key: Option<String>,
     },
+    /// Answer a server's protocol log (and empty it, with `clear`).
+    ServersLog { id: String, clear: bool },
     /// Cancel the pool's operation of this key ([`App::cancel_target`]), and answer whether
     /// it was still running.
     CallsCancel(String),
@@ -543,6 +545,16 @@ impl App {
                     sender_chat.as_deref(),
                     &key,
                 )?))
+            }
+            Request::ServersLog { id, clear } => {
+                let id = required(id, "id")?;
+                if !self.config.servers.iter().any(|s| s.id == id) {
+                    return Err(invalid(format!("no server '{id}'")));
+                }
+                io(Io::ServersLog {
+                    id,
+                    clear: clear.unwrap_or(false),
+                })
             }
             Request::CallsRunning {} => done(answer::<answers::CallsRunning>(self.running_view())),
             Request::PromptsList { server_id } => io(Io::Mcp {

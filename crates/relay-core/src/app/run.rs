@@ -376,6 +376,16 @@ impl<H: Host> Runner<H> {
                     .manual_done(&server, &tool, sent, result, duration)
                     .map(answer::<answers::ToolsCall>)
             }
+            Io::ServersLog { id, clear } => {
+                let entries = self.host.pool(|pool, _| {
+                    let entries = pool.wire_log(&id);
+                    if clear {
+                        pool.clear_wire_log(&id);
+                    }
+                    entries
+                });
+                Ok(answer::<answers::ServersLog>(entries))
+            }
             Io::CallsCancel(cancel_key) => {
                 let cancelled = self.host.pool(|pool, now| pool.cancel(&cancel_key, now));
                 if cancelled {

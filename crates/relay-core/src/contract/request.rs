@@ -242,6 +242,12 @@ messages! {
         }
     ServersExport = "servers/export", roles: PAGE, doc: "→ {mcpServers: {...}} without secrets",
         answer: ExportAnswer, {}
+    ServersLog = "servers/log", roles: PAGE,
+        doc: "{id, clear?} the server's protocol log since the worker started: every request (headers and body), status and message back, secrets masked, the last 200 entries (with clear: emptied after it is read). → [WireEntry]",
+        answer: Vec<crate::client::wire_log::WireEntry>, {
+            #[serde(default, deserialize_with = "lenient::text")] id: String,
+            #[serde(default, deserialize_with = "lenient::flag")] clear: Option<bool>,
+        }
     ServersTest = "servers/test", roles: PAGE, doc: "{id} connects and lists tools. → ServerView",
         answer: ServerView, {
             #[serde(default, deserialize_with = "lenient::text")] id: String,
