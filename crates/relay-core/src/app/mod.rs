@@ -274,6 +274,30 @@ impl App {
             .count()
     }
 
+    /// The toolbar badge of each chat tab the app knows (its calls' tabs and the tabs whose
+    /// pages it follows): how many calls wait for the user there (`""` for none).
+    pub fn tab_badges(&self) -> BTreeMap<i64, String> {
+        let mut counts: BTreeMap<i64, usize> = BTreeMap::new();
+        for tab in self
+            .pages
+            .keys()
+            .filter_map(|k| k.split('/').next()?.parse().ok())
+        {
+            counts.entry(tab).or_default();
+        }
+        for call in self.ledger.calls.values() {
+            if let Some(tab) = tab_of(&call.chat) {
+                let count = counts.entry(tab).or_default();
+                if call.state == crate::policy::CallState::Pending {
+                    *count += 1;
+                }
+            }
+        }
+        (counts.into_iter())
+            .map(|(tab, n)| (tab, run::badge_text(n)))
+            .collect()
+    }
+
     /// Sets one chat's own settings (an override): its site's remembered settings and the
     /// site's other chats are unchanged.
     pub fn set_chat_only(&mut self, chat: &str, settings: ChatSettings) -> Vec<Effect> {

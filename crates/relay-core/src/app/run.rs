@@ -40,6 +40,8 @@ pub struct Runner<H: Host> {
     pub app: RefCell<App>,
     /// Whether the stored state is in the app yet ([`Runner::ensure_loaded`]).
     loaded: RefCell<Load>,
+    /// The badge text each chat tab was last given.
+    badges: RefCell<BTreeMap<i64, String>>,
 }
 
 /// Where the state's load stands.
@@ -85,6 +87,7 @@ impl<H: Host> Runner<H> {
             host,
             app: RefCell::new(App::default()),
             loaded: RefCell::new(Load::NotYet),
+            badges: RefCell::new(BTreeMap::new()),
         })
     }
 
@@ -511,7 +514,21 @@ impl<H: Host> Runner<H> {
                 // The toolbar badge follows the ledger (calls waiting for the user), set first
                 // so a panel that hears of the ledger change reads the new count.
                 let pending = self.app.borrow().pending_count();
-                self.host.badge(&badge_text(pending)).await;
+                self.host.badge(None, &badge_text(pending)).await;
+                // Each chat tab shows its own count; only what changed is set.
+                let badges = self.app.borrow().tab_badges();
+                let changed: Vec<(i64, String)> = {
+                    let mut shown = self.badges.borrow_mut();
+                    let changed = (badges.iter())
+                        .filter(|(tab, text)| shown.get(tab) != Some(text))
+                        .map(|(tab, text)| (*tab, text.clone()))
+                        .collect();
+                    *shown = badges;
+                    changed
+                };
+                for (tab, text) in changed {
+                    self.host.badge(Some(tab), &text).await;
+                }
             }
             for op in ops {
                 let done = match &op {
