@@ -96,7 +96,7 @@
  */
 /**
  * Every kind of error the core and the extension's edges report: a stable machine name.
- * @typedef {"invalid_argument" | "internal" | "tab" | "storage" | "unavailable" | "malformed" | "unknown_message" | "forbidden" | "invalid_state" | "confirm_required" | "quoted" | "limit" | "denied" | "invalid" | "unknown" | "connection" | "auth" | "http" | "protocol" | "rpc" | "tool" | "timeout" | "outcome_unknown" | "retries_exhausted" | "cancelled" | "session_expired" | "unsupported_protocol_version" | "redirected" | "foreign_endpoint" | "config" | "auth_bad_url" | "auth_discovery" | "auth_resource_mismatch" | "auth_issuer_mismatch" | "auth_pkce_unsupported" | "auth_no_client" | "auth_endpoint" | "auth_invalid_response" | "auth_transport" | "auth_denied" | "auth_bad_redirect" | "auth_browser" | "auth_too_many_attempts" | "auth_forbidden" | "auth_state" | "permission" | "no_answer" | "no_chat"} ErrorKind
+ * @typedef {"invalid_argument" | "internal" | "tab" | "storage" | "unavailable" | "malformed" | "unknown_message" | "forbidden" | "invalid_state" | "confirm_required" | "quoted" | "limit" | "denied" | "invalid" | "unknown" | "connection" | "auth" | "http" | "protocol" | "rpc" | "tool" | "timeout" | "outcome_unknown" | "retries_exhausted" | "cancelled" | "session_expired" | "unsupported_protocol_version" | "redirected" | "foreign_endpoint" | "config" | "auth_bad_url" | "auth_discovery" | "auth_resource_mismatch" | "auth_issuer_mismatch" | "auth_pkce_unsupported" | "auth_no_client" | "auth_endpoint" | "auth_invalid_response" | "auth_transport" | "auth_denied" | "auth_bad_redirect" | "auth_browser" | "auth_too_many_attempts" | "auth_forbidden" | "auth_state" | "permission" | "no_answer" | "no_chat" | "field_invalid"} ErrorKind
  */
 /**
  * The answer to `servers/export`: the servers without secrets, by name.
@@ -108,7 +108,7 @@
  */
 /**
  * One field of a form elicitation.
- * @typedef {{ name: string, kind: string, title: string | null, description: string | null, required: boolean, default: JsonValue | null, options: Array<JsonValue> | null, min: number | null, max: number | null, secret: string | null, }} Field
+ * @typedef {{ name: string, kind: string, title: string | null, description: string | null, required: boolean, default: JsonValue | null, options: Array<JsonValue> | null, min: number | null, max: number | null, format: string | null, pattern: string | null, secret: string | null, }} Field
  */
 /**
  * A header of a server. In a [`ServerView`], values of secret headers (marked `secret`, or with
@@ -182,6 +182,11 @@
 /**
  * Who sent a message, as the service worker established from `chrome.runtime.MessageSender`.
  * @typedef {"page" | "content"} Role
+ */
+/**
+ * A run by hand under way (`calls/running`): the key the panel started it with, and the
+ * latest progress notification's params (`{progress, total?, message?}`).
+ * @typedef {{ key: string, serverId: string, tool: string, startedAt: number, progress?: JsonValue, }} RunningCall
  */
 /**
  * How `chat/set` applies settings.
@@ -307,6 +312,10 @@
  * Why a pending call waits.
  * @typedef {"auto_run_off" | "policy_ask"} WaitReason
  */
+/**
+ * One line of the protocol log.
+ * @typedef {{ at: number, dir: string, kind: string, exchange: number, method?: string, url?: string, status?: number, headers: Array<[string, string]>, text?: string, cut?: number, }} WireEntry
+ */
 
 // ---- messages (generated from relay_core::contract::request) ------------------------------
 
@@ -322,10 +331,13 @@
  *   'servers/signIn': { id: string, },
  *   'servers/signOut': { id: string, },
  *   'servers/export': {},
+ *   'servers/log': { id: string, clear?: boolean, },
  *   'servers/test': { id: string, },
  *   'tools/list': { serverId?: string, refresh?: boolean, },
  *   'tools/policy': { serverId: string, tool?: string, policy?: ToolPolicy, enabled?: boolean, readOnly?: boolean, seen?: Array<SeenTool>, confirm?: boolean, },
- *   'tools/call': { serverId: string, tool: string, arguments?: JsonValue, },
+ *   'tools/call': { serverId: string, tool: string, arguments?: JsonValue, runKey?: string, },
+ *   'calls/cancel': { key: string, },
+ *   'calls/running': {},
  *   'prompts/list': { serverId: string, },
  *   'prompts/get': { serverId: string, name: string, arguments?: { [key in string]: string }, },
  *   'resources/list': { serverId: string, },
@@ -364,10 +376,13 @@
  *   'servers/signIn': ServerView,
  *   'servers/signOut': ServerView,
  *   'servers/export': ExportAnswer,
+ *   'servers/log': Array<WireEntry>,
  *   'servers/test': ServerView,
  *   'tools/list': Array<ToolView>,
  *   'tools/policy': Array<ToolView>,
  *   'tools/call': ManualRun,
+ *   'calls/cancel': boolean,
+ *   'calls/running': Array<RunningCall>,
  *   'prompts/list': JsonValue,
  *   'prompts/get': JsonValue,
  *   'resources/list': JsonValue,
@@ -451,6 +466,7 @@ export const ERROR_KINDS = Object.freeze({
   'permission': [],
   'no_answer': [],
   'no_chat': [],
+  'field_invalid': ['field'],
 });
 
 /**
@@ -496,14 +512,20 @@ export const MESSAGES = Object.freeze({
   'servers/signOut': ['page'],
   /** → {mcpServers: {...}} without secrets */
   'servers/export': ['page'],
+  /** {id, clear?} the server's protocol log since the worker started: every request (headers and body), status and message back, secrets masked, the last 200 entries (with clear: emptied after it is read). → [WireEntry] */
+  'servers/log': ['page'],
   /** {id} connects and lists tools. → ServerView */
   'servers/test': ['page'],
   /** {serverId?, refresh?} → [ToolView] (cached, 5 min TTL) */
   'tools/list': ['page'],
   /** {serverId, tool?, policy?, enabled?, readOnly?, seen?, confirm?} sets one tool's (or, without tool, every tool's of the server) policy; `readOnly` (with policy `allow`) allows the tools `seen` names ({name, revision}: what the panel showed the user as covered), where each is still that definition and annotated read-only and not destructive; the allowance lapses when the tool changes; `confirm` confirms allowing a destructive tool (without it the core answers `confirm_required`). → [ToolView] */
   'tools/policy': ['page'],
-  /** {serverId, tool, arguments} runs a tool by hand (policy and validation apply). → ManualRun */
+  /** {serverId, tool, arguments, runKey?} runs a tool by hand (policy and validation apply); with `runKey` (letters, digits, - and _) it reports progress (`calls/running`) and `calls/cancel` stops it. → ManualRun */
   'tools/call': ['page'],
+  /** {key} cancels a running call: a chat call (its ledger key; content scripts: their own chat's, after a trusted click on the card) or a run by hand (its runKey). The request is aborted and the server sent notifications/cancelled; the call ends as cancelled. → true when it was still running */
+  'calls/cancel': ['page', 'content'],
+  /** Runs by hand under way, with their latest progress. → [RunningCall] */
+  'calls/running': ['page'],
   /** {serverId} → MCP prompts */
   'prompts/list': ['page'],
   /** {serverId, name, arguments?} → MCP GetPromptResult */

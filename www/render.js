@@ -150,8 +150,11 @@ export function stateMark(record) {
   return STATE_MARK[record.state] || '·';
 }
 
-/** @param {any} p a progress notification's params */
-function progressView(p) {
+/**
+ * A call's progress: a bar when the server said the total, and the message and count.
+ * @param {any} p a progress notification's params
+ */
+export function progressView(p) {
   if (p === null || p === undefined) return null;
   if (typeof p !== 'object') return h('p', { class: 'progress', text: String(p) });
   const value = Number(p.progress);
@@ -171,11 +174,18 @@ function progressView(p) {
  */
 /**
  * @param {CallShown} record
- * @param {{onDecide?: (decision: import('../extension/contract.js').UserDecision) => void}} [options]
+ * @param {{onDecide?: (decision: import('../extension/contract.js').UserDecision) => void, onCancel?: () => void}} [options]
+ *   onCancel: a running call shows Cancel (the core aborts it and tells the server)
  */
-export function callView(record, { onDecide } = {}) {
+export function callView(record, { onDecide, onCancel } = {}) {
   const state = String(record.state || 'unknown');
   const buttons = [];
+  if (onCancel && state === 'running') {
+    buttons.push(h('button', { type: 'button', class: 'danger', text: t('callCancel'), dataset: { action: 'cancel' }, on: { click: (/** @type {Event} */ ev) => {
+      /** @type {HTMLButtonElement} */ (ev.currentTarget).disabled = true;
+      onCancel();
+    } } }));
+  }
   if (onDecide && state === 'pending') {
     buttons.push(
       h('button', { type: 'button', class: 'primary', text: t('callRun'), dataset: { decision: 'run' }, on: { click: () => onDecide('run') } }),

@@ -1,7 +1,9 @@
 // @ts-check
 // Activity: the tool chain of the current chat as it happens. Each call shows its arguments,
 // progress, duration, result or error; pending calls wait for Run / Deny / Always allow; a call
-// whose outcome is unknown (timed out, worker stopped) runs again only on an explicit click.
+// whose outcome is unknown (timed out, worker stopped) runs again only on an explicit click; a
+// running call shows its progress and a Cancel (the core aborts it and tells the server). The
+// chat's calls export as JSON or Markdown.
 //
 // The ledger lives in chrome.storage (keys starting with "ledger"): a change there refreshes
 // the list at once, and while calls are pending or running the view also polls once a second.
@@ -9,6 +11,7 @@ import { h } from '../dom.js';
 import { t } from '../i18n.js';
 import { call, describeError, errorView, currentChat, onTabChange, poll, touches } from '../core.js';
 import { callView, stateMark } from '../render.js';
+import { activityMarkdown, download, fileSafe } from '../export.js';
 
 /**
  * @param {HTMLElement} section
@@ -27,9 +30,37 @@ export function mountActivity(section, app) {
   const list = h('div', { class: 'call-list', attrs: { 'aria-live': 'polite', 'aria-relevant': 'additions text' } });
   const pendingNote = h('p', { class: 'notice', hidden: true, attrs: { role: 'status' } });
 
+  /** @param {'json' | 'md'} format */
+  function exportAs(format) {
+    let host = 'chat';
+    try {
+      host = chat ? new URL(chat.url).host : host;
+    } catch {
+      // keep 'chat'
+    }
+    const name = `mcp-activity-${fileSafe(host)}`;
+    if (format === 'json') {
+      download(`${name}.json`, JSON.stringify({ chat: chat && chat.url, calls: records }, null, 2), 'application/json');
+      return;
+    }
+    const labels = {
+      state: (/** @type {string} */ s) => t('state_' + s),
+      arguments: t('callArguments'), result: t('exportResult'), error: t('exportError'),
+      server: t('exportServer'), started: t('exportStarted'),
+    };
+    download(`${name}.md`, activityMarkdown(records, { title: t('activityTitle'), chat: chat ? chat.url : '', labels }), 'text/markdown');
+  }
+
+  const exports = h('div', { class: 'actions export-actions' },
+    h('button', { type: 'button', dataset: { action: 'export-json' }, on: { click: () => exportAs('json') } }),
+    h('button', { type: 'button', dataset: { action: 'export-md' }, on: { click: () => exportAs('md') } }));
+
   function build() {
     chain.setAttribute('aria-label', t('activityChain'));
-    section.replaceChildren(h('h2', { text: t('activityTitle') }), who, pendingNote, chain, status, list);
+    const [asJson, asMd] = /** @type {HTMLButtonElement[]} */ ([...exports.children]);
+    asJson.textContent = t('activityExportJson');
+    asMd.textContent = t('activityExportMarkdown');
+    section.replaceChildren(h('h2', { text: t('activityTitle') }), who, pendingNote, exports, chain, status, list);
   }
 
   async function refresh() {
@@ -89,18 +120,29 @@ export function mountActivity(section, app) {
     await refresh();
   }
 
+  /** @param {import('../../extension/contract.js').CallRecord} record */
+  async function cancel(record) {
+    try {
+      await call('calls/cancel', { key: record.key });
+    } catch (e) {
+      status.replaceChildren(errorView(e));
+    }
+    await refresh();
+  }
+
   function render() {
     const sorted = [...records].sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0) || (a.startedAt ?? 0) - (b.startedAt ?? 0));
     const pending = sorted.filter((r) => r.state === 'pending').length;
     pendingNote.hidden = pending === 0;
     pendingNote.textContent = pending ? t('activityPending', pending) : '';
+    for (const b of /** @type {HTMLButtonElement[]} */ ([...exports.children])) b.disabled = sorted.length === 0;
     chain.replaceChildren(...sorted.map((r) => h('li', { class: `chip state-${r.state}`, text: `${r.tool} ${stateMark(r)}` })));
     if (!sorted.length) {
       list.replaceChildren(h('p', { class: 'empty', text: chat ? t('activityEmpty') : '' }));
       return;
     }
     // Newest first: the call that needs attention is at the top.
-    list.replaceChildren(...sorted.reverse().map((r) => callView(r, { onDecide: (d) => decide(r, d) })));
+    list.replaceChildren(...sorted.reverse().map((r) => callView(r, { onDecide: (d) => decide(r, d), onCancel: () => cancel(r) })));
   }
 
   build();

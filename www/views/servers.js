@@ -1,6 +1,7 @@
 // @ts-check
 // Servers: the configured MCP servers with their live state, and adding, editing, removing,
-// enabling, testing, importing (mcpServers JSON) and exporting them.
+// enabling, testing, importing (mcpServers JSON) and exporting them; each card folds the
+// server's protocol log (www/wire-log.js).
 //
 // Shapes (crates/relay-core/src/contract.rs): ServerView = {id, name, url, transport, headers:
 // [{name, value, secret?}] (values of secret-marked and secret-looking headers masked "••••",
@@ -11,6 +12,7 @@ import { h, field, select, toggle, nextId, copyText } from '../dom.js';
 import { t } from '../i18n.js';
 import { call, errorView, requestHostPermission, remoteOrigin, poll, touches } from '../core.js';
 import { duration } from '../render.js';
+import { wireLog } from '../wire-log.js';
 
 /** A header value the core masked; sending it back keeps the stored secret. */
 export const MASK = '••••';
@@ -181,7 +183,8 @@ export function mountServers(section, app) {
         h('button', { type: 'button', dataset: { action: 'refresh' }, text: t('serverRefresh'), on: { click: busy(() => call('tools/list', { serverId: s.id, refresh: true }), { connecting: true }) } }),
         h('button', { type: 'button', dataset: { action: 'edit' }, text: t('serverEdit'), on: { click: () => dialog.open(s) } }),
         removeBtn),
-      removeArea);
+      removeArea,
+      wireLog(s.id, s.name || s.id));
   }
 
   build();

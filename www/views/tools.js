@@ -1,7 +1,8 @@
 // @ts-check
 // Tools: every tool of every server, grouped by server and searchable, with its description and
 // parameters, its policy (allow / ask / deny) and enabled switch, bulk settings per server, and a
-// form generated from its input schema to run it by hand.
+// form generated from its input schema to run it by hand (or all arguments as one JSON object,
+// checked as typed), with the run's progress and a Cancel while it runs.
 //
 // ToolView = MCP Tool + {serverId, policy: allow|ask|deny, enabled, revision, readOnly, allowedBy?,
 // changed} (crates/relay-core/src/contract/views.rs). "Allow read-only tools" first shows which
@@ -9,9 +10,9 @@
 // them as they were shown, and a tool that changes or appears later asks again.
 import { h, select, nextId, json } from '../dom.js';
 import { t } from '../i18n.js';
-import { call, describeError, errorText, errorView, touches, withCode } from '../core.js';
+import { call, describeError, errorText, errorView, poll, touches, withCode } from '../core.js';
 import { schemaForm, editType, resolve } from '../schema-form.js';
-import { callView } from '../render.js';
+import { callView, progressView } from '../render.js';
 
 const POLICIES = ['allow', 'ask', 'deny'];
 
@@ -216,19 +217,84 @@ export function mountTools(section, app) {
         }
       },
     }));
-    const formEl = h('form', { class: 'run-form stack' }, h('h4', { text: t('toolRunTitle') }), form.element, h('div', { class: 'actions' }, run), out);
+    // The JSON editor mode: all arguments as one JSON object, checked as it is typed.
+    const jsonArea = h('textarea', { class: 'mono json-editor', rows: 6, spellcheck: false, hidden: true, dataset: { editor: 'arguments' }, attrs: { 'aria-label': t('toolArgsJson') } });
+    const jsonError = h('small', { class: 'field-error', attrs: { role: 'alert' } });
+    const jsonRead = () => {
+      let value;
+      try {
+        value = JSON.parse(jsonArea.value.trim() || '{}');
+      } catch (e) {
+        throw new Error(t('formBadJson', /** @type {Error} */ (e).message));
+      }
+      if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error(t('formJsonType', 'object'));
+      return value;
+    };
+    const jsonCheck = () => {
+      try {
+        jsonRead();
+        jsonError.textContent = '';
+        jsonArea.removeAttribute('aria-invalid');
+        return true;
+      } catch (e) {
+        jsonError.textContent = /** @type {Error} */ (e).message;
+        jsonArea.setAttribute('aria-invalid', 'true');
+        return false;
+      }
+    };
+    jsonArea.addEventListener('input', jsonCheck);
+    const jsonMode = h('input', { type: 'checkbox', dataset: { action: 'json-mode' } });
+    jsonMode.addEventListener('change', () => {
+      if (jsonMode.checked) {
+        const args = form.collect();
+        jsonArea.value = json(args.ok ? args.value : {});
+        jsonCheck();
+      }
+      jsonArea.hidden = !jsonMode.checked;
+      form.element.hidden = jsonMode.checked;
+      jsonError.hidden = !jsonMode.checked;
+    });
+    const formEl = h('form', { class: 'run-form stack' }, h('h4', { text: t('toolRunTitle') }),
+      h('label', { class: 'check' }, jsonMode, ' ', t('toolArgsJsonMode')),
+      form.element, jsonArea, jsonError, h('div', { class: 'actions' }, run), out);
     formEl.addEventListener('submit', async (ev) => {
       ev.preventDefault();
-      const args = form.collect();
-      if (!args.ok) return;
+      /** @type {Record<string, unknown>} */
+      let value;
+      if (jsonMode.checked) {
+        if (!jsonCheck()) return;
+        value = jsonRead();
+      } else {
+        const args = form.collect();
+        if (!args.ok) return;
+        value = args.value || {};
+      }
       run.disabled = true;
       run.setAttribute('aria-busy', 'true');
-      out.replaceChildren(h('p', { class: 'muted', text: t('toolRunning') }));
+      // While it runs: its progress (a bar when the server says the total) and Cancel, which
+      // stops the request and tells the server.
+      const runKey = crypto.randomUUID();
+      const progress = h('div', { class: 'run-progress' });
+      const cancel = h('button', { type: 'button', class: 'danger', dataset: { action: 'cancel' }, text: t('callCancel'), on: { click: async () => {
+        cancel.disabled = true;
+        try {
+          await call('calls/cancel', { key: runKey });
+        } catch (e) {
+          out.append(errorView(e));
+        }
+      } } });
+      out.replaceChildren(h('div', { class: 'running', dataset: { run: runKey } }, h('p', { class: 'muted', text: t('toolRunning') }), progress, h('div', { class: 'actions' }, cancel)));
+      const stop = poll(async () => {
+        const running = await call('calls/running');
+        const mine = running.find((r) => r.key === runKey);
+        if (mine && mine.progress) progress.replaceChildren(progressView(mine.progress) || '');
+      }, 300);
       try {
-        showRecord(await call('tools/call', { serverId: tool.serverId, tool: tool.name, arguments: args.value }));
+        showRecord(await call('tools/call', { serverId: tool.serverId, tool: tool.name, arguments: value, runKey }));
       } catch (e) {
         out.replaceChildren(errorView(e));
       } finally {
+        stop();
         run.disabled = false;
         run.removeAttribute('aria-busy');
       }

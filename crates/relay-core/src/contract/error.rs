@@ -134,6 +134,8 @@ error_kinds! {
     NoAnswer = "no_answer",
     /// The panel: no chat tab is active.
     NoChat = "no_chat",
+    /// A field of a server's question was left empty or does not fit (the question stays open).
+    FieldInvalid = "field_invalid" ["field"],
 }
 
 /// Declares [`ErrorCause`] with its wire names from one list.

@@ -180,6 +180,20 @@ pub struct ManualRun {
     pub duration_ms: u64,
 }
 
+/// A run by hand under way (`calls/running`): the key the panel started it with, and the
+/// latest progress notification's params (`{progress, total?, message?}`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
+#[serde(rename_all = "camelCase")]
+pub struct RunningCall {
+    pub key: String,
+    pub server_id: String,
+    pub tool: String,
+    pub started_at: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub progress: Option<Value>,
+}
+
 /// Where a chat's settings come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

@@ -109,15 +109,21 @@ pub(super) async fn sync_origin_rules(servers: &[ServerConfig]) -> Result<(), Er
     Ok(())
 }
 
-/// Shows `text` on the toolbar icon (nothing when empty). Outside an extension (Node, tests)
-/// the API is absent and nothing happens.
-pub(super) async fn set_badge(text: &str) {
+/// Shows `text` on the toolbar icon (nothing when empty), of one tab or of every tab without
+/// its own. Outside an extension (Node, tests) the API is absent and nothing happens.
+pub(super) async fn set_badge(tab: Option<i64>, text: &str) {
+    let with_tab = |mut v: serde_json::Value| {
+        if let Some(tab) = tab {
+            v["tabId"] = json!(tab);
+        }
+        v
+    };
     for (set, arg) in [
         (
             action_set_badge_background_color as fn(&JsValue) -> _,
-            json!({"color": "#c62828"}),
+            with_tab(json!({"color": "#c62828"})),
         ),
-        (action_set_badge_text, json!({"text": text})),
+        (action_set_badge_text, with_tab(json!({"text": text}))),
     ] {
         if let Ok(p) = to_js(&arg).and_then(|arg| set(&arg)) {
             let _ = JsFuture::from(p).await;

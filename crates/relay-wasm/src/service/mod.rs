@@ -155,8 +155,8 @@ impl Host for Browser {
         chrome::release_origin(origin).await;
     }
 
-    async fn badge(&self, text: &str) {
-        chrome::set_badge(text).await;
+    async fn badge(&self, tab: Option<i64>, text: &str) {
+        chrome::set_badge(tab, text).await;
     }
 
     async fn mcp(
