@@ -34,7 +34,7 @@
  */
 /**
  * Which of the accepted shapes a call was written in.
- * @typedef {"tool" | "tool_args" | "tool_name" | "openai" | "json_lines" | "xml"} CallFormat
+ * @typedef {"tool" | "tool_args" | "tool_name" | "openai" | "json_lines" | "xml" | "tool_tag"} CallFormat
  */
 /**
  * One call in the ledger.
