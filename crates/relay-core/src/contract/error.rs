@@ -134,6 +134,8 @@ error_kinds! {
     NoAnswer = "no_answer",
     /// The panel: no chat tab is active.
     NoChat = "no_chat",
+    /// The native host (local servers) could not be started or refused a request.
+    LocalHost = "local_host",
 }
 
 impl std::fmt::Display for ErrorKind {

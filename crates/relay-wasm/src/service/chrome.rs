@@ -38,6 +38,10 @@ extern "C" {
     #[wasm_bindgen(catch, js_namespace = ["chrome", "action"], js_name = setBadgeBackgroundColor)]
     fn action_set_badge_background_color(details: &JsValue) -> Result<js_sys::Promise, JsValue>;
 
+    /// `relayNative(request)` (extension/native.js): one request on the native host's port.
+    #[wasm_bindgen(catch, js_name = relayNative)]
+    fn relay_native(request: &JsValue) -> Result<js_sys::Promise, JsValue>;
+
     /// `chrome.runtime.getURL(path)`: `chrome-extension://<id>/<path>`.
     #[wasm_bindgen(catch, js_namespace = ["chrome", "runtime"], js_name = getURL)]
     fn runtime_get_url(path: &str) -> Result<String, JsValue>;
@@ -123,4 +127,11 @@ pub(super) async fn set_badge(text: &str) {
             let _ = JsFuture::from(p).await;
         }
     }
+}
+
+/// One request to the native host; an error when Chrome cannot start it.
+pub(super) async fn native(request: &Value) -> HandlerResult {
+    let failed = |e: JsValue| ErrorBody::new(ErrorKind::LocalHost, message(&e, "no native host"));
+    let promise = relay_native(&to_js(request).map_err(failed)?).map_err(failed)?;
+    from_js(JsFuture::from(promise).await.map_err(failed)?, "host answer").map_err(failed)
 }

@@ -199,4 +199,8 @@ impl Host for Browser {
             None => Err("no DPoP key for this server".to_owned()),
         }
     }
+
+    async fn native(&self, request: &Value) -> HandlerResult {
+        chrome::native(request).await
+    }
 }
