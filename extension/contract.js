@@ -96,7 +96,7 @@
  */
 /**
  * Every kind of error the core and the extension's edges report: a stable machine name.
- * @typedef {"invalid_argument" | "internal" | "tab" | "storage" | "unavailable" | "malformed" | "unknown_message" | "forbidden" | "invalid_state" | "confirm_required" | "quoted" | "limit" | "denied" | "invalid" | "unknown" | "connection" | "auth" | "http" | "protocol" | "rpc" | "tool" | "timeout" | "outcome_unknown" | "retries_exhausted" | "cancelled" | "session_expired" | "unsupported_protocol_version" | "redirected" | "foreign_endpoint" | "config" | "auth_bad_url" | "auth_discovery" | "auth_resource_mismatch" | "auth_issuer_mismatch" | "auth_pkce_unsupported" | "auth_no_client" | "auth_endpoint" | "auth_invalid_response" | "auth_transport" | "auth_denied" | "auth_bad_redirect" | "auth_browser" | "auth_too_many_attempts" | "auth_forbidden" | "auth_state" | "permission" | "no_answer" | "no_chat" | "field_invalid"} ErrorKind
+ * @typedef {"invalid_argument" | "internal" | "tab" | "storage" | "unavailable" | "malformed" | "unknown_message" | "forbidden" | "invalid_state" | "confirm_required" | "quoted" | "limit" | "denied" | "invalid" | "unknown" | "connection" | "auth" | "http" | "protocol" | "rpc" | "tool" | "timeout" | "outcome_unknown" | "retries_exhausted" | "cancelled" | "session_expired" | "unsupported_protocol_version" | "redirected" | "foreign_endpoint" | "config" | "auth_bad_url" | "auth_discovery" | "auth_resource_mismatch" | "auth_issuer_mismatch" | "auth_pkce_unsupported" | "auth_no_client" | "auth_endpoint" | "auth_invalid_response" | "auth_transport" | "auth_denied" | "auth_bad_redirect" | "auth_browser" | "auth_too_many_attempts" | "auth_forbidden" | "auth_state" | "permission" | "no_answer" | "no_chat" | "field_invalid" | "local_host"} ErrorKind
  */
 /**
  * The answer to `servers/export`: the servers without secrets, by name.
@@ -139,6 +139,30 @@
 /**
  * What deserves the user's attention about a link, worst first.
  * @typedef {"userinfo" | "international" | "unencrypted"} LinkWarning
+ */
+/**
+ * The host added these servers after the user confirmed them (`local/propose`).
+ * @typedef {{ added: Array<string>, }} LocalAdded
+ */
+/**
+ * The native host and its servers (`local/list`).
+ * @typedef {{ installed: boolean, error: string | null, install: string, servers: Array<LocalServerView>, }} LocalHostView
+ */
+/**
+ * A server's recent stderr lines and the host's notes (`local/log`).
+ * @typedef {{ name: string, lines: Array<string>, }} LocalLogView
+ */
+/**
+ * What `local/plan` found in a file: entries the host can run, and those it cannot.
+ * @typedef {{ servers: Array<LocalProposal>, skipped: Array<SkippedServer>, }} LocalPlanView
+ */
+/**
+ * A stdio entry of an `mcpServers` file, as the local host would run it (`local/plan`).
+ * @typedef {{ name: string, command: string, args: Array<string>, env: { [key in string]: string }, cwd: string | null, display: string, }} LocalProposal
+ */
+/**
+ * One server of the host's list.
+ * @typedef {{ name: string, command: string, status: string, detail: string, crashes: number, serverId: string | null, }} LocalServerView
  */
 /**
  * The answer to `tools/call`: how a run by hand ended.
@@ -221,7 +245,7 @@
  */
 /**
  * A configured server as the side panel shows it: secret header values masked.
- * @typedef {{ id: string, name: string, url: string, transport: TransportKind, headers: Array<Header>, timeoutMs: number, enabled: boolean, auth: ServerAuth | null, state: ServerState, }} ServerView
+ * @typedef {{ id: string, name: string, url: string, transport: TransportKind, headers: Array<Header>, timeoutMs: number, enabled: boolean, auth: ServerAuth | null, state: ServerState, local?: string, }} ServerView
  */
 /**
  * Settings of the whole extension.
@@ -362,6 +386,11 @@
  *   'sites/adapter': {},
  *   'sites/taught': { adapter?: Partial<AdapterData>, },
  *   'sites/teach': { chat?: ChatRef, },
+ *   'local/list': {},
+ *   'local/log': { name: string, },
+ *   'local/restart': { name: string, },
+ *   'local/plan': { json: string, },
+ *   'local/propose': { servers?: Array<LocalProposal>, },
  * }} Requests
  */
 /**
@@ -407,6 +436,11 @@
  *   'sites/adapter': SiteAdapter | null,
  *   'sites/taught': AdapterData,
  *   'sites/teach': Started,
+ *   'local/list': LocalHostView,
+ *   'local/log': LocalLogView,
+ *   'local/restart': null,
+ *   'local/plan': LocalPlanView,
+ *   'local/propose': LocalAdded,
  * }} Responses
  */
 /** @typedef {keyof Requests} MessageType */
@@ -467,6 +501,7 @@ export const ERROR_KINDS = Object.freeze({
   'no_answer': [],
   'no_chat': [],
   'field_invalid': ['field'],
+  'local_host': [],
 });
 
 /**
@@ -574,6 +609,16 @@ export const MESSAGES = Object.freeze({
   'sites/taught': ['content'],
   /** {chat} starts "Teach this page" in the chat's tab (the user then picks the parts with trusted clicks). → {started} */
   'sites/teach': ['page'],
+  /** The native host's servers with their status; servers the extension does not know yet are added (marked local). When Chrome cannot start the host: {installed: false, error, install} with the one command that installs it. → LocalHostView */
+  'local/list': ['page'],
+  /** {name} a local server's recent stderr lines. → LocalLogView */
+  'local/log': ['page'],
+  /** {name} stops and starts a local server, its crash count forgotten. → null */
+  'local/restart': ['page'],
+  /** {json} the stdio entries of an mcpServers file as the local host would run them, each with the exact command to confirm. → LocalPlanView */
+  'local/plan': ['page'],
+  /** {servers: [LocalProposal]} asks the host to add them; the host asks the user itself before it writes its list. → LocalAdded */
+  'local/propose': ['page'],
 });
 
 // ---- core → tab (generated from relay_core::contract::tab) ----------------------------------

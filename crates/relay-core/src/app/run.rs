@@ -349,6 +349,7 @@ impl<H: Host> Runner<H> {
                     skipped,
                 }))
             }
+            Io::Local(op) => self.local(op).await,
             Io::ServersSignIn(id) => {
                 (self.sign_in(&id).await).map(answer::<answers::ServersSignIn>)
             }
@@ -475,7 +476,7 @@ impl<H: Host> Runner<H> {
 
     /// Adds a server, or replaces the one with its id (`replace`), then lists its tools: a
     /// new server's from the client's cache, a changed one's afresh (unless disabled).
-    async fn put_view(
+    pub(super) async fn put_view(
         self: &Rc<Self>,
         server: ServerConfig,
         replace: bool,

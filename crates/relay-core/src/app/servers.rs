@@ -65,6 +65,7 @@ pub fn server_from(
         headers: rows.into_iter().map(|h| (h.name, h.value)).collect(),
         timeout_ms: input.timeout_ms.unwrap_or(default_timeout_ms),
         enabled: input.enabled.unwrap_or(true),
+        local: None,
     };
     server.validate().map_err(|e| {
         // A bad address is the one mistake with its own advice in every language.
@@ -145,6 +146,11 @@ impl App {
                 }
             }
         }
+        // A local server stays the host's: its name and address are not the panel's to edit.
+        server.local = old.local.clone();
+        if server.local.is_some() {
+            server.url = old.url.clone();
+        }
         Ok(server)
     }
 
@@ -180,6 +186,7 @@ impl App {
             timeout_ms: s.timeout_ms,
             enabled: s.enabled,
             auth: self.auth_view(id),
+            local: s.local.clone(),
             state: views::ServerState {
                 status,
                 info: state.info,

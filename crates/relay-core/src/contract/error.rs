@@ -136,6 +136,8 @@ error_kinds! {
     NoChat = "no_chat",
     /// A field of a server's question was left empty or does not fit (the question stays open).
     FieldInvalid = "field_invalid" ["field"],
+    /// The native host (local servers) could not be started or refused a request.
+    LocalHost = "local_host",
 }
 
 /// Declares [`ErrorCause`] with its wire names from one list.

@@ -98,6 +98,7 @@ macro_rules! messages {
 }
 
 pub mod error;
+pub mod local;
 pub mod request;
 pub mod sites;
 pub mod storage;
