@@ -27,7 +27,11 @@ impl<H: Host> Runner<H> {
             LocalIo::List => {
                 let data = match self.ask_host(&json!({"type": "list"})).await {
                     Ok(data) => data,
-                    Err(e) => return Ok(super::answer::<answers::LocalList>(local::not_installed(&e))),
+                    Err(e) => {
+                        return Ok(super::answer::<answers::LocalList>(local::not_installed(
+                            &e,
+                        )))
+                    }
                 };
                 let (_, missing) = self.app.borrow().local_view(&data)?;
                 // The host's servers the extension does not know yet become servers of its own,
@@ -35,7 +39,8 @@ impl<H: Host> Runner<H> {
                 for name in missing {
                     let server = self.app.borrow().local_server(&name);
                     if let Err(e) = self.put_view(server, false).await {
-                        self.host.warn(&format!("local server {name}: {}", e.message));
+                        self.host
+                            .warn(&format!("local server {name}: {}", e.message));
                     }
                 }
                 let (view, _) = self.app.borrow().local_view(&data)?;
@@ -46,9 +51,17 @@ impl<H: Host> Runner<H> {
                 let lines = data
                     .get("lines")
                     .and_then(Value::as_array)
-                    .map(|l| l.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+                    .map(|l| {
+                        l.iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_owned)
+                            .collect()
+                    })
                     .unwrap_or_default();
-                Ok(super::answer::<answers::LocalLog>(LocalLogView { name, lines }))
+                Ok(super::answer::<answers::LocalLog>(LocalLogView {
+                    name,
+                    lines,
+                }))
             }
             LocalIo::Restart(name) => {
                 self.ask_host(&local::named("restart", &name)?).await?;
@@ -59,7 +72,12 @@ impl<H: Host> Runner<H> {
                 let added = data
                     .get("added")
                     .and_then(Value::as_array)
-                    .map(|l| l.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+                    .map(|l| {
+                        l.iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_owned)
+                            .collect()
+                    })
                     .unwrap_or_default();
                 Ok(super::answer::<answers::LocalPropose>(LocalAdded { added }))
             }

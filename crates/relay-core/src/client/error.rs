@@ -68,7 +68,7 @@ pub enum ClientError {
         data: Option<Value>,
     },
     /// A request that is safe to repeat took longer than its timeout.
-    #[error("{method} got no answer within {after_ms} ms")]
+    #[error("{method} got no answer within {} s", seconds(*.after_ms))]
     Timeout { method: String, after_ms: u64 },
     /// A `tools/call` was sent but no usable answer came (timeout, broken connection, HTTP 5xx,
     /// an unreadable answer, or cancelled in flight): the tool may or may not have run. Never
@@ -77,7 +77,7 @@ pub enum ClientError {
     #[error("the outcome of tool `{tool}` is unknown: {}", scrub_urls(.reason))]
     OutcomeUnknown { tool: String, reason: String },
     /// Retries of a transient failure ran out.
-    #[error("{method} failed after {attempts} attempts: {last}")]
+    #[error("{last} (tried {attempts} times)")]
     RetriesExhausted {
         method: String,
         attempts: u32,
