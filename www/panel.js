@@ -219,6 +219,7 @@ async function boot() {
   showPendingBadge = () => { showPending(); };
   showPending();
   onStorageChange(async (changes) => {
+    prefetched.clear();
     if (touches(changes, ['ledger', 'call:'])) showPending();
     if (app.current) controllers[app.current]?.changed(changes);
     guide?.changed(changes);
@@ -230,6 +231,8 @@ async function boot() {
     }
   });
   await select(location.hash.slice(1) || VIEWS[0]);
+  // The load-time answers serve the first view only: one another view would take later is old.
+  prefetched.clear();
   import('./guide.js').then((m) => { guide = m.mountGuide(byId('guide'), { go: (view) => select(view) }); });
   // Warm the other views' code once the first one is on screen, so switching tabs is instant.
   const warm = () => VIEWS.forEach((v) => { if (v !== app.current) MOUNT[v]().catch(() => {}); });

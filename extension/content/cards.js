@@ -302,6 +302,23 @@
       note.dataset.asking = 'true';
       body.appendChild(note);
     }
+    // A running call: its progress (a bar when the server said the total) and Cancel, which
+    // the core accepts for this chat's calls only (a trusted click, as every button here).
+    if (rec.state === 'running') {
+      const p = /** @type {any} */ (rec.progress);
+      if (p && typeof p === 'object' && Number.isFinite(Number(p.progress))) {
+        const total = Number(p.total);
+        const bar = document.createElement('progress');
+        bar.value = Number(p.progress);
+        if (Number.isFinite(total) && total > 0) bar.max = total;
+        else bar.removeAttribute('value');
+        const done = Number.isFinite(total) && total > 0 ? `${p.progress}/${total}` : String(p.progress);
+        const info = line([typeof p.message === 'string' ? p.message : '', done].filter(Boolean).join(' · '), 'note progress');
+        info.prepend(bar, ' ');
+        body.appendChild(info);
+      }
+      actions.appendChild(button(t('callCancel', 'Cancel run'), 'cancel', () => cancelCall(rec.key)));
+    }
     if (rec.state === 'pending' || rec.state === 'unknown') {
       if (rec.destructive === true) {
         // The core refuses a content script's approval of a destructive tool: say where it can
@@ -499,6 +516,14 @@
       el.textContent = left > 0 ? t('cardSendingIn', `Sending in ${left} s`, [String(left)]) : t('cardSendingNow', 'Sending…');
     }
     if (lines.length) countdownTimer = setTimeout(tickCountdowns, 250);
+  }
+
+  /** @param {string} key */
+  function cancelCall(key) {
+    call('calls/cancel', { key }).catch((/** @type {any} */ e) => {
+      const entry = cards.get(key);
+      if (entry) renderCard(entry.rec, { message: String(e && e.message || e), hint: e && e.hint ? String(e.hint) : undefined });
+    });
   }
 
   /** Another conversation is on the page: the cards of the last one go. */

@@ -113,7 +113,7 @@ export async function serveStatic(dir, { routes = {}, fallback = null } = {}) {
 
 /**
  * Starts a child process and waits (bounded) for a stdout line matching `ready`; returns the
- * match and a stop() that kills it by pid.
+ * match, its recent stderr and a stop() that kills it by pid.
  */
 export async function startProcess(cmd, args, { ready, env = {}, timeoutMs = 30_000, cwd = ROOT } = {}) {
   const child = spawn(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -131,6 +131,8 @@ export async function startProcess(cmd, args, { ready, env = {}, timeoutMs = 30_
   });
   return {
     match, pid: child.pid,
+    /** The last 4,000 characters the process wrote to stderr. */
+    stderr: () => stderr,
     stop: () => new Promise((ok) => {
       if (child.exitCode !== null) return ok();
       child.once('exit', ok);

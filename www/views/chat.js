@@ -61,7 +61,7 @@ export function mountChat(section, app) {
     } catch {
       // keep the raw URL
     }
-    who.replaceChildren(t('chatFor', host, chat.tabId));
+    who.replaceChildren(t('chatFor', host));
     who.title = chat.url;
     try {
       [servers, settings, app.settings] = await Promise.all([call('servers/list'), call('chat/get', { chat }), call('settings/get')]);

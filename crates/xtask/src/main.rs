@@ -1,6 +1,7 @@
 //! `cargo xtask`: MCP Relay's build automation, one small Rust binary instead of shell scripts.
 //!
-//! Commands: `setup`, `build`, `codegen`, `test`, `demo`, `bench`, `dist`, `fuzz`, `conformance`.
+//! Commands: `setup`, `build`, `codegen`, `test`, `demo`, `bench`, `dist`, `fuzz`, `conformance`,
+//! `install-host`.
 //! Every command that needs tools runs `setup` first; setup is idempotent and checks before it
 //! installs, so a second run is a no-op in seconds.
 
@@ -8,6 +9,7 @@ mod bench;
 mod build;
 mod codegen;
 mod fuzz;
+mod host;
 mod setup;
 mod test;
 mod tidy;
@@ -37,6 +39,8 @@ commands:
   fuzz         fuzz the parser and the wire decoders for FUZZ_SECONDS (default 60): seeded
                mutation rounds on stable Rust (`fuzz --libfuzzer`: the cargo-fuzz target)
   conformance  run the official MCP client conformance suite (prints `N passed, N failed`)
+  install-host register the native messaging host (local stdio servers) with Chrome and Chromium
+               for the current user (idempotent; `--uninstall` removes it)
 ";
 
 fn main() -> ExitCode {
@@ -55,7 +59,9 @@ fn main() -> ExitCode {
     let rest = &args[1..];
     let result: Result<()> = match command.as_str() {
         "setup" => setup::setup(&x),
-        "build" => setup::setup(&x).and_then(|()| build::build(&x)),
+        "build" => setup::setup(&x)
+            .and_then(|()| build::build(&x))
+            .and_then(|()| host::build_host(&x)),
         "codegen" => codegen::codegen(&x.root, rest),
         "test" => test::test(&x, rest),
         "demo" => test::demo(&x, rest),
@@ -65,6 +71,7 @@ fn main() -> ExitCode {
             .and_then(|()| build::dist(&x)),
         "fuzz" => fuzz::fuzz(&x, rest),
         "conformance" => test::conformance(&x),
+        "install-host" => host::install_host(&x, rest),
         "-h" | "--help" | "help" => {
             print!("{USAGE}");
             Ok(())

@@ -105,6 +105,7 @@ pub fn test(x: &Xtask, args: &[String]) -> Result<()> {
     crate::setup::setup(x)?;
     crate::build::build(x)?;
     build_demo_server(x)?;
+    crate::host::build_host(x)?;
     let only = args.first().map(String::as_str);
     let mut tally = Tally::default();
 
@@ -259,7 +260,8 @@ fn node_test_command(x: &Xtask, files: &[PathBuf]) -> Command {
         .env_remove("NODE_TEST_CONTEXT")
         .env("RELAY_ROOT", &x.root)
         .env("RELAY_TARGET", x.target())
-        .env("RELAY_DEMO_SERVER", demo_server_path(x));
+        .env("RELAY_DEMO_SERVER", demo_server_path(x))
+        .env("RELAY_HOST", crate::host::host_path(x));
     c
 }
 

@@ -47,8 +47,8 @@ pub trait Host: Sized + 'static {
     /// Gives back the host permission of an origin nothing uses any more (a removed chat site,
     /// a removed server's own or authorization servers' origin).
     async fn release_origin(&self, origin: &str);
-    /// Shows `text` on the toolbar icon.
-    async fn badge(&self, text: &str);
+    /// Shows `text` on the toolbar icon: of one tab, or (`None`) of every tab without its own.
+    async fn badge(&self, tab: Option<i64>, text: &str);
     /// Runs one MCP operation on a server with the client's pool (signing in is the runner's
     /// business: [`super::Runner::mcp`]).
     #[allow(clippy::result_large_err)] // ClientError carries what a user needs; see client::Pool
@@ -72,4 +72,13 @@ pub trait Host: Sized + 'static {
     async fn proof_key(&self, server: &str, create: bool) -> Result<Option<PublicJwk>, String>;
     /// Signs a JWS signing input with a server's DPoP proof key (base64url signature).
     async fn sign(&self, server: &str, signing_input: &str) -> Result<String, String>;
+    /// One request to the native host (`relay-host`, which Chrome starts on the first one),
+    /// answered with what the host sent; an error when Chrome cannot start it.
+    async fn native(&self, message: &Value) -> Result<Value, ErrorBody> {
+        let _ = message;
+        Err(ErrorBody::new(
+            crate::contract::ErrorKind::LocalHost,
+            "no native host on this platform",
+        ))
+    }
 }

@@ -4,6 +4,7 @@
 //! decision on the way. Both matches are exhaustive, so a message without a handler does not
 //! compile.
 
+use super::local::{self, LocalIo};
 use crate::contract::ErrorKind;
 use std::collections::BTreeMap;
 
@@ -104,7 +105,13 @@ pub enum Io {
         server: String,
         tool: String,
         arguments: Value,
+        run_key: Option<String>,
     },
+    /// Answer a server's protocol log (and empty it, with `clear`).
+    ServersLog { id: String, clear: bool },
+    /// Cancel the pool's operation of this key ([`App::cancel_target`]), and answer whether
+    /// it was still running.
+    CallsCancel(String),
     /// An MCP request whose result is the answer.
     Mcp { server: String, op: Operation },
     /// List the tools of servers never listed, then answer [`App::prompt`].
@@ -131,6 +138,8 @@ pub enum Io {
     },
     /// Answer [`adapter_for`] the sender's origin.
     SitesAdapter(String),
+    /// Ask the native host ([`super::local`]).
+    Local(super::local::LocalIo),
     /// [`App::observe`] with the time now, carry out its effects, answer its [`super::PageAnswer`].
     PageObserve {
         tab: i64,
@@ -521,11 +530,36 @@ impl App {
                 server_id,
                 tool,
                 arguments,
+                run_key,
             } => io(Io::ToolsCall {
                 server: required(server_id, "serverId")?,
                 tool: required(tool, "tool")?,
                 arguments: arguments.unwrap_or_else(|| Value::Object(Map::new())),
+                run_key,
             }),
+            Request::CallsCancel { key } => {
+                let key = required(key, "key")?;
+                let sender_chat = match role {
+                    Role::Content => Some(self.chat_for(sender, None)?),
+                    Role::Page => None,
+                };
+                io(Io::CallsCancel(self.cancel_target(
+                    role,
+                    sender_chat.as_deref(),
+                    &key,
+                )?))
+            }
+            Request::ServersLog { id, clear } => {
+                let id = required(id, "id")?;
+                if !self.config.servers.iter().any(|s| s.id == id) {
+                    return Err(invalid(format!("no server '{id}'")));
+                }
+                io(Io::ServersLog {
+                    id,
+                    clear: clear.unwrap_or(false),
+                })
+            }
+            Request::CallsRunning {} => done(answer::<answers::CallsRunning>(self.running_view())),
             Request::PromptsList { server_id } => io(Io::Mcp {
                 server: required(server_id, "serverId")?,
                 op: Operation::ListPrompts,
@@ -719,6 +753,24 @@ impl App {
                 effects: Vec::new(),
             }),
             Request::SitesAdapter {} => io(Io::SitesAdapter(sender.origin.clone())),
+            Request::LocalList {} => io(Io::Local(LocalIo::List)),
+            Request::LocalLog { name } => {
+                local::check_name(&name)?;
+                io(Io::Local(LocalIo::Log(name)))
+            }
+            Request::LocalRestart { name } => {
+                local::check_name(&name)?;
+                io(Io::Local(LocalIo::Restart(name)))
+            }
+            Request::LocalPlan { json } => {
+                let plan = local::plan(&required(json, "json")?)?;
+                Ok(Step::Done(answer::<answers::LocalPlan>(plan), Vec::new()))
+            }
+            Request::LocalPropose { servers } => {
+                let servers = servers.unwrap_or_default();
+                local::propose_message(&servers)?;
+                io(Io::Local(LocalIo::Propose(servers)))
+            }
         }
     }
 }

@@ -17,10 +17,11 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::local::{LocalAdded, LocalHostView, LocalLogView, LocalPlanView, LocalProposal};
 use super::tab::InsertOutcome;
 use super::views::{
     AdapterData, ChatView, ElicitationView, ExportAnswer, Header, ImportAnswer, ManualRun, Pong,
-    ServerView, Site, SiteAdapter, SiteCheck, Started, ToolView,
+    RunningCall, ServerView, Site, SiteAdapter, SiteCheck, Started, ToolView,
 };
 use super::Role;
 use crate::app::{ChatSettings, PageAnswer, PageView, Settings};
@@ -242,6 +243,12 @@ messages! {
         }
     ServersExport = "servers/export", roles: PAGE, doc: "→ {mcpServers: {...}} without secrets",
         answer: ExportAnswer, {}
+    ServersLog = "servers/log", roles: PAGE,
+        doc: "{id, clear?} the server's protocol log since the worker started: every request (headers and body), status and message back, secrets masked, the last 200 entries (with clear: emptied after it is read). → [WireEntry]",
+        answer: Vec<crate::client::wire_log::WireEntry>, {
+            #[serde(default, deserialize_with = "lenient::text")] id: String,
+            #[serde(default, deserialize_with = "lenient::flag")] clear: Option<bool>,
+        }
     ServersTest = "servers/test", roles: PAGE, doc: "{id} connects and lists tools. → ServerView",
         answer: ServerView, {
             #[serde(default, deserialize_with = "lenient::text")] id: String,
@@ -263,12 +270,21 @@ messages! {
             #[serde(default, deserialize_with = "lenient::flag")] confirm: Option<bool>,
         }
     ToolsCall = "tools/call", roles: PAGE,
-        doc: "{serverId, tool, arguments} runs a tool by hand (policy and validation apply). → ManualRun",
+        doc: "{serverId, tool, arguments, runKey?} runs a tool by hand (policy and validation apply); with `runKey` (letters, digits, - and _) it reports progress (`calls/running`) and `calls/cancel` stops it. → ManualRun",
         answer: ManualRun, {
             #[serde(default, deserialize_with = "lenient::text")] server_id: String,
             #[serde(default, deserialize_with = "lenient::text")] tool: String,
             #[serde(default)] arguments: Option<Value>,
+            #[serde(default, deserialize_with = "lenient::string")] run_key: Option<String>,
         }
+    CallsCancel = "calls/cancel", roles: BOTH,
+        doc: "{key} cancels a running call: a chat call (its ledger key; content scripts: their own chat's, after a trusted click on the card) or a run by hand (its runKey). The request is aborted and the server sent notifications/cancelled; the call ends as cancelled. → true when it was still running",
+        answer: bool, {
+            #[serde(default, deserialize_with = "lenient::text")] key: String,
+        }
+    CallsRunning = "calls/running", roles: PAGE,
+        doc: "Runs by hand under way, with their latest progress. → [RunningCall]",
+        answer: Vec<RunningCall>, {}
     PromptsList = "prompts/list", roles: PAGE, doc: "{serverId} → MCP prompts",
         answer: Value, {
             #[serde(default, deserialize_with = "lenient::text")] server_id: String,
@@ -391,5 +407,26 @@ messages! {
         doc: "{chat} starts \"Teach this page\" in the chat's tab (the user then picks the parts with trusted clicks). → {started}",
         answer: Started, {
             #[serde(default, deserialize_with = "lenient::chat")] chat: Option<ChatRef>,
+        }
+    LocalList = "local/list", roles: PAGE,
+        doc: "The native host's servers with their status; servers the extension does not know yet are added (marked local). When Chrome cannot start the host: {installed: false, error, install} with the one command that installs it. → LocalHostView",
+        answer: LocalHostView, {}
+    LocalLog = "local/log", roles: PAGE, doc: "{name} a local server's recent stderr lines. → LocalLogView",
+        answer: LocalLogView, {
+            #[serde(default, deserialize_with = "lenient::text")] name: String,
+        }
+    LocalRestart = "local/restart", roles: PAGE, doc: "{name} stops and starts a local server, its crash count forgotten. → null",
+        answer: (), {
+            #[serde(default, deserialize_with = "lenient::text")] name: String,
+        }
+    LocalPlan = "local/plan", roles: PAGE,
+        doc: "{json} the stdio entries of an mcpServers file as the local host would run them, each with the exact command to confirm. → LocalPlanView",
+        answer: LocalPlanView, {
+            #[serde(default, deserialize_with = "lenient::text")] json: String,
+        }
+    LocalPropose = "local/propose", roles: PAGE,
+        doc: "{servers: [LocalProposal]} asks the host to add them; the host asks the user itself before it writes its list. → LocalAdded",
+        answer: LocalAdded, {
+            #[serde(default, deserialize_with = "lenient::value")] servers: Option<Vec<LocalProposal>>,
         }
 }
