@@ -177,7 +177,9 @@ async function main() {
       assert.equal(p.view, 'servers');
       assert.equal(p.guide, 'pickServers');
       assert.equal(await panel.locator('#view-servers li.server[data-status="connected"]').count(), 1);
-      return { panel: { view: p.view, guide: p.guide, text: stable(p.text) } };
+      // The server list (the local-servers section below it depends on this machine's native host).
+      const list = await panel.locator('#view-servers ul.server-list').innerText();
+      return { panel: { view: p.view, guide: p.guide, servers: stable(list) } };
     });
 
     // This chat: pick the server, auto-run and auto-send on.
