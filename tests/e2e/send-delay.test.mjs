@@ -28,7 +28,7 @@ for (const lang of ['en', 'zh_CN']) {
     const field = panel.locator('#set-sendDelayMs');
     await until(async () => (await field.inputValue()) === '0', { what: 'the setting, off by default' });
     assert.equal(await panel.locator(`label[for="set-sendDelayMs"]`).innerText(), m.settingsSendDelay.message);
-    await field.fill(String(DELAY_MS));
+    await field.fill(String(DELAY_MS / 1000)); // shown in seconds, like the timeouts
     await panel.click('#settings-save');
     await until(async () => (await call({ type: 'settings/get' })).sendDelayMs === DELAY_MS, { what: 'the delay saved' });
     await panel.close();
