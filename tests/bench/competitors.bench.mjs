@@ -129,8 +129,8 @@ async function loadCompetitors() {
     if (!dir || !existsSync(join(dir, loader.entry))) throw new Error(`${name}: ${loader.entry} not found under ${dir}`);
     const outDir = join(TARGET, 'bench/competitors', name);
     rmSync(outDir, { recursive: true, force: true });
-    const entry = execFileSync(node22(), [join(ROOT, 'tests/bench/competitors/transpile.mjs'), dir, loader.entry, outDir], { encoding: 'utf8' }).trim();
-    const commit = (() => { try { return execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim(); } catch { return 'unknown'; } })();
+    const entry = execFileSync(node22(), ['--no-warnings', join(ROOT, 'tests/bench/competitors/transpile.mjs'), dir, loader.entry, outDir], { encoding: 'utf8' }).trim();
+    const commit = (() => { try { return execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim(); } catch { return 'unknown'; } })();
     found[name] = { parse: loader.make(await import(pathToFileURL(entry).href)), commit };
   }
   return found;

@@ -30,7 +30,8 @@ commands:
                (one suite: `test codegen|tidy|lint|types|native|wasm|node`)
   demo         run the whole tool loop on bundled defaults (headless: prints steps, saves screenshots)
   bench        run the benchmarks and write target/bench/summary.json
-               (`bench --quick`: every figure once, with short measurements; a smoke run)
+               (`bench --quick`: every figure once, with short measurements; a smoke run;
+               `--competitor deepseek-pp=DIR`: that extension's parser side by side with ours)
   dist         package the extension as a zip under target/dist
   fuzz         fuzz the parser and the wire decoders for FUZZ_SECONDS (default 60): seeded
                mutation rounds on stable Rust (`fuzz --libfuzzer`: the cargo-fuzz target)
