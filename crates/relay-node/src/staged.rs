@@ -90,20 +90,32 @@ pub(crate) fn with_text<R>(text: &JsValue, f: impl FnOnce(&str) -> R) -> R {
 }
 
 /// From this many UTF-16 units on, a whole reply crosses by `encodeInto` (below it, the glue's
-/// loop costs less than the calls into JavaScript the stage makes).
+/// loop costs less than the calls into JavaScript the stage makes) unless a non-ASCII
+/// character comes within its first `ASCII_HEAD` units: the glue's loop stops there and
+/// `encodeInto`s the rest, with no validation after it.
 const LONG_REPLY: u32 = 2048;
+const ASCII_HEAD: u32 = 1024;
 
-/// A whole reply as UTF-8: staged when long, wasm-bindgen's glue when short; `String(text)`
-/// (or `""` if that throws) when it is not a string.
+thread_local! {
+    /// Finds a non-ASCII character (a JavaScript regular expression: V8 runs it natively).
+    static NON_ASCII: js_sys::RegExp = js_sys::RegExp::new("[^\\x00-\\x7f]", "");
+}
+
+/// A whole reply as UTF-8: staged when long with an ASCII head, wasm-bindgen's glue otherwise;
+/// `String(text)` (or `""` if that throws) when it is not a string.
 pub(crate) fn with_reply<R>(text: &JsValue, f: impl FnOnce(&str) -> R) -> R {
     if !text.is_string() {
-        return with_text(&string_of(text), f);
+        return with_reply(&string_of(text), f);
     }
-    if text.unchecked_ref::<js_sys::JsString>().length() >= LONG_REPLY {
-        return with_text(text, f);
+    let js = text.unchecked_ref::<js_sys::JsString>();
+    if js.length() >= LONG_REPLY {
+        let head = js.slice(0, ASCII_HEAD);
+        if NON_ASCII.with(|re| head.search(re)) < 0 {
+            return with_text(text, f);
+        }
     }
     match text.as_string() {
-        Some(short) => f(&short),
+        Some(glued) => f(&glued),
         None => with_text(text, f),
     }
 }
