@@ -61,18 +61,16 @@ fn is_blank(c: u8) -> bool {
 /// Lexes `<name>` or `</ name>` at `i` (`b[i] == b'<'`), blanks allowed after the name and, in a
 /// closing tag, before it (an opening `< name>` is prose: a comparison `a < b` must cost
 /// nothing more than its byte): the name's range and the index past `>`.
-pub(crate) fn lex(b: &[u8], i: usize, end: usize, closing: bool) -> Lexed<((usize, usize), usize)> {
+pub(crate) fn lex(b: &[u8], i: usize, end: usize, closing: bool) -> Lexed<TagName> {
     lex_looked(b, i, end, closing).0
 }
 
+/// A tag's name (its byte range) and the index just past the tag's `>`.
+pub(crate) type TagName = ((usize, usize), usize);
+
 /// [`lex`], and the index past the last byte it looked at (at most `i + 4 + MAX_TAG_NAME +
 /// 2 * MAX_BLANKS`; `end` when it needs more text).
-pub(crate) fn lex_looked(
-    b: &[u8],
-    i: usize,
-    end: usize,
-    closing: bool,
-) -> (Lexed<((usize, usize), usize)>, usize) {
+pub(crate) fn lex_looked(b: &[u8], i: usize, end: usize, closing: bool) -> (Lexed<TagName>, usize) {
     let mut j = i + 1;
     if closing {
         match b.get(j) {
