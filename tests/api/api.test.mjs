@@ -152,3 +152,29 @@ test('the Node build reads the formats of other extensions as the core does (fix
     assert.deepEqual(JSON.parse(JSON.stringify(calls)), want.calls, `${name}, streamed`);
   }
 });
+
+test('a long reply (staged through encodeInto) reports what the same calls report in a short one', () => {
+  const servers = [everything];
+  // An ASCII head (long replies with one cross staged; with a non-ASCII character early, the
+  // glue), then calls with non-ASCII text.
+  const head = 'Plain words here. '.repeat(64) + call('echo', 'everything', { message: 'héllo 🙂' }) + 'then ' + call('get-sum', 'everything', { a: 2, b: 3 });
+  assert.ok(head.length < 2048, 'the short reply crosses through the glue');
+  const short = core.parseToolCalls(head, servers);
+  assert.equal(short.calls.length, 2);
+  for (const pad of ['plain ascii prose. ', 'accents é and emoji 🙂 ', 'a lone surrogate \ud800 here ']) {
+    const long = head + pad.repeat(Math.ceil(3000 / pad.length));
+    assert.ok(/^[\x00-\x7f]{1024}/.test(long), 'its head is ASCII');
+    assert.ok(long.length >= 2048, 'the long reply crosses staged');
+    const out = core.parseToolCalls(long, servers);
+    assert.deepEqual(out.calls, short.calls, `calls and spans the same with ${JSON.stringify(pad)} after them`);
+    assert.deepEqual(new core.ToolSet(servers).parse(long).calls, short.calls);
+    const p = new core.StreamParser(servers);
+    assert.deepEqual(p.push(long).calls, short.calls, 'push reads the long reply the same');
+    assert.equal(p.finish().calls.length, 0, 'and reported every call on that step');
+    // Spans are UTF-8 byte offsets into the reply.
+    const bytes = Buffer.from(long);
+    for (const c of out.calls) assert.match(bytes.subarray(c.span.start, c.span.end).toString(), /^\{"tool"/);
+  }
+  // Not a string: read as String(value), long or short.
+  assert.deepEqual(core.parseToolCalls({ toString: () => head }, servers).calls, short.calls);
+});

@@ -67,6 +67,13 @@ const bench = new core.BoundaryBench(JSON.stringify(answer), JSON.stringify(tool
 if (bench.calls !== 1) throw new Error(`the large reply parsed to ${bench.calls} calls`);
 const parseKB = bench.parseBytes / 1024;
 
+// Parse results of many calls, by size (issue 22, item 3): JSON text, serde-wasm-bindgen, and
+// a typed array of the calls' spans (the floor: a result that carried only where each call is).
+const bySize = [0, 1, 2, 3].map((i) => {
+  const [calls, bytes] = bench.parseOfSize(i);
+  return [`parse result out (${calls} calls, ${(bytes / 1024).toFixed(1)} KB)`, i];
+});
+
 // Each pair first checks that both ways give the same plain data.
 const same = (a, b, what) => {
   if (JSON.stringify(a) !== JSON.stringify(b)) throw new Error(`${what}: JSON text and serde-wasm-bindgen differ`);
@@ -91,6 +98,16 @@ for (const [name, fn] of cases) {
   fig(`boundary ${name}, JSON text`, jsonMs * 1000, 'µs');
   fig(`boundary ${name}, serde-wasm-bindgen`, swbMs * 1000, 'µs');
   console.error(`${name}: JSON text ${(jsonMs * 1000).toFixed(1)} µs, serde-wasm-bindgen ${(swbMs * 1000).toFixed(1)} µs (${(swbMs / jsonMs).toFixed(2)}×)`);
+}
+for (const [name, i] of bySize) {
+  same(bench.writeParseOf(i, true, false), bench.writeParseOf(i, false, false), name);
+  const jsonMs = time(() => bench.writeParseOf(i, true, false));
+  const swbMs = time(() => bench.writeParseOf(i, false, false));
+  const spansMs = time(() => bench.writeParseOf(i, false, true));
+  fig(`boundary ${name}, JSON text`, jsonMs * 1000, 'µs');
+  fig(`boundary ${name}, serde-wasm-bindgen`, swbMs * 1000, 'µs');
+  fig(`boundary ${name}, spans as a Uint32Array`, spansMs * 1000, 'µs');
+  console.error(`${name}: JSON text ${(jsonMs * 1000).toFixed(1)} µs, serde-wasm-bindgen ${(swbMs * 1000).toFixed(1)} µs, spans only ${(spansMs * 1000).toFixed(1)} µs`);
 }
 bench.free();
 console.log(JSON.stringify(out));

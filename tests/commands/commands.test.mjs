@@ -171,6 +171,11 @@ const FIGURES = [
   /^initialize requests for 100 calls$/,
   /^side panel first paint, 20 servers 500 tools$/,
   /^reply end to call start \(fixture\)$/,
+  // competitors.bench.mjs: each competitor's own format, ours against theirs (issue 22).
+  ...['deepseek-pp', 'superassistant-jsonl', 'superassistant-xml', 'gemini-nexus'].flatMap((f) => [
+    new RegExp(`^parse ${f} format, (20 calls|205 calls|one 1 MB call), ours ÷ ${f}$`),
+    new RegExp(`^stream ${f} format, 100 KB in 1,000 appends ÷ one parse \\(wasm\\)$`),
+  ]),
 ];
 
 test('cargo xtask bench --quick: every figure once, in target/bench/summary.json', { timeout: 900_000 }, async () => {

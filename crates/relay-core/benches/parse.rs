@@ -66,7 +66,7 @@ fn adversarial(c: &mut Criterion) {
     let mut group = c.benchmark_group("parse_adversarial_1MB");
     // A quadratic case would take seconds per parse: keep the sample small.
     group.sample_size(10);
-    for &name in bench_inputs::ADVERSARIAL {
+    for name in bench_inputs::all_adversarial() {
         let Some(text) = bench_inputs::adversarial(name, 1_000_000) else {
             continue;
         };

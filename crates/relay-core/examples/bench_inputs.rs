@@ -42,7 +42,7 @@ fn main() -> std::io::Result<()> {
     // The adversarial replies, 1 MB each: `adversarial/<name>_1MB.txt`.
     let adversarial = dir.join("adversarial");
     std::fs::create_dir_all(&adversarial)?;
-    for &name in bench_inputs::ADVERSARIAL {
+    for name in bench_inputs::all_adversarial() {
         if let Some(text) = bench_inputs::adversarial(name, 1_000_000) {
             std::fs::write(adversarial.join(format!("{name}_1MB.txt")), text)?;
         }

@@ -150,7 +150,7 @@ fn adversarial_replies_cost_linear_work() {
     let mut report = Vec::new();
     let mut failures = Vec::new();
     for size in [4_000, 32_000, 128_000] {
-        for &name in bench_inputs::ADVERSARIAL {
+        for name in bench_inputs::all_adversarial() {
             let text = bench_inputs::adversarial(name, size).expect("a known name");
             let len = text.len() as u64;
             let want = relay_core::parse::parse_tool_calls(&text, &servers);
@@ -215,7 +215,7 @@ fn adversarial_replies_cost_linear_work() {
 
 #[test]
 fn every_adversarial_name_builds_a_reply_of_about_its_size() {
-    for &name in bench_inputs::ADVERSARIAL {
+    for name in bench_inputs::all_adversarial() {
         let text = bench_inputs::adversarial(name, 10_000).expect("a known name");
         assert!(
             (10_000..12_000).contains(&text.len()),
@@ -281,12 +281,7 @@ fn probe_adversarial() {
     let names: Vec<String> = std::env::var("PROBE_NAMES")
         .ok()
         .map(|s| s.split(',').map(str::to_owned).collect())
-        .unwrap_or_else(|| {
-            bench_inputs::ADVERSARIAL
-                .iter()
-                .map(|n| (*n).to_owned())
-                .collect()
-        });
+        .unwrap_or_else(|| bench_inputs::all_adversarial().map(str::to_owned).collect());
     for &size in &sizes {
         for name in &names {
             let text = bench_inputs::adversarial(name, size).expect("a known name");

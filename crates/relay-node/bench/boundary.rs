@@ -34,6 +34,9 @@ pub struct BoundaryBench {
     answer: Value,
     tools: Vec<Tool>,
     parsed: ParseOutput,
+    /// Parse results of replies with many calls (issue 22, item 3): the 1 MB replies with a
+    /// call every 20 KB (48 calls) and every 4.4 KB (205 calls), against the bench servers.
+    by_size: Vec<ParseOutput>,
 }
 
 #[wasm_bindgen(js_class = BoundaryBench)]
@@ -51,10 +54,24 @@ impl BoundaryBench {
         let reply = relay_core::parse::bench_inputs::reply_with_one_large_call(reply_bytes);
         let err = |e: serde_json::Error| JsValue::from_str(&e.to_string());
         let servers: Vec<ServerTools> = serde_json::from_str(servers).map_err(err)?;
+        let bench = relay_core::parse::bench_inputs::servers();
+        let by_size = [
+            (10_000, 20_000),
+            (100_000, 20_000),
+            (1 << 20, 20_000),
+            (1 << 20, 4_400),
+        ]
+        .into_iter()
+        .map(|(size, gap)| {
+            let text = relay_core::parse::bench_inputs::reply_with_calls_every(size, gap);
+            parse_tool_calls(&text, &bench)
+        })
+        .collect();
         Ok(BoundaryBench {
             answer: serde_json::from_str(answer).map_err(err)?,
             tools: serde_json::from_str(tools).map_err(err)?,
             parsed: parse_tool_calls(&reply, &servers),
+            by_size,
         })
     }
 
@@ -88,6 +105,34 @@ impl BoundaryBench {
     #[wasm_bindgen(js_name = writeParse)]
     pub fn write_parse(&self, text: bool) -> Result<JsValue, JsValue> {
         write(&self.parsed, text)
+    }
+
+    /// The `i`-th parse result of many calls, out; `spans`: instead, its calls' spans as one
+    /// `Uint32Array` (start, end per call: what a JavaScript caller holding the reply needs to
+    /// find each call's text, the least any result could carry).
+    #[wasm_bindgen(js_name = writeParseOf)]
+    pub fn write_parse_of(&self, i: usize, text: bool, spans: bool) -> Result<JsValue, JsValue> {
+        let parsed = self.by_size.get(i).ok_or("no such parse result")?;
+        if spans {
+            let flat: Vec<u32> = parsed
+                .calls
+                .iter()
+                .flat_map(|c| [c.span.start as u32, c.span.end as u32])
+                .collect();
+            return Ok(js_sys::Uint32Array::from(flat.as_slice()).into());
+        }
+        write(parsed, text)
+    }
+
+    /// `[calls, bytes of JSON]` of the `i`-th parse result of many calls.
+    #[wasm_bindgen(js_name = parseOfSize)]
+    pub fn parse_of_size(&self, i: usize) -> Vec<usize> {
+        self.by_size.get(i).map_or(vec![0, 0], |p| {
+            vec![
+                p.calls.len(),
+                serde_json::to_string(p).map_or(0, |t| t.len()),
+            ]
+        })
     }
 
     /// Calls in the parse result.

@@ -135,10 +135,13 @@ pub fn elicitation_defaults(params: JsValue) -> Result<JsValue, JsValue> {
 }
 
 /// Finds the tool calls in one reply; never throws for any text.
+/// The text is read as `String(text)` when it is not a string.
 #[wasm_bindgen(js_name = parseToolCalls)]
-pub fn parse_tool_calls_js(text: &str, servers: JsValue) -> Result<JsValue, JsValue> {
+pub fn parse_tool_calls_js(text: &JsValue, servers: JsValue) -> Result<JsValue, JsValue> {
     let c = converted(&servers)?;
-    to_js(&relay_core::parse::parse_tool_calls(text, &c.servers))
+    crate::staged::with_reply(text, |text| {
+        to_js(&relay_core::parse::parse_tool_calls(text, &c.servers))
+    })
 }
 
 /// An incremental parser for one reply as it streams: reports each complete call once.
@@ -189,8 +192,9 @@ impl StreamParserJs {
     /// `{calls, pending, diagnostics}`; treat it as read-only (quiet answers are shared).
     /// The steps return the answer itself, not a `Result`: wasm-bindgen's glue for a `Result`
     /// moves the stack pointer twice and reads three words back on every step.
-    pub fn push(&mut self, text: &str) -> JsValue {
-        answer(&self.inner.push(text))
+    pub fn push(&mut self, text: &JsValue) -> JsValue {
+        let update = crate::staged::with_reply(text, |text| self.inner.push(text));
+        answer(&update)
     }
 
     /// Feeds a chunk appended to the text (a string; another value is read as `String(chunk)`,
@@ -267,11 +271,13 @@ impl ToolSet {
     }
 
     /// Same as `parseToolCalls` for this set.
-    pub fn parse(&self, text: &str) -> Result<JsValue, JsValue> {
-        to_js(&relay_core::parse::parse_tool_calls(
-            text,
-            &self.set.servers,
-        ))
+    pub fn parse(&self, text: &JsValue) -> Result<JsValue, JsValue> {
+        crate::staged::with_reply(text, |text| {
+            to_js(&relay_core::parse::parse_tool_calls(
+                text,
+                &self.set.servers,
+            ))
+        })
     }
 
     /// A streaming parser for one reply against this set.

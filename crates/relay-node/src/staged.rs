@@ -12,10 +12,12 @@
 //! staging buffer that lives as long as the module (its `Uint8Array` view is made again only
 //! when the buffer moves or the memory grows; a buffer grown past `KEEP` is given back).
 //!
-//! Whole replies (`parseToolCalls`, `ToolSet.parse`, `StreamParser.push`) keep the glue: the
-//! staged bytes must be validated as UTF-8 before the parser reads them (no `unsafe` here),
-//! which for a reply with a non-ASCII character near its start costs more than the glue's loop
-//! saves (measured in BENCHMARKS.md, "Third pass").
+//! Whole replies (`parseToolCalls`, `ToolSet.parse`, `StreamParser.push`) take this path too
+//! from `LONG_REPLY` UTF-16 units on ([`with_reply`]). The staged bytes are validated as UTF-8
+//! before the parser reads them (no `unsafe` here), with `simdutf8` (SIMD in wasm): std's
+//! `from_utf8` made a reply with a non-ASCII character near its start slower than the glue,
+//! whose loop such a reply stops at once (BENCHMARKS.md, "Third pass" and "Issue 22"); a 1 MB
+//! ASCII reply crosses 3-5× faster than through the glue.
 
 use std::cell::RefCell;
 
@@ -87,6 +89,37 @@ pub(crate) fn with_text<R>(text: &JsValue, f: impl FnOnce(&str) -> R) -> R {
     staged(text, units.saturating_mul(3).saturating_add(ROOM), f)
 }
 
+/// From this many UTF-16 units on, a whole reply crosses by `encodeInto` (below it, the glue's
+/// loop costs less than the calls into JavaScript the stage makes) unless a non-ASCII
+/// character comes within its first `ASCII_HEAD` units: the glue's loop stops there and
+/// `encodeInto`s the rest, with no validation after it.
+const LONG_REPLY: u32 = 2048;
+const ASCII_HEAD: u32 = 1024;
+
+thread_local! {
+    /// Finds a non-ASCII character (a JavaScript regular expression: V8 runs it natively).
+    static NON_ASCII: js_sys::RegExp = js_sys::RegExp::new("[^\\x00-\\x7f]", "");
+}
+
+/// A whole reply as UTF-8: staged when long with an ASCII head, wasm-bindgen's glue otherwise;
+/// `String(text)` (or `""` if that throws) when it is not a string.
+pub(crate) fn with_reply<R>(text: &JsValue, f: impl FnOnce(&str) -> R) -> R {
+    if !text.is_string() {
+        return with_reply(&string_of(text), f);
+    }
+    let js = text.unchecked_ref::<js_sys::JsString>();
+    if js.length() >= LONG_REPLY {
+        let head = js.slice(0, ASCII_HEAD);
+        if NON_ASCII.with(|re| head.search(re)) < 0 {
+            return with_text(text, f);
+        }
+    }
+    match text.as_string() {
+        Some(glued) => f(&glued),
+        None => with_text(text, f),
+    }
+}
+
 fn staged<R>(text: &JsValue, need: usize, f: impl FnOnce(&str) -> R) -> R {
     // Encode with the stage borrowed, then call `f` with it still borrowed: `f` (a parser step,
     // serde_json) never re-enters here.
@@ -102,7 +135,7 @@ fn staged<R>(text: &JsValue, need: usize, f: impl FnOnce(&str) -> R) -> R {
         }
         let written = stage.encode(text);
         let bytes = &stage.buf[..written];
-        let out = match std::str::from_utf8(bytes) {
+        let out = match simdutf8::basic::from_utf8(bytes) {
             Ok(text) => f(text),
             // encodeInto writes UTF-8 only (lone surrogates become U+FFFD); kept total anyway.
             Err(_) => f(&String::from_utf8_lossy(bytes)),

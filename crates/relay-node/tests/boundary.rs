@@ -72,7 +72,7 @@ fn lone_surrogates_become_replacement_characters() {
     let servers = js(
         r#"[{"id":"s","name":"s","tools":[{"name":"t","description":"bad \uD800","inputSchema":{"type":"object"}}]}]"#,
     );
-    let parsed = parse_tool_calls_js("no calls here", servers);
+    let parsed = parse_tool_calls_js(&JsValue::from_str("no calls here"), servers);
     assert!(parsed.is_ok(), "servers with a lone surrogate were refused");
 }
 
@@ -80,7 +80,7 @@ fn lone_surrogates_become_replacement_characters() {
 fn answers_are_plain_data_with_integers_kept() {
     let servers = js(&format!(r#"[{{"id":"s","name":"s","tools":[{TOOL}]}}]"#));
     let reply = "```json\n{\"tool\": \"t\", \"server\": \"s\", \"arguments\": {\"s\": \"x\", \"n\": 3}}\n```\n";
-    let out = parse_tool_calls_js(reply, servers).unwrap_or(JsValue::NULL);
+    let out = parse_tool_calls_js(&JsValue::from_str(reply), servers).unwrap_or(JsValue::NULL);
     assert!(is_plain_object(&out));
     let args = field(&out, &["calls", "0", "arguments"]);
     assert!(is_plain_object(&args), "a map crossed as {args:?}");
@@ -94,7 +94,7 @@ fn an_integer_beyond_2_pow_53_still_arrives() {
     let servers =
         js(r#"[{"id":"s","name":"s","tools":[{"name":"t","inputSchema":{"type":"object"}}]}]"#);
     let reply = "```json\n{\"tool\": \"t\", \"server\": \"s\", \"arguments\": {\"id\": 18446744073709551615, \"k\": 1}}\n```\n";
-    let out = parse_tool_calls_js(reply, servers).unwrap_or(JsValue::NULL);
+    let out = parse_tool_calls_js(&JsValue::from_str(reply), servers).unwrap_or(JsValue::NULL);
     let args = field(&out, &["calls", "0", "arguments"]);
     assert_eq!(
         field(&args, &["id"]).as_f64(),

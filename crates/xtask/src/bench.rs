@@ -18,11 +18,31 @@ use serde_json::{json, Value};
 use crate::util::{cmd, run, run_capture, step, Result, Xtask};
 
 pub fn bench(x: &Xtask, args: &[String]) -> Result<()> {
-    let quick = match args.first().map(String::as_str) {
-        None => false,
-        Some("--quick") => true,
-        Some(other) => return Err(format!("unknown bench option '{other}' (--quick)").into()),
-    };
+    let mut quick = false;
+    // `--competitor NAME=DIR`: a local checkout of a competing extension, whose parser
+    // `tests/bench/competitors.bench.mjs` bundles and measures side by side with ours (the
+    // environment's RELAY_BENCH_COMPETITORS, comma-separated, counts too).
+    let mut competitors: Vec<String> = std::env::var("RELAY_BENCH_COMPETITORS")
+        .ok()
+        .filter(|s| !s.trim().is_empty())
+        .into_iter()
+        .collect();
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--quick" => quick = true,
+            "--competitor" => match it.next() {
+                Some(spec) if spec.contains('=') => competitors.push(spec.clone()),
+                _ => return Err("--competitor needs NAME=DIR (a local checkout)".into()),
+            },
+            other => {
+                return Err(format!(
+                    "unknown bench option '{other}' (--quick, --competitor NAME=DIR)"
+                )
+                .into())
+            }
+        }
+    }
     crate::setup::setup(x)?;
     crate::build::build(x)?;
     // The browser figures run the loop against the demo MCP server.
@@ -131,6 +151,7 @@ pub fn bench(x: &Xtask, args: &[String]) -> Result<()> {
                 .current_dir(&x.root)
                 .env("RELAY_ROOT", &x.root)
                 .env("RELAY_TARGET", x.target())
+                .env("RELAY_BENCH_COMPETITORS", competitors.join(","))
                 .env(
                     "RELAY_DEMO_SERVER",
                     x.target().join("debug/relay-demo-server"),

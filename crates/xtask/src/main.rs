@@ -34,7 +34,8 @@ commands:
                (`demo --screenshots DIR`: headless, the screenshots and their manifest.json into DIR,
                e.g. docs/screenshots)
   bench        run the benchmarks and write target/bench/summary.json
-               (`bench --quick`: every figure once, with short measurements; a smoke run)
+               (`bench --quick`: every figure once, with short measurements; a smoke run;
+               `--competitor deepseek-pp=DIR`: that extension's parser side by side with ours)
   dist         package the extension as a zip under target/dist
   fuzz         fuzz the parser and the wire decoders for FUZZ_SECONDS (default 60): seeded
                mutation rounds on stable Rust (`fuzz --libfuzzer`: the cargo-fuzz target)

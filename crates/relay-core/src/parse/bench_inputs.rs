@@ -291,12 +291,22 @@ pub const ADVERSARIAL: &[&str] = &[
     "unclosed_parameters",
     "backtick_runs",
     "json_lines_starts",
+];
+
+/// The hostile shapes of the formats issue 22 added (tool-name tags, DeepSeek's DSML markup).
+/// Apart from [`ADVERSARIAL`], which seeds the fuzz corpus: that corpus stays as it was.
+pub const ADVERSARIAL_FORMATS: &[&str] = &[
     "tool_tags_unclosed",
     "tool_tags_open_objects",
     "tool_tags_wrong_closer",
     "tool_tags_partial",
     "dsml_unclosed",
 ];
+
+/// Every hostile shape: [`ADVERSARIAL`] and [`ADVERSARIAL_FORMATS`].
+pub fn all_adversarial() -> impl Iterator<Item = &'static str> {
+    ADVERSARIAL.iter().chain(ADVERSARIAL_FORMATS).copied()
+}
 
 /// The adversarial reply `name` (one of [`ADVERSARIAL`]) of about `size` bytes, or `None` for
 /// an unknown name. Each repeats one hostile unit; a scanner that is linear in the text reads

@@ -14,12 +14,8 @@
 //! than its length; looking a name up costs a hash, through an index of the selection's names
 //! built the first time a reply has a tag that may be one.
 
-use std::cell::OnceCell;
-use std::hash::Hasher;
-
-use rustc_hash::{FxHashMap, FxHasher};
-
 use crate::model::ServerTools;
+use std::cell::OnceCell;
 
 /// Longest tag name looked at (MCP tool names are at most 128 characters; a server prefix more).
 pub(crate) const MAX_TAG_NAME: usize = 192;
@@ -62,16 +58,25 @@ fn is_blank(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\n' | b'\r')
 }
 
-/// Lexes `<name>` or `</name>` at `i` (`b[i] == b'<'`), blanks allowed around the name: the
-/// name's range and the index past `>`. How far it looked is at most `i + 4 + MAX_TAG_NAME +
-/// 2 * MAX_BLANKS`.
-pub(crate) fn lex(b: &[u8], i: usize, end: usize, closing: bool) -> Lexed<((usize, usize), usize)> {
+/// Lexes `<name>` or `</ name>` at `i` (`b[i] == b'<'`), blanks allowed after the name and, in a
+/// closing tag, before it (an opening `< name>` is prose: a comparison `a < b` must cost
+/// nothing more than its byte): the name's range and the index past `>`.
+pub(crate) fn lex(b: &[u8], i: usize, end: usize, closing: bool) -> Lexed<TagName> {
+    lex_looked(b, i, end, closing).0
+}
+
+/// A tag's name (its byte range) and the index just past the tag's `>`.
+pub(crate) type TagName = ((usize, usize), usize);
+
+/// [`lex`], and the index past the last byte it looked at (at most `i + 4 + MAX_TAG_NAME +
+/// 2 * MAX_BLANKS`; `end` when it needs more text).
+pub(crate) fn lex_looked(b: &[u8], i: usize, end: usize, closing: bool) -> (Lexed<TagName>, usize) {
     let mut j = i + 1;
     if closing {
         match b.get(j) {
-            _ if j >= end => return Lexed::Incomplete,
+            _ if j >= end => return (Lexed::Incomplete, end),
             Some(b'/') => j += 1,
-            _ => return Lexed::No,
+            _ => return (Lexed::No, j + 1),
         }
     }
     let blanks = |mut k: usize| {
@@ -81,12 +86,14 @@ pub(crate) fn lex(b: &[u8], i: usize, end: usize, closing: bool) -> Lexed<((usiz
         }
         k
     };
-    j = blanks(j);
+    if closing {
+        j = blanks(j);
+    }
     if j >= end {
-        return Lexed::Incomplete;
+        return (Lexed::Incomplete, end);
     }
     if !is_name_start(b[j]) {
-        return Lexed::No;
+        return (Lexed::No, j + 1);
     }
     let stop = end.min(j + MAX_TAG_NAME + 1);
     let mut k = j;
@@ -94,14 +101,14 @@ pub(crate) fn lex(b: &[u8], i: usize, end: usize, closing: bool) -> Lexed<((usiz
         k += 1;
     }
     if k - j > MAX_TAG_NAME {
-        return Lexed::No;
+        return (Lexed::No, k);
     }
     let name = (j, k);
     let k = blanks(k);
     match b.get(k) {
-        _ if k >= end => Lexed::Incomplete,
-        Some(b'>') => Lexed::Yes((name, k + 1)),
-        _ => Lexed::No,
+        _ if k >= end => (Lexed::Incomplete, end),
+        Some(b'>') => (Lexed::Yes((name, k + 1)), k + 1),
+        _ => (Lexed::No, k + 1),
     }
 }
 
@@ -133,75 +140,128 @@ pub(crate) struct ToolTagIndex {
     names: OnceCell<Names>,
 }
 
-/// Hashes of every accepted name, each with the tool and the server it names (`None`: the bare
-/// name, which the sink resolves, ambiguity included).
+/// Every accepted spelling's hash with the tool it names, sorted by hash: one allocation, no
+/// string built (a reply's first tag pays for it, so it must cost little next to a parse).
 #[derive(Debug, Clone, Default)]
 struct Names {
-    by_hash: FxHashMap<u64, Vec<(u32, u32, bool)>>,
+    by_hash: Vec<(u64, Spelling, u32, u32)>,
 }
 
-/// The hash of the concatenation of `parts` (one `write`: the hasher's result depends on how
-/// the bytes are split between writes).
-fn hash_bytes(parts: &[&[u8]]) -> u64 {
-    let mut h = FxHasher::default();
-    match parts {
-        [one] => h.write(one),
-        _ => h.write(&parts.concat()),
+/// How a tag may spell a tool's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Spelling {
+    /// The tool's own name (the sink resolves it, ambiguity included).
+    Bare,
+    /// `server<sep>tool`.
+    Qualified(&'static str),
+    /// `mcp__server__tool`.
+    McpDouble,
+    /// deepseek-pp's `mcp_<server>_<tool>`, each part [`sanitized`], cut at 96 bytes.
+    McpSanitized,
+}
+
+const QUALIFIERS: [&str; 3] = ["__", ".", ":"];
+/// deepseek-pp cuts its `mcp_` names here.
+const MCP_MAX: usize = 96;
+
+/// FNV-1a: the same hash whichever pieces the bytes come in.
+#[derive(Clone, Copy)]
+struct Fnv(u64);
+
+impl Fnv {
+    fn new() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
     }
-    h.finish()
+    fn byte(&mut self, b: u8) {
+        self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    fn bytes(mut self, bs: &[u8]) -> Self {
+        for &b in bs {
+            self.byte(b);
+        }
+        self
+    }
 }
 
-/// deepseek-pp's part of an `mcp_` name: each run of characters other than ASCII letters,
-/// digits and `_` becomes one `_`, leading and trailing `_` are dropped, an empty part is
-/// `tool`, and a part that starts with a digit gets `t_` in front.
-fn sanitized(part: &str) -> String {
-    let mut out = String::with_capacity(part.len());
+/// deepseek-pp's part of an `mcp_` name, as bytes: each run of characters other than ASCII
+/// letters, digits and `_` becomes one `_`, leading and trailing `_` are dropped, an empty part
+/// is `tool`, and a part that starts with a digit gets `t_` in front.
+fn sanitized(part: &str) -> impl Iterator<Item = u8> + '_ {
+    let kept = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let core = part
+        .trim()
+        .trim_matches(|c: char| !c.is_ascii_alphanumeric());
+    let empty = !core.chars().any(|c| c.is_ascii_alphanumeric());
+    let prefix: &[u8] = if empty {
+        b"tool"
+    } else if core.starts_with(|c: char| c.is_ascii_digit()) {
+        b"t_"
+    } else {
+        b""
+    };
     let mut gap = false;
-    for c in part.trim().chars() {
-        if c.is_ascii_alphanumeric() || c == '_' {
-            if gap {
-                out.push('_');
-            }
-            gap = false;
-            out.push(c);
+    let body = core.chars().filter(move |_| !empty).flat_map(move |c| {
+        let out = if kept(c) {
+            let g = std::mem::take(&mut gap);
+            [g.then_some(b'_'), Some(c as u8)]
         } else {
             gap = true;
-        }
-    }
-    let s = out.trim_matches('_');
-    match s.chars().next() {
-        None => "tool".to_owned(),
-        Some(c) if c.is_ascii_digit() => format!("t_{s}"),
-        Some(_) => s.to_owned(),
+            [None, None]
+        };
+        out.into_iter().flatten()
+    });
+    prefix.iter().copied().chain(body)
+}
+
+/// The bytes of spelling `how` of `tool` on `server`.
+fn spelled<'a>(how: Spelling, server: &'a str, tool: &'a str) -> Box<dyn Iterator<Item = u8> + 'a> {
+    match how {
+        Spelling::Bare => Box::new(tool.bytes()),
+        Spelling::Qualified(sep) => Box::new(server.bytes().chain(sep.bytes()).chain(tool.bytes())),
+        Spelling::McpDouble => Box::new(
+            b"mcp__"
+                .iter()
+                .copied()
+                .chain(server.bytes())
+                .chain(b"__".iter().copied())
+                .chain(tool.bytes()),
+        ),
+        Spelling::McpSanitized => Box::new(
+            b"mcp_"
+                .iter()
+                .copied()
+                .chain(sanitized(server))
+                .chain(std::iter::once(b'_'))
+                .chain(sanitized(tool))
+                .take(MCP_MAX),
+        ),
     }
 }
+
+const SPELLINGS: [Spelling; 6] = [
+    Spelling::Bare,
+    Spelling::Qualified(QUALIFIERS[0]),
+    Spelling::Qualified(QUALIFIERS[1]),
+    Spelling::Qualified(QUALIFIERS[2]),
+    Spelling::McpDouble,
+    Spelling::McpSanitized,
+];
 
 impl Names {
     fn build(servers: &[ServerTools]) -> Names {
-        let mut names = Names::default();
-        let mut add = |key: u64, s: usize, t: usize, qualified: bool| {
-            let entry = names.by_hash.entry(key).or_default();
-            let v = (s as u32, t as u32, qualified);
-            if !entry.contains(&v) {
-                entry.push(v);
-            }
-        };
+        let count: usize = servers.iter().map(|s| s.tools.len()).sum();
+        let mut by_hash = Vec::with_capacity(count * SPELLINGS.len());
         for (s, server) in servers.iter().enumerate() {
-            let id = server.id.as_bytes();
-            let san_id = sanitized(&server.id);
             for (t, tool) in server.tools.iter().enumerate() {
-                let name = tool.name.as_bytes();
-                add(hash_bytes(&[name]), s, t, false);
-                for sep in [&b"__"[..], b".", b":"] {
-                    add(hash_bytes(&[id, sep, name]), s, t, true);
+                for how in SPELLINGS {
+                    let mut h = Fnv::new();
+                    spelled(how, &server.id, &tool.name).for_each(|b| h.byte(b));
+                    by_hash.push((h.0, how, s as u32, t as u32));
                 }
-                add(hash_bytes(&[b"mcp__", id, b"__", name]), s, t, true);
-                let mcp = format!("mcp_{san_id}_{}", sanitized(&tool.name));
-                let mcp = &mcp.as_bytes()[..mcp.len().min(96)];
-                add(hash_bytes(&[mcp]), s, t, true);
             }
         }
-        names
+        by_hash.sort_unstable();
+        Names { by_hash }
     }
 }
 
@@ -225,30 +285,21 @@ impl ToolTagIndex {
         name: &[u8],
     ) -> Option<(&'s str, Option<&'s str>)> {
         let names = self.names.get_or_init(|| Names::build(servers));
-        let hits = names.by_hash.get(&hash_bytes(&[name]))?;
-        hits.iter().find_map(|&(s, t, qualified)| {
-            let server = servers.get(s as usize)?;
-            let tool = server.tools.get(t as usize)?;
-            let spelled = if qualified {
-                let id = server.id.as_str();
-                let tool = tool.name.as_str();
-                [
-                    format!("{id}__{tool}"),
-                    format!("{id}.{tool}"),
-                    format!("{id}:{tool}"),
-                    format!("mcp__{id}__{tool}"),
-                    {
-                        let m = format!("mcp_{}_{}", sanitized(id), sanitized(tool));
-                        m[..m.len().min(96)].to_owned()
-                    },
-                ]
-                .iter()
-                .any(|n| n.as_bytes() == name)
-            } else {
-                tool.name.as_bytes() == name
-            };
-            spelled.then(|| (tool.name.as_str(), qualified.then_some(server.id.as_str())))
-        })
+        let hash = Fnv::new().bytes(name).0;
+        let from = names.by_hash.partition_point(|e| e.0 < hash);
+        names.by_hash[from..]
+            .iter()
+            .take_while(|e| e.0 == hash)
+            .find_map(|&(_, how, s, t)| {
+                let server = servers.get(s as usize)?;
+                let tool = server.tools.get(t as usize)?;
+                spelled(how, &server.id, &tool.name)
+                    .eq(name.iter().copied())
+                    .then(|| {
+                        let named = (how != Spelling::Bare).then_some(server.id.as_str());
+                        (tool.name.as_str(), named)
+                    })
+            })
     }
 }
 
@@ -307,7 +358,8 @@ mod tests {
             Lexed::Incomplete => "wait".to_owned(),
         };
         assert_eq!(show("<echo>", false), "echo 6");
-        assert_eq!(show("< get-sum >", false), "get-sum 11");
+        assert_eq!(show("<get-sum >", false), "get-sum 10");
+        assert_eq!(show("< get-sum>", false), "no");
         assert_eq!(show("<echo a=\"1\">", false), "no");
         assert_eq!(show("<ech", false), "wait");
         assert_eq!(show("<1a>", false), "no");

@@ -27,8 +27,8 @@ impl Scan<'_> {
         if self.servers.is_empty() {
             return Opened::No;
         }
-        let looked = (i + LOOK).min(self.end);
-        match tooltag::lex(self.b, i, self.end, false) {
+        let (lexed, looked) = tooltag::lex_looked(self.b, i, self.end, false);
+        match lexed {
             Lexed::Incomplete if !self.finished => Opened::Wait,
             Lexed::Incomplete | Lexed::No => {
                 st.see(looked);
