@@ -139,6 +139,7 @@ async fn handle(
         Err(e) => return refuse(StatusCode::BAD_REQUEST, &format!("not JSON: {e}")),
     };
     let client_id = msg.get("id").cloned().unwrap_or(Value::Null);
+    bridge.sup.wait_restart(&name).await;
     match bridge.sup.send(&name, msg) {
         Ok(None) => StatusCode::ACCEPTED.into_response(),
         Ok(Some(rx)) => {

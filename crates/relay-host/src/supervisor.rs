@@ -27,6 +27,8 @@ pub const LOG_LINES: usize = 200;
 pub const LOG_LINE_CHARS: usize = 1_000;
 /// Longest line a child may write on stdout (one JSON-RPC message).
 pub const MAX_CHILD_LINE: usize = 16 * 1024 * 1024;
+/// Longest restart delay a request waits out (longer ones are refused with the delay).
+pub const MAX_WAIT: Duration = Duration::from_secs(5);
 /// Consecutive crashes after which the host stops restarting a server until the user asks.
 pub const MAX_CRASHES: u32 = 5;
 
@@ -375,6 +377,20 @@ impl Supervisor {
             pending: BTreeMap::new(),
             kill: Some(kill_tx),
         })
+    }
+
+    /// Waits out a short restart delay of `name` (a crash a moment ago): a request that comes
+    /// during it is served by the restarted process rather than refused.
+    pub async fn wait_restart(&self, name: &str) {
+        let wait = lock(&self.state)
+            .slots
+            .get(name)
+            .filter(|s| s.child.is_none() && s.status == Status::Crashed)
+            .and_then(|s| s.retry_at)
+            .map(|at| at.saturating_duration_since(Instant::now()));
+        if let Some(wait) = wait.filter(|w| *w <= MAX_WAIT) {
+            tokio::time::sleep(wait).await;
+        }
     }
 
     /// Sends a client's message to `name`'s process; a request's messages come back on the

@@ -48,7 +48,10 @@ fn local_error(message: impl Into<String>) -> ErrorBody {
 pub fn check_name(name: &str) -> Result<(), ErrorBody> {
     let ok = !name.is_empty()
         && name.len() <= MAX_NAME
-        && name.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphanumeric())
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
@@ -78,7 +81,9 @@ pub fn host_data(answer: Value) -> Result<Value, ErrorBody> {
                 .unwrap_or("the local host refused the request");
             Err(local_error(message))
         }
-        None => Err(local_error("the local host sent an answer that is not valid")),
+        None => Err(local_error(
+            "the local host sent an answer that is not valid",
+        )),
     }
 }
 
@@ -86,7 +91,10 @@ pub fn host_data(answer: Value) -> Result<Value, ErrorBody> {
 /// other address is refused: a local server's requests never leave the loopback interface.
 pub fn endpoint(name: &str, data: &Value) -> Result<(String, String), ErrorBody> {
     let url = data.get("url").and_then(Value::as_str).unwrap_or_default();
-    let token = data.get("token").and_then(Value::as_str).unwrap_or_default();
+    let token = data
+        .get("token")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     let port = url
         .strip_prefix("http://127.0.0.1:")
         .and_then(|rest| rest.strip_suffix(&format!("/mcp/{name}")))
@@ -115,18 +123,25 @@ pub fn placeholder_url(name: &str) -> String {
 
 /// A command line as the user must see it before confirming it: each argument quoted unless
 /// it is plain, the environment first, the folder after. Same rules as the host's own dialog.
-pub fn display(command: &str, args: &[String], env: &BTreeMap<String, String>, cwd: Option<&str>) -> String {
+pub fn display(
+    command: &str,
+    args: &[String],
+    env: &BTreeMap<String, String>,
+    cwd: Option<&str>,
+) -> String {
     fn quote(s: &str) -> String {
         let plain = !s.is_empty()
-            && s
-                .chars()
+            && s.chars()
                 .all(|c| c.is_ascii_alphanumeric() || "-_./:=@+,%~".contains(c));
         match plain {
             true => s.to_owned(),
             false => format!("'{}'", s.replace('\'', "'\\''")),
         }
     }
-    let mut parts: Vec<String> = env.iter().map(|(k, v)| format!("{k}={}", quote(v))).collect();
+    let mut parts: Vec<String> = env
+        .iter()
+        .map(|(k, v)| format!("{k}={}", quote(v)))
+        .collect();
     parts.push(quote(command));
     parts.extend(args.iter().map(|a| quote(a)));
     let line = parts.join(" ");
@@ -139,8 +154,8 @@ pub fn display(command: &str, args: &[String], env: &BTreeMap<String, String>, c
 /// The stdio entries of an `mcpServers` (or VS Code `servers`) file, as the host would run them.
 pub fn plan(json_text: &str) -> Result<LocalPlanView, ErrorBody> {
     let invalid = |m: String| ErrorBody::new(ErrorKind::InvalidArgument, m);
-    let value: Value =
-        serde_json::from_str(json_text).map_err(|e| invalid(format!("the file is not JSON: {e}")))?;
+    let value: Value = serde_json::from_str(json_text)
+        .map_err(|e| invalid(format!("the file is not JSON: {e}")))?;
     let servers = value
         .get("mcpServers")
         .or_else(|| value.get("servers"))
@@ -175,7 +190,11 @@ fn proposal(name: &str, command: &Value, entry: &Value) -> Result<LocalProposal,
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(items)) => items
             .iter()
-            .map(|i| i.as_str().map(str::to_owned).ok_or("`args` holds a non-string"))
+            .map(|i| {
+                i.as_str()
+                    .map(str::to_owned)
+                    .ok_or("`args` holds a non-string")
+            })
             .collect::<Result<_, _>>()?,
         Some(_) => return Err("`args` is not a list".into()),
     };
@@ -184,7 +203,9 @@ fn proposal(name: &str, command: &Value, entry: &Value) -> Result<LocalProposal,
         None | Some(Value::Null) => {}
         Some(Value::Object(map)) => {
             for (k, v) in map {
-                let v = v.as_str().ok_or_else(|| format!("env `{k}` is not a string"))?;
+                let v = v
+                    .as_str()
+                    .ok_or_else(|| format!("env `{k}` is not a string"))?;
                 env.insert(k.clone(), v.to_owned());
             }
         }
@@ -229,7 +250,11 @@ impl App {
 
     /// The configured server of a local one (the client's view is the host's address).
     pub fn local_config(&self, id: &str) -> Option<ServerConfig> {
-        self.config.servers.iter().find(|s| s.id == id && s.local.is_some()).cloned()
+        self.config
+            .servers
+            .iter()
+            .find(|s| s.id == id && s.local.is_some())
+            .cloned()
     }
 
     /// The panel's view of the host's `list` data, and the names the configuration lacks.
@@ -241,7 +266,12 @@ impl App {
         let mut servers = Vec::new();
         let mut missing = Vec::new();
         for s in list {
-            let text = |k: &str| s.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
+            let text = |k: &str| {
+                s.get(k)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned()
+            };
             let name = text("name");
             if check_name(&name).is_err() {
                 continue;

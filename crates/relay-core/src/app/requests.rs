@@ -4,8 +4,8 @@
 //! decision on the way. Both matches are exhaustive, so a message without a handler does not
 //! compile.
 
-use crate::contract::ErrorKind;
 use super::local::{self, LocalIo};
+use crate::contract::ErrorKind;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};

@@ -40,6 +40,8 @@ pub struct Runner<H: Host> {
     pub app: RefCell<App>,
     /// Whether the stored state is in the app yet ([`Runner::ensure_loaded`]).
     loaded: RefCell<Load>,
+    /// Local servers being added by a `local/list` (two lists at once add each once).
+    pub(super) local_adding: RefCell<std::collections::BTreeSet<String>>,
 }
 
 /// Where the state's load stands.
@@ -85,6 +87,7 @@ impl<H: Host> Runner<H> {
             host,
             app: RefCell::new(App::default()),
             loaded: RefCell::new(Load::NotYet),
+            local_adding: RefCell::default(),
         })
     }
 

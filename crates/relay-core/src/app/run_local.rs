@@ -27,16 +27,34 @@ impl<H: Host> Runner<H> {
             LocalIo::List => {
                 let data = match self.ask_host(&json!({"type": "list"})).await {
                     Ok(data) => data,
-                    Err(e) => return Ok(super::answer::<answers::LocalList>(local::not_installed(&e))),
+                    Err(e) => {
+                        return Ok(super::answer::<answers::LocalList>(local::not_installed(
+                            &e,
+                        )))
+                    }
                 };
                 let (_, missing) = self.app.borrow().local_view(&data)?;
                 // The host's servers the extension does not know yet become servers of its own,
                 // one at a time (each gets its id after the one before is in).
                 for name in missing {
-                    let server = self.app.borrow().local_server(&name);
-                    if let Err(e) = self.put_view(server, false).await {
-                        self.host.warn(&format!("local server {name}: {}", e.message));
+                    if !self.local_adding.borrow_mut().insert(name.clone()) {
+                        continue; // another list is adding it
                     }
+                    let known = self
+                        .app
+                        .borrow()
+                        .config
+                        .servers
+                        .iter()
+                        .any(|s| s.local.as_ref() == Some(&name));
+                    if !known {
+                        let server = self.app.borrow().local_server(&name);
+                        if let Err(e) = self.put_view(server, false).await {
+                            self.host
+                                .warn(&format!("local server {name}: {}", e.message));
+                        }
+                    }
+                    self.local_adding.borrow_mut().remove(&name);
                 }
                 let (view, _) = self.app.borrow().local_view(&data)?;
                 Ok(super::answer::<answers::LocalList>(view))
@@ -46,9 +64,17 @@ impl<H: Host> Runner<H> {
                 let lines = data
                     .get("lines")
                     .and_then(Value::as_array)
-                    .map(|l| l.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+                    .map(|l| {
+                        l.iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_owned)
+                            .collect()
+                    })
                     .unwrap_or_default();
-                Ok(super::answer::<answers::LocalLog>(LocalLogView { name, lines }))
+                Ok(super::answer::<answers::LocalLog>(LocalLogView {
+                    name,
+                    lines,
+                }))
             }
             LocalIo::Restart(name) => {
                 self.ask_host(&local::named("restart", &name)?).await?;
@@ -59,7 +85,12 @@ impl<H: Host> Runner<H> {
                 let added = data
                     .get("added")
                     .and_then(Value::as_array)
-                    .map(|l| l.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+                    .map(|l| {
+                        l.iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_owned)
+                            .collect()
+                    })
                     .unwrap_or_default();
                 Ok(super::answer::<answers::LocalPropose>(LocalAdded { added }))
             }
