@@ -26,6 +26,8 @@ pub const HOST_NAME: &str = "com.mcp_relay.host";
 pub const MAX_NAME: usize = 64;
 /// Most servers one proposal may carry (the host's own limit).
 pub const MAX_PROPOSED: usize = 32;
+/// Longest message to the host (it reads 64 KiB at most; the id is added on the way).
+pub const MAX_MESSAGE: usize = 60 * 1024;
 
 /// What the runner asks the host for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -235,7 +237,14 @@ pub fn propose_message(servers: &[LocalProposal]) -> Result<Value, ErrorBody> {
         check_name(&s.name)?;
         list.push(json!({"name": s.name, "command": s.command, "args": s.args, "env": s.env, "cwd": s.cwd}));
     }
-    Ok(json!({"type": "propose", "servers": list}))
+    let message = json!({"type": "propose", "servers": list});
+    if message.to_string().len() > MAX_MESSAGE {
+        return Err(ErrorBody::new(
+            ErrorKind::InvalidArgument,
+            format!("the servers are too large for the local host ({MAX_MESSAGE} bytes at most)"),
+        ));
+    }
+    Ok(message)
 }
 
 impl App {
