@@ -11,6 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, existsSync, rmSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SITES_DIR, loadAdapters, waitForReply } from '../fixtures/sites/_shared/loop.mjs';
 import {
   launchExtension, openExtensionPage, coreCall, ok, until, serveStatic, startProcess, ROOT, TARGET,
 } from './harness.mjs';
@@ -25,6 +26,7 @@ const EXTENSION_ID = 'ellfknbogpmjfnllbfnllmflekcknadb';
 let dir, config, ext, panel, demo, chat;
 const pidFile = () => join(dir, 'py.pids');
 const confirmLog = () => join(dir, 'confirmed.txt');
+const callsFile = () => join(dir, 'calls.txt');
 
 /** The host's command line, with the test's list. */
 function host(...args) {
@@ -53,7 +55,7 @@ before(async () => {
   mkdirSync(join(profile, 'NativeMessagingHosts'), { recursive: true });
   host('install', '--extension-id', EXTENSION_ID, '--dir', join(profile, 'NativeMessagingHosts'));
   host('add', 'everything', '--', process.execPath, EVERYTHING, 'stdio');
-  host('add', 'py', '--env', `PID_FILE=${pidFile()}`, '--', PYTHON, PY_SERVER);
+  host('add', 'py', '--env', `PID_FILE=${pidFile()}`, '--env', `CALLS_FILE=${callsFile()}`, '--', PYTHON, PY_SERVER);
   // The host's own confirmation dialog, answered yes; it keeps what it was shown.
   const confirm = join(dir, 'confirm.sh');
   writeFileSync(confirm, `#!/bin/sh\nprintf '%s' "$1" > '${confirmLog()}'\nexit 0\n`);
@@ -204,4 +206,44 @@ test('an mcpServers file with stdio and HTTP entries imports into both places af
   }, { timeoutMs: 20_000, what: 'the remote server in the extension and py2 in the host' });
   assert.match(readFileSync(confirmLog(), 'utf8'), new RegExp(`py2: ${command.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`), 'the host asked the user itself, showing the command');
   assert.match(host('list'), /^py2: /m, 'the host\'s own list holds it');
+});
+
+test('the worker stopped mid-call on a local server: the call becomes unknown, never runs again, and the next call works', async () => {
+  const serverId = (await serverOf('py')).serverId;
+  await ok(await coreCall(panel, { type: 'tools/policy', serverId, tool: 'slow', policy: 'allow' }));
+  const site = await serveStatic(SITES_DIR, { fallback: (path) => (path.includes('/_shared/') ? path.slice(path.indexOf('/_shared/') + 1) : 'chatgpt/index.html') });
+  try {
+    await ok(await coreCall(panel, { type: 'sites/add', origin: site.origin, adapter: 'chatgpt' }));
+    await until(() => ext.sw.evaluate(async (id) => (await chrome.scripting.getRegisteredContentScripts()).some((r) => r.id === id), 'custom:' + site.origin));
+    const page = await ext.context.newPage();
+    await page.goto(`${site.origin}/chatgpt/?tool=slow&args=${encodeURIComponent(JSON.stringify({ seconds: 4 }))}`);
+    await page.locator('mcp-relay-ui[data-state="ready"]').waitFor({ state: 'attached', timeout: 10_000 });
+    const tabs = await ext.sw.evaluate(async (u) => (await chrome.tabs.query({})).filter((t) => t.url === u).map((t) => t.id), page.url());
+    const chatRef = { tabId: Math.max(...tabs), url: page.url() };
+    await ok(await coreCall(panel, { type: 'chat/set', chat: chatRef, settings: { serverIds: [serverId], autoExecute: true, autoSubmit: true } }));
+    const prompt = await ok(await coreCall(panel, { type: 'prompt/build', chat: chatRef }));
+    await ok(await coreCall(panel, { type: 'chat/insert', chat: chatRef, text: prompt.text, submit: true }));
+    const states = async () => (await ok(await coreCall(panel, { type: 'activity/list', chat: { ...chatRef, url: page.url() } }))).map((c) => `${c.tool}:${c.state}`);
+    await until(async () => (await states()).includes('slow:running') && existsSync(callsFile()), { timeoutMs: 20_000, what: 'the slow call running in the local server' }).catch(async (e) => { throw new Error(`${e.message}: ${JSON.stringify(await states())} ${await page.evaluate(() => JSON.stringify(window.__fixture?.submitted?.length))}`); });
+    const pid = Number(readFileSync(pidFile(), 'utf8').trim().split('\n').at(-1));
+    const cdp = await ext.context.newCDPSession(page);
+    const { targetInfos } = await cdp.send('Target.getTargets');
+    const worker = targetInfos.find((t) => t.type === 'service_worker' && t.url.startsWith(`chrome-extension://${ext.extensionId}/`));
+    await cdp.send('Target.closeTarget', { targetId: worker.targetId });
+    // The port closed with the worker: the host stopped the server and exited.
+    await until(() => !alive(pid), { timeoutMs: 10_000, what: 'the local server to stop with the worker' });
+    await until(async () => (await states()).includes('slow:unknown'), { timeoutMs: 20_000, what: 'the call unknown after the restart' });
+    await until(() => page.evaluate(() => window.__fixture.submitted.length >= 2), { timeoutMs: 10_000, what: 'the outcome sent to the model' });
+    assert.match((await page.evaluate(() => window.__fixture.submitted[1].text)), /unknown/i);
+    const chatgpt = loadAdapters().SITES.find((s) => s.id === 'chatgpt');
+    await waitForReply(page, chatgpt, 'Final answer');
+    assert.deepEqual(await states(), ['slow:unknown'], 'run once, never again by itself');
+    assert.equal(readFileSync(callsFile(), 'utf8'), 'slow\n', 'the server saw the call once');
+    // A new worker starts a new host; the local server answers again.
+    const again = await ok(await coreCall(panel, { type: 'tools/call', serverId, tool: 'echo', arguments: { message: 'new host' } }));
+    assert.equal(again.result.content[0].text, 'Echo: new host');
+    await page.close();
+  } finally {
+    await site.close();
+  }
 });

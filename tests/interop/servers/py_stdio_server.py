@@ -2,12 +2,14 @@
 
     python py_stdio_server.py
 
-Tools: `echo` (returns "Echo: <message>") and `crash` (writes a line to stderr and exits with
-status 3 in the middle of the call). Its pid goes to $PID_FILE (one line per start) when set.
+Tools: `echo` (returns "Echo: <message>"), `crash` (writes a line to stderr and exits with
+status 3 in the middle of the call) and `slow` (notes its start in $CALLS_FILE, then takes
+`seconds`). Its pid goes to $PID_FILE (one line per start) when set.
 """
 
 import os
 import sys
+import time
 
 from mcp.server.mcpserver import MCPServer
 
@@ -29,6 +31,15 @@ def crash() -> str:
     """Exit the server process in the middle of the call."""
     print("py-stdio-test: crashing on purpose", file=sys.stderr, flush=True)
     os._exit(3)
+
+
+@server.tool()
+def slow(seconds: float) -> str:
+    """Take a while; each start is noted in $CALLS_FILE."""
+    with open(os.environ.get("CALLS_FILE", os.devnull), "a") as f:
+        f.write("slow\n")
+    time.sleep(seconds)
+    return f"slept {seconds} s"
 
 
 if __name__ == "__main__":
