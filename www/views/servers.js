@@ -48,8 +48,19 @@ export function mountServers(section, app) {
   }
 
   async function refresh() {
-    // First the host: the servers it lists that the extension does not know yet are added.
-    await local.refresh();
+    // The host is asked beside the list, never before it (a native round trip, or Chrome
+    // failing to start a host that is not installed); servers it lists that the extension did
+    // not know yet are added by that request, and shown by a second look at the list.
+    local.refresh().then(() => {
+      const known = new Set(servers.map((s) => s.id));
+      const added = (local.host()?.servers || []).some((l) => l.serverId && !known.has(l.serverId));
+      if (added) refreshList();
+      else render();
+    });
+    await refreshList();
+  }
+
+  async function refreshList() {
     try {
       servers = await (app.takePrefetch('servers/list') || call('servers/list'));
       status.replaceChildren();
