@@ -249,3 +249,26 @@ test('the worker stopped mid-call on a local server: the call becomes unknown, n
     await site.close();
   }
 });
+
+test('without the host installed, the panel and the import dialog say the one command that installs it', async () => {
+  const bare = await launchExtension(); // a fresh profile: no NativeMessagingHosts folder
+  try {
+    const page = await openExtensionPage(bare, 'www/panel.html');
+    await page.click('#tab-servers');
+    const install = page.locator('.local-host .local-install code');
+    await install.waitFor({ timeout: 10_000 });
+    assert.equal(await install.innerText(), 'cargo xtask install-host');
+    const view = await ok(await coreCall(page, { type: 'local/list' }));
+    assert.equal(view.installed, false);
+    assert.match(view.error, /native messaging host not found/i);
+    await page.click('#server-import');
+    await page.locator('.import-dialog textarea').fill(JSON.stringify({ mcpServers: { git: { command: 'uvx', args: ['mcp-server-git'] } } }));
+    await page.click('#import-preview');
+    await page.locator('.import-dialog .import-local .local-command').waitFor({ timeout: 10_000 });
+    assert.equal(await page.locator('.import-dialog .import-local .local-command').innerText(), 'uvx mcp-server-git');
+    assert.equal(await page.locator('.import-dialog .local-install code').innerText(), 'cargo xtask install-host');
+    assert.equal(await page.locator('.import-dialog .actions.end button.primary').isDisabled(), true, 'nothing to add here without the host');
+  } finally {
+    await bare.close();
+  }
+});
