@@ -57,6 +57,8 @@ const FAMILIES = {
   strategyHint_: ['auto', 'toolFirst', 'toolForced', 'disabled'],
   transport_: ['auto', 'streamable', 'sse'],
   lang_: ['auto', 'en', 'zh_CN'],
+  // A local server's status in the native host (relay-host's supervisor::Status).
+  localStatus_: ['stopped', 'starting', 'running', 'crashed', 'failed'],
   // The core's error kinds, said in the panel's language (www/core.js errorView): every kind of
   // relay_core::contract::ErrorKind, as the codegen lists them in extension/contract.js.
   errKind_: Object.keys(ERROR_KINDS),
