@@ -89,6 +89,8 @@ test('servers added with the host CLI are listed in the panel, marked local, and
     await panel.locator(`li.server .local-server[data-local="${name}"]`).waitFor({ timeout: 20_000 });
   }
   assert.match(await panel.locator('.local-server[data-local="py"] .local-command code').innerText(), /py_stdio_server\.py/);
+  mkdirSync(join(TARGET, 'screenshots'), { recursive: true });
+  await panel.screenshot({ path: join(TARGET, 'screenshots/local-servers.png'), fullPage: true });
   // The panel's refresh added them; a list made meanwhile may not name their ids yet.
   await until(async () => (await localList()).servers.every((s) => s.serverId), { what: 'both local servers in the extension' });
   const list = await localList();
