@@ -511,10 +511,10 @@ impl Supervisor {
             return;
         };
         // A process the host stopped was taken out of its slot already.
-        if !slot
+        if slot
             .child
             .as_ref()
-            .is_some_and(|c| c.generation == generation)
+            .is_none_or(|c| c.generation != generation)
         {
             slot.note(&format!("[host] process exited ({status})"));
             return;

@@ -446,3 +446,38 @@ fn the_host_exits_and_stops_its_servers_when_chrome_closes_the_port() {
     assert!(status.success());
     assert!(!alive(&pid), "the server {pid} outlived the host");
 }
+
+#[test]
+fn requests_at_the_idle_boundary_never_land_on_a_process_being_stopped() {
+    let dir = temp_dir("idle-race");
+    let pids = dir.join("pids");
+    add_fixture(&dir, "fixture", &pids);
+    let mut host = Host::start(&dir, &[("RELAY_HOST_IDLE_MS", "200")]);
+    let open = host.request(json!({"type": "open", "name": "fixture"}));
+    let url = open["data"]["url"].as_str().unwrap().to_owned();
+    let token = open["data"]["token"].as_str().unwrap().to_owned();
+    let (_, events) = post(&url, &token, &init_msg(1));
+    assert!(events[0].get("result").is_some(), "{events:?}");
+    // Each request comes about when the host decides the server is idle: it either keeps the
+    // process or starts a new one, never answers from one it is stopping.
+    for (i, gap) in [
+        190u64, 200, 210, 195, 205, 200, 185, 215, 200, 198, 202, 200,
+    ]
+    .iter()
+    .enumerate()
+    {
+        std::thread::sleep(Duration::from_millis(*gap));
+        let id = 10 + i as u32;
+        let (status, events) = post(&url, &token, &call(id, "echo", "x"));
+        assert_eq!(status, 200, "request {i}");
+        assert_eq!(
+            events[0]["result"]["content"][0]["text"], "x",
+            "request {i}: {events:?}"
+        );
+    }
+    let starts = std::fs::read_to_string(&pids).unwrap().lines().count();
+    assert!(
+        starts >= 2,
+        "the server idled and started again at least once ({starts} starts)"
+    );
+}
