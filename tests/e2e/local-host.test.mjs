@@ -188,6 +188,11 @@ test('a crashing server is contained: the call says so, the log shows why, the n
   await until(async () => (await row.locator('.local-log').innerText()).includes('crashing on purpose'), { timeoutMs: 10_000, what: 'the stderr line in the log' });
   const again = await ok(await coreCall(panel, { type: 'tools/call', serverId, tool: 'echo', arguments: { message: 'after the crash' } }));
   assert.equal(again.result.content[0].text, 'Echo: after the crash');
+  // Restart from the panel: a new process, its start in the log.
+  const starts = readFileSync(pidFile(), 'utf8').trim().split('\n').length;
+  await panel.locator('.local-server[data-local="py"] button[data-action="local-restart"]').click();
+  await until(() => readFileSync(pidFile(), 'utf8').trim().split('\n').length === starts + 1, { timeoutMs: 10_000, what: 'a new process after Restart' });
+  await until(async () => (await panel.locator('.local-server[data-local="py"]').getAttribute('data-host-status')) === 'running', { timeoutMs: 10_000, what: 'running after Restart' });
 });
 
 test('an mcpServers file with stdio and HTTP entries imports into both places after one confirmation', async () => {
