@@ -215,6 +215,11 @@ test('an mcpServers file with stdio and HTTP entries imports into both places af
   }, { timeoutMs: 20_000, what: 'the remote server in the extension and py2 in the host' });
   assert.match(readFileSync(confirmLog(), 'utf8'), new RegExp(`py2: ${command.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`), 'the host asked the user itself, showing the command');
   assert.match(host('list'), /^py2: /m, 'the host\'s own list holds it');
+  // Removed from the host's list with its command line: gone from the extension's too.
+  host('remove', 'py2');
+  await localList();
+  const after = await ok(await coreCall(panel, { type: 'servers/list' }));
+  assert.deepEqual(after.filter((s) => s.local).map((s) => s.local).sort(), ['everything', 'py']);
 });
 
 test('the worker stopped mid-call on a local server: the call becomes unknown, never runs again, and the next call works', async () => {

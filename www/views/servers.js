@@ -198,7 +198,8 @@ export function mountServers(section, app) {
         h('button', { type: 'button', dataset: { action: 'test' }, text: t('serverTest'), on: { click: busy(() => call('servers/test', { id: s.id }), { connecting: true }) } }),
         h('button', { type: 'button', dataset: { action: 'refresh' }, text: t('serverRefresh'), on: { click: busy(() => call('tools/list', { serverId: s.id, refresh: true }), { connecting: true }) } }),
         h('button', { type: 'button', dataset: { action: 'edit' }, text: t('serverEdit'), on: { click: () => dialog.open(s) } }),
-        removeBtn),
+        // A local server is the host's: it leaves the list when the host's list drops it.
+        s.local ? h('small', { class: 'hint local-remove', text: t('localRemoveHint', s.local) }) : removeBtn),
       removeArea);
   }
 

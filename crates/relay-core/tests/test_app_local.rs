@@ -198,4 +198,15 @@ fn the_hosts_servers_the_extension_lacks_are_added_once_and_marked_local() {
     );
     assert_eq!(app.local_name(&server.id).as_deref(), Some("fs"));
     assert!(app.local_view(&json!({"nope": 1})).is_err());
+    // Dropped from the host's list: the configured server is stale; remote ones never are.
+    app.config.servers.push(ServerConfig::new(
+        "remote",
+        "remote",
+        "http://127.0.0.1:9/mcp",
+    ));
+    let gone = json!({"servers": [{"name": "git", "command": "uvx", "status": "stopped", "detail": "", "crashes": 0}]});
+    let (view, _) = app.local_view(&gone).unwrap();
+    assert_eq!(app.local_stale(&view), [server.id.clone()]);
+    let (view, _) = app.local_view(&data).unwrap();
+    assert!(app.local_stale(&view).is_empty());
 }

@@ -266,6 +266,21 @@ impl App {
             .cloned()
     }
 
+    /// Configured local servers the host no longer lists (the user removed them with
+    /// `relay-host remove`): the host's list is the source of local servers.
+    pub fn local_stale(&self, view: &LocalHostView) -> Vec<String> {
+        self.config
+            .servers
+            .iter()
+            .filter(|s| {
+                s.local
+                    .as_ref()
+                    .is_some_and(|name| view.servers.iter().all(|l| &l.name != name))
+            })
+            .map(|s| s.id.clone())
+            .collect()
+    }
+
     /// The panel's view of the host's `list` data, and the names the configuration lacks.
     pub fn local_view(&self, data: &Value) -> Result<(LocalHostView, Vec<String>), ErrorBody> {
         let list = data

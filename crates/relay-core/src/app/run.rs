@@ -243,6 +243,25 @@ impl<H: Host> Runner<H> {
         (self.mcp(server, op, None, None).await).map_err(|e| ErrorBody::from(&e))
     }
 
+    /// Removes a server: its session, its configuration, its Origin rule, and the host
+    /// permissions nothing needs any more.
+    pub(super) async fn remove_server(self: &Rc<Self>, id: &str) -> Result<(), ErrorBody> {
+        let reached = self.app.borrow().server_origins(id);
+        self.host.pool(|pool, _| pool.remove_server(id));
+        let effects = self.app.borrow_mut().remove_server(id);
+        self.run_effects(effects).await?;
+        let servers = self.app.borrow().config.servers.clone();
+        let done = self.host.origin_rules(&servers).await;
+        // Host permissions nothing needs any more (its own origin, its authorization
+        // servers') go back; the core says which.
+        let sites = self.sites().await.unwrap_or_default();
+        let release = self.app.borrow().origins_to_release(reached, &sites);
+        for origin in release {
+            self.host.release_origin(&origin).await;
+        }
+        done
+    }
+
     /// Performs what a request needs. Exhaustive: IO the app asks for without a performer here
     /// does not compile.
     async fn perform(self: &Rc<Self>, io: Io) -> Answer {
@@ -259,20 +278,7 @@ impl<H: Host> Runner<H> {
                 (self.put_view(server, true).await).map(answer::<answers::ServersUpdate>)
             }
             Io::ServersRemove(id) => {
-                let reached = self.app.borrow().server_origins(&id);
-                self.host.pool(|pool, _| pool.remove_server(&id));
-                let effects = self.app.borrow_mut().remove_server(&id);
-                self.run_effects(effects).await?;
-                let servers = self.app.borrow().config.servers.clone();
-                let done = self.host.origin_rules(&servers).await;
-                // Host permissions nothing needs any more (its own origin, its authorization
-                // servers') go back; the core says which.
-                let sites = self.sites().await.unwrap_or_default();
-                let release = self.app.borrow().origins_to_release(reached, &sites);
-                for origin in release {
-                    self.host.release_origin(&origin).await;
-                }
-                done.map(|()| answer::<answers::ServersRemove>(()))
+                (self.remove_server(&id).await).map(|()| answer::<answers::ServersRemove>(()))
             }
             Io::ServersImport { servers, skipped } => {
                 let mut added = Vec::new();

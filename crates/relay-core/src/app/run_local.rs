@@ -33,7 +33,14 @@ impl<H: Host> Runner<H> {
                         )))
                     }
                 };
-                let (_, missing) = self.app.borrow().local_view(&data)?;
+                let (view, missing) = self.app.borrow().local_view(&data)?;
+                // Removed from the host's list: removed here too, like a server the user removed.
+                let stale = self.app.borrow().local_stale(&view);
+                for id in stale {
+                    if let Err(e) = self.remove_server(&id).await {
+                        self.host.warn(&format!("local server {id}: {}", e.message));
+                    }
+                }
                 // The host's servers the extension does not know yet become servers of its own,
                 // one at a time (each gets its id after the one before is in).
                 for name in missing {
