@@ -206,7 +206,7 @@ fn the_hosts_servers_the_extension_lacks_are_added_once_and_marked_local() {
     ));
     let gone = json!({"servers": [{"name": "git", "command": "uvx", "status": "stopped", "detail": "", "crashes": 0}]});
     let (view, _) = app.local_view(&gone).unwrap();
-    assert_eq!(app.local_stale(&view), [server.id.clone()]);
+    assert_eq!(app.local_stale(&view), vec![server.id.clone()]);
     let (view, _) = app.local_view(&data).unwrap();
     assert!(app.local_stale(&view).is_empty());
 }
