@@ -34,11 +34,11 @@
  */
 /**
  * Which of the accepted shapes a call was written in.
- * @typedef {"tool" | "tool_args" | "tool_name" | "openai" | "json_lines" | "xml"} CallFormat
+ * @typedef {"tool" | "tool_args" | "tool_name" | "openai" | "json_lines" | "xml" | "tool_tag"} CallFormat
  */
 /**
  * One call in the ledger.
- * @typedef {{ key: string, chat: string, messageId: string, callId: string, serverId: string, tool: string, arguments: JsonValue, state: CallState, seq: number, startedAt?: number | null, durationMs?: number | null, result?: JsonValue | null, resultSize?: number | null, resultPruned?: boolean, error?: ErrorBody | null, replyText?: string | null, progress?: JsonValue | null, delivered: boolean, unsent?: boolean, inFlight?: boolean, deliveryNote?: string | null, destructive: boolean, wait?: WaitReason | null, asking?: string | null, }} CallRecord
+ * @typedef {{ key: string, chat: string, messageId: string, callId: string, serverId: string, tool: string, arguments: JsonValue, state: CallState, seq: number, startedAt?: number | null, durationMs?: number | null, result?: JsonValue | null, resultSize?: number | null, resultPruned?: boolean, error?: ErrorBody | null, replyText?: string | null, progress?: JsonValue | null, delivered: boolean, unsent?: boolean, inFlight?: boolean, deliveryNote?: string | null, destructive: boolean, wait?: WaitReason | null, asking?: string | null, sendAt?: number | null, }} CallRecord
  */
 /**
  * The state of one call in the ledger.
@@ -86,11 +86,17 @@
  */
 /**
  * The error half of an answer: what happened, and what the user can do about it.
- * @typedef {{ kind: ErrorKind, message: string, hint?: string | null, details?: Array<string>, }} ErrorBody
+ * @typedef {{ kind: ErrorKind, message: string, hint?: string | null, details?: Array<string>, cause?: ErrorCause | null, }} ErrorBody
+ */
+/**
+ * Why an error of a kind happened, when the kind alone does not say what to do: the
+ * panel shows `errCause_<cause>` of its language as the hint (a 404 says to check the
+ * `/mcp` or `/sse` path, a 401 to sign in), so no language loses the cause.
+ * @typedef {"wrong_path" | "not_mcp" | "rate_limited" | "server_failed" | "sign_in" | "loopback_origin" | "scopes" | "no_feature" | "bad_arguments" | "unknown_tool" | "url_scheme" | "url_invalid"} ErrorCause
  */
 /**
  * Every kind of error the core and the extension's edges report: a stable machine name.
- * @typedef {"invalid_argument" | "internal" | "tab" | "storage" | "unavailable" | "malformed" | "unknown_message" | "forbidden" | "invalid_state" | "confirm_required" | "quoted" | "limit" | "denied" | "invalid" | "unknown" | "connection" | "auth" | "http" | "protocol" | "rpc" | "tool" | "timeout" | "outcome_unknown" | "retries_exhausted" | "cancelled" | "session_expired" | "unsupported_protocol_version" | "redirected" | "foreign_endpoint" | "config" | "auth_bad_url" | "auth_discovery" | "auth_resource_mismatch" | "auth_issuer_mismatch" | "auth_pkce_unsupported" | "auth_no_client" | "auth_endpoint" | "auth_invalid_response" | "auth_transport" | "auth_denied" | "auth_bad_redirect" | "auth_browser" | "auth_too_many_attempts" | "auth_forbidden" | "auth_state" | "permission" | "no_answer" | "no_chat" | "local_host"} ErrorKind
+ * @typedef {"invalid_argument" | "internal" | "tab" | "storage" | "unavailable" | "malformed" | "unknown_message" | "forbidden" | "invalid_state" | "confirm_required" | "quoted" | "limit" | "denied" | "invalid" | "unknown" | "connection" | "auth" | "http" | "protocol" | "rpc" | "tool" | "timeout" | "outcome_unknown" | "retries_exhausted" | "cancelled" | "session_expired" | "unsupported_protocol_version" | "redirected" | "foreign_endpoint" | "config" | "auth_bad_url" | "auth_discovery" | "auth_resource_mismatch" | "auth_issuer_mismatch" | "auth_pkce_unsupported" | "auth_no_client" | "auth_endpoint" | "auth_invalid_response" | "auth_transport" | "auth_denied" | "auth_bad_redirect" | "auth_browser" | "auth_too_many_attempts" | "auth_forbidden" | "auth_state" | "permission" | "no_answer" | "no_chat" | "field_invalid" | "local_host"} ErrorKind
  */
 /**
  * The answer to `servers/export`: the servers without secrets, by name.
@@ -102,7 +108,7 @@
  */
 /**
  * One field of a form elicitation.
- * @typedef {{ name: string, kind: string, title: string | null, description: string | null, required: boolean, default: JsonValue | null, options: Array<JsonValue> | null, min: number | null, max: number | null, secret: string | null, }} Field
+ * @typedef {{ name: string, kind: string, title: string | null, description: string | null, required: boolean, default: JsonValue | null, options: Array<JsonValue> | null, min: number | null, max: number | null, format: string | null, pattern: string | null, secret: string | null, }} Field
  */
 /**
  * A header of a server. In a [`ServerView`], values of secret headers (marked `secret`, or with
@@ -202,6 +208,11 @@
  * @typedef {"page" | "content"} Role
  */
 /**
+ * A run by hand under way (`calls/running`): the key the panel started it with, and the
+ * latest progress notification's params (`{progress, total?, message?}`).
+ * @typedef {{ key: string, serverId: string, tool: string, startedAt: number, progress?: JsonValue, }} RunningCall
+ */
+/**
  * How `chat/set` applies settings.
  * @typedef {"site" | "chat"} Scope
  */
@@ -230,7 +241,7 @@
  */
 /**
  * How a server's connection stands.
- * @typedef {"idle" | "connected" | "failed" | "disabled"} ServerStatusName
+ * @typedef {"idle" | "connecting" | "connected" | "failed" | "disabled"} ServerStatusName
  */
 /**
  * A configured server as the side panel shows it: secret header values masked.
@@ -238,7 +249,7 @@
  */
 /**
  * Settings of the whole extension.
- * @typedef {{ customInstructions: string, defaultStrategy: Strategy, maxConsecutive: number, maxTotal: number, resultMaxChars: number, defaultTimeoutMs: number, language: string, }} Settings
+ * @typedef {{ customInstructions: string, defaultStrategy: Strategy, maxConsecutive: number, maxTotal: number, resultMaxChars: number, defaultTimeoutMs: number, language: string, guideDismissed: boolean, sendDelayMs: number, }} Settings
  */
 /**
  * A custom chat site: its origin and adapter (an adapter id; with `custom`, the data of a
@@ -285,6 +296,10 @@
  * @typedef {"auto" | "toolFirst" | "toolForced" | "disabled"} Strategy
  */
 /**
+ * A content script's answer to `relay/submit`. Read leniently: no answer is not sent.
+ * @typedef {{ submitted: boolean, error?: string, }} SubmitOutcome
+ */
+/**
  * Hints a server gives about a tool's behaviour (MCP `ToolAnnotations`). Untrusted: they only
  * choose a policy default, never bypass the user's policy.
  * @typedef {{ title?: string | null, readOnlyHint?: boolean | null, destructiveHint?: boolean | null, idempotentHint?: boolean | null, openWorldHint?: boolean | null, }} ToolAnnotations
@@ -325,6 +340,10 @@
  * Why a pending call waits.
  * @typedef {"auto_run_off" | "policy_ask"} WaitReason
  */
+/**
+ * One line of the protocol log.
+ * @typedef {{ at: number, dir: string, kind: string, exchange: number, method?: string, url?: string, status?: number, headers: Array<[string, string]>, text?: string, cut?: number, }} WireEntry
+ */
 
 // ---- messages (generated from relay_core::contract::request) ------------------------------
 
@@ -340,10 +359,13 @@
  *   'servers/signIn': { id: string, },
  *   'servers/signOut': { id: string, },
  *   'servers/export': {},
+ *   'servers/log': { id: string, clear?: boolean, },
  *   'servers/test': { id: string, },
  *   'tools/list': { serverId?: string, refresh?: boolean, },
  *   'tools/policy': { serverId: string, tool?: string, policy?: ToolPolicy, enabled?: boolean, readOnly?: boolean, seen?: Array<SeenTool>, confirm?: boolean, },
- *   'tools/call': { serverId: string, tool: string, arguments?: JsonValue, },
+ *   'tools/call': { serverId: string, tool: string, arguments?: JsonValue, runKey?: string, },
+ *   'calls/cancel': { key: string, },
+ *   'calls/running': {},
  *   'prompts/list': { serverId: string, },
  *   'prompts/get': { serverId: string, name: string, arguments?: { [key in string]: string }, },
  *   'resources/list': { serverId: string, },
@@ -357,6 +379,7 @@
  *   'page/state': { chat?: ChatRef, },
  *   'activity/list': { chat?: ChatRef, },
  *   'activity/decide': { key: string, decision: UserDecision, confirm?: boolean, },
+ *   'chat/holdSend': { key: string, },
  *   'elicitation/list': {},
  *   'elicitation/answer': { key: string, action: string, content?: { [key in string]: JsonValue }, },
  *   'settings/get': {},
@@ -387,10 +410,13 @@
  *   'servers/signIn': ServerView,
  *   'servers/signOut': ServerView,
  *   'servers/export': ExportAnswer,
+ *   'servers/log': Array<WireEntry>,
  *   'servers/test': ServerView,
  *   'tools/list': Array<ToolView>,
  *   'tools/policy': Array<ToolView>,
  *   'tools/call': ManualRun,
+ *   'calls/cancel': boolean,
+ *   'calls/running': Array<RunningCall>,
  *   'prompts/list': JsonValue,
  *   'prompts/get': JsonValue,
  *   'resources/list': JsonValue,
@@ -404,6 +430,7 @@
  *   'page/state': PageView | null,
  *   'activity/list': Array<CallRecord>,
  *   'activity/decide': CallRecord,
+ *   'chat/holdSend': CallRecord,
  *   'elicitation/list': Array<ElicitationView>,
  *   'elicitation/answer': Array<ElicitationView>,
  *   'settings/get': Settings,
@@ -423,7 +450,7 @@
  * }} Responses
  */
 /** @typedef {keyof Requests} MessageType */
-/** @typedef {Error & {kind?: ErrorKind, hint?: string, details?: string[]}} CoreError */
+/** @typedef {Error & {kind?: ErrorKind, hint?: string, details?: string[], cause?: ErrorCause}} CoreError */
 
 /**
  * Every error kind (relay_core::contract::ErrorKind) with the names of its details, the
@@ -446,15 +473,15 @@ export const ERROR_KINDS = Object.freeze({
   'denied': [],
   'invalid': [],
   'unknown': [],
-  'connection': [],
-  'auth': [],
-  'http': [],
+  'connection': ['address'],
+  'auth': ['status'],
+  'http': ['status', 'address'],
   'protocol': [],
   'rpc': [],
-  'tool': [],
-  'timeout': [],
-  'outcome_unknown': [],
-  'retries_exhausted': [],
+  'tool': ['tool'],
+  'timeout': ['seconds'],
+  'outcome_unknown': ['tool'],
+  'retries_exhausted': ['attempts'],
   'cancelled': [],
   'session_expired': [],
   'unsupported_protocol_version': [],
@@ -479,8 +506,29 @@ export const ERROR_KINDS = Object.freeze({
   'permission': [],
   'no_answer': [],
   'no_chat': [],
+  'field_invalid': ['field'],
   'local_host': [],
 });
+
+/**
+ * Every error cause (relay_core::contract::ErrorCause): each has its advice
+ * `errCause_<cause>` in every locale.
+ * @type {readonly ErrorCause[]}
+ */
+export const ERROR_CAUSES = Object.freeze([
+  'wrong_path',
+  'not_mcp',
+  'rate_limited',
+  'server_failed',
+  'sign_in',
+  'loopback_origin',
+  'scopes',
+  'no_feature',
+  'bad_arguments',
+  'unknown_tool',
+  'url_scheme',
+  'url_invalid',
+]);
 
 /**
  * Who may send each message: "page" (side panel, options) and/or "content" (content scripts).
@@ -505,14 +553,20 @@ export const MESSAGES = Object.freeze({
   'servers/signOut': ['page'],
   /** → {mcpServers: {...}} without secrets */
   'servers/export': ['page'],
+  /** {id, clear?} the server's protocol log since the worker started: every request (headers and body), status and message back, secrets masked, the last 200 entries (with clear: emptied after it is read). → [WireEntry] */
+  'servers/log': ['page'],
   /** {id} connects and lists tools. → ServerView */
   'servers/test': ['page'],
   /** {serverId?, refresh?} → [ToolView] (cached, 5 min TTL) */
   'tools/list': ['page'],
   /** {serverId, tool?, policy?, enabled?, readOnly?, seen?, confirm?} sets one tool's (or, without tool, every tool's of the server) policy; `readOnly` (with policy `allow`) allows the tools `seen` names ({name, revision}: what the panel showed the user as covered), where each is still that definition and annotated read-only and not destructive; the allowance lapses when the tool changes; `confirm` confirms allowing a destructive tool (without it the core answers `confirm_required`). → [ToolView] */
   'tools/policy': ['page'],
-  /** {serverId, tool, arguments} runs a tool by hand (policy and validation apply). → ManualRun */
+  /** {serverId, tool, arguments, runKey?} runs a tool by hand (policy and validation apply); with `runKey` (letters, digits, - and _) it reports progress (`calls/running`) and `calls/cancel` stops it. → ManualRun */
   'tools/call': ['page'],
+  /** {key} cancels a running call: a chat call (its ledger key; content scripts: their own chat's, after a trusted click on the card) or a run by hand (its runKey). The request is aborted and the server sent notifications/cancelled; the call ends as cancelled. → true when it was still running */
+  'calls/cancel': ['page', 'content'],
+  /** Runs by hand under way, with their latest progress. → [RunningCall] */
+  'calls/running': ['page'],
   /** {serverId} → MCP prompts */
   'prompts/list': ['page'],
   /** {serverId, name, arguments?} → MCP GetPromptResult */
@@ -539,6 +593,8 @@ export const MESSAGES = Object.freeze({
   'activity/list': ['page', 'content'],
   /** {key, decision: run|deny|always, confirm?} approves or denies a pending call; re-runs an unknown one on run. → CallRecord */
   'activity/decide': ['page', 'content'],
+  /** {key} cancels the delayed auto-send of the results this call's went back with: they stay in the chat's input, unsent. A content script, for its own chat only. → CallRecord */
+  'chat/holdSend': ['page', 'content'],
   /** Servers' questions waiting for the user (MCP elicitation). → [ElicitationView] */
   'elicitation/list': ['page'],
   /** {key, action: accept|decline|cancel, content?} answers a question; a form that does not fit its schema is refused and stays open. → [ElicitationView] */
@@ -582,6 +638,7 @@ export const MESSAGES = Object.freeze({
  *   'relay/check': {},
  *   'relay/calls': { calls: Array<CallRecord>, },
  *   'relay/teach': {},
+ *   'relay/submit': { text: string, },
  * }} TabMessages
  */
 /**
@@ -591,6 +648,7 @@ export const MESSAGES = Object.freeze({
  *   'relay/check': SiteCheck,
  *   'relay/calls': null,
  *   'relay/teach': Started,
+ *   'relay/submit': SubmitOutcome,
  * }} TabAnswers
  */
 /** @typedef {keyof TabMessages} TabMessageType */
@@ -608,6 +666,7 @@ export const TAB_MESSAGES = Object.freeze({
   'relay/check': 'Report which adapter selectors match on the page.',
   'relay/calls': 'Changed call records of this tab, for its call cards.',
   'relay/teach': 'Start "Teach this page": the user picks the input, the send button and a reply.',
+  'relay/submit': 'Send the chat\'s message now, if its input still holds this text (results written earlier, at the end of the delay before auto-send).',
 });
 
 // ---- storage (generated from relay_core::contract::storage) ---------------------------------
@@ -671,5 +730,5 @@ export async function call(type, fields) {
   if (answer && answer.ok) return answer.data;
   /** @type {ErrorBody} */
   const e = (answer && !answer.ok && answer.error) || { kind: 'no_answer', message: 'The extension did not answer.' };
-  throw Object.assign(new Error(e.message), { kind: e.kind, hint: e.hint, details: e.details });
+  throw Object.assign(new Error(e.message), { kind: e.kind, hint: e.hint, details: e.details, cause: e.cause });
 }

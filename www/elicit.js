@@ -1,5 +1,6 @@
 // @ts-check
-// Servers' questions to the user (MCP elicitation), shown above every view while they wait: a
+// Servers' questions to the user (MCP elicitation), shown while they wait in a card docked to the
+// bottom of the panel with its own scroll (it never moves the tabs or the view): a
 // form built from the question's schema (the tool-run form, defaults prefilled; fields that ask
 // for a secret carry a warning), or a page to open (the host it opens shown, with its Unicode
 // form and warnings, and a button named after that host). Send / Decline / Dismiss answer it through the core, which checks a form against its
@@ -8,7 +9,7 @@
 // (`elicitations`), so every open panel hears of a new one at once.
 import { h } from './dom.js';
 import { t } from './i18n.js';
-import { call, errorView, onStorageChange, touches } from './core.js';
+import { call, describeError, errorView, onStorageChange, touches } from './core.js';
 import { schemaForm } from './schema-form.js';
 
 /** @typedef {import('../extension/contract.js').ElicitationView} ElicitationView */
@@ -37,11 +38,17 @@ export function mountQuestions(root) {
   /** @param {ElicitationView} q */
   function question(q) {
     const error = h('div', { class: 'row-error' });
+    /** @type {((name: string, message: string | Node) => boolean) | null} */
+    let showFieldError = null;
     /** @param {'accept' | 'decline' | 'cancel'} action @param {Record<string, unknown>} [content] */
     const answer = async (action, content) => {
+      error.replaceChildren();
       try {
         render(await call('elicitation/answer', { key: q.key, action, content }));
       } catch (e) {
+        // The core refused a field: the message goes next to it, and the question stays open.
+        const { kind, details } = describeError(e);
+        if (kind === 'field_invalid' && showFieldError && showFieldError(details[0] || '', errorView(e, { compact: true }))) return;
         error.replaceChildren(errorView(e));
       }
     };
@@ -53,7 +60,7 @@ export function mountQuestions(root) {
       const link = q.link ?? { scheme: '', host: '', warnings: [] };
       const host = link.host + (link.port ? `:${link.port}` : '');
       body = h('div', { class: 'question-url' },
-        h('p', { class: 'question-host' }, t('questionOpensHost'), ' ', h('strong', { dataset: { host }, text: host })),
+        h('p', { class: 'question-host' }, t('questionOpensHost'), ' ', h('strong', { class: 'question-host-name', dataset: { host }, text: host })),
         link.unicodeHost ? h('p', { class: 'notice', dataset: { warning: 'international' }, text: t('questionWarnInternational', link.unicodeHost, link.host) }) : null,
         link.userinfo ? h('p', { class: 'notice', dataset: { warning: 'userinfo' }, text: t('questionWarnUserinfo', link.userinfo, link.host) }) : null,
         link.warnings.includes('unencrypted') ? h('p', { class: 'notice', dataset: { warning: 'unencrypted' }, text: t('questionWarnUnencrypted') }) : null,
@@ -68,6 +75,7 @@ export function mountQuestions(root) {
       } } });
     } else {
       const form = schemaForm(q.schema || {});
+      showFieldError = form.showError;
       body = form.element;
       // Servers must not ask for secrets in a form (MCP 2025-11-25): the core names the kind.
       for (const f of q.fields || []) {
@@ -80,7 +88,7 @@ export function mountQuestions(root) {
         if (filled.ok) answer('accept', filled.value);
       } } });
     }
-    return h('article', { class: 'question card', dataset: { key: q.key, server: q.serverId } },
+    return h('article', { class: 'question card', dataset: { key: q.key, server: q.serverId, mode: q.mode } },
       h('h2', { text: t('questionFrom', q.serverName) }),
       h('p', { class: 'question-message', text: q.message }),
       body, error,

@@ -5,6 +5,7 @@
 // script); links are made only for http(s) URLs.
 import { h, json } from './dom.js';
 import { t } from './i18n.js';
+import { errorView } from './core.js';
 
 const IMAGE_MIME = /^image\/[a-z0-9.+-]+$/i;
 const AUDIO_MIME = /^audio\/[a-z0-9.+-]+$/i;
@@ -113,18 +114,19 @@ export function toolResult(result) {
 }
 
 /**
- * A call's error: the core's `{kind, message, hint}` or a JSON-RPC `{code, message, data}`.
+ * A call's error: the core's `{kind, message, hint, ...}` (shown as every error of the panel
+ * is, `errorView`) or a JSON-RPC `{code, message, data}`.
  * @param {any} error
  */
 export function callError(error) {
   if (!error) return null;
   if (typeof error !== 'object') return h('div', { class: 'error', attrs: { role: 'alert' } }, h('p', { class: 'error-message', text: String(error) }));
-  const kind = error.kind || (error.code !== undefined ? `JSON-RPC ${error.code}` : 'error');
-  return h('div', { class: 'error', dataset: { kind: String(kind) } },
+  if (error.code === undefined) return errorView(error);
+  return h('div', { class: 'error', dataset: { kind: 'rpc' } },
     h('p', { class: 'error-message', text: String(error.message ?? json(error)) }),
-    error.hint ? h('p', { class: 'error-hint', text: String(error.hint) }) : null,
-    h('small', { class: 'error-kind', text: String(kind) }),
-    error.data !== undefined ? h('pre', { class: 'result-json', text: json(error.data) }) : null);
+    h('details', { class: 'error-details' }, h('summary', { text: t('errDetails') }),
+      h('p', { class: 'error-kind' }, t('errCode'), ' ', h('code', { text: `JSON-RPC ${error.code}` })),
+      error.data !== undefined ? h('pre', { class: 'result-json', text: json(error.data) }) : null));
 }
 
 /**
@@ -148,8 +150,11 @@ export function stateMark(record) {
   return STATE_MARK[record.state] || '·';
 }
 
-/** @param {any} p a progress notification's params */
-function progressView(p) {
+/**
+ * A call's progress: a bar when the server said the total, and the message and count.
+ * @param {any} p a progress notification's params
+ */
+export function progressView(p) {
   if (p === null || p === undefined) return null;
   if (typeof p !== 'object') return h('p', { class: 'progress', text: String(p) });
   const value = Number(p.progress);
@@ -169,11 +174,18 @@ function progressView(p) {
  */
 /**
  * @param {CallShown} record
- * @param {{onDecide?: (decision: import('../extension/contract.js').UserDecision) => void}} [options]
+ * @param {{onDecide?: (decision: import('../extension/contract.js').UserDecision) => void, onCancel?: () => void}} [options]
+ *   onCancel: a running call shows Cancel (the core aborts it and tells the server)
  */
-export function callView(record, { onDecide } = {}) {
+export function callView(record, { onDecide, onCancel } = {}) {
   const state = String(record.state || 'unknown');
   const buttons = [];
+  if (onCancel && state === 'running') {
+    buttons.push(h('button', { type: 'button', class: 'danger', text: t('callCancel'), dataset: { action: 'cancel' }, on: { click: (/** @type {Event} */ ev) => {
+      /** @type {HTMLButtonElement} */ (ev.currentTarget).disabled = true;
+      onCancel();
+    } } }));
+  }
   if (onDecide && state === 'pending') {
     buttons.push(
       h('button', { type: 'button', class: 'primary', text: t('callRun'), dataset: { decision: 'run' }, on: { click: () => onDecide('run') } }),

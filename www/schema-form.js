@@ -1,10 +1,14 @@
 // @ts-check
 // A form generated from a JSON Schema: a tool's `inputSchema`, for running a tool by hand, and a
 // server's question (elicitation). Strings, numbers and integers get inputs, enums get selects
-// (showing titled options' titles), booleans a checkbox (required) or a three-way select
-// (optional: unset / true / false), arrays of listed values checkboxes, other arrays, objects
-// and unions a JSON textarea. Defaults are prefilled; required fields are marked. The core validates the
-// arguments again before the call: this form only helps typing them.
+// (showing titled options' titles), booleans a checkbox (an optional one untouched and without a
+// default is "not given"), arrays of listed values checkboxes, other arrays, objects and unions a
+// JSON editor (validated as typed: the value must parse and be of the schema's type). Fields are
+// labelled by their title (else their name), never by their JSON type; hints say the bounds and
+// formats in words. Defaults are prefilled; required fields are marked; an empty required string
+// is missing; lengths, `pattern` (the browser's own ECMA-262 engine, as the schema means it) and
+// the formats email, uri, date and date-time are checked before sending. The core validates the
+// values again: this form only helps typing them.
 import { h, field, nextId, json } from './dom.js';
 import { t } from './i18n.js';
 
@@ -84,15 +88,77 @@ export function editType(prop) {
 }
 
 /**
+ * What a field's hint says besides its description: its bounds and format, in words.
  * @param {any} prop
  * @param {string} type
  */
 function describe(prop, type) {
-  const bits = [type === 'json' ? (Array.isArray(prop.type) ? prop.type.join(' | ') : prop.type || 'JSON') : type];
-  if (prop.minimum !== undefined || prop.maximum !== undefined) bits.push(`${prop.minimum ?? '…'}–${prop.maximum ?? '…'}`);
-  if (prop.format) bits.push(prop.format);
-  if (prop.pattern) bits.push(`/${prop.pattern}/`);
-  return [prop.description, `(${bits.join(', ')})`].filter(Boolean).join(' ');
+  const bits = [];
+  if (type === 'string' && (prop.minLength !== undefined || prop.maxLength !== undefined)) bits.push(t('formHintLength', String(prop.minLength ?? 0), String(prop.maxLength ?? '∞')));
+  if ((type === 'number' || type === 'integer') && (prop.minimum !== undefined || prop.maximum !== undefined)) bits.push(t('formHintRange', String(prop.minimum ?? '−∞'), String(prop.maximum ?? '∞')));
+  if (type === 'string' && FORMATS[prop.format]) bits.push(t('formHintFormat_' + prop.format.replace('-', '_')));
+  return [prop.description, bits.join(' · ')].filter(Boolean).join(' — ');
+}
+
+/**
+ * The string formats the form checks (MCP elicitation lists these), as the core checks them
+ * (`relay_core::elicitation::fits_format`).
+ * @type {Record<string, (s: string) => boolean>}
+ */
+const FORMATS = {
+  email: (s) => /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/.test(s),
+  uri: (s) => /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/.test(s),
+  date: (s) => isDate(s),
+  'date-time': (s) => {
+    const m = /^(\d{4}-\d{2}-\d{2})[Tt]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)$/.exec(s);
+    return !!m && isDate(m[1]);
+  },
+};
+
+/** @param {string} s */
+function isDate(s) {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const days = [31, (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][mo - 1];
+  return days !== undefined && d >= 1 && d <= days;
+}
+
+/**
+ * The problems of a string value against its schema, as a message, or '' when it fits.
+ * @param {any} prop
+ * @param {string} value
+ */
+export function stringProblem(prop, value) {
+  const length = [...value].length;
+  if ((prop.minLength !== undefined && length < prop.minLength) || (prop.maxLength !== undefined && length > prop.maxLength)) {
+    return t('formLength', String(prop.minLength ?? 0), String(prop.maxLength ?? '∞'));
+  }
+  if (typeof prop.pattern === 'string') {
+    let re = null;
+    try {
+      re = new RegExp(prop.pattern, 'u');
+    } catch {
+      // A pattern the browser cannot read is the server's mistake: the server checks it.
+    }
+    if (re && !re.test(value)) return t('formPattern');
+  }
+  const fits = FORMATS[prop.format];
+  if (fits && !fits(value)) return t('formFormat_' + prop.format.replace('-', '_'));
+  return '';
+}
+
+/**
+ * A JSON value's problem against the type its schema names (object or array), or ''.
+ * @param {any} prop
+ * @param {unknown} value
+ */
+function jsonProblem(prop, value) {
+  const types = Array.isArray(prop.type) ? prop.type : prop.type ? [prop.type] : [];
+  if (!types.length) return '';
+  const kind = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'object' ? 'object' : typeof value;
+  const fits = types.some((/** @type {string} */ ty) => ty === kind || (ty === 'integer' && Number.isInteger(value)) || (ty === 'number' && kind === 'number'));
+  return fits ? '' : t('formJsonType', types.join(' | '));
 }
 
 /**
@@ -130,13 +196,11 @@ function control(name, prop, required) {
     return { el, type: 'enum', read: () => (el.value === '' ? undefined : prop.enum[Number(el.value)]) };
   }
   if (type === 'boolean') {
-    if (required) {
-      const el = h('input', { id, name, type: 'checkbox', checked: dflt === true });
-      return { el, type, read: () => el.checked };
-    }
-    const el = h('select', { id, name }, h('option', { value: '', text: t('formUnset') }), h('option', { value: 'true', text: 'true' }), h('option', { value: 'false', text: 'false' }));
-    el.value = dflt === true ? 'true' : dflt === false ? 'false' : '';
-    return { el, type, read: () => (el.value === '' ? undefined : el.value === 'true') };
+    // A checkbox; an optional one the user never touched (and without a default) is not given.
+    const el = h('input', { id, name, type: 'checkbox', checked: dflt === true });
+    let touched = required || typeof dflt === 'boolean';
+    el.addEventListener('change', () => { touched = true; });
+    return { el, type, read: () => (touched ? el.checked : undefined) };
   }
   if (type === 'number' || type === 'integer') {
     const el = h('input', { id, name, type: 'number', step: type === 'integer' ? '1' : 'any', inputMode: type === 'integer' ? 'numeric' : 'decimal' });
@@ -159,28 +223,43 @@ function control(name, prop, required) {
     const el = long ? h('textarea', { id, name, rows: 3 }) : h('input', { id, name, type: 'text' });
     if (typeof dflt === 'string') el.value = dflt;
     if (prop.examples && prop.examples[0] !== undefined) el.placeholder = String(prop.examples[0]);
-    // An empty required string is a legitimate value; an empty optional one means "not given".
-    return { el, type, read: () => (el.value === '' && !required ? undefined : el.value) };
+    if (prop.format === 'email') el.setAttribute('inputmode', 'email');
+    if (prop.format === 'uri') el.setAttribute('inputmode', 'url');
+    // A blank string is "not given" (a required one is then missing); any other is checked
+    // against its bounds, pattern and format.
+    return {
+      el, type,
+      read: () => {
+        if (el.value.trim() === '') return undefined;
+        const problem = stringProblem(prop, el.value);
+        if (problem) throw new Error(problem);
+        return el.value;
+      },
+    };
   }
-  const el = h('textarea', { id, name, rows: 3, class: 'mono', spellcheck: false });
+  // The JSON editor: checked as the user types (it must parse, and be of the schema's type).
+  const el = h('textarea', { id, name, rows: 4, class: 'mono json-editor', spellcheck: false, dataset: { editor: 'json' } });
   if (dflt !== undefined) el.value = json(dflt);
   else el.placeholder = prop.type === 'array' ? '[]' : prop.type === 'object' ? '{}' : 'JSON';
-  return {
-    el, type,
-    read: () => {
-      if (el.value.trim() === '') return undefined;
-      try {
-        return JSON.parse(el.value);
-      } catch (e) {
-        throw new Error(t('formBadJson', /** @type {Error} */ (e).message));
-      }
-    },
+  const parse = () => {
+    if (el.value.trim() === '') return undefined;
+    let value;
+    try {
+      value = JSON.parse(el.value);
+    } catch (e) {
+      throw new Error(t('formBadJson', /** @type {Error} */ (e).message));
+    }
+    const problem = jsonProblem(prop, value);
+    if (problem) throw new Error(problem);
+    return value;
   };
+  return { el, type, read: parse, live: true };
 }
 
 /**
- * Builds the form body for `schema`. Returns `{element, collect}`; collect() returns
- * `{ok: true, value}` or `{ok: false}` after marking the invalid fields.
+ * Builds the form body for `schema`. Returns `{element, collect, showError}`; collect() returns
+ * `{ok: true, value}` or `{ok: false}` after marking the invalid fields; showError(name, message)
+ * marks one field with a message from elsewhere (the core's refusal).
  * @param {any} schema a JSON Schema of type object
  */
 export function schemaForm(schema) {
@@ -191,11 +270,39 @@ export function schemaForm(schema) {
     const req = required.has(name);
     const c = control(name, p, req);
     const error = h('small', { class: 'field-error', id: nextId('e'), attrs: { role: 'alert' } });
-    const wrap = field(p.title ? `${p.title} (${name})` : name, c.el, { hint: describe(p, editType(p)), required: req });
+    const wrap = field(typeof p.title === 'string' && p.title ? p.title : name, c.el, { hint: describe(p, editType(p)), required: req });
     wrap.dataset.param = name;
     wrap.append(error);
-    return { name, req, c, error, wrap };
+    const f = { name, req, c, error, wrap };
+    if (c.live) c.el.addEventListener('input', () => check(f));
+    return f;
   });
+  /**
+   * Reads one field, marking it when its value does not fit.
+   * @param {{name: string, req: boolean, c: {el: HTMLElement, read: () => unknown}, error: HTMLElement}} f
+   * @returns {{ok: boolean, value?: unknown}}
+   */
+  function check(f) {
+    f.error.replaceChildren();
+    f.c.el.removeAttribute('aria-invalid');
+    try {
+      const v = f.c.read();
+      if (v === undefined && f.req) throw new Error(t('formRequired'));
+      return { ok: true, value: v };
+    } catch (e) {
+      mark(f, /** @type {Error} */ (e).message);
+      return { ok: false };
+    }
+  }
+  /**
+   * @param {{c: {el: HTMLElement}, error: HTMLElement}} f
+   * @param {string | Node} message
+   */
+  function mark(f, message) {
+    f.error.replaceChildren(message);
+    f.c.el.setAttribute('aria-invalid', 'true');
+    f.c.el.setAttribute('aria-errormessage', f.error.id);
+  }
   const element = h('div', { class: 'schema-form' },
     fields.length ? fields.map((f) => f.wrap) : h('p', { class: 'muted', text: t('formNoParams') }));
   function collect() {
@@ -203,24 +310,24 @@ export function schemaForm(schema) {
     const value = {};
     let ok = true;
     for (const f of fields) {
-      f.error.textContent = '';
-      f.c.el.removeAttribute('aria-invalid');
-      try {
-        const v = f.c.read();
-        if (v === undefined) {
-          if (f.req) throw new Error(t('formRequired'));
-          continue;
-        }
-        value[f.name] = v;
-      } catch (e) {
-        ok = false;
-        f.error.textContent = /** @type {Error} */ (e).message;
-        f.c.el.setAttribute('aria-invalid', 'true');
-        f.c.el.setAttribute('aria-errormessage', f.error.id);
-      }
+      const got = check(f);
+      if (!got.ok) ok = false;
+      else if (got.value !== undefined) value[f.name] = got.value;
     }
     if (!ok) fields.find((f) => f.c.el.getAttribute('aria-invalid'))?.c.el.focus();
     return ok ? { ok, value } : { ok };
   }
-  return { element, collect };
+  /**
+   * Shows a message next to field `name` (the core refused it); false when there is none.
+   * @param {string} name
+   * @param {string | Node} message
+   */
+  function showError(name, message) {
+    const f = fields.find((x) => x.name === name);
+    if (!f) return false;
+    mark(f, message);
+    f.c.el.focus();
+    return true;
+  }
+  return { element, collect, showError };
 }

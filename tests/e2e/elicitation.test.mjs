@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { launchExtension, openExtensionPage, coreCall } from './harness.mjs';
+import { launchExtension, openExtensionPage, coreCall, until } from './harness.mjs';
 import { startServerEverything } from '../interop/lib.mjs';
 
 let ext, panel, caller, server, url, serverId, everything;
@@ -27,6 +27,18 @@ const QUESTIONS = {
     },
   },
   login: { mode: 'url', message: 'Connect your calendar.', url: 'http://127.0.0.1:9/connect', elicitationId: 'c-1' },
+  blank: {
+    message: 'Who are you?',
+    requestedSchema: {
+      type: 'object',
+      properties: {
+        name: { type: 'string', title: 'Name' },
+        email: { type: 'string', title: 'E-mail', format: 'email' },
+        subscribe: { type: 'boolean', title: 'Subscribe' },
+      },
+      required: ['name'],
+    },
+  },
 };
 
 /** A Streamable HTTP MCP server whose `ask` tool elicits, then answers with the reply. */
@@ -171,3 +183,61 @@ test("server-everything's elicitation (every field kind of 2025-11-25) is answer
   assert.match(text, /Favorite Integer: 42/);
   assert.match(text, /Favorite Number: 3.14/);
 });
+
+const BLANK_TEXT = {
+  en: { required: 'Required.', email: 'Not a valid e-mail address.', tab: 'Servers' },
+  zh_CN: { required: '必填。', email: '不是有效的电子邮件地址。', tab: '服务器' },
+};
+
+for (const lang of ['en', 'zh_CN']) {
+  test(`a blank required field is refused by the form and by the core; the question stays open, docked below the tabs (${lang})`, async () => {
+    const settings = await coreCall(panel, { type: 'settings/get' });
+    await coreCall(panel, { type: 'settings/set', settings: { ...settings.data, language: lang } });
+    await panel.reload();
+    await panel.locator('#core-status[data-state="ready"]').waitFor();
+    assert.equal(await panel.locator('#tab-servers').textContent(), BLANK_TEXT[lang].tab);
+    const tabsBefore = await panel.locator('#tabs').boundingBox();
+    const answered = seen.answers.length;
+    const pending = ask('blank');
+    const q = panel.locator('#questions .question');
+    await q.waitFor({ timeout: 15_000 });
+    // Docked: the tabs did not move, and the card scrolls on its own.
+    assert.deepEqual(await panel.locator('#tabs').boundingBox(), tabsBefore);
+    assert.deepEqual(await panel.locator('#questions').evaluate((el) => [getComputedStyle(el).position, getComputedStyle(el).overflowY]), ['fixed', 'auto']);
+    // Labelled by title, no JSON type suffixes; a boolean is a checkbox.
+    const text = await q.textContent();
+    assert.doesNotMatch(text, /\((string|boolean|number|integer)\b/);
+    assert.equal(await q.locator('[data-param="name"] label').first().textContent(), 'Name *');
+    assert.equal(await q.locator('[data-param="subscribe"] input[type="checkbox"]').count(), 1);
+
+    // Blank, then only spaces: the form refuses, next to the field; nothing reaches the server.
+    for (const value of ['', '   ']) {
+      await q.locator('[data-param="name"] input').fill(value);
+      await q.locator('button[data-action="accept"]').click();
+      await until(async () => (await q.locator('[data-param="name"] .field-error').textContent()) === BLANK_TEXT[lang].required, { what: 'the inline refusal' });
+    }
+    await q.locator('[data-param="name"] input').fill('Ada');
+    await q.locator('[data-param="email"] input').fill('ada');
+    await q.locator('button[data-action="accept"]').click();
+    await until(async () => (await q.locator('[data-param="email"] .field-error').textContent()) === BLANK_TEXT[lang].email, { what: 'the format refusal' });
+    assert.equal(await q.locator('[data-param="name"] .field-error').textContent(), '');
+
+    // The core refuses the same answer sent around the form, naming the field; it stays open.
+    const key = await q.getAttribute('data-key');
+    const refused = await coreCall(caller, { type: 'elicitation/answer', key, action: 'accept', content: { name: '' } });
+    assert.equal(refused.ok, false);
+    assert.equal(refused.error.kind, 'field_invalid');
+    assert.deepEqual(refused.error.details, ['name']);
+    const stillOpen = await coreCall(panel, { type: 'elicitation/list' });
+    assert.deepEqual(stillOpen.data.map((x) => x.key), [key]);
+    assert.equal(seen.answers.length, answered);
+
+    // Filled in: sent, with the untouched optional fields left out.
+    await q.locator('[data-param="email"] input').fill('');
+    await q.locator('button[data-action="accept"]').click();
+    const answer = await pending;
+    assert.equal(answer.ok, true, JSON.stringify(answer.error));
+    assert.deepEqual(JSON.parse(answer.data.result.content[0].text), { action: 'accept', content: { name: 'Ada' } });
+    await panel.locator('#questions').waitFor({ state: 'hidden' });
+  });
+}

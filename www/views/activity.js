@@ -1,7 +1,9 @@
 // @ts-check
 // Activity: the tool chain of the current chat as it happens. Each call shows its arguments,
 // progress, duration, result or error; pending calls wait for Run / Deny / Always allow; a call
-// whose outcome is unknown (timed out, worker stopped) runs again only on an explicit click.
+// whose outcome is unknown (timed out, worker stopped) runs again only on an explicit click; a
+// running call shows its progress and a Cancel (the core aborts it and tells the server). The
+// chat's calls export as JSON or Markdown.
 //
 // The ledger lives in chrome.storage (keys starting with "ledger"): a change there refreshes
 // the list at once, and while calls are pending or running the view also polls once a second.
@@ -9,6 +11,7 @@ import { h } from '../dom.js';
 import { t } from '../i18n.js';
 import { call, describeError, errorView, currentChat, onTabChange, poll, touches } from '../core.js';
 import { callView, stateMark } from '../render.js';
+import { activityMarkdown, download, fileSafe } from '../export.js';
 
 /**
  * @param {HTMLElement} section
@@ -27,9 +30,37 @@ export function mountActivity(section, app) {
   const list = h('div', { class: 'call-list', attrs: { 'aria-live': 'polite', 'aria-relevant': 'additions text' } });
   const pendingNote = h('p', { class: 'notice', hidden: true, attrs: { role: 'status' } });
 
+  /** @param {'json' | 'md'} format */
+  function exportAs(format) {
+    let host = 'chat';
+    try {
+      host = chat ? new URL(chat.url).host : host;
+    } catch {
+      // keep 'chat'
+    }
+    const name = `mcp-activity-${fileSafe(host)}`;
+    if (format === 'json') {
+      download(`${name}.json`, JSON.stringify({ chat: chat && chat.url, calls: records }, null, 2), 'application/json');
+      return;
+    }
+    const labels = {
+      state: (/** @type {string} */ s) => t('state_' + s),
+      arguments: t('callArguments'), result: t('exportResult'), error: t('exportError'),
+      server: t('exportServer'), started: t('exportStarted'),
+    };
+    download(`${name}.md`, activityMarkdown(records, { title: t('activityTitle'), chat: chat ? chat.url : '', labels }), 'text/markdown');
+  }
+
+  const exports = h('div', { class: 'actions export-actions' },
+    h('button', { type: 'button', dataset: { action: 'export-json' }, on: { click: () => exportAs('json') } }),
+    h('button', { type: 'button', dataset: { action: 'export-md' }, on: { click: () => exportAs('md') } }));
+
   function build() {
     chain.setAttribute('aria-label', t('activityChain'));
-    section.replaceChildren(h('h2', { text: t('activityTitle') }), who, pendingNote, chain, status, list);
+    const [asJson, asMd] = /** @type {HTMLButtonElement[]} */ ([...exports.children]);
+    asJson.textContent = t('activityExportJson');
+    asMd.textContent = t('activityExportMarkdown');
+    section.replaceChildren(h('h2', { text: t('activityTitle') }), who, pendingNote, exports, chain, status, list);
   }
 
   async function refresh() {
@@ -47,7 +78,7 @@ export function mountActivity(section, app) {
     } catch {
       // keep the raw URL
     }
-    who.textContent = t('chatFor', host, chat.tabId);
+    who.textContent = t('chatFor', host);
     try {
       const got = await call('activity/list', { chat });
       status.replaceChildren();
@@ -72,17 +103,28 @@ export function mountActivity(section, app) {
     try {
       await call('activity/decide', { key: record.key, decision, confirm });
     } catch (e) {
-      const { kind, message, hint } = describeError(e);
+      const { kind } = describeError(e);
       if (kind === 'confirm_required' && !confirm) {
         // "Always allow" on a tool its server marks destructive: the core wants the user's
-        // explicit confirmation, asked here inline (no window.confirm in a side panel).
+        // explicit confirmation, asked here inline (no window.confirm in a side panel), in one
+        // sentence of the panel's language.
+        const message = t('toolDestructiveConfirm', record.tool);
         status.replaceChildren(h('div', { class: 'confirm', attrs: { role: 'alertdialog', 'aria-label': message }, dataset: { kind } },
           h('p', { class: 'error-message', text: message }),
-          hint ? h('p', { class: 'error-hint', text: hint }) : null,
           h('button', { type: 'button', class: 'danger', dataset: { action: 'confirm-allow' }, text: t('toolDestructiveAllow'), on: { click: () => decide(record, decision, true) } }),
           h('button', { type: 'button', dataset: { action: 'confirm-cancel' }, text: t('cancel'), on: { click: () => status.replaceChildren() } })));
         return;
       }
+      status.replaceChildren(errorView(e));
+    }
+    await refresh();
+  }
+
+  /** @param {import('../../extension/contract.js').CallRecord} record */
+  async function cancel(record) {
+    try {
+      await call('calls/cancel', { key: record.key });
+    } catch (e) {
       status.replaceChildren(errorView(e));
     }
     await refresh();
@@ -93,13 +135,14 @@ export function mountActivity(section, app) {
     const pending = sorted.filter((r) => r.state === 'pending').length;
     pendingNote.hidden = pending === 0;
     pendingNote.textContent = pending ? t('activityPending', pending) : '';
+    for (const b of /** @type {HTMLButtonElement[]} */ ([...exports.children])) b.disabled = sorted.length === 0;
     chain.replaceChildren(...sorted.map((r) => h('li', { class: `chip state-${r.state}`, text: `${r.tool} ${stateMark(r)}` })));
     if (!sorted.length) {
       list.replaceChildren(h('p', { class: 'empty', text: chat ? t('activityEmpty') : '' }));
       return;
     }
     // Newest first: the call that needs attention is at the top.
-    list.replaceChildren(...sorted.reverse().map((r) => callView(r, { onDecide: (d) => decide(r, d) })));
+    list.replaceChildren(...sorted.reverse().map((r) => callView(r, { onDecide: (d) => decide(r, d), onCancel: () => cancel(r) })));
   }
 
   build();

@@ -1,6 +1,7 @@
 // @ts-check
 // Servers: the configured MCP servers with their live state, and adding, editing, removing,
-// enabling, testing, importing (mcpServers JSON) and exporting them.
+// enabling, testing, importing (mcpServers JSON) and exporting them; each card folds the
+// server's protocol log (www/wire-log.js).
 //
 // Shapes (crates/relay-core/src/contract.rs): ServerView = {id, name, url, transport, headers:
 // [{name, value, secret?}] (values of secret-marked and secret-looking headers masked "••••",
@@ -11,6 +12,7 @@ import { h, field, select, toggle, nextId, copyText } from '../dom.js';
 import { t } from '../i18n.js';
 import { call, errorView, requestHostPermission, remoteOrigin, poll, touches } from '../core.js';
 import { duration } from '../render.js';
+import { wireLog } from '../wire-log.js';
 import { localSection, localExtras, importLocalPreview } from './local.js';
 
 /** A header value the core masked; sending it back keeps the stored secret. */
@@ -200,7 +202,8 @@ export function mountServers(section, app) {
         h('button', { type: 'button', dataset: { action: 'edit' }, text: t('serverEdit'), on: { click: () => dialog.open(s) } }),
         // A local server is the host's: it leaves the list when the host's list drops it.
         s.local ? h('small', { class: 'hint local-remove', text: t('localRemoveHint', s.local) }) : removeBtn),
-      removeArea);
+      removeArea,
+      wireLog(s.id, s.name || s.id));
   }
 
   build();

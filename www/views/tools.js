@@ -1,7 +1,8 @@
 // @ts-check
 // Tools: every tool of every server, grouped by server and searchable, with its description and
 // parameters, its policy (allow / ask / deny) and enabled switch, bulk settings per server, and a
-// form generated from its input schema to run it by hand.
+// form generated from its input schema to run it by hand (or all arguments as one JSON object,
+// checked as typed), with the run's progress and a Cancel while it runs.
 //
 // ToolView = MCP Tool + {serverId, policy: allow|ask|deny, enabled, revision, readOnly, allowedBy?,
 // changed} (crates/relay-core/src/contract/views.rs). "Allow read-only tools" first shows which
@@ -9,9 +10,9 @@
 // them as they were shown, and a tool that changes or appears later asks again.
 import { h, select, nextId, json } from '../dom.js';
 import { t } from '../i18n.js';
-import { call, describeError, errorView, touches } from '../core.js';
+import { call, describeError, errorText, errorView, poll, touches, withCode } from '../core.js';
 import { schemaForm, editType, resolve } from '../schema-form.js';
-import { callView } from '../render.js';
+import { callView, progressView } from '../render.js';
 
 const POLICIES = ['allow', 'ask', 'deny'];
 
@@ -54,6 +55,7 @@ export function mountTools(section, app) {
   const details = new Map(); // key -> {schema, el}: keeps an open run form's input across refreshes
   const search = h('input', { type: 'search', id: 'tool-search', placeholder: t('toolsSearch'), attrs: { 'aria-label': t('toolsSearch') }, autocomplete: 'off' });
   const count = h('p', { class: 'muted', attrs: { 'aria-live': 'polite' } });
+  const noHits = h('p', { class: 'empty no-match', hidden: true });
   const status = h('div', { class: 'view-status' });
   const groups = h('div', { class: 'tool-groups' });
   search.addEventListener('input', () => filter());
@@ -65,7 +67,7 @@ export function mountTools(section, app) {
       h('div', { class: 'toolbar' },
         h('h2', { text: t('toolsTitle') }),
         h('button', { type: 'button', id: 'tools-refresh', text: t('toolsRefresh'), on: { click: () => refresh({ refreshTools: true }) } })),
-      search, count, status, groups);
+      search, count, noHits, status, groups);
   }
 
   async function refresh({ refreshTools = false } = {}) {
@@ -93,6 +95,9 @@ export function mountTools(section, app) {
       await call('tools/policy', fields);
     } catch (e) {
       if (describeError(e).kind === 'confirm_required' && !fields.confirm && area) {
+        // Nothing changed yet: the row shows the stored policy until the user confirms.
+        const shown = /** @type {HTMLSelectElement | null} */ (row?.querySelector('select.policy'));
+        if (shown && row?.dataset.policy) shown.value = row.dataset.policy;
         area.replaceChildren(confirmView(e, fields, /** @type {HTMLElement} */ (row)));
         /** @type {HTMLButtonElement | null} */ (area.querySelector('button[data-action="confirm-allow"]'))?.focus();
       } else {
@@ -109,12 +114,11 @@ export function mountTools(section, app) {
    * @param {HTMLElement} row
    */
   function confirmView(e, fields, row) {
-    const { message, hint } = describeError(e);
-    const text = fields.tool ? t('toolDestructiveConfirm', fields.tool) : message;
+    // One sentence says what allowing means, in the panel's language; the core's words are
+    // the same warning, so they are not repeated.
+    const text = fields.tool ? t('toolDestructiveConfirm', fields.tool) : errorText(e).message;
     return h('div', { class: 'confirm', attrs: { role: 'alertdialog', 'aria-label': text }, dataset: { kind: 'confirm_required' } },
-      h('p', { class: 'error-message', text }),
-      fields.tool && message ? h('p', { class: 'error-hint', text: message }) : null,
-      hint ? h('p', { class: 'error-hint', text: hint }) : null,
+      h('p', { class: 'error-message' }, ...withCode(text)),
       h('button', { type: 'button', class: 'danger', dataset: { action: 'confirm-allow' }, text: t('toolDestructiveAllow'), on: { click: () => setPolicy({ ...fields, confirm: true }, row) } }),
       h('button', { type: 'button', dataset: { action: 'confirm-cancel' }, text: t('cancel'), on: { click: () => refresh() } }));
   }
@@ -146,7 +150,9 @@ export function mountTools(section, app) {
     const detailId = nextId('td');
     const isOpen = expanded.has(key);
     const row = h('li', { class: 'tool', dataset: { server: tool.serverId, tool: tool.name, policy: tool.policy, enabled: String(tool.enabled !== false) } });
-    const more = h('button', { type: 'button', class: 'icon more', text: isOpen ? '−' : '+', attrs: { 'aria-expanded': String(isOpen), 'aria-controls': detailId, 'aria-label': t('toolDetails', tool.name) } });
+    // A visible label ("Details & run"), its accessible name starting with the same words.
+    const moreText = (/** @type {boolean} */ open) => `${t('toolDetailsRun')} ${open ? '▾' : '▸'}`;
+    const more = h('button', { type: 'button', class: 'more', text: moreText(isOpen), attrs: { 'aria-expanded': String(isOpen), 'aria-controls': detailId, 'aria-label': t('toolDetailsRunFor', tool.name) } });
     const enabled = h('input', { type: 'checkbox', checked: tool.enabled !== false, attrs: { 'aria-label': t('toolEnable', tool.name) } });
     enabled.addEventListener('change', () => setPolicy({ serverId: tool.serverId, tool: tool.name, enabled: enabled.checked }, row));
     const policy = select(POLICIES.map((p) => [p, t('policy_' + p)]), tool.policy || 'ask', { class: `policy policy-${tool.policy}`, attrs: { 'aria-label': t('toolPolicy', tool.name) } });
@@ -174,7 +180,7 @@ export function mountTools(section, app) {
       if (open) attach();
       slot.hidden = !open;
       more.setAttribute('aria-expanded', String(open));
-      more.textContent = open ? '−' : '+';
+      more.textContent = moreText(!!open);
       if (open) expanded.add(key);
       else expanded.delete(key);
     });
@@ -211,19 +217,84 @@ export function mountTools(section, app) {
         }
       },
     }));
-    const formEl = h('form', { class: 'run-form stack' }, h('h4', { text: t('toolRunTitle') }), form.element, h('div', { class: 'actions' }, run), out);
+    // The JSON editor mode: all arguments as one JSON object, checked as it is typed.
+    const jsonArea = h('textarea', { class: 'mono json-editor', rows: 6, spellcheck: false, hidden: true, dataset: { editor: 'arguments' }, attrs: { 'aria-label': t('toolArgsJson') } });
+    const jsonError = h('small', { class: 'field-error', attrs: { role: 'alert' } });
+    const jsonRead = () => {
+      let value;
+      try {
+        value = JSON.parse(jsonArea.value.trim() || '{}');
+      } catch (e) {
+        throw new Error(t('formBadJson', /** @type {Error} */ (e).message));
+      }
+      if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error(t('formJsonType', 'object'));
+      return value;
+    };
+    const jsonCheck = () => {
+      try {
+        jsonRead();
+        jsonError.textContent = '';
+        jsonArea.removeAttribute('aria-invalid');
+        return true;
+      } catch (e) {
+        jsonError.textContent = /** @type {Error} */ (e).message;
+        jsonArea.setAttribute('aria-invalid', 'true');
+        return false;
+      }
+    };
+    jsonArea.addEventListener('input', jsonCheck);
+    const jsonMode = h('input', { type: 'checkbox', dataset: { action: 'json-mode' } });
+    jsonMode.addEventListener('change', () => {
+      if (jsonMode.checked) {
+        const args = form.collect();
+        jsonArea.value = json(args.ok ? args.value : {});
+        jsonCheck();
+      }
+      jsonArea.hidden = !jsonMode.checked;
+      form.element.hidden = jsonMode.checked;
+      jsonError.hidden = !jsonMode.checked;
+    });
+    const formEl = h('form', { class: 'run-form stack' }, h('h4', { text: t('toolRunTitle') }),
+      h('label', { class: 'check' }, jsonMode, ' ', t('toolArgsJsonMode')),
+      form.element, jsonArea, jsonError, h('div', { class: 'actions' }, run), out);
     formEl.addEventListener('submit', async (ev) => {
       ev.preventDefault();
-      const args = form.collect();
-      if (!args.ok) return;
+      /** @type {Record<string, unknown>} */
+      let value;
+      if (jsonMode.checked) {
+        if (!jsonCheck()) return;
+        value = jsonRead();
+      } else {
+        const args = form.collect();
+        if (!args.ok) return;
+        value = args.value || {};
+      }
       run.disabled = true;
       run.setAttribute('aria-busy', 'true');
-      out.replaceChildren(h('p', { class: 'muted', text: t('toolRunning') }));
+      // While it runs: its progress (a bar when the server says the total) and Cancel, which
+      // stops the request and tells the server.
+      const runKey = crypto.randomUUID();
+      const progress = h('div', { class: 'run-progress' });
+      const cancel = h('button', { type: 'button', class: 'danger', dataset: { action: 'cancel' }, text: t('callCancel'), on: { click: async () => {
+        cancel.disabled = true;
+        try {
+          await call('calls/cancel', { key: runKey });
+        } catch (e) {
+          out.append(errorView(e));
+        }
+      } } });
+      out.replaceChildren(h('div', { class: 'running', dataset: { run: runKey } }, h('p', { class: 'muted', text: t('toolRunning') }), progress, h('div', { class: 'actions' }, cancel)));
+      const stop = poll(async () => {
+        const running = await call('calls/running');
+        const mine = running.find((r) => r.key === runKey);
+        if (mine && mine.progress) progress.replaceChildren(progressView(mine.progress) || '');
+      }, 300);
       try {
-        showRecord(await call('tools/call', { serverId: tool.serverId, tool: tool.name, arguments: args.value }));
+        showRecord(await call('tools/call', { serverId: tool.serverId, tool: tool.name, arguments: value, runKey }));
       } catch (e) {
         out.replaceChildren(errorView(e));
       } finally {
+        stop();
         run.disabled = false;
         run.removeAttribute('aria-busy');
       }
@@ -291,6 +362,9 @@ export function mountTools(section, app) {
       shown += any;
     }
     count.textContent = tools.length ? t('toolsShown', shown, tools.length) : '';
+    // A search that hides every tool says so, and how to get them back.
+    noHits.hidden = !(tools.length && q && shown === 0);
+    noHits.textContent = noHits.hidden ? '' : t('toolsNoMatch', search.value.trim());
   }
 
   build();

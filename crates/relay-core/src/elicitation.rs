@@ -1,9 +1,11 @@
 //! Elicitation (MCP 2025-11-25 `elicitation/create`), the pure part: reading a server's
 //! request, describing its form for the side panel, and building the answer — SEP-1034's
-//! defaults applied to the fields the user left empty, the content checked against the
-//! requested schema (flat object of string, number, integer, boolean, enum and multi-select
-//! fields, with their bounds) before it is sent, and the URL mode that asks the user to open a
-//! page.
+//! defaults applied to the fields the user left empty (an empty string is left empty), the
+//! content checked against the requested schema (flat object of string, number, integer,
+//! boolean, enum and multi-select fields, with their bounds and the string formats the
+//! specification lists: `email`, `uri`, `date`, `date-time`) before it is sent, and the URL
+//! mode that asks the user to open a page. A `pattern` is an ECMA-262 regular expression: the
+//! side panel checks it with the browser's own engine (the core carries no regex engine).
 //!
 //! The client declares the capability and hands the request over (`client::SessionEvent::
 //! Request`); `app` keeps it until the user answers in the side panel.
@@ -22,6 +24,9 @@ pub enum ElicitError {
     Malformed(&'static str),
     #[error("field `{field}`: {problem}")]
     Field { field: String, problem: String },
+    /// A required field left empty (no value, an empty string, no item picked) with no default.
+    #[error("field `{0}` is required")]
+    Required(String),
     #[error("the URL elicitation is refused: {0}")]
     Link(LinkError),
 }
@@ -52,6 +57,12 @@ pub struct Field {
     pub min: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max: Option<f64>,
+    /// A string's `format` (`email`, `uri`, `date`, `date-time`; others are not checked).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    /// A string's `pattern` (ECMA-262), checked by the side panel.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
     /// What kind of secret the field's name, title or description asks for (`password`,
     /// `token`, `API key`, `secret`, `card number`), which servers must not ask for in a form
     /// (MCP 2025-11-25): the side panel warns next to it.
@@ -181,6 +192,7 @@ fn field(name: &str, spec: &Value, required: bool) -> Result<Field, ElicitError>
         }
     };
     let (title, description) = (text("title"), text("description"));
+    let is_string = kind == "string";
     let secret = [Some(name), title.as_deref(), description.as_deref()]
         .into_iter()
         .flatten()
@@ -195,6 +207,8 @@ fn field(name: &str, spec: &Value, required: bool) -> Result<Field, ElicitError>
         options,
         min,
         max,
+        format: text("format").filter(|_| is_string),
+        pattern: text("pattern").filter(|_| is_string),
         secret,
     })
 }
@@ -243,21 +257,17 @@ pub fn secret_kind(text: &str) -> Option<&'static str> {
 }
 
 /// The answer when the user accepts with `content` (what they filled in): SEP-1034's defaults
-/// for every field left out, then each value checked against its field. A required field with
-/// neither a value nor a default is an error the panel shows next to it.
+/// for every field left out or left empty (null, an empty or blank string), then each value checked against its field. A required field with neither a
+/// value nor a default is [`ElicitError::Required`], which the panel shows next to it.
 pub fn accept(fields: &[Field], content: &Map<String, Value>) -> Result<Value, ElicitError> {
     let mut out = Map::new();
     for field in fields {
-        let value = match content.get(&field.name).filter(|v| !v.is_null()) {
+        let given = content.get(&field.name).filter(|v| !is_empty(v));
+        let value = match given {
             Some(value) => value.clone(),
             None => match &field.default {
                 Some(default) => default.clone(),
-                None if field.required => {
-                    return Err(ElicitError::Field {
-                        field: field.name.clone(),
-                        problem: "is required".to_owned(),
-                    })
-                }
+                None if field.required => return Err(ElicitError::Required(field.name.clone())),
                 None => continue,
             },
         };
@@ -265,6 +275,16 @@ pub fn accept(fields: &[Field], content: &Map<String, Value>) -> Result<Value, E
         out.insert(field.name.clone(), value);
     }
     Ok(json!({ "action": "accept", "content": out }))
+}
+
+/// Whether a value counts as "not given": null, an empty (or blank) string. (An empty
+/// multi-select is a choice, held to its `minItems`.)
+fn is_empty(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::String(s) => s.trim().is_empty(),
+        _ => false,
+    }
 }
 
 fn check(field: &Field, value: &Value) -> Result<(), ElicitError> {
@@ -298,6 +318,11 @@ fn check(field: &Field, value: &Value) -> Result<(), ElicitError> {
     if !values.into_iter().all(allowed) {
         return problem("is not one of the allowed values".to_owned());
     }
+    if let (Some(format), Some(text)) = (field.format.as_deref(), value.as_str()) {
+        if let Some(false) = fits_format(format, text) {
+            return problem(format!("is not a valid {format}"));
+        }
+    }
     if let Some(size) = size {
         if field.min.is_some_and(|m| size < m) || field.max.is_some_and(|m| size > m) {
             let bound = |b: Option<f64>| b.map_or("…".to_owned(), |b| b.to_string());
@@ -310,6 +335,99 @@ fn check(field: &Field, value: &Value) -> Result<(), ElicitError> {
         }
     }
     Ok(())
+}
+
+/// Whether `text` is of string format `format`: `None` for a format the core does not check.
+/// `email`: one `@` between a local part and a dotted domain, no spaces; `uri`: an RFC 3986
+/// scheme, `:`, and more, no spaces; `date`: RFC 3339 `full-date` (a real day of the
+/// Gregorian calendar); `date-time`: `full-date`, `T`, `hh:mm:ss` (fraction allowed) and `Z` or
+/// an offset.
+pub fn fits_format(format: &str, text: &str) -> Option<bool> {
+    let no_space = !text.chars().any(char::is_whitespace);
+    Some(match format {
+        "email" => {
+            let mut parts = text.splitn(2, '@');
+            let (local, domain) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+            no_space
+                && !local.is_empty()
+                && !domain.contains('@')
+                && domain.split('.').count() >= 2
+                && domain.split('.').all(|l| !l.is_empty())
+        }
+        "uri" => match text.split_once(':') {
+            Some((scheme, rest)) => {
+                no_space
+                    && !rest.is_empty()
+                    && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                    && scheme
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+            }
+            None => false,
+        },
+        "date" => is_date(text),
+        "date-time" => {
+            let Some((date, time)) = text.split_once(['T', 't']) else {
+                return Some(false);
+            };
+            is_date(date) && is_time(time)
+        }
+        _ => return None,
+    })
+}
+
+/// `hh` digits of exactly `len` characters, read as a number.
+fn digits(text: &str, len: usize) -> Option<u32> {
+    (text.len() == len && text.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| text.parse().ok())
+        .flatten()
+}
+
+fn is_date(text: &str) -> bool {
+    let mut parts = text.split('-');
+    let (Some(y), Some(m), Some(d), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return false;
+    };
+    let (Some(y), Some(m), Some(d)) = (digits(y, 4), digits(m, 2), digits(d, 2)) else {
+        return false;
+    };
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    (1..=days).contains(&d)
+}
+
+fn is_time(text: &str) -> bool {
+    let (clock, offset) = if let Some(clock) = text.strip_suffix(['Z', 'z']) {
+        (clock, None)
+    } else if let Some(at) = text.rfind(['+', '-']) {
+        (&text[..at], Some(&text[at + 1..]))
+    } else {
+        return false;
+    };
+    let clock = clock.split_once('.').map_or(clock, |(whole, fraction)| {
+        if !fraction.is_empty() && fraction.bytes().all(|b| b.is_ascii_digit()) {
+            whole
+        } else {
+            "x"
+        }
+    });
+    let hms = |t: &str, seconds: bool| {
+        let parts: Vec<&str> = t.split(':').collect();
+        let n = if seconds { 3 } else { 2 };
+        parts.len() == n
+            && digits(parts[0], 2).is_some_and(|h| h < 24)
+            && digits(parts[1], 2).is_some_and(|m| m < 60)
+            && (!seconds || digits(parts[2], 2).is_some_and(|s| s <= 60))
+    };
+    hms(clock, true) && offset.is_none_or(|o| hms(o, false))
 }
 
 /// The answer when the user declines.

@@ -72,7 +72,11 @@ fn an_accepted_form_gets_its_defaults_and_is_checked_before_it_is_sent() {
     let wrong = app.elicitation_answer(&key, "accept", Some(&content(json!({"count": "two"}))));
     let error = wrong.expect_err("a string for an integer");
     assert!(error.message.contains("count"), "{error:?}");
-    // A required field without a value or default: refused.
+    assert_eq!(
+        (error.kind.as_str(), error.details),
+        ("field_invalid", vec!["count".to_owned()])
+    );
+    // A required field without a value or default, or left blank: refused, naming the field.
     assert!(app.elicitation_answer(&key, "accept", None).is_err());
     assert_eq!(app.elicitations.len(), 1);
     // Left out: `day` takes its default; `note` (optional, no default) stays out.
@@ -84,6 +88,40 @@ fn an_accepted_form_gets_its_defaults_and_is_checked_before_it_is_sent() {
     assert!(app.elicitations.is_empty());
     // Answered once: a second answer is refused.
     assert!(app.elicitation_answer(&key, "decline", None).is_err());
+}
+
+#[test]
+fn a_blank_required_string_is_refused_and_the_question_stays_open() {
+    let mut app = app();
+    let params = json!({"message": "Your name?", "requestedSchema": {"type": "object",
+        "properties": {"name": {"type": "string"}, "mail": {"type": "string", "format": "email"}},
+        "required": ["name"]}});
+    let key = asked(&mut app, &params);
+    for (filled, field) in [
+        (json!({"name": ""}), "name"),
+        (json!({"name": "  "}), "name"),
+        (json!({"name": "Ada", "mail": "ada"}), "mail"),
+    ] {
+        let error = app
+            .elicitation_answer(&key, "accept", Some(&content(filled.clone())))
+            .expect_err("refused");
+        assert_eq!(error.kind.as_str(), "field_invalid", "{filled}");
+        assert_eq!(error.details, [field.to_owned()], "{filled}");
+        assert_eq!(
+            app.elicitations_view().len(),
+            1,
+            "still open after {filled}"
+        );
+    }
+    let effects = app
+        .elicitation_answer(
+            &key,
+            "accept",
+            Some(&content(json!({"name": "Ada", "mail": ""}))),
+        )
+        .expect("accepted");
+    let sent = json!({"action": "accept", "content": {"name": "Ada"}});
+    assert_eq!(effects, [respond(sent), Effect::SaveElicitations]);
 }
 
 #[test]

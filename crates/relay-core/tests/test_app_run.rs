@@ -27,6 +27,62 @@ fn the_badge_counts_calls_waiting_up_to_99() {
     }
 }
 
+/// Each chat tab's badge counts the calls waiting there; the global one counts them all; a tab
+/// is set again only when its count changed.
+#[test]
+fn each_chat_tab_has_its_own_badge() {
+    let (host, run) = loaded();
+    let ask = relay_core::policy::ToolPolicy::Ask;
+    run.app
+        .borrow_mut()
+        .config
+        .set_tool("notes", "add", Some(ask), None);
+    let _ = app_harness::ask(&run, &content(), look("load-1", json!([]), false));
+    let _ = app_harness::ask(
+        &run,
+        &content(),
+        look("load-1", json!([{"h": 1, "text": CALL}]), true),
+    );
+    let _ = app_harness::ask(
+        &run,
+        &content(),
+        look("load-1", json!([{"h": 1, "text": CALL}]), false),
+    );
+    host.settle();
+    let badges = |log: Vec<String>| -> Vec<String> {
+        log.into_iter().filter(|l| l.starts_with("badge")).collect()
+    };
+    let log = badges(host.take_log());
+    assert!(log.contains(&format!("badge tab {TAB} '1'")), "{log:?}");
+    assert!(log.contains(&"badge '1'".to_owned()), "{log:?}");
+    assert_eq!(
+        log.iter()
+            .filter(|l| l.starts_with(&format!("badge tab {TAB} ")))
+            .count(),
+        1,
+        "set only when its count changed: {log:?}"
+    );
+    let key = run
+        .app
+        .borrow()
+        .ledger
+        .calls
+        .keys()
+        .next()
+        .cloned()
+        .expect("a call");
+    app_harness::ask(
+        &run,
+        &page(),
+        json!({"type": "activity/decide", "key": key, "decision": "deny"}),
+    )
+    .expect("denied");
+    host.settle();
+    let log = badges(host.take_log());
+    assert!(log.contains(&format!("badge tab {TAB} ''")), "{log:?}");
+    assert!(log.contains(&"badge ''".to_owned()), "{log:?}");
+}
+
 #[test]
 fn a_state_load_reads_each_area_once_then_makes_the_origin_rules() {
     let host = Mem::default();

@@ -570,3 +570,107 @@ fn events_read_as_the_listener_receives_them() {
         assert_eq!(event.to_json(), want);
     }
 }
+
+/// The protocol log of a server (`client::wire_log`): every request with its headers and body,
+/// every status and every message back; a configured secret header, a sign-in token and a
+/// token the server echoes are masked wherever they appear; the cancellation of a call is
+/// logged as the `notifications/cancelled` it sent.
+#[test]
+fn the_protocol_log_keeps_the_exchange_and_masks_secrets() {
+    const KEY: &str = "sk-live-1234567890";
+    const TOKEN: &str = "oauth-at-abcdefghijkl";
+    let mut secret = config("a", 1);
+    secret.headers = vec![
+        ("X-Api-Key".into(), KEY.into()),
+        ("X-Team".into(), "blue".into()),
+    ];
+    let echo_back = Box::new(server("2025-11-25", move |req, _| match req.rpc_method() {
+        "tools/call" => Some(Reply::result(
+            &req.id(),
+            json!({"content": [{"type": "text", "text": format!("you sent {TOKEN} and {KEY}")}],
+                   "access_token": "server-side-secret-value"}),
+        )),
+        "tools/list" => Some(Reply::result(&req.id(), json!({"tools": [tool("echo")]}))),
+        _ => None,
+    }));
+    let mut d = Driver::new(quiet(), vec![(secret, echo_back)]);
+    assert!(d
+        .pool
+        .set_authorization("a", Some(format!("Bearer {TOKEN}"))));
+    let op = d.submit("a", echo("hi"), None);
+    d.run(1_000);
+    d.ok(op);
+    let log = serde_json::to_string(&d.pool.wire_log("a")).expect("json");
+    for secret in [KEY, TOKEN, "server-side-secret-value"] {
+        assert!(!log.contains(secret), "{secret} leaked into {log}");
+    }
+    let entries = serde_json::to_value(d.pool.wire_log("a")).expect("json");
+    let entries = entries.as_array().expect("entries");
+    let kinds: Vec<String> = entries
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {}",
+                e["dir"].as_str().unwrap_or(""),
+                e["kind"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    assert!(
+        kinds.starts_with(&[
+            "out request".to_owned(),
+            "in status".to_owned(),
+            "in message".to_owned()
+        ]),
+        "{kinds:?}"
+    );
+    let call = entries
+        .iter()
+        .find(|e| {
+            e["text"]
+                .as_str()
+                .is_some_and(|t| t.contains("\"tools/call\""))
+        })
+        .expect("the call was logged");
+    let header = |name: &str| {
+        call["headers"]
+            .as_array()
+            .expect("headers")
+            .iter()
+            .find(|h| h[0].as_str().is_some_and(|n| n.eq_ignore_ascii_case(name)))
+            .map(|h| h[1].as_str().unwrap_or("").to_owned())
+    };
+    assert_eq!(header("authorization").as_deref(), Some("Bearer ••••"));
+    assert_eq!(header("x-api-key").as_deref(), Some("••••"));
+    assert_eq!(
+        header("x-team").as_deref(),
+        Some("blue"),
+        "what is not a secret stays readable"
+    );
+    let status = entries
+        .iter()
+        .find(|e| e["kind"] == "status" && e["exchange"] == call["exchange"]);
+    assert_eq!(status.map(|s| s["status"].clone()), Some(json!(200)));
+    let answer = entries
+        .iter()
+        .rev()
+        .find(|e| e["kind"] == "message")
+        .expect("answer");
+    let text = answer["text"].as_str().expect("text");
+    assert!(
+        text.contains("\"access_token\":\"••••\"") && text.contains("you sent •••• and ••••"),
+        "{text}"
+    );
+
+    // A cancelled call: its notifications/cancelled is in the log.
+    let mut d2 = Driver::new(quiet(), vec![(config("b", 2), echo_server(5_000))]);
+    let slow = d2.submit("b", echo("slow"), Some("k"));
+    d2.run(100);
+    assert!(d2.pool.cancel("k", d2.now));
+    d2.run(100);
+    assert_eq!(d2.err_kind(slow), "outcome_unknown");
+    let log = serde_json::to_string(&d2.pool.wire_log("b")).expect("json");
+    assert!(log.contains("notifications/cancelled"), "{log}");
+    d2.pool.clear_wire_log("b");
+    assert!(d2.pool.wire_log("b").is_empty());
+}

@@ -76,7 +76,7 @@ fn defaults_fill_omitted_fields_and_answers_are_checked() {
         (
             &required,
             json!({"plan": "pro"}),
-            Err("field `email`: is required"),
+            Err("field `email` is required"),
         ),
         (
             &required,
@@ -244,5 +244,143 @@ fn url_questions_carry_the_host_they_open() {
         "https://goo%67le.com/",
     ] {
         assert!(parse(refused).is_err(), "{refused}");
+    }
+}
+
+/// A required field left blank is missing (its default, if any, is sent instead); string
+/// bounds and the specification's formats are checked; an optional blank field is left out.
+#[test]
+fn blank_required_fields_lengths_and_formats_are_refused() {
+    let request = json!({
+        "message": "profile",
+        "requestedSchema": {"type": "object", "properties": {
+            "name": {"type": "string", "minLength": 2, "maxLength": 5},
+            "email": {"type": "string", "format": "email"},
+            "site": {"type": "string", "format": "uri"},
+            "born": {"type": "string", "format": "date"},
+            "at": {"type": "string", "format": "date-time"},
+            "city": {"type": "string", "default": "Paris"},
+            "code": {"type": "string", "pattern": "^[A-Z]{3}$"},
+            "tags": {"type": "array", "items": {"enum": ["a", "b"]}}
+        }, "required": ["name", "city", "tags"]}
+    });
+    let fields = form(request);
+    let code = fields.iter().find(|f| f.name == "code").expect("code");
+    assert_eq!(code.pattern.as_deref(), Some("^[A-Z]{3}$"));
+    let email = fields.iter().find(|f| f.name == "email").expect("email");
+    assert_eq!(email.format.as_deref(), Some("email"));
+    let ok = |extra: Value| {
+        let mut c = json!({"name": "Ada", "tags": ["a"]});
+        for (k, v) in extra.as_object().expect("object") {
+            c[k] = v.clone();
+        }
+        c
+    };
+    let cases: Vec<(Value, Result<Value, &str>)> = vec![
+        (
+            json!({"name": "", "tags": ["a"]}),
+            Err("field `name` is required"),
+        ),
+        (
+            json!({"name": "   ", "tags": ["a"]}),
+            Err("field `name` is required"),
+        ),
+        (json!({"tags": ["a"]}), Err("field `name` is required")),
+        (json!({"name": "Ada"}), Err("field `tags` is required")),
+        (
+            json!({"name": "A", "tags": ["a"]}),
+            Err("field `name`: must be 2 to 5 characters long"),
+        ),
+        (
+            json!({"name": "Adalove", "tags": ["a"]}),
+            Err("field `name`: must be 2 to 5 characters long"),
+        ),
+        (
+            ok(json!({"city": "", "email": "", "code": "x"})),
+            Ok(json!({"name": "Ada", "city": "Paris", "code": "x", "tags": ["a"]})),
+        ),
+        (
+            ok(json!({"email": "ada@example.com"})),
+            Ok(json!({"name": "Ada", "email": "ada@example.com", "city": "Paris", "tags": ["a"]})),
+        ),
+        (
+            ok(json!({"email": "ada"})),
+            Err("field `email`: is not a valid email"),
+        ),
+        (
+            ok(json!({"email": "ada@localhost"})),
+            Err("field `email`: is not a valid email"),
+        ),
+        (
+            ok(json!({"email": "a da@example.com"})),
+            Err("field `email`: is not a valid email"),
+        ),
+        (
+            ok(json!({"email": "a@b@example.com"})),
+            Err("field `email`: is not a valid email"),
+        ),
+        (
+            ok(json!({"site": "https://example.com/x"})),
+            Ok(
+                json!({"name": "Ada", "site": "https://example.com/x", "city": "Paris", "tags": ["a"]}),
+            ),
+        ),
+        (
+            ok(json!({"site": "example.com"})),
+            Err("field `site`: is not a valid uri"),
+        ),
+        (
+            ok(json!({"site": "1http://x"})),
+            Err("field `site`: is not a valid uri"),
+        ),
+        (
+            ok(json!({"born": "2024-02-29"})),
+            Ok(json!({"name": "Ada", "born": "2024-02-29", "city": "Paris", "tags": ["a"]})),
+        ),
+        (
+            ok(json!({"born": "2023-02-29"})),
+            Err("field `born`: is not a valid date"),
+        ),
+        (
+            ok(json!({"born": "1900-02-29"})),
+            Err("field `born`: is not a valid date"),
+        ),
+        (
+            ok(json!({"born": "2024-13-01"})),
+            Err("field `born`: is not a valid date"),
+        ),
+        (
+            ok(json!({"born": "24-01-01"})),
+            Err("field `born`: is not a valid date"),
+        ),
+        (
+            ok(json!({"at": "2026-11-27T10:00:00Z"})),
+            Ok(
+                json!({"name": "Ada", "at": "2026-11-27T10:00:00Z", "city": "Paris", "tags": ["a"]}),
+            ),
+        ),
+        (
+            ok(json!({"at": "2026-11-27T10:00:00.250+08:00"})),
+            Ok(
+                json!({"name": "Ada", "at": "2026-11-27T10:00:00.250+08:00", "city": "Paris", "tags": ["a"]}),
+            ),
+        ),
+        (
+            ok(json!({"at": "2026-11-27T25:00:00Z"})),
+            Err("field `at`: is not a valid date-time"),
+        ),
+        (
+            ok(json!({"at": "2026-11-27T10:00:00"})),
+            Err("field `at`: is not a valid date-time"),
+        ),
+        (
+            ok(json!({"at": "2026-11-27"})),
+            Err("field `at`: is not a valid date-time"),
+        ),
+    ];
+    for (filled, expected) in cases {
+        let expected = expected.map(|c| json!({"action": "accept", "content": c}));
+        let got = accept(&fields, &content(filled.clone())).map_err(|e| e.to_string());
+        assert_eq!(got, expected.map_err(str::to_owned), "{filled}");
     }
 }

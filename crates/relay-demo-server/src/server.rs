@@ -503,6 +503,8 @@ impl DemoServer {
         for step in 1..=steps {
             tokio::select! {
                 () = context.ct.cancelled() => {
+                    // Said on stderr: the tests of the client's Cancel look for it.
+                    tracing::info!(done = step - 1, steps, "slow_count cancelled by the client");
                     return Err(format!("cancelled after {} of {steps} steps", step - 1));
                 }
                 () = tokio::time::sleep(delay) => {}

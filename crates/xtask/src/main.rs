@@ -31,6 +31,8 @@ commands:
                worker), browser end-to-end, interop
                (one suite: `test codegen|tidy|lint|types|native|wasm|node`)
   demo         run the whole tool loop on bundled defaults (headless: prints steps, saves screenshots)
+               (`demo --screenshots DIR`: headless, the screenshots and their manifest.json into DIR,
+               e.g. docs/screenshots)
   bench        run the benchmarks and write target/bench/summary.json
                (`bench --quick`: every figure once, with short measurements; a smoke run)
   dist         package the extension as a zip under target/dist
@@ -62,7 +64,7 @@ fn main() -> ExitCode {
             .and_then(|()| host::build_host(&x)),
         "codegen" => codegen::codegen(&x.root, rest),
         "test" => test::test(&x, rest),
-        "demo" => test::demo(&x),
+        "demo" => test::demo(&x, rest),
         "bench" => bench::bench(&x, rest),
         "dist" => setup::setup(&x)
             .and_then(|()| build::build(&x))

@@ -78,6 +78,11 @@ pub struct Settings {
     /// The request timeout of servers added without one of their own.
     pub default_timeout_ms: u64,
     pub language: String,
+    /// The user closed the side panel's first-run guide.
+    pub guide_dismissed: bool,
+    /// How long results written with auto-send wait in the chat's input before they are sent
+    /// (0: at once). The card counts down and can cancel the send.
+    pub send_delay_ms: u64,
 }
 
 impl Default for Settings {
@@ -91,6 +96,8 @@ impl Default for Settings {
             result_max_chars: ResultOptions::default().max_chars,
             default_timeout_ms: DEFAULT_TIMEOUT_MS,
             language: String::new(),
+            guide_dismissed: false,
+            send_delay_ms: 0,
         }
     }
 }

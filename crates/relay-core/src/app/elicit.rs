@@ -15,7 +15,7 @@ use serde_json::{json, Map, Value};
 use crate::client::jsonrpc::RequestId;
 use crate::contract::views::ElicitationView;
 use crate::contract::ErrorBody;
-use crate::elicitation::{accept, cancel, decline, ElicitRequest};
+use crate::elicitation::{accept, cancel, decline, ElicitError, ElicitRequest};
 
 use super::{App, Effect};
 
@@ -38,6 +38,21 @@ pub struct Elicitation {
 
 fn invalid(message: impl Into<String>) -> ErrorBody {
     ErrorBody::new(ErrorKind::InvalidArgument, message)
+}
+
+/// A form answer that does not fit: `field_invalid` naming the field (the panel shows it next
+/// to that field), with the problem in the message.
+fn refused(e: ElicitError) -> ErrorBody {
+    let field = match &e {
+        ElicitError::Field { field, .. } | ElicitError::Required(field) => Some(field.clone()),
+        _ => None,
+    };
+    match field {
+        Some(field) => ErrorBody::new(ErrorKind::FieldInvalid, e.to_string())
+            .with_hint("Fill in the field as it says, then send again.")
+            .with_details(vec![field]),
+        None => invalid(e.to_string()),
+    }
 }
 
 impl App {
@@ -117,7 +132,7 @@ impl App {
             "accept" => match &e.asked {
                 ElicitRequest::Form { fields, .. } => {
                     let empty = Map::new();
-                    accept(fields, content.unwrap_or(&empty)).map_err(|e| invalid(e.to_string()))?
+                    accept(fields, content.unwrap_or(&empty)).map_err(refused)?
                 }
                 ElicitRequest::Url { .. } => json!({"action": "accept"}),
             },

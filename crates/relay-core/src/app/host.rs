@@ -47,8 +47,8 @@ pub trait Host: Sized + 'static {
     /// Gives back the host permission of an origin nothing uses any more (a removed chat site,
     /// a removed server's own or authorization servers' origin).
     async fn release_origin(&self, origin: &str);
-    /// Shows `text` on the toolbar icon.
-    async fn badge(&self, text: &str);
+    /// Shows `text` on the toolbar icon: of one tab, or (`None`) of every tab without its own.
+    async fn badge(&self, tab: Option<i64>, text: &str);
     /// Runs one MCP operation on a server with the client's pool (signing in is the runner's
     /// business: [`super::Runner::mcp`]).
     #[allow(clippy::result_large_err)] // ClientError carries what a user needs; see client::Pool

@@ -16,12 +16,14 @@ mod config;
 mod deliver;
 mod elicit;
 mod host;
+mod inflight;
 pub mod local;
 mod observe;
 mod requests;
 mod run;
 mod run_local;
 mod run_signin;
+mod send_later;
 mod servers;
 mod signin;
 mod store;
@@ -44,10 +46,12 @@ pub use config::{
 pub use deliver::{outcome_of, Delivery};
 pub use elicit::{Elicitation, ELICITATIONS_KEY, ELICITATION_TIMEOUT_MS};
 pub use host::{Host, ProgressFn, Task};
+pub use inflight::{cancelled_error, run_cancel_key, PROGRESS_NOTIFY_MS};
 pub use observe::{page_key, PageAnswer, PageView, TurnView, MAX_PAGES};
 pub use requests::{adapter_for, answer, site_entry, sites_with, web_origin, Io, Sender, Step};
 pub use run::{badge_text, Runner};
 pub use run_signin::DpopProver;
+pub use send_later::{DueSend, PendingSend};
 pub use servers::{
     extension_id, input_of, origin_rules, origin_rules_update, server_from, Health, ServerState,
 };
@@ -112,6 +116,9 @@ pub struct App {
     pub ledger: Ledger,
     /// Each server's last connection error and request latency (not persisted).
     pub health: HashMap<String, Health>,
+    /// Servers whose connection and tool listing are under way, with how many are (not
+    /// persisted): their views say "Connecting", not "Not connected" or an old error.
+    pub connecting: HashMap<String, u32>,
     /// Each server's sign-in (persisted; holds tokens, so it never leaves the worker).
     pub auth: BTreeMap<String, AuthState>,
     /// Sign-in attempts under way, by server (not persisted: a restart abandons them).
@@ -123,6 +130,8 @@ pub struct App {
     /// the streams they came on end with the worker).
     pub elicitations: BTreeMap<String, Elicitation>,
     next_elicitation: u64,
+    /// Runs by hand under way and the calls the user cancelled (not persisted).
+    inflight: inflight::InFlight,
     /// One streaming parser per reply being written (`chat|message`); rebuilt from the text a
     /// content script sends after a restart.
     parsers: HashMap<String, StreamParser>,
@@ -134,6 +143,11 @@ pub struct App {
     prompts: std::cell::RefCell<Option<tools::PromptCache>>,
     /// What storage holds as far as the app knows, and full results kept in memory.
     stash: store::Stash,
+    /// Results written and waiting for their delayed auto-send, by the first call's key (not
+    /// persisted: a restart leaves them unsent, `Ledger::recover_after_restart`).
+    pending_sends: HashMap<String, send_later::PendingSend>,
+    /// Delayed sends asked of the tab, until it answers.
+    sent_waiting: HashMap<String, send_later::PendingSend>,
 }
 
 /// The stored state of an app that knows `servers` and their tools (loopback URLs that are
@@ -166,16 +180,20 @@ impl App {
             tools,
             ledger,
             health: HashMap::new(),
+            connecting: HashMap::new(),
             auth: BTreeMap::new(),
             attempts: HashMap::new(),
             signed_in_by_user: Default::default(),
             elicitations: BTreeMap::new(),
             next_elicitation: 0,
+            inflight: Default::default(),
             parsers: HashMap::new(),
             pages: BTreeMap::new(),
             tools_generation: 0,
             prompts: Default::default(),
             stash: store::Stash::default(),
+            pending_sends: HashMap::new(),
+            sent_waiting: HashMap::new(),
         };
         app.stash = store::Stash::loaded(&app.ledger, true);
         let recovered = app.ledger.recover_after_restart();
@@ -269,6 +287,30 @@ impl App {
             .values()
             .filter(|c| c.state == crate::policy::CallState::Pending)
             .count()
+    }
+
+    /// The toolbar badge of each chat tab the app knows (its calls' tabs and the tabs whose
+    /// pages it follows): how many calls wait for the user there (`""` for none).
+    pub fn tab_badges(&self) -> BTreeMap<i64, String> {
+        let mut counts: BTreeMap<i64, usize> = BTreeMap::new();
+        for tab in self
+            .pages
+            .keys()
+            .filter_map(|k| k.split('/').next()?.parse().ok())
+        {
+            counts.entry(tab).or_default();
+        }
+        for call in self.ledger.calls.values() {
+            if let Some(tab) = tab_of(&call.chat) {
+                let count = counts.entry(tab).or_default();
+                if call.state == crate::policy::CallState::Pending {
+                    *count += 1;
+                }
+            }
+        }
+        (counts.into_iter())
+            .map(|(tab, n)| (tab, run::badge_text(n)))
+            .collect()
     }
 
     /// Sets one chat's own settings (an override): its site's remembered settings and the

@@ -105,7 +105,13 @@ pub enum Io {
         server: String,
         tool: String,
         arguments: Value,
+        run_key: Option<String>,
     },
+    /// Answer a server's protocol log (and empty it, with `clear`).
+    ServersLog { id: String, clear: bool },
+    /// Cancel the pool's operation of this key ([`App::cancel_target`]), and answer whether
+    /// it was still running.
+    CallsCancel(String),
     /// An MCP request whose result is the answer.
     Mcp { server: String, op: Operation },
     /// List the tools of servers never listed, then answer [`App::prompt`].
@@ -524,11 +530,36 @@ impl App {
                 server_id,
                 tool,
                 arguments,
+                run_key,
             } => io(Io::ToolsCall {
                 server: required(server_id, "serverId")?,
                 tool: required(tool, "tool")?,
                 arguments: arguments.unwrap_or_else(|| Value::Object(Map::new())),
+                run_key,
             }),
+            Request::CallsCancel { key } => {
+                let key = required(key, "key")?;
+                let sender_chat = match role {
+                    Role::Content => Some(self.chat_for(sender, None)?),
+                    Role::Page => None,
+                };
+                io(Io::CallsCancel(self.cancel_target(
+                    role,
+                    sender_chat.as_deref(),
+                    &key,
+                )?))
+            }
+            Request::ServersLog { id, clear } => {
+                let id = required(id, "id")?;
+                if !self.config.servers.iter().any(|s| s.id == id) {
+                    return Err(invalid(format!("no server '{id}'")));
+                }
+                io(Io::ServersLog {
+                    id,
+                    clear: clear.unwrap_or(false),
+                })
+            }
+            Request::CallsRunning {} => done(answer::<answers::CallsRunning>(self.running_view())),
             Request::PromptsList { server_id } => io(Io::Mcp {
                 server: required(server_id, "serverId")?,
                 op: Operation::ListPrompts,
@@ -661,6 +692,15 @@ impl App {
                     answer::<answers::ActivityDecide>(record),
                     effects,
                 ))
+            }
+            Request::ChatHoldSend { key } => {
+                let key = required(key, "key")?;
+                let sender_chat = match role {
+                    Role::Content => Some(self.chat_for(sender, None)?),
+                    Role::Page => None,
+                };
+                let (record, effects) = self.cancel_send(role, sender_chat.as_deref(), &key)?;
+                Ok(Step::Done(answer::<answers::ChatHoldSend>(record), effects))
             }
             Request::ElicitationList {} => {
                 done(answer::<answers::ElicitationList>(self.elicitations_view()))

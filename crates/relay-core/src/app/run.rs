@@ -19,9 +19,9 @@ use serde_json::Value;
 
 use super::host::{Host, ProgressFn};
 use super::{
-    adapter_for, answer, input_of, result_storage_key, sites_with, tab_of, App, CallEnd, Config,
-    Effect, Io, Sender, Step, StorageOp, AUTH_KEY, CONFIG_KEY, ELICITATION_TIMEOUT_MS, LEDGER_KEY,
-    TOOLS_KEY,
+    adapter_for, answer, cancelled_error, input_of, result_storage_key, run_cancel_key, sites_with,
+    tab_of, App, CallEnd, Config, Effect, Io, Sender, Step, StorageOp, AUTH_KEY, CONFIG_KEY,
+    ELICITATION_TIMEOUT_MS, LEDGER_KEY, TOOLS_KEY,
 };
 use crate::client::jsonrpc::{ErrorCode, ErrorObject};
 use crate::client::{Operation, Output, ServerConfig, ServerStatus, SessionEvent};
@@ -42,6 +42,8 @@ pub struct Runner<H: Host> {
     loaded: RefCell<Load>,
     /// Local servers being added by a `local/list` (two lists at once add each once).
     pub(super) local_adding: RefCell<std::collections::BTreeSet<String>>,
+    /// The badge text each chat tab was last given.
+    badges: RefCell<BTreeMap<i64, String>>,
 }
 
 /// Where the state's load stands.
@@ -55,6 +57,31 @@ enum Load {
 }
 
 /// Ready once no load is under way.
+/// A server's connection under way, for its view ([`App::connecting`]): ended when dropped, so
+/// a listing abandoned half-way does not leave the server "Connecting".
+struct Connecting<'a> {
+    app: &'a RefCell<App>,
+    id: String,
+}
+
+impl<'a> Connecting<'a> {
+    fn start(app: &'a RefCell<App>, id: &str) -> Self {
+        app.borrow_mut().connecting(id, true);
+        Connecting {
+            app,
+            id: id.to_owned(),
+        }
+    }
+}
+
+impl Drop for Connecting<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut app) = self.app.try_borrow_mut() {
+            app.connecting(&self.id, false);
+        }
+    }
+}
+
 struct LoadSettled<'a>(&'a RefCell<Load>);
 
 impl Future for LoadSettled<'_> {
@@ -88,6 +115,7 @@ impl<H: Host> Runner<H> {
             app: RefCell::new(App::default()),
             loaded: RefCell::new(Load::NotYet),
             local_adding: RefCell::default(),
+            badges: RefCell::new(BTreeMap::new()),
         })
     }
 
@@ -262,6 +290,43 @@ impl<H: Host> Runner<H> {
         done
     }
 
+    /// A run by hand the panel can follow and cancel: its progress kept for `calls/running`,
+    /// the pool's cancel key [`run_cancel_key`]; a Cancel makes it end as cancelled.
+    async fn run_by_hand(
+        self: &Rc<Self>,
+        server: &str,
+        tool: &str,
+        key: &str,
+        op: Operation,
+        now: u64,
+    ) -> Result<Output, ErrorBody> {
+        if !self.app.borrow_mut().run_started(key, server, tool, now) {
+            return Err(ErrorBody::new(
+                ErrorKind::InvalidArgument,
+                format!(
+                    "'runKey' {key:?} is in use or not a short token of letters, digits, - and _"
+                ),
+            ));
+        }
+        let (run, progress_key) = (Rc::clone(self), key.to_owned());
+        let on_progress: ProgressFn = Rc::new(move |p| {
+            if let Ok(v) = serde_json::to_value(p) {
+                run.app.borrow_mut().run_progress(&progress_key, v);
+            }
+        });
+        let cancel_key = run_cancel_key(key);
+        let result = self
+            .mcp(server, op, Some(on_progress), Some(cancel_key.clone()))
+            .await;
+        let mut app = self.app.borrow_mut();
+        app.run_ended(key);
+        let cancelled = app.take_cancelled(&cancel_key);
+        result.map_err(|e| match cancelled {
+            true => cancelled_error(),
+            false => ErrorBody::from(&e),
+        })
+    }
+
     /// Performs what a request needs. Exhaustive: IO the app asks for without a performer here
     /// does not compile.
     async fn perform(self: &Rc<Self>, io: Io) -> Answer {
@@ -326,6 +391,7 @@ impl<H: Host> Runner<H> {
                 server,
                 tool,
                 arguments,
+                run_key,
             } => {
                 if self.app.borrow().find_tool(&server, &tool).is_none() {
                     let _ = self.list_tools(&server, false).await;
@@ -338,12 +404,32 @@ impl<H: Host> Runner<H> {
                     arguments,
                     progress: false,
                 };
-                let result = self.mcp_op(&server, op).await;
+                let result = match run_key {
+                    Some(key) => self.run_by_hand(&server, &tool, &key, op, started).await,
+                    None => self.mcp_op(&server, op).await,
+                };
                 let result = result.and_then(|o| o.into_tool_result().map_err(|e| (&e).into()));
                 let duration = self.host.now_ms().saturating_sub(started);
                 (self.app.borrow_mut())
                     .manual_done(&server, &tool, sent, result, duration)
                     .map(answer::<answers::ToolsCall>)
+            }
+            Io::ServersLog { id, clear } => {
+                let entries = self.host.pool(|pool, _| {
+                    let entries = pool.wire_log(&id);
+                    if clear {
+                        pool.clear_wire_log(&id);
+                    }
+                    entries
+                });
+                Ok(answer::<answers::ServersLog>(entries))
+            }
+            Io::CallsCancel(cancel_key) => {
+                let cancelled = self.host.pool(|pool, now| pool.cancel(&cancel_key, now));
+                if cancelled {
+                    self.app.borrow_mut().cancel_sent(&cancel_key);
+                }
+                Ok(answer::<answers::CallsCancel>(cancelled))
             }
             Io::Mcp { server, op } => (self.mcp_op(&server, op).await)
                 .map(|output| serde_json::to_value(output).unwrap_or(Value::Null)),
@@ -431,7 +517,9 @@ impl<H: Host> Runner<H> {
     /// keeps them, with the latency and the protocol the server turned out to speak.
     pub async fn list_tools(self: &Rc<Self>, id: &str, refresh: bool) -> Result<(), ErrorBody> {
         let started = self.host.now_ms();
+        let connecting = Connecting::start(&self.app, id);
         let result = self.mcp_op(id, Operation::ListTools { refresh }).await;
+        drop(connecting);
         let result = result.and_then(|o| o.into_tools().map_err(|e| (&e).into()));
         let failed = result.as_ref().err().cloned();
         let latency = self.host.now_ms().saturating_sub(started);
@@ -463,7 +551,21 @@ impl<H: Host> Runner<H> {
                 // The toolbar badge follows the ledger (calls waiting for the user), set first
                 // so a panel that hears of the ledger change reads the new count.
                 let pending = self.app.borrow().pending_count();
-                self.host.badge(&badge_text(pending)).await;
+                self.host.badge(None, &badge_text(pending)).await;
+                // Each chat tab shows its own count; only what changed is set.
+                let badges = self.app.borrow().tab_badges();
+                let changed: Vec<(i64, String)> = {
+                    let mut shown = self.badges.borrow_mut();
+                    let changed = (badges.iter())
+                        .filter(|(tab, text)| shown.get(tab) != Some(text))
+                        .map(|(tab, text)| (*tab, text.clone()))
+                        .collect();
+                    *shown = badges;
+                    changed
+                };
+                for (tab, text) in changed {
+                    self.host.badge(Some(tab), &text).await;
+                }
             }
             for op in ops {
                 let done = match &op {
@@ -592,8 +694,16 @@ impl<H: Host> Runner<H> {
         };
         let (run, progress_key) = (Rc::clone(self), key.to_owned());
         let on_progress: ProgressFn = Rc::new(move |p| {
-            if let Ok(v) = serde_json::to_value(p) {
-                run.app.borrow_mut().call_progress(&progress_key, v);
+            let Ok(v) = serde_json::to_value(p) else {
+                return;
+            };
+            let now = run.host.now_ms();
+            let effects = run.app.borrow_mut().call_progress(&progress_key, v, now);
+            if !effects.is_empty() {
+                let notify = Rc::clone(&run);
+                run.host.spawn(Box::pin(async move {
+                    notify.run_background(effects).await;
+                }));
             }
         });
         let (op, cancel_key) = (call.operation(), Some(key.to_owned()));
@@ -602,7 +712,8 @@ impl<H: Host> Runner<H> {
         let effects = {
             let mut app = self.app.borrow_mut();
             app.call_ended(&call.server_id, duration, false);
-            app.finish_call(key, CallEnd::from_client(result), duration)
+            let end = app.end_of(key, CallEnd::from_client(result));
+            app.finish_call(key, end, duration)
         };
         self.run_background(effects).await;
     }
@@ -634,6 +745,34 @@ impl<H: Host> Runner<H> {
             .and_then(|a| serde_json::from_value(a).ok())
             .unwrap_or_default();
         let effects = self.app.borrow_mut().delivery_written(&d, &outcome);
+        self.run_background(effects).await;
+        // Auto-send with a delay: the send waits for its timer (or the user's Cancel).
+        let now = self.host.now_ms();
+        let (effects, timer) = self.app.borrow_mut().hold_send(&d, &outcome, now);
+        self.run_background(effects).await;
+        if let Some((id, delay)) = timer {
+            let run = Rc::clone(self);
+            self.host.after(
+                delay,
+                Box::new(move || {
+                    let send = Rc::clone(&run);
+                    run.host
+                        .spawn(Box::pin(async move { send.send_due(&id).await }));
+                }),
+            );
+        }
+    }
+
+    /// A delayed auto-send's time came: send, unless the user cancelled it meanwhile.
+    async fn send_due(self: &Rc<Self>, id: &str) {
+        let Some(due) = self.app.borrow_mut().send_due(id) else {
+            return;
+        };
+        let answer = self.host.to_tab(due.tab, &due.message).await.ok();
+        let outcome = answer
+            .and_then(|a| serde_json::from_value(a).ok())
+            .unwrap_or_default();
+        let effects = self.app.borrow_mut().send_done(&due.id, &outcome);
         self.run_background(effects).await;
     }
 }

@@ -381,11 +381,22 @@ impl App {
     }
 
     /// Progress of a running call, as the server reported it.
-    pub fn call_progress(&mut self, key: &str, progress: Value) {
-        if let Some(r) = self.ledger.calls.get_mut(key) {
-            if r.state == CallState::Running {
-                r.progress = Some(progress);
-            }
+    pub fn call_progress(&mut self, key: &str, progress: Value, now_ms: u64) -> Vec<Effect> {
+        let Some(r) = self.ledger.calls.get_mut(key) else {
+            return Vec::new();
+        };
+        if r.state != CallState::Running {
+            return Vec::new();
+        }
+        r.progress = Some(progress);
+        // Its card shows the progress too, at most every PROGRESS_NOTIFY_MS.
+        let chat = r.chat.clone();
+        match self.progress_due(key, now_ms) {
+            true => vec![Effect::Notify {
+                chat,
+                key: key.to_owned(),
+            }],
+            false => Vec::new(),
         }
     }
 

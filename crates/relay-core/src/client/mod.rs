@@ -22,6 +22,7 @@ pub mod pool;
 pub mod retry;
 pub mod session;
 pub mod url;
+pub mod wire_log;
 
 pub use cache::ToolCache;
 pub use config::{

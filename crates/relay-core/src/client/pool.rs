@@ -27,6 +27,7 @@ use super::retry::RetryPolicy;
 use super::session::{
     CallId, ProtocolMode, ServerInfo, Session, SessionConfig, SessionEvent, SessionStats, Transport,
 };
+use super::wire_log::{Secrets, WireEntry, WireLog};
 use super::ServerConfig;
 use crate::model::{CallToolResult, Implementation, LogLevel, Tool};
 
@@ -142,6 +143,8 @@ struct SlotKey {
 struct Slot {
     serial: u64,
     session: Session,
+    /// The server's protocol log.
+    log: WireLog,
     ops: HashMap<CallId, OpId>,
     /// Session exchange id → pool exchange id, for exchanges still wanted.
     exchanges: HashMap<ExchangeId, ExchangeId>,
@@ -162,6 +165,29 @@ pub struct Pool {
     ops: HashMap<OpId, (SlotKey, CallId, Option<String>)>,
     cancel_keys: HashMap<String, OpId>,
     actions: VecDeque<PoolAction>,
+    /// The latest time any input brought (the protocol log's clock).
+    clock_ms: u64,
+}
+
+/// What a server's protocol log must never show: its secret header values (and their
+/// credentials after an auth scheme) and its sign-in token.
+fn secrets_of(session: &Session) -> Secrets<'_> {
+    let server = &session.config().server;
+    let mut values = Vec::new();
+    let headers = (server.headers.iter()).filter(|(k, _)| server.is_secret_header(k));
+    for value in headers
+        .map(|(_, v)| v.as_str())
+        .chain(session.authorization())
+    {
+        values.push(value);
+        if let Some((_, credential)) = value.split_once(' ') {
+            values.push(credential.trim());
+        }
+    }
+    Secrets {
+        values,
+        header_names: &server.secret_headers,
+    }
 }
 
 /// The error of an operation whose server was removed while it waited.
@@ -187,6 +213,7 @@ impl Pool {
             ops: HashMap::new(),
             cancel_keys: HashMap::new(),
             actions: VecDeque::new(),
+            clock_ms: 0,
         }
     }
 
@@ -239,6 +266,8 @@ impl Pool {
 
     /// Adds (or replaces) one server.
     pub fn add_server(&mut self, server: ServerConfig) {
+        // A server's protocol log outlives an edit of its settings.
+        let log = (self.slots.get_mut(&server.id)).map(|s| std::mem::take(&mut s.log));
         self.remove_server(&server.id);
         self.next_serial += 1;
         let serial = self.next_serial;
@@ -246,6 +275,7 @@ impl Pool {
         let slot = Slot {
             serial,
             session,
+            log: log.unwrap_or_default(),
             ops: HashMap::new(),
             exchanges: HashMap::new(),
         };
@@ -304,6 +334,7 @@ impl Pool {
         result: Result<Value, ErrorObject>,
         now_ms: u64,
     ) -> bool {
+        self.clock_ms = self.clock_ms.max(now_ms);
         let Some(slot) = self.slots.get_mut(id) else {
             return false;
         };
@@ -340,6 +371,7 @@ impl Pool {
         cancel_key: Option<String>,
         now_ms: u64,
     ) -> Result<OpId, ClientError> {
+        self.clock_ms = self.clock_ms.max(now_ms);
         let Some(slot) = self.slots.get_mut(server_id) else {
             return Err(ClientError::Config {
                 message: format!("no server with id `{server_id}`"),
@@ -368,6 +400,7 @@ impl Pool {
 
     /// Cancels the operation submitted with `cancel_key`; returns whether one was pending.
     pub fn cancel(&mut self, cancel_key: &str, now_ms: u64) -> bool {
+        self.clock_ms = self.clock_ms.max(now_ms);
         let Some(op) = self.cancel_keys.remove(cancel_key) else {
             return false;
         };
@@ -380,6 +413,21 @@ impl Pool {
         slot.session.cancel(call, "cancelled by the user", now_ms);
         self.pump(&key.id);
         true
+    }
+
+    /// A server's protocol log, oldest first (secrets masked; `client::wire_log`).
+    pub fn wire_log(&self, id: &str) -> Vec<WireEntry> {
+        self.slots
+            .get(id)
+            .map(|s| s.log.entries())
+            .unwrap_or_default()
+    }
+
+    /// Forgets a server's protocol log.
+    pub fn clear_wire_log(&mut self, id: &str) {
+        if let Some(slot) = self.slots.get_mut(id) {
+            slot.log.clear();
+        }
     }
 
     /// Status of every server.
@@ -408,6 +456,7 @@ impl Pool {
 
     /// Runs whatever is due at `now_ms` in every session.
     pub fn handle_timeout(&mut self, now_ms: u64) {
+        self.clock_ms = self.clock_ms.max(now_ms);
         let due: Vec<String> = self
             .slots
             .iter()
@@ -441,19 +490,27 @@ impl Pool {
         head: ResponseHead,
         now_ms: u64,
     ) -> bool {
-        self.with_session(exchange, false, |s, x| {
+        if let Some((key, _)) = self.exchanges.get(&exchange).cloned() {
+            let content_type = head.header("content-type").map(str::to_owned);
+            if let Some(slot) = self.slot(&key) {
+                (slot.log).status(exchange.0, head.status, content_type.as_deref(), now_ms);
+            }
+        }
+        self.with_session(exchange, false, now_ms, |s, x| {
             s.handle_response_head(x, head, now_ms)
         })
     }
 
     /// A chunk of an exchange's body; `false`: stop reading it.
     pub fn handle_body(&mut self, exchange: ExchangeId, chunk: &[u8], now_ms: u64) -> bool {
-        self.with_session(exchange, false, |s, x| s.handle_body(x, chunk, now_ms))
+        self.with_session(exchange, false, now_ms, |s, x| {
+            s.handle_body(x, chunk, now_ms)
+        })
     }
 
     /// The end of an exchange's body. Always `false`: nothing more is wanted of it.
     pub fn handle_body_end(&mut self, exchange: ExchangeId, now_ms: u64) -> bool {
-        self.with_session(exchange, true, |s, x| s.handle_body_end(x, now_ms))
+        self.with_session(exchange, true, now_ms, |s, x| s.handle_body_end(x, now_ms))
     }
 
     /// An exchange failed (no response, or its body broke off). Always `false`.
@@ -463,7 +520,7 @@ impl Pool {
         message: &str,
         now_ms: u64,
     ) -> bool {
-        self.with_session(exchange, true, |s, x| {
+        self.with_session(exchange, true, now_ms, |s, x| {
             s.handle_transport_error(x, message, now_ms)
         })
     }
@@ -473,8 +530,10 @@ impl Pool {
         &mut self,
         exchange: ExchangeId,
         last: bool,
+        now_ms: u64,
         f: impl FnOnce(&mut Session, ExchangeId),
     ) -> bool {
+        self.clock_ms = self.clock_ms.max(now_ms);
         let Some((key, inner)) = self.exchanges.get(&exchange).cloned() else {
             return false;
         };
@@ -489,6 +548,13 @@ impl Pool {
             slot.exchanges.remove(&inner);
         }
         f(&mut slot.session, inner);
+        let received = slot.session.take_received();
+        if !received.is_empty() {
+            let secrets = secrets_of(&slot.session);
+            for text in received {
+                slot.log.received(exchange.0, &text, &secrets, now_ms);
+            }
+        }
         self.pump(&key.id);
         self.is_wanted(exchange)
     }
@@ -518,6 +584,8 @@ impl Pool {
                         slot.exchanges.insert(request.exchange, outer);
                         self.exchanges.insert(outer, (key, request.exchange));
                         request.exchange = outer;
+                        let secrets = secrets_of(&slot.session);
+                        slot.log.sent(&request, &secrets, self.clock_ms);
                         self.actions.push_back(PoolAction::Send(request));
                     }
                     Action::Abort(inner) => {

@@ -107,7 +107,7 @@ pub mod tab;
 pub mod ts;
 pub mod views;
 
-pub use error::{ErrorBody, ErrorKind};
+pub use error::{ErrorBody, ErrorCause, ErrorKind};
 pub use request::{ChatRef, Request, MESSAGES};
 pub use tab::{TabMessage, TAB_MESSAGES};
 

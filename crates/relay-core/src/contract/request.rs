@@ -21,7 +21,7 @@ use super::local::{LocalAdded, LocalHostView, LocalLogView, LocalPlanView, Local
 use super::tab::InsertOutcome;
 use super::views::{
     AdapterData, ChatView, ElicitationView, ExportAnswer, Header, ImportAnswer, ManualRun, Pong,
-    ServerView, Site, SiteAdapter, SiteCheck, Started, ToolView,
+    RunningCall, ServerView, Site, SiteAdapter, SiteCheck, Started, ToolView,
 };
 use super::Role;
 use crate::app::{ChatSettings, PageAnswer, PageView, Settings};
@@ -243,6 +243,12 @@ messages! {
         }
     ServersExport = "servers/export", roles: PAGE, doc: "→ {mcpServers: {...}} without secrets",
         answer: ExportAnswer, {}
+    ServersLog = "servers/log", roles: PAGE,
+        doc: "{id, clear?} the server's protocol log since the worker started: every request (headers and body), status and message back, secrets masked, the last 200 entries (with clear: emptied after it is read). → [WireEntry]",
+        answer: Vec<crate::client::wire_log::WireEntry>, {
+            #[serde(default, deserialize_with = "lenient::text")] id: String,
+            #[serde(default, deserialize_with = "lenient::flag")] clear: Option<bool>,
+        }
     ServersTest = "servers/test", roles: PAGE, doc: "{id} connects and lists tools. → ServerView",
         answer: ServerView, {
             #[serde(default, deserialize_with = "lenient::text")] id: String,
@@ -264,12 +270,21 @@ messages! {
             #[serde(default, deserialize_with = "lenient::flag")] confirm: Option<bool>,
         }
     ToolsCall = "tools/call", roles: PAGE,
-        doc: "{serverId, tool, arguments} runs a tool by hand (policy and validation apply). → ManualRun",
+        doc: "{serverId, tool, arguments, runKey?} runs a tool by hand (policy and validation apply); with `runKey` (letters, digits, - and _) it reports progress (`calls/running`) and `calls/cancel` stops it. → ManualRun",
         answer: ManualRun, {
             #[serde(default, deserialize_with = "lenient::text")] server_id: String,
             #[serde(default, deserialize_with = "lenient::text")] tool: String,
             #[serde(default)] arguments: Option<Value>,
+            #[serde(default, deserialize_with = "lenient::string")] run_key: Option<String>,
         }
+    CallsCancel = "calls/cancel", roles: BOTH,
+        doc: "{key} cancels a running call: a chat call (its ledger key; content scripts: their own chat's, after a trusted click on the card) or a run by hand (its runKey). The request is aborted and the server sent notifications/cancelled; the call ends as cancelled. → true when it was still running",
+        answer: bool, {
+            #[serde(default, deserialize_with = "lenient::text")] key: String,
+        }
+    CallsRunning = "calls/running", roles: PAGE,
+        doc: "Runs by hand under way, with their latest progress. → [RunningCall]",
+        answer: Vec<RunningCall>, {}
     PromptsList = "prompts/list", roles: PAGE, doc: "{serverId} → MCP prompts",
         answer: Value, {
             #[serde(default, deserialize_with = "lenient::text")] server_id: String,
@@ -341,6 +356,11 @@ messages! {
             #[serde(default, deserialize_with = "lenient::text")] key: String,
             decision: UserDecision,
             #[serde(default, deserialize_with = "lenient::flag")] confirm: Option<bool>,
+        }
+    ChatHoldSend = "chat/holdSend", roles: BOTH,
+        doc: "{key} cancels the delayed auto-send of the results this call's went back with: they stay in the chat's input, unsent. A content script, for its own chat only. → CallRecord",
+        answer: CallRecord, {
+            #[serde(default, deserialize_with = "lenient::text")] key: String,
         }
     ElicitationList = "elicitation/list", roles: PAGE,
         doc: "Servers' questions waiting for the user (MCP elicitation). → [ElicitationView]",

@@ -40,6 +40,8 @@ pub struct Header {
 #[serde(rename_all = "lowercase")]
 pub enum ServerStatusName {
     Idle,
+    /// A connection (and tool listing) is under way.
+    Connecting,
     Connected,
     Failed,
     Disabled,
@@ -180,6 +182,20 @@ pub struct ManualRun {
     pub arguments: serde_json::Map<String, Value>,
     pub result: CallToolResult,
     pub duration_ms: u64,
+}
+
+/// A run by hand under way (`calls/running`): the key the panel started it with, and the
+/// latest progress notification's params (`{progress, total?, message?}`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
+#[serde(rename_all = "camelCase")]
+pub struct RunningCall {
+    pub key: String,
+    pub server_id: String,
+    pub tool: String,
+    pub started_at: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub progress: Option<Value>,
 }
 
 /// Where a chat's settings come from.

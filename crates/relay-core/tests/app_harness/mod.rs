@@ -322,8 +322,11 @@ impl Host for Mem {
         self.note(format!("release {origin}"));
     }
 
-    async fn badge(&self, text: &str) {
-        self.note(format!("badge '{text}'"));
+    async fn badge(&self, tab: Option<i64>, text: &str) {
+        match tab {
+            None => self.note(format!("badge '{text}'")),
+            Some(tab) => self.note(format!("badge tab {tab} '{text}'")),
+        }
     }
 
     async fn mcp(

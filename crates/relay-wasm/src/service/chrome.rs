@@ -3,8 +3,7 @@
 
 use relay_core::app::{extension_id, origin_rules_update};
 use relay_core::client::ServerConfig;
-use relay_core::contract::ErrorKind;
-use relay_core::contract::{ErrorBody, TabMessage};
+use relay_core::contract::{ErrorBody, ErrorKind, TabMessage};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -113,16 +112,15 @@ pub(super) async fn sync_origin_rules(servers: &[ServerConfig]) -> Result<(), Er
     Ok(())
 }
 
-/// Shows `text` on the toolbar icon (nothing when empty). Outside an extension (Node, tests)
-/// the API is absent and nothing happens.
-pub(super) async fn set_badge(text: &str) {
-    for (set, arg) in [
-        (
-            action_set_badge_background_color as fn(&JsValue) -> _,
-            json!({"color": "#c62828"}),
-        ),
-        (action_set_badge_text, json!({"text": text})),
-    ] {
+/// Shows `text` on the toolbar icon (nothing when empty), of one tab or of every tab without
+/// its own. Outside an extension (Node, tests) the API is absent and nothing happens.
+pub(super) async fn set_badge(tab: Option<i64>, text: &str) {
+    let mut args = [json!({"color": "#c62828"}), json!({ "text": text })];
+    if let Some(tab) = tab {
+        args.iter_mut().for_each(|a| a["tabId"] = json!(tab));
+    }
+    let set: [fn(&JsValue) -> _; 2] = [action_set_badge_background_color, action_set_badge_text];
+    for (set, arg) in set.into_iter().zip(args) {
         if let Ok(p) = to_js(&arg).and_then(|arg| set(&arg)) {
             let _ = JsFuture::from(p).await;
         }

@@ -119,6 +119,9 @@ impl Session {
         let Some(ex) = self.exchanges.remove(&exchange) else {
             return;
         };
+        if let Body::Json(buf) | Body::Error(_, buf) = &ex.body {
+            self.note_received(buf);
+        }
         let url = self.error_url();
         match (ex.purpose, ex.body) {
             (Purpose::Request(id), Body::Json(buf)) => {

@@ -266,6 +266,9 @@ pub struct Session {
     /// A `server/discover` is the handshake request in flight; `true` once it was retried
     /// after an "unsupported protocol version" answer.
     discovering: Option<bool>,
+    /// What came back since the pool last looked (JSON bodies, SSE messages, error bodies), at
+    /// most `WIRE_TEXT_BYTES` each, for the protocol log (`client::wire_log`).
+    received: Vec<String>,
 }
 
 /// What a server was found to speak (see [`Session::protocol_mode`]).
@@ -322,6 +325,7 @@ impl Session {
             authorization: None,
             stateless: None,
             discovering: None,
+            received: Vec::new(),
         }
     }
 
@@ -386,6 +390,11 @@ impl Session {
         self.authorization = value;
     }
 
+    /// The `Authorization` a sign-in set, if any.
+    pub fn authorization(&self) -> Option<&str> {
+        self.authorization.as_deref()
+    }
+
     /// The server's configuration.
     pub fn config(&self) -> &SessionConfig {
         &self.cfg
@@ -439,6 +448,27 @@ impl Session {
     /// Next thing to report.
     pub fn poll_event(&mut self) -> Option<SessionEvent> {
         self.events.pop_front()
+    }
+
+    /// What came back since the last call (bodies and messages, in order), for the protocol
+    /// log.
+    pub fn take_received(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.received)
+    }
+
+    /// Notes a body or message that came back (its first `WIRE_TEXT_BYTES` and how long it
+    /// was), at most a few hundred between two looks of the pool.
+    pub(super) fn note_received(&mut self, bytes: &[u8]) {
+        use crate::client::wire_log::WIRE_TEXT_BYTES;
+        if self.received.len() >= 256 || bytes.is_empty() {
+            return;
+        }
+        let kept = &bytes[..bytes.len().min(WIRE_TEXT_BYTES)];
+        let mut text = String::from_utf8_lossy(kept).into_owned();
+        if kept.len() < bytes.len() {
+            text.push_str(&format!("… ({} bytes more)", bytes.len() - kept.len()));
+        }
+        self.received.push(text);
     }
 
     fn timeout_ms(&self) -> u64 {

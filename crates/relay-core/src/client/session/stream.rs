@@ -31,6 +31,7 @@ impl Session {
             // Priming events (an id and no data) and unknown event types carry no message.
             return;
         }
+        self.note_received(data.as_bytes());
         match Message::parse_all(data.as_bytes()) {
             Ok(messages) => {
                 for message in messages {

@@ -1,0 +1,105 @@
+// Progress and Cancel wherever a call runs, against the demo server's `slow_count` (progress
+// notifications with a total; it logs on stderr when the client's cancellation reaches it):
+// a run by hand in the Tools view (en and zh_CN), a chat call in Activity, and a chat call on
+// its in-page card. Each Cancel must stop the call at the server, not only in the panel.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { openExtensionPage, until, waitInClosedShadow, trustedClickInClosedShadow, textsInClosedShadow } from './harness.mjs';
+import { startRig } from '../fixtures/sites/_shared/loop.mjs';
+
+let rig;
+before(async () => { rig = await startRig(); });
+after(async () => { await rig?.close(); });
+
+/** How many cancellations the server has seen. */
+const cancelledAtServer = () => (rig.server.stderr().match(/slow_count cancelled by the client/g) || []).length;
+
+const TEXT = {
+  en: { cancel: 'Cancel run', tab: 'Tools' },
+  zh_CN: { cancel: '取消运行', tab: '工具' },
+};
+
+for (const lang of ['en', 'zh_CN']) {
+  test(`a run by hand shows its progress bar and Cancel stops it at the server (${lang})`, async () => {
+    const before = cancelledAtServer();
+    const panel = rig.panel;
+    await rig.call({ type: 'settings/set', settings: { ...(await rig.call({ type: 'settings/get' })), language: lang } });
+    await panel.goto(rig.ext.url('www/panel.html#tools'));
+    await panel.locator('#core-status[data-state="ready"]').waitFor();
+    assert.equal(await panel.locator('#tab-tools').textContent(), TEXT[lang].tab);
+    const row = panel.locator('li.tool[data-tool="slow_count"]');
+    await row.waitFor({ timeout: 15_000 });
+    await row.locator('button.more').click();
+    await row.locator('[data-param="steps"] input').fill('20');
+    await row.locator('[data-param="delay_ms"] input').fill('400');
+    await row.locator('form.run-form button[type="submit"]').click();
+    // The bar appears with the server's total once the first notification arrived.
+    const bar = row.locator('.run-progress progress');
+    await bar.waitFor({ timeout: 15_000 });
+    assert.equal(await bar.getAttribute('max'), '20');
+    const cancel = row.locator('.running button[data-action="cancel"]');
+    assert.equal(await cancel.textContent(), TEXT[lang].cancel);
+    await cancel.click();
+    // The run ends as cancelled, and the server saw it.
+    const error = row.locator('.run-result .error[data-kind="cancelled"]');
+    await error.waitFor({ timeout: 10_000 });
+    await until(() => cancelledAtServer() === before + 1, { what: 'the server observes the cancellation' });
+    assert.equal(await row.locator('.running').count(), 0);
+    assert.deepEqual(await rig.call({ type: 'calls/running' }), []);
+  });
+}
+
+test('Cancel of a run nobody is running is refused with a clear error', async () => {
+  const got = await rig.panel.evaluate(() => chrome.runtime.sendMessage({ type: 'calls/cancel', key: 'no-such-run' }));
+  assert.equal(got.ok, false);
+  assert.equal(got.error.kind, 'invalid_state');
+});
+
+/** Opens a chat whose reply calls slow_count (asked before it runs); returns the page. */
+async function slowChat(steps) {
+  await rig.call({ type: 'tools/policy', serverId: rig.serverId, tool: 'slow_count', policy: 'ask' });
+  const site = await rig.addSite('chatgpt');
+  const args = encodeURIComponent(JSON.stringify({ steps, delay_ms: 400 }));
+  const { page, chatRef } = await rig.openChat(`${site.origin}/chatgpt/?tool=slow_count&args=${args}`, {}, 'chatgpt');
+  return { page, chatRef };
+}
+
+test('Activity: a running chat call shows its progress and Cancel stops it at the server', async () => {
+  await rig.call({ type: 'settings/set', settings: { ...(await rig.call({ type: 'settings/get' })), language: 'en' } });
+  const before = cancelledAtServer();
+  const { page, chatRef } = await slowChat(20);
+  const panel = await openExtensionPage(rig.ext, 'www/panel.html#activity');
+  await panel.bringToFront();
+  await rig.insertInstructions(chatRef);
+  const pending = panel.locator('article.call[data-state="pending"]');
+  await pending.waitFor({ timeout: 20_000 });
+  await pending.locator('[data-decision="run"]').click();
+  const running = panel.locator('article.call[data-state="running"]');
+  await running.locator('.progress progress').waitFor({ timeout: 15_000 });
+  await running.locator('button[data-action="cancel"]').click();
+  const failed = panel.locator('article.call[data-state="failed"]');
+  await failed.waitFor({ timeout: 10_000 });
+  await until(() => cancelledAtServer() === before + 1, { what: 'the server observes the cancellation' });
+  const [record] = await rig.calls(chatRef, page);
+  assert.equal(record.state, 'failed');
+  assert.equal(record.error.kind, 'cancelled');
+  await panel.close();
+  await page.close();
+});
+
+test('the in-page card shows progress and its Cancel (a trusted click) stops the call at the server', async () => {
+  const before = cancelledAtServer();
+  const { page, chatRef } = await slowChat(25);
+  await rig.insertInstructions(chatRef);
+  const pending = await until(async () => (await rig.calls(chatRef, page)).find((c) => c.state === 'pending'), { timeoutMs: 20_000, what: 'a pending call' });
+  await rig.call({ type: 'activity/decide', key: pending.key, decision: 'run' });
+  await page.bringToFront();
+  await waitInClosedShadow(page, 'mcp-relay-ui', '.card[data-state="running"] progress', { timeoutMs: 15_000 });
+  const [info] = await textsInClosedShadow(page, 'mcp-relay-ui', '.card[data-state="running"] .progress');
+  assert.match(info, /\d+\/25/);
+  await trustedClickInClosedShadow(page, 'mcp-relay-ui', '.card[data-state="running"] button[data-action="cancel"]');
+  await until(() => cancelledAtServer() === before + 1, { what: 'the server observes the cancellation' });
+  const record = await until(async () => (await rig.calls(chatRef, page)).find((c) => c.key === pending.key && c.state === 'failed'), { what: 'the call ends cancelled' });
+  assert.equal(record.error.kind, 'cancelled');
+  await page.close();
+});
