@@ -15,9 +15,10 @@ export const TARGET = process.env.RELAY_TARGET || join(ROOT, 'target');
 /**
  * Launches Chromium with the extension loaded; resolves once its service worker runs. A given
  * `userDataDir` (a profile the caller prepared) is kept on close; a fresh one is removed. `lang`
- * (e.g. 'zh-CN') is the browser's UI language, which content scripts' chrome.i18n follows.
+ * (e.g. 'zh-CN') is the browser's UI language, which content scripts' chrome.i18n follows. `env`
+ * adds variables to Chromium's environment (a native host it starts inherits them).
  */
-export async function launchExtension({ headed = false, extensionDir = ROOT, userDataDir: given = '', lang = '' } = {}) {
+export async function launchExtension({ headed = false, extensionDir = ROOT, userDataDir: given = '', lang = '', env = {} } = {}) {
   if (!existsSync(join(extensionDir, 'extension/pkg/relay_wasm_bg.wasm'))) {
     throw new Error('extension/pkg is missing: run `cargo xtask build` first');
   }
@@ -32,6 +33,7 @@ export async function launchExtension({ headed = false, extensionDir = ROOT, use
   ].filter(Boolean);
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: '/usr/bin/chromium', headless: false, args, viewport: { width: 1100, height: 800 },
+    env: { ...process.env, ...env },
   });
   let sw = context.serviceWorkers()[0];
   if (!sw) sw = await context.waitForEvent('serviceworker', { timeout: 20_000 });

@@ -102,7 +102,8 @@ async function shootDialogs(scheme, lang) {
     files: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'] },
   } }, null, 2));
   await dialog.locator('#import-preview').click();
-  await dialog.locator('.import-skipped').waitFor();
+  // The stdio entry goes to the native host (its command, or the command that installs it).
+  await dialog.locator('.import-local').waitFor();
   const preview = join(OUT, `dialog-import-${scheme}-${lang}.png`);
   await panel.screenshot({ path: preview });
   await panel.keyboard.press('Escape');

@@ -57,6 +57,8 @@ const FAMILIES = {
   strategyHint_: ['auto', 'toolFirst', 'toolForced', 'disabled'],
   transport_: ['auto', 'streamable', 'sse'],
   lang_: ['auto', 'en', 'zh_CN'],
+  // A local server's status in the native host (relay-host's supervisor::Status).
+  localStatus_: ['stopped', 'starting', 'running', 'crashed', 'failed'],
   // The first-run guide's steps (www/guide.js GUIDE_STEPS).
   guide_: ['addServer', 'openChat', 'pickServers', 'insert', 'ready'],
   // The core's error kinds, said in the panel's language (www/core.js errorView): every kind of

@@ -50,8 +50,19 @@ export function mountServers(section, app) {
   }
 
   async function refresh() {
-    // First the host: the servers it lists that the extension does not know yet are added.
-    await local.refresh();
+    // The host is asked beside the list, never before it (a native round trip, or Chrome
+    // failing to start a host that is not installed); servers it lists that the extension did
+    // not know yet are added by that request, and shown by a second look at the list.
+    local.refresh().then(() => {
+      const known = new Set(servers.map((s) => s.id));
+      const added = (local.host()?.servers || []).some((l) => l.serverId && !known.has(l.serverId));
+      if (added) refreshList();
+      else render();
+    });
+    await refreshList();
+  }
+
+  async function refreshList() {
     try {
       servers = await (app.takePrefetch('servers/list') || call('servers/list'));
       status.replaceChildren();
@@ -189,7 +200,8 @@ export function mountServers(section, app) {
         h('button', { type: 'button', dataset: { action: 'test' }, text: t('serverTest'), on: { click: busy(() => call('servers/test', { id: s.id }), { connecting: true }) } }),
         h('button', { type: 'button', dataset: { action: 'refresh' }, text: t('serverRefresh'), on: { click: busy(() => call('tools/list', { serverId: s.id, refresh: true }), { connecting: true }) } }),
         h('button', { type: 'button', dataset: { action: 'edit' }, text: t('serverEdit'), on: { click: () => dialog.open(s) } }),
-        removeBtn),
+        // A local server is the host's: it leaves the list when the host's list drops it.
+        s.local ? h('small', { class: 'hint local-remove', text: t('localRemoveHint', s.local) }) : removeBtn),
       removeArea,
       wireLog(s.id, s.name || s.id));
   }

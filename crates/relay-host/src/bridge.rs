@@ -18,6 +18,7 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::sse::{Event, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
+use axum::serve::ListenerExt as _;
 use axum::{Json, Router};
 use futures_util::StreamExt as _;
 use serde_json::{json, Value};
@@ -74,6 +75,11 @@ pub async fn start(sup: Arc<Supervisor>, origin: Option<String>) -> std::io::Res
         )
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .with_state(bridge);
+    // No Nagle: an answer is one small write after another, and waiting for the client's
+    // delayed ACK between them cost 20-40 ms per call (measured; ARCHITECTURE.md).
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     tokio::spawn(async move {
         let _ = axum::serve(listener, app).await;
     });
@@ -139,15 +145,32 @@ async fn handle(
         Err(e) => return refuse(StatusCode::BAD_REQUEST, &format!("not JSON: {e}")),
     };
     let client_id = msg.get("id").cloned().unwrap_or(Value::Null);
+    bridge.sup.wait_restart(&name).await;
     match bridge.sup.send(&name, msg) {
         Ok(None) => StatusCode::ACCEPTED.into_response(),
-        Ok(Some(rx)) => {
-            let stream = UnboundedReceiverStream::new(rx)
-                .map(|m| Ok::<Event, Infallible>(Event::default().data(m.to_string())));
-            // The supervisor drops the request's only sender once the response is sent, which
-            // ends the stream.
-            Sse::new(stream).into_response()
-        }
+        Ok(Some(mut rx)) => match rx.recv().await {
+            // The process went away before anything came: the request may have run.
+            None => gone("the server stopped before it answered; the outcome is unknown"),
+            Some(m) if crashed(&m) => gone(
+                m.pointer("/error/message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("the server stopped"),
+            ),
+            // The response came first (most requests): plain JSON.
+            Some(m) if m.get("method").is_none() => Json(m).into_response(),
+            // Messages about the request first (progress, a question): an SSE stream, the
+            // response last. The supervisor drops the request's only sender once the response
+            // is sent, which ends the stream; a process that dies meanwhile ends it with none,
+            // so the client knows the outcome is unknown.
+            Some(first) => {
+                let rest = UnboundedReceiverStream::new(rx);
+                let stream = futures_util::stream::iter([first])
+                    .chain(rest)
+                    .filter(|m| std::future::ready(!crashed(m)))
+                    .map(|m| Ok::<Event, Infallible>(Event::default().data(m.to_string())));
+                Sse::new(stream).into_response()
+            }
+        },
         Err(e) => {
             let status = match e.kind() {
                 "unknownServer" | "badName" => StatusCode::NOT_FOUND,
@@ -160,4 +183,15 @@ async fn handle(
                 .into_response()
         }
     }
+}
+
+/// Whether a message is the host's own error for a request whose process went away.
+fn crashed(m: &Value) -> bool {
+    m.pointer("/error/data/kind").and_then(Value::as_str) == Some("crashed")
+}
+
+/// A request whose process went away: 502, so the client treats the outcome as unknown (a
+/// JSON-RPC error would say the server refused it, which it did not).
+fn gone(message: &str) -> Response {
+    (StatusCode::BAD_GATEWAY, message.to_owned()).into_response()
 }

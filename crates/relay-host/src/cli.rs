@@ -220,8 +220,12 @@ fn install(args: &[String], out: &mut dyn Write) -> Result<(), CliError> {
     if dirs.is_empty() {
         dirs = default_manifest_dirs();
     }
-    if cfg!(windows) {
-        let _ = writeln!(out, "On Windows, write the manifest below to a file and point the registry at it:\n  reg add HKCU\\Software\\Google\\Chrome\\NativeMessagingHosts\\{HOST_NAME} /ve /t REG_SZ /d PATH\\{HOST_NAME}.json /f");
+    if cfg!(windows) && !uninstall {
+        let id = id
+            .as_deref()
+            .filter(|i| valid_extension_id(i))
+            .unwrap_or("EXTENSION_ID");
+        let _ = writeln!(out, "On Windows, save this manifest as {HOST_NAME}.json and point the registry at it:\n  reg add HKCU\\Software\\Google\\Chrome\\NativeMessagingHosts\\{HOST_NAME} /ve /t REG_SZ /d PATH\\{HOST_NAME}.json /f\n{}", manifest_text(id).unwrap_or_default());
     }
     for dir in &dirs {
         let file = dir.join(format!("{HOST_NAME}.json"));
@@ -253,9 +257,16 @@ pub fn write_manifest(file: &Path, extension_id: &str) -> Result<(), CliError> {
         path: file.to_owned(),
         source,
     };
-    let exe = std::env::current_exe()
-        .and_then(|p| p.canonicalize())
-        .map_err(io)?;
+    let text = manifest_text(extension_id).map_err(io)?;
+    if let Some(dir) = file.parent() {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    std::fs::write(file, text).map_err(io)
+}
+
+/// The host manifest: this program, and the one extension allowed to start it.
+fn manifest_text(extension_id: &str) -> std::io::Result<String> {
+    let exe = std::env::current_exe()?.canonicalize()?;
     let manifest = json!({
         "name": HOST_NAME,
         "description": "MCP Relay local servers",
@@ -263,9 +274,5 @@ pub fn write_manifest(file: &Path, extension_id: &str) -> Result<(), CliError> {
         "type": "stdio",
         "allowed_origins": [format!("chrome-extension://{extension_id}/")],
     });
-    if let Some(dir) = file.parent() {
-        std::fs::create_dir_all(dir).map_err(io)?;
-    }
-    let text = serde_json::to_string_pretty(&manifest).unwrap_or_default() + "\n";
-    std::fs::write(file, text).map_err(io)
+    Ok(serde_json::to_string_pretty(&manifest).unwrap_or_default() + "\n")
 }

@@ -81,12 +81,12 @@ async fn handle(
 ) -> (u32, Result<Value, HostError>) {
     match request {
         Request::List { id } => (id, sup.list()),
-        Request::Open { id, name } => (
-            id,
+        Request::Open { id, name } => (id, {
+            sup.wait_restart(&name).await;
             sup.ensure(&name).map(
                 |()| json!({"name": name, "url": endpoint.url(&name), "token": endpoint.secret}),
-            ),
-        ),
+            )
+        }),
         Request::Stop { id, name } => (
             id,
             sup.entry(&name)

@@ -27,6 +27,8 @@ pub const LOG_LINES: usize = 200;
 pub const LOG_LINE_CHARS: usize = 1_000;
 /// Longest line a child may write on stdout (one JSON-RPC message).
 pub const MAX_CHILD_LINE: usize = 16 * 1024 * 1024;
+/// Longest restart delay a request waits out (longer ones are refused with the delay).
+pub const MAX_WAIT: Duration = Duration::from_secs(5);
 /// Consecutive crashes after which the host stops restarting a server until the user asks.
 pub const MAX_CRASHES: u32 = 5;
 
@@ -87,7 +89,6 @@ struct Slot {
     retry_at: Option<Instant>,
     last_used: Instant,
     init: Option<Value>,
-    stopping: bool,
 }
 
 impl Slot {
@@ -101,7 +102,6 @@ impl Slot {
             retry_at: None,
             last_used: Instant::now(),
             init: None,
-            stopping: false,
         }
     }
 
@@ -120,6 +120,8 @@ impl Slot {
 
 struct State {
     slots: HashMap<String, Slot>,
+    /// Processes started and not yet exited (stopped ones included until they are gone).
+    processes: usize,
     next_id: u64,
     generation: u64,
 }
@@ -144,6 +146,7 @@ impl Supervisor {
             settings,
             state: Mutex::new(State {
                 slots: HashMap::new(),
+                processes: 0,
                 next_id: 1,
                 generation: 0,
             }),
@@ -253,11 +256,11 @@ impl Supervisor {
                 message,
             }
         })?;
-        slot.stopping = false;
         slot.note(&format!("[host] started: {}", entry.display()));
         let init = slot.init.clone();
         slot.child = Some(child);
         self.set(name, slot, Status::Running, String::new());
+        state.processes += 1;
         if let Some(init) = init {
             // The client initialized an earlier process: initialize this one the same way,
             // before anything of the client's. A stdio server reads its input in order, so the
@@ -377,6 +380,20 @@ impl Supervisor {
         })
     }
 
+    /// Waits out a short restart delay of `name` (a crash a moment ago): a request that comes
+    /// during it is served by the restarted process rather than refused.
+    pub async fn wait_restart(&self, name: &str) {
+        let wait = lock(&self.state)
+            .slots
+            .get(name)
+            .filter(|s| s.child.is_none() && s.status == Status::Crashed)
+            .and_then(|s| s.retry_at)
+            .map(|at| at.saturating_duration_since(Instant::now()));
+        if let Some(wait) = wait.filter(|w| *w <= MAX_WAIT) {
+            tokio::time::sleep(wait).await;
+        }
+    }
+
     /// Sends a client's message to `name`'s process; a request's messages come back on the
     /// returned receiver, its response last.
     pub fn send(
@@ -489,35 +506,23 @@ impl Supervisor {
 
     fn exited(&self, name: &str, generation: u64, status: &str) {
         let mut state = lock(&self.state);
+        state.processes = state.processes.saturating_sub(1);
         let Some(slot) = state.slots.get_mut(name) else {
             return;
         };
+        // A process the host stopped was taken out of its slot already.
         if slot
             .child
             .as_ref()
-            .is_some_and(|c| c.generation != generation)
+            .is_none_or(|c| c.generation != generation)
         {
+            slot.note(&format!("[host] process exited ({status})"));
             return;
         }
         let Some(child) = slot.child.take() else {
             return;
         };
-        for pending in child.pending.into_values() {
-            let error = HostError::Crashed {
-                name: name.to_owned(),
-                status: status.to_owned(),
-                next: "the call's outcome is unknown".into(),
-            };
-            let _ = pending
-                .sink
-                .send(json!({"jsonrpc": "2.0", "id": pending.client_id, "error": error.rpc()}));
-        }
-        if slot.stopping {
-            slot.note(&format!("[host] stopped ({status})"));
-            let detail = slot.detail.clone();
-            self.set(name, slot, Status::Stopped, detail);
-            return;
-        }
+        fail_pending(name, child, status, "the call's outcome is unknown");
         slot.crashes += 1;
         slot.note(&format!("[host] exited unexpectedly ({status})"));
         if slot.crashes >= MAX_CRASHES {
@@ -531,23 +536,27 @@ impl Supervisor {
         self.set(name, slot, Status::Crashed, status.to_owned());
     }
 
-    /// Stops `name` (closing its stdin, then killing it if it does not exit).
+    /// Stops `name`: its process leaves the slot at once (a request after this starts a new
+    /// one), its stdin is closed, and it is killed if it has not exited 2 s later.
     pub fn stop(&self, name: &str, why: &str) -> bool {
         let mut state = lock(&self.state);
-        let Some(slot) = state.slots.get_mut(name) else {
+        match state.slots.get_mut(name) {
+            Some(slot) => self.stop_slot(name, slot, why),
+            None => false,
+        }
+    }
+
+    fn stop_slot(&self, name: &str, slot: &mut Slot, why: &str) -> bool {
+        let Some(mut child) = slot.child.take() else {
             return false;
         };
-        let Some(child) = slot.child.as_mut() else {
-            return false;
-        };
-        slot.stopping = true;
-        slot.detail = why.to_owned();
-        // Closing the channel ends the writer task, which closes the process's stdin.
-        let (dead, _) = mpsc::unbounded_channel();
-        child.stdin = dead;
         if let Some(kill) = child.kill.take() {
             let _ = kill.send(());
         }
+        // Dropping the child's stdin sender ends the writer task, which closes its stdin.
+        fail_pending(name, child, why, "the call's outcome is unknown");
+        slot.note(&format!("[host] stopping ({why})"));
+        self.set(name, slot, Status::Stopped, why.to_owned());
         true
     }
 
@@ -561,8 +570,6 @@ impl Supervisor {
                 slot.crashes = 0;
                 slot.retry_at = None;
                 slot.status = Status::Stopped;
-                // The old process is on its way out; the new one replaces it now.
-                slot.child = None;
             }
         }
         self.ensure(name)
@@ -570,17 +577,15 @@ impl Supervisor {
 
     fn tick(self: &Arc<Self>) {
         let now = Instant::now();
-        let idle: Vec<String> = lock(&self.state)
-            .slots
-            .iter()
-            .filter(|(_, s)| {
-                s.child.as_ref().is_some_and(|c| c.pending.is_empty())
-                    && now.saturating_duration_since(s.last_used) >= self.settings.idle
-            })
-            .map(|(n, _)| n.clone())
-            .collect();
-        for name in idle {
-            self.stop(&name, "idle");
+        // Decided and done under one lock: a request that comes meanwhile waits for it and
+        // then starts a new process, never one being stopped.
+        let mut state = lock(&self.state);
+        for (name, slot) in state.slots.iter_mut() {
+            let idle = slot.child.as_ref().is_some_and(|c| c.pending.is_empty())
+                && now.saturating_duration_since(slot.last_used) >= self.settings.idle;
+            if idle {
+                self.stop_slot(name, slot, "idle");
+            }
         }
     }
 
@@ -593,9 +598,9 @@ impl Supervisor {
             .count()
     }
 
-    /// Whether any process is still running.
+    /// Whether any process is still running (stopped ones until they have exited).
     pub fn any_running(&self) -> bool {
-        lock(&self.state).slots.values().any(|s| s.child.is_some())
+        lock(&self.state).processes > 0
     }
 
     /// Which servers run now (for tests).
@@ -625,4 +630,18 @@ fn kill_group(pid: Option<u32>) {
     }
     #[cfg(not(unix))]
     let _ = pid;
+}
+
+/// Answers every request still waiting on a process that is gone or going.
+fn fail_pending(name: &str, child: Child, status: &str, next: &str) {
+    for pending in child.pending.into_values() {
+        let error = HostError::Crashed {
+            name: name.to_owned(),
+            status: status.to_owned(),
+            next: next.to_owned(),
+        };
+        let _ = pending
+            .sink
+            .send(json!({"jsonrpc": "2.0", "id": pending.client_id, "error": error.rpc()}));
+    }
 }

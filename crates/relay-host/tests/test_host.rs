@@ -150,6 +150,12 @@ impl Drop for Host {
 
 /// One JSON-RPC message to the bridge; the SSE events (or JSON body) it answered with.
 fn post(url: &str, token: &str, msg: &Value) -> (u16, Vec<Value>) {
+    let (status, events, _) = post_text(url, token, msg);
+    (status, events)
+}
+
+/// [`post`] with the body's text.
+fn post_text(url: &str, token: &str, msg: &Value) -> (u16, Vec<Value>, String) {
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .build()
@@ -164,13 +170,15 @@ fn post(url: &str, token: &str, msg: &Value) -> (u16, Vec<Value>) {
     let text = resp.body_mut().read_to_string().unwrap();
     let events = if text.trim_start().starts_with('{') {
         vec![serde_json::from_str(&text).unwrap()]
+    } else if !text.starts_with("data:") && !text.contains("\ndata:") {
+        Vec::new()
     } else {
         text.lines()
             .filter_map(|l| l.strip_prefix("data:"))
             .map(|d| serde_json::from_str(d.trim()).unwrap())
             .collect()
     };
-    (status, events)
+    (status, events, text)
 }
 
 fn init_msg(id: u32) -> Value {
@@ -362,9 +370,10 @@ fn a_listed_server_runs_behind_the_secret_crashes_are_contained_and_idle_servers
     assert_eq!(events[2]["id"], 1);
     assert_eq!(events[2]["result"]["content"][0]["text"], "hi");
 
-    // A crash mid-call: the call gets an error naming it, the log shows stderr.
-    let (_, events) = post(&url, &token, &call(2, "crash", ""));
-    let message = events[0]["error"]["message"].as_str().unwrap();
+    // A crash mid-call: 502 (the outcome is unknown, not a refusal) naming it; the log shows
+    // stderr.
+    let (status, _, message) = post_text(&url, &token, &call(2, "crash", ""));
+    assert_eq!(status, 502);
     assert!(
         message.contains("fixture stopped") && message.contains("outcome is unknown"),
         "{message}"
@@ -436,4 +445,39 @@ fn the_host_exits_and_stops_its_servers_when_chrome_closes_the_port() {
     };
     assert!(status.success());
     assert!(!alive(&pid), "the server {pid} outlived the host");
+}
+
+#[test]
+fn requests_at_the_idle_boundary_never_land_on_a_process_being_stopped() {
+    let dir = temp_dir("idle-race");
+    let pids = dir.join("pids");
+    add_fixture(&dir, "fixture", &pids);
+    let mut host = Host::start(&dir, &[("RELAY_HOST_IDLE_MS", "200")]);
+    let open = host.request(json!({"type": "open", "name": "fixture"}));
+    let url = open["data"]["url"].as_str().unwrap().to_owned();
+    let token = open["data"]["token"].as_str().unwrap().to_owned();
+    let (_, events) = post(&url, &token, &init_msg(1));
+    assert!(events[0].get("result").is_some(), "{events:?}");
+    // Each request comes about when the host decides the server is idle: it either keeps the
+    // process or starts a new one, never answers from one it is stopping.
+    for (i, gap) in [
+        190u64, 200, 210, 195, 205, 200, 185, 215, 200, 198, 202, 200,
+    ]
+    .iter()
+    .enumerate()
+    {
+        std::thread::sleep(Duration::from_millis(*gap));
+        let id = 10 + i as u32;
+        let (status, events) = post(&url, &token, &call(id, "echo", "x"));
+        assert_eq!(status, 200, "request {i}");
+        assert_eq!(
+            events[0]["result"]["content"][0]["text"], "x",
+            "request {i}: {events:?}"
+        );
+    }
+    let starts = std::fs::read_to_string(&pids).unwrap().lines().count();
+    assert!(
+        starts >= 2,
+        "the server idled and started again at least once ({starts} starts)"
+    );
 }

@@ -47,6 +47,8 @@ pub fn bench(x: &Xtask, args: &[String]) -> Result<()> {
     crate::build::build(x)?;
     // The browser figures run the loop against the demo MCP server.
     crate::test::build_demo_server(x)?;
+    // tests/bench/host-bridge.bench.mjs runs the native host.
+    crate::host::build_host(x)?;
     let mut summary: BTreeMap<String, Value> = BTreeMap::new();
 
     let benches: Vec<String> = ["parse", "prompt"]

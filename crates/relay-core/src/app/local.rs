@@ -26,6 +26,8 @@ pub const HOST_NAME: &str = "com.mcp_relay.host";
 pub const MAX_NAME: usize = 64;
 /// Most servers one proposal may carry (the host's own limit).
 pub const MAX_PROPOSED: usize = 32;
+/// Longest message to the host (it reads 64 KiB at most; the id is added on the way).
+pub const MAX_MESSAGE: usize = 60 * 1024;
 
 /// What the runner asks the host for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -235,7 +237,14 @@ pub fn propose_message(servers: &[LocalProposal]) -> Result<Value, ErrorBody> {
         check_name(&s.name)?;
         list.push(json!({"name": s.name, "command": s.command, "args": s.args, "env": s.env, "cwd": s.cwd}));
     }
-    Ok(json!({"type": "propose", "servers": list}))
+    let message = json!({"type": "propose", "servers": list});
+    if message.to_string().len() > MAX_MESSAGE {
+        return Err(ErrorBody::new(
+            ErrorKind::InvalidArgument,
+            format!("the servers are too large for the local host ({MAX_MESSAGE} bytes at most)"),
+        ));
+    }
+    Ok(message)
 }
 
 impl App {
@@ -255,6 +264,21 @@ impl App {
             .iter()
             .find(|s| s.id == id && s.local.is_some())
             .cloned()
+    }
+
+    /// Configured local servers the host no longer lists (the user removed them with
+    /// `relay-host remove`): the host's list is the source of local servers.
+    pub fn local_stale(&self, view: &LocalHostView) -> Vec<String> {
+        self.config
+            .servers
+            .iter()
+            .filter(|s| {
+                s.local
+                    .as_ref()
+                    .is_some_and(|name| view.servers.iter().all(|l| &l.name != name))
+            })
+            .map(|s| s.id.clone())
+            .collect()
     }
 
     /// The panel's view of the host's `list` data, and the names the configuration lacks.

@@ -40,6 +40,8 @@ pub struct Runner<H: Host> {
     pub app: RefCell<App>,
     /// Whether the stored state is in the app yet ([`Runner::ensure_loaded`]).
     loaded: RefCell<Load>,
+    /// Local servers being added by a `local/list` (two lists at once add each once).
+    pub(super) local_adding: RefCell<std::collections::BTreeSet<String>>,
     /// The badge text each chat tab was last given.
     badges: RefCell<BTreeMap<i64, String>>,
 }
@@ -112,6 +114,7 @@ impl<H: Host> Runner<H> {
             host,
             app: RefCell::new(App::default()),
             loaded: RefCell::new(Load::NotYet),
+            local_adding: RefCell::default(),
             badges: RefCell::new(BTreeMap::new()),
         })
     }
@@ -268,6 +271,25 @@ impl<H: Host> Runner<H> {
         (self.mcp(server, op, None, None).await).map_err(|e| ErrorBody::from(&e))
     }
 
+    /// Removes a server: its session, its configuration, its Origin rule, and the host
+    /// permissions nothing needs any more.
+    pub(super) async fn remove_server(self: &Rc<Self>, id: &str) -> Result<(), ErrorBody> {
+        let reached = self.app.borrow().server_origins(id);
+        self.host.pool(|pool, _| pool.remove_server(id));
+        let effects = self.app.borrow_mut().remove_server(id);
+        self.run_effects(effects).await?;
+        let servers = self.app.borrow().config.servers.clone();
+        let done = self.host.origin_rules(&servers).await;
+        // Host permissions nothing needs any more (its own origin, its authorization
+        // servers') go back; the core says which.
+        let sites = self.sites().await.unwrap_or_default();
+        let release = self.app.borrow().origins_to_release(reached, &sites);
+        for origin in release {
+            self.host.release_origin(&origin).await;
+        }
+        done
+    }
+
     /// A run by hand the panel can follow and cancel: its progress kept for `calls/running`,
     /// the pool's cancel key [`run_cancel_key`]; a Cancel makes it end as cancelled.
     async fn run_by_hand(
@@ -321,20 +343,7 @@ impl<H: Host> Runner<H> {
                 (self.put_view(server, true).await).map(answer::<answers::ServersUpdate>)
             }
             Io::ServersRemove(id) => {
-                let reached = self.app.borrow().server_origins(&id);
-                self.host.pool(|pool, _| pool.remove_server(&id));
-                let effects = self.app.borrow_mut().remove_server(&id);
-                self.run_effects(effects).await?;
-                let servers = self.app.borrow().config.servers.clone();
-                let done = self.host.origin_rules(&servers).await;
-                // Host permissions nothing needs any more (its own origin, its authorization
-                // servers') go back; the core says which.
-                let sites = self.sites().await.unwrap_or_default();
-                let release = self.app.borrow().origins_to_release(reached, &sites);
-                for origin in release {
-                    self.host.release_origin(&origin).await;
-                }
-                done.map(|()| answer::<answers::ServersRemove>(()))
+                (self.remove_server(&id).await).map(|()| answer::<answers::ServersRemove>(()))
             }
             Io::ServersImport { servers, skipped } => {
                 let mut added = Vec::new();

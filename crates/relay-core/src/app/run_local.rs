@@ -33,15 +33,35 @@ impl<H: Host> Runner<H> {
                         )))
                     }
                 };
-                let (_, missing) = self.app.borrow().local_view(&data)?;
+                let (view, missing) = self.app.borrow().local_view(&data)?;
+                // Removed from the host's list: removed here too, like a server the user removed.
+                let stale = self.app.borrow().local_stale(&view);
+                for id in stale {
+                    if let Err(e) = self.remove_server(&id).await {
+                        self.host.warn(&format!("local server {id}: {}", e.message));
+                    }
+                }
                 // The host's servers the extension does not know yet become servers of its own,
                 // one at a time (each gets its id after the one before is in).
                 for name in missing {
-                    let server = self.app.borrow().local_server(&name);
-                    if let Err(e) = self.put_view(server, false).await {
-                        self.host
-                            .warn(&format!("local server {name}: {}", e.message));
+                    if !self.local_adding.borrow_mut().insert(name.clone()) {
+                        continue; // another list is adding it
                     }
+                    let known = self
+                        .app
+                        .borrow()
+                        .config
+                        .servers
+                        .iter()
+                        .any(|s| s.local.as_ref() == Some(&name));
+                    if !known {
+                        let server = self.app.borrow().local_server(&name);
+                        if let Err(e) = self.put_view(server, false).await {
+                            self.host
+                                .warn(&format!("local server {name}: {}", e.message));
+                        }
+                    }
+                    self.local_adding.borrow_mut().remove(&name);
                 }
                 let (view, _) = self.app.borrow().local_view(&data)?;
                 Ok(super::answer::<answers::LocalList>(view))

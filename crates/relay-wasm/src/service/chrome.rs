@@ -131,9 +131,6 @@ pub(super) async fn set_badge(tab: Option<i64>, text: &str) {
 pub(super) async fn native(request: &Value) -> HandlerResult {
     let failed = |e: JsValue| ErrorBody::new(ErrorKind::LocalHost, message(&e, "no native host"));
     let promise = relay_native(&to_js(request).map_err(failed)?).map_err(failed)?;
-    from_js(
-        JsFuture::from(promise).await.map_err(failed)?,
-        "host answer",
-    )
-    .map_err(failed)
+    let answer = JsFuture::from(promise).await.map_err(failed)?;
+    from_js(answer, "host answer").map_err(failed)
 }
