@@ -46,8 +46,8 @@ for (const lang of ['en', 'zh_CN']) {
     await panel.locator('#core-status[data-state="ready"]').waitFor();
     assert.ok(oauth.state.access.size > 0, 'a token was issued');
     const log = row().locator('details.wire-log');
-    assert.equal(await log.locator('summary').textContent(), TEXT[lang]);
-    await log.locator('summary').click();
+    assert.equal(await log.locator(':scope > summary').textContent(), TEXT[lang]);
+    await log.locator(':scope > summary').click();
     // Requests out, statuses and messages back: the tools/list with its answer among them.
     const request = log.locator('li.wire-entry[data-kind="request"]', { hasText: 'tools/list' }).last();
     await request.waitFor({ timeout: 10_000 });
@@ -75,7 +75,7 @@ for (const lang of ['en', 'zh_CN']) {
 
 test('Clear empties the log; a server nobody configured has none', async () => {
   const log = row().locator('details.wire-log');
-  if (!(await log.getAttribute('open'))) await log.locator('summary').click();
+  if (!(await log.evaluate((d) => d.open))) await log.locator(':scope > summary').click();
   await log.locator('button[data-action="wire-clear"]').click();
   await until(async () => (await core({ type: 'servers/log', id: serverId })).length === 0, { what: 'the log emptied' });
   await log.locator('li.empty').waitFor();
