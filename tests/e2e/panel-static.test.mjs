@@ -57,6 +57,9 @@ const FAMILIES = {
   strategyHint_: ['auto', 'toolFirst', 'toolForced', 'disabled'],
   transport_: ['auto', 'streamable', 'sse'],
   lang_: ['auto', 'en', 'zh_CN'],
+  // The string formats a form checks (www/schema-form.js FORMATS, `-` written `_`).
+  formHintFormat_: ['email', 'uri', 'date', 'date_time'],
+  formFormat_: ['email', 'uri', 'date', 'date_time'],
   // The core's error kinds, said in the panel's language (www/core.js errorView): every kind of
   // relay_core::contract::ErrorKind, as the codegen lists them in extension/contract.js.
   errKind_: Object.keys(ERROR_KINDS),
