@@ -1,7 +1,9 @@
 // Progress and Cancel wherever a call runs, against the demo server's `slow_count` (progress
 // notifications with a total; it logs on stderr when the client's cancellation reaches it):
 // a run by hand in the Tools view (en and zh_CN), a chat call in Activity, and a chat call on
-// its in-page card. Each Cancel must stop the call at the server, not only in the panel.
+// its in-page card. Each Cancel must stop the call at the server, not only in the panel. And
+// around them: the per-tab toolbar badge, Activity's export, the run form's JSON editors and the
+// keyboard shortcuts.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -162,6 +164,21 @@ test('the run form edits all arguments as JSON, checked as typed', async () => {
   await row.locator('form.run-form button[type="submit"]').click();
   await row.locator('.run-result article.call[data-state="done"]').waitFor({ timeout: 10_000 });
   assert.match(await row.locator('.run-result').textContent(), /counted to 1/);
+});
+
+test('an array argument is edited as JSON and checked as it is typed', async () => {
+  const row = rig.panel.locator('li.tool[data-tool="notes_add"]');
+  await row.waitFor({ timeout: 15_000 });
+  await openTool(row);
+  const tags = row.locator('[data-param="tags"] textarea[data-editor="json"]');
+  const error = row.locator('[data-param="tags"] .field-error');
+  await tags.fill('{"a": 1}');
+  await until(async () => (await error.textContent()) === 'Must be JSON of type array.', { what: 'the type refusal' });
+  await tags.fill('["x", ');
+  await until(async () => /^Not valid JSON/.test(await error.textContent()), { what: 'the syntax refusal' });
+  await tags.fill('["x", "y"]');
+  await until(async () => (await error.textContent()) === '', { what: 'the editor accepts an array' });
+  assert.equal(await tags.getAttribute('aria-invalid'), null);
 });
 
 test('the keyboard shortcuts are declared, and "insert the instructions" writes them into the active chat', async () => {
