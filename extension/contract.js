@@ -34,7 +34,7 @@
  */
 /**
  * Which of the accepted shapes a call was written in.
- * @typedef {"tool" | "tool_args" | "tool_name" | "openai" | "json_lines" | "xml"} CallFormat
+ * @typedef {"tool" | "tool_args" | "tool_name" | "openai" | "json_lines" | "xml" | "tool_tag"} CallFormat
  */
 /**
  * One call in the ledger.
@@ -86,11 +86,17 @@
  */
 /**
  * The error half of an answer: what happened, and what the user can do about it.
- * @typedef {{ kind: ErrorKind, message: string, hint?: string | null, details?: Array<string>, }} ErrorBody
+ * @typedef {{ kind: ErrorKind, message: string, hint?: string | null, details?: Array<string>, cause?: ErrorCause | null, }} ErrorBody
+ */
+/**
+ * Why an error of a kind happened, when the kind alone does not say what to do: the
+ * panel shows `errCause_<cause>` of its language as the hint (a 404 says to check the
+ * `/mcp` or `/sse` path, a 401 to sign in), so no language loses the cause.
+ * @typedef {"wrong_path" | "not_mcp" | "rate_limited" | "server_failed" | "sign_in" | "loopback_origin" | "scopes" | "no_feature" | "bad_arguments" | "unknown_tool" | "url_scheme" | "url_invalid"} ErrorCause
  */
 /**
  * Every kind of error the core and the extension's edges report: a stable machine name.
- * @typedef {"invalid_argument" | "internal" | "tab" | "storage" | "unavailable" | "malformed" | "unknown_message" | "forbidden" | "invalid_state" | "confirm_required" | "quoted" | "limit" | "denied" | "invalid" | "unknown" | "connection" | "auth" | "http" | "protocol" | "rpc" | "tool" | "timeout" | "outcome_unknown" | "retries_exhausted" | "cancelled" | "session_expired" | "unsupported_protocol_version" | "redirected" | "foreign_endpoint" | "config" | "auth_bad_url" | "auth_discovery" | "auth_resource_mismatch" | "auth_issuer_mismatch" | "auth_pkce_unsupported" | "auth_no_client" | "auth_endpoint" | "auth_invalid_response" | "auth_transport" | "auth_denied" | "auth_bad_redirect" | "auth_browser" | "auth_too_many_attempts" | "auth_forbidden" | "auth_state" | "permission" | "no_answer" | "no_chat" | "field_invalid"} ErrorKind
+ * @typedef {"invalid_argument" | "internal" | "tab" | "storage" | "unavailable" | "malformed" | "unknown_message" | "forbidden" | "invalid_state" | "confirm_required" | "quoted" | "limit" | "denied" | "invalid" | "unknown" | "connection" | "auth" | "http" | "protocol" | "rpc" | "tool" | "timeout" | "outcome_unknown" | "retries_exhausted" | "cancelled" | "session_expired" | "unsupported_protocol_version" | "redirected" | "foreign_endpoint" | "config" | "auth_bad_url" | "auth_discovery" | "auth_resource_mismatch" | "auth_issuer_mismatch" | "auth_pkce_unsupported" | "auth_no_client" | "auth_endpoint" | "auth_invalid_response" | "auth_transport" | "auth_denied" | "auth_bad_redirect" | "auth_browser" | "auth_too_many_attempts" | "auth_forbidden" | "auth_state" | "permission" | "no_answer" | "no_chat" | "field_invalid" | "local_host"} ErrorKind
  */
 /**
  * The answer to `servers/export`: the servers without secrets, by name.
@@ -133,6 +139,30 @@
 /**
  * What deserves the user's attention about a link, worst first.
  * @typedef {"userinfo" | "international" | "unencrypted"} LinkWarning
+ */
+/**
+ * The host added these servers after the user confirmed them (`local/propose`).
+ * @typedef {{ added: Array<string>, }} LocalAdded
+ */
+/**
+ * The native host and its servers (`local/list`).
+ * @typedef {{ installed: boolean, error: string | null, install: string, servers: Array<LocalServerView>, }} LocalHostView
+ */
+/**
+ * A server's recent stderr lines and the host's notes (`local/log`).
+ * @typedef {{ name: string, lines: Array<string>, }} LocalLogView
+ */
+/**
+ * What `local/plan` found in a file: entries the host can run, and those it cannot.
+ * @typedef {{ servers: Array<LocalProposal>, skipped: Array<SkippedServer>, }} LocalPlanView
+ */
+/**
+ * A stdio entry of an `mcpServers` file, as the local host would run it (`local/plan`).
+ * @typedef {{ name: string, command: string, args: Array<string>, env: { [key in string]: string }, cwd: string | null, display: string, }} LocalProposal
+ */
+/**
+ * One server of the host's list.
+ * @typedef {{ name: string, command: string, status: string, detail: string, crashes: number, serverId: string | null, }} LocalServerView
  */
 /**
  * The answer to `tools/call`: how a run by hand ended.
@@ -211,15 +241,15 @@
  */
 /**
  * How a server's connection stands.
- * @typedef {"idle" | "connected" | "failed" | "disabled"} ServerStatusName
+ * @typedef {"idle" | "connecting" | "connected" | "failed" | "disabled"} ServerStatusName
  */
 /**
  * A configured server as the side panel shows it: secret header values masked.
- * @typedef {{ id: string, name: string, url: string, transport: TransportKind, headers: Array<Header>, timeoutMs: number, enabled: boolean, auth: ServerAuth | null, state: ServerState, }} ServerView
+ * @typedef {{ id: string, name: string, url: string, transport: TransportKind, headers: Array<Header>, timeoutMs: number, enabled: boolean, auth: ServerAuth | null, state: ServerState, local?: string, }} ServerView
  */
 /**
  * Settings of the whole extension.
- * @typedef {{ customInstructions: string, defaultStrategy: Strategy, maxConsecutive: number, maxTotal: number, resultMaxChars: number, defaultTimeoutMs: number, language: string, }} Settings
+ * @typedef {{ customInstructions: string, defaultStrategy: Strategy, maxConsecutive: number, maxTotal: number, resultMaxChars: number, defaultTimeoutMs: number, language: string, guideDismissed: boolean, }} Settings
  */
 /**
  * A custom chat site: its origin and adapter (an adapter id; with `custom`, the data of a
@@ -356,6 +386,11 @@
  *   'sites/adapter': {},
  *   'sites/taught': { adapter?: Partial<AdapterData>, },
  *   'sites/teach': { chat?: ChatRef, },
+ *   'local/list': {},
+ *   'local/log': { name: string, },
+ *   'local/restart': { name: string, },
+ *   'local/plan': { json: string, },
+ *   'local/propose': { servers?: Array<LocalProposal>, },
  * }} Requests
  */
 /**
@@ -401,10 +436,15 @@
  *   'sites/adapter': SiteAdapter | null,
  *   'sites/taught': AdapterData,
  *   'sites/teach': Started,
+ *   'local/list': LocalHostView,
+ *   'local/log': LocalLogView,
+ *   'local/restart': null,
+ *   'local/plan': LocalPlanView,
+ *   'local/propose': LocalAdded,
  * }} Responses
  */
 /** @typedef {keyof Requests} MessageType */
-/** @typedef {Error & {kind?: ErrorKind, hint?: string, details?: string[]}} CoreError */
+/** @typedef {Error & {kind?: ErrorKind, hint?: string, details?: string[], cause?: ErrorCause}} CoreError */
 
 /**
  * Every error kind (relay_core::contract::ErrorKind) with the names of its details, the
@@ -427,15 +467,15 @@ export const ERROR_KINDS = Object.freeze({
   'denied': [],
   'invalid': [],
   'unknown': [],
-  'connection': [],
-  'auth': [],
-  'http': [],
+  'connection': ['address'],
+  'auth': ['status'],
+  'http': ['status', 'address'],
   'protocol': [],
   'rpc': [],
-  'tool': [],
-  'timeout': [],
-  'outcome_unknown': [],
-  'retries_exhausted': [],
+  'tool': ['tool'],
+  'timeout': ['seconds'],
+  'outcome_unknown': ['tool'],
+  'retries_exhausted': ['attempts'],
   'cancelled': [],
   'session_expired': [],
   'unsupported_protocol_version': [],
@@ -461,7 +501,28 @@ export const ERROR_KINDS = Object.freeze({
   'no_answer': [],
   'no_chat': [],
   'field_invalid': ['field'],
+  'local_host': [],
 });
+
+/**
+ * Every error cause (relay_core::contract::ErrorCause): each has its advice
+ * `errCause_<cause>` in every locale.
+ * @type {readonly ErrorCause[]}
+ */
+export const ERROR_CAUSES = Object.freeze([
+  'wrong_path',
+  'not_mcp',
+  'rate_limited',
+  'server_failed',
+  'sign_in',
+  'loopback_origin',
+  'scopes',
+  'no_feature',
+  'bad_arguments',
+  'unknown_tool',
+  'url_scheme',
+  'url_invalid',
+]);
 
 /**
  * Who may send each message: "page" (side panel, options) and/or "content" (content scripts).
@@ -548,6 +609,16 @@ export const MESSAGES = Object.freeze({
   'sites/taught': ['content'],
   /** {chat} starts "Teach this page" in the chat's tab (the user then picks the parts with trusted clicks). → {started} */
   'sites/teach': ['page'],
+  /** The native host's servers with their status; servers the extension does not know yet are added (marked local). When Chrome cannot start the host: {installed: false, error, install} with the one command that installs it. → LocalHostView */
+  'local/list': ['page'],
+  /** {name} a local server's recent stderr lines. → LocalLogView */
+  'local/log': ['page'],
+  /** {name} stops and starts a local server, its crash count forgotten. → null */
+  'local/restart': ['page'],
+  /** {json} the stdio entries of an mcpServers file as the local host would run them, each with the exact command to confirm. → LocalPlanView */
+  'local/plan': ['page'],
+  /** {servers: [LocalProposal]} asks the host to add them; the host asks the user itself before it writes its list. → LocalAdded */
+  'local/propose': ['page'],
 });
 
 // ---- core → tab (generated from relay_core::contract::tab) ----------------------------------
@@ -648,5 +719,5 @@ export async function call(type, fields) {
   if (answer && answer.ok) return answer.data;
   /** @type {ErrorBody} */
   const e = (answer && !answer.ok && answer.error) || { kind: 'no_answer', message: 'The extension did not answer.' };
-  throw Object.assign(new Error(e.message), { kind: e.kind, hint: e.hint, details: e.details });
+  throw Object.assign(new Error(e.message), { kind: e.kind, hint: e.hint, details: e.details, cause: e.cause });
 }

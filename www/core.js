@@ -3,16 +3,16 @@
 // panel needs around it: error presentation, change notifications, and which chat it is for.
 // The panel keeps no state of its own that the core also has: every view reads it back from the
 // core, so two open panels always show the same thing.
-import { call } from '../extension/contract.js';
+import { call, ERROR_KINDS } from '../extension/contract.js';
 import { h } from './dom.js';
 import { t, currentLanguage } from './i18n.js';
 
 export { call };
 
 /**
- * `{kind, message, hint, details}` of any thrown value.
+ * `{kind, message, hint, details, cause}` of any thrown value.
  * @param {any} e
- * @returns {{kind: string, message: string, hint: string, details: string[]}}
+ * @returns {{kind: string, message: string, hint: string, details: string[], cause: string}}
  */
 export function describeError(e) {
   return {
@@ -20,49 +20,79 @@ export function describeError(e) {
     message: (e && e.message) || String(e),
     hint: (e && e.hint) || '',
     details: Array.isArray(e && e.details) ? e.details.map(String) : [],
+    cause: (e && typeof e.cause === 'string' && e.cause) || '',
   };
 }
 
 /**
- * An inline error block: the core's message, its hint, and its kind (for bug reports).
- * @param {any} e an error of the core (`{kind, message, hint}`) or any thrown value
+ * An inline error block: what happened and what to do, in the panel's language, with the
+ * core's exact words and the error's kind (for bug reports) under "Details", never in the
+ * main text. `code spans` of the core's texts are shown as code.
+ * @param {any} e an error of the core (`{kind, message, hint, details?, cause?}`) or any thrown value
  * @param {{compact?: boolean}} [options] compact: without the hint
  */
 export function errorView(e, { compact = false } = {}) {
-  const { kind, message, hint, details } = describeError(e);
+  const { kind, message, hint } = describeError(e);
   if (kind === 'unavailable') {
     return h('p', { class: 'notice unavailable', attrs: { role: 'status' }, dataset: { kind } }, t('errUnavailable'), ' ', h('code', { text: message }));
   }
-  // The core writes its messages in English. In another panel language, say what kind of
-  // failure it is and what to do in that language, and keep the core's exact words below.
-  const localized = !currentLanguage().startsWith('en') ? localizedError(kind, details) : null;
-  if (localized) {
-    return h('div', { class: 'error', attrs: { role: 'alert' }, dataset: { kind, localized: 'true' } },
-      h('p', { class: 'error-message', text: localized.message }),
-      !compact && localized.hint ? h('p', { class: 'error-hint', text: localized.hint }) : null,
-      h('details', { class: 'error-details' }, h('summary', { text: t('errDetails') }),
-        h('p', { class: 'error-original', text: message }), hint ? h('p', { class: 'error-original', text: hint }) : null),
-      h('small', { class: 'error-kind', text: kind }));
-  }
-  return h('div', { class: 'error', attrs: { role: 'alert' }, dataset: { kind } },
-    h('p', { class: 'error-message', text: message }),
-    !compact && hint ? h('p', { class: 'error-hint', text: hint }) : null,
-    h('small', { class: 'error-kind', text: kind }));
+  const { message: shown, hint: advice, localized } = errorText(e);
+  return h('div', { class: 'error', attrs: { role: 'alert' }, dataset: { kind, ...(localized ? { localized: 'true' } : {}) } },
+    h('p', { class: 'error-message' }, ...withCode(shown)),
+    !compact && advice ? h('p', { class: 'error-hint' }, ...withCode(advice)) : null,
+    h('details', { class: 'error-details' }, h('summary', { text: t('errDetails') }),
+      localized ? h('p', { class: 'error-original' }, ...withCode(message)) : null,
+      localized && hint ? h('p', { class: 'error-original' }, ...withCode(hint)) : null,
+      h('p', { class: 'error-kind' }, t('errCode'), ' ', h('code', { text: kind }))));
+}
+
+/**
+ * What an error says in the panel's language: its message and what to do. The core writes its
+ * messages in English, with every specific it knows. In another panel language they are the
+ * kind's text with its details (status, address, tool...) and the cause's advice in that
+ * language (`localized`); the core's exact words then go under "Details".
+ * @param {any} e
+ * @returns {{message: string, hint: string, localized: boolean}}
+ */
+export function errorText(e) {
+  const { kind, message, hint, details, cause } = describeError(e);
+  const localized = !currentLanguage().startsWith('en') ? localizedError(kind, details, cause) : null;
+  return localized ? { ...localized, localized: true } : { message, hint, localized: false };
+}
+
+/**
+ * A text's `code spans` as <code> elements, the rest as text nodes (never markup).
+ * @param {string} text
+ * @returns {(string | HTMLElement)[]}
+ */
+export function withCode(text) {
+  const parts = String(text).split('`');
+  // An odd number of backticks leaves the last one literal: no span is left open.
+  if (parts.length % 2 === 0) return [String(text)];
+  return parts.map((part, i) => (i % 2 ? h('code', { text: part }) : part)).filter((p) => p !== '');
 }
 
 /**
  * The panel language's message and hint for an error kind of the core, with the error's
- * details filled in (`ERROR_KINDS` names them per kind), or null when the locale has none (the
- * core's English text is shown then).
+ * details filled in (`ERROR_KINDS` names them per kind) and the cause's advice
+ * (`errCause_<cause>`) as the hint when there is one, or null when the locale has no text for
+ * the kind (the core's English text is shown then).
  * @param {string} kind
  * @param {string[]} [details]
+ * @param {string} [cause]
  * @returns {{message: string, hint: string} | null}
  */
-export function localizedError(kind, details = []) {
+export function localizedError(kind, details = [], cause = '') {
   if (!/^[a-z_]+$/.test(kind)) return null;
-  const message = t('errKind_' + kind, ...details);
+  /** @type {Record<string, readonly string[]>} */
+  const kinds = ERROR_KINDS;
+  // An error that lacks a detail (one stored by an older version) still reads as a sentence.
+  const wanted = (kinds[kind] || []).length;
+  const filled = [...details, ...Array(Math.max(0, wanted - details.length)).fill('…')];
+  const message = t('errKind_' + kind, ...filled);
   if (!message || message === 'errKind_' + kind) return null;
-  const hint = t('errHint_' + kind);
+  const causeText = /^[a-z_]+$/.test(cause) ? t('errCause_' + cause) : '';
+  const hint = causeText && causeText !== 'errCause_' + cause ? causeText : t('errHint_' + kind);
   return { message, hint: hint && hint !== 'errHint_' + kind ? hint : '' };
 }
 

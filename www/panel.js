@@ -45,6 +45,9 @@ const MOUNT = Object.fromEntries(VIEW_LIST.map((v) => [v.id, v.mount]));
 const byId = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
 /** Shows the pending-approval count on the Activity tab (set once the panel starts). */
 let showPendingBadge = () => {};
+/** The first-run guide (www/guide.js), mounted once the first view is on screen. */
+/** @type {ReturnType<typeof import('./guide.js').mountGuide> | null} */
+let guide = null;
 
 /** @type {Map<string, Promise<unknown>>} */
 const prefetched = new Map();
@@ -83,6 +86,7 @@ const app = {
     showCoreStatus();
     showPendingBadge();
     for (const c of Object.values(controllers)) c.relocalize();
+    guide?.relocalize();
     if (app.current) await (await controller(app.current)).show();
   },
 };
@@ -215,8 +219,10 @@ async function boot() {
   showPendingBadge = () => { showPending(); };
   showPending();
   onStorageChange(async (changes) => {
+    prefetched.clear();
     if (touches(changes, ['ledger', 'call:'])) showPending();
     if (app.current) controllers[app.current]?.changed(changes);
+    guide?.changed(changes);
     if (touches(changes, ['config'])) {
       // Another panel may have switched the language: follow what the core now says.
       const s = await call('settings/get').catch(() => null);
@@ -225,6 +231,9 @@ async function boot() {
     }
   });
   await select(location.hash.slice(1) || VIEWS[0]);
+  // The load-time answers serve the first view only: one another view would take later is old.
+  prefetched.clear();
+  import('./guide.js').then((m) => { guide = m.mountGuide(byId('guide'), { go: (view) => select(view) }); });
   // Warm the other views' code once the first one is on screen, so switching tabs is instant.
   const warm = () => VIEWS.forEach((v) => { if (v !== app.current) MOUNT[v]().catch(() => {}); });
   if ('requestIdleCallback' in window) requestIdleCallback(warm, { timeout: 2000 });

@@ -5,6 +5,7 @@
 // script); links are made only for http(s) URLs.
 import { h, json } from './dom.js';
 import { t } from './i18n.js';
+import { errorView } from './core.js';
 
 const IMAGE_MIME = /^image\/[a-z0-9.+-]+$/i;
 const AUDIO_MIME = /^audio\/[a-z0-9.+-]+$/i;
@@ -113,18 +114,19 @@ export function toolResult(result) {
 }
 
 /**
- * A call's error: the core's `{kind, message, hint}` or a JSON-RPC `{code, message, data}`.
+ * A call's error: the core's `{kind, message, hint, ...}` (shown as every error of the panel
+ * is, `errorView`) or a JSON-RPC `{code, message, data}`.
  * @param {any} error
  */
 export function callError(error) {
   if (!error) return null;
   if (typeof error !== 'object') return h('div', { class: 'error', attrs: { role: 'alert' } }, h('p', { class: 'error-message', text: String(error) }));
-  const kind = error.kind || (error.code !== undefined ? `JSON-RPC ${error.code}` : 'error');
-  return h('div', { class: 'error', dataset: { kind: String(kind) } },
+  if (error.code === undefined) return errorView(error);
+  return h('div', { class: 'error', dataset: { kind: 'rpc' } },
     h('p', { class: 'error-message', text: String(error.message ?? json(error)) }),
-    error.hint ? h('p', { class: 'error-hint', text: String(error.hint) }) : null,
-    h('small', { class: 'error-kind', text: String(kind) }),
-    error.data !== undefined ? h('pre', { class: 'result-json', text: json(error.data) }) : null);
+    h('details', { class: 'error-details' }, h('summary', { text: t('errDetails') }),
+      h('p', { class: 'error-kind' }, t('errCode'), ' ', h('code', { text: `JSON-RPC ${error.code}` })),
+      error.data !== undefined ? h('pre', { class: 'result-json', text: json(error.data) }) : null));
 }
 
 /**

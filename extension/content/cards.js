@@ -18,6 +18,14 @@
 //   `isVisible`) sees it. Otherwise the click runs nothing and the card says to approve in the
 //   side panel. Where the browser has no IntersectionObserver v2, Run never acts.
 // Everything the card shows is set with textContent.
+//
+// Where cards go: never over the reply. Each placement (on render, scroll and resize) measures
+// the conversation's last turn (the reply, or a result sent after it) and the composer and puts
+// the cards right after that turn's end when they fit
+// above the composer, else in a margin beside the reply, else over the composer itself. A
+// finished call becomes a small pill (in one row) that expands on a click; every card and pill
+// can be dismissed (the call itself is untouched: Activity in the side panel keeps it). Colours
+// follow the page: its computed background, else prefers-color-scheme.
 (() => {
   'use strict';
   const found = globalThis.McpRelayContent;
@@ -36,23 +44,48 @@
   const shadow = host.attachShadow({ mode: 'closed' });
   const style = document.createElement('style');
   style.textContent = `
-    :host { all: initial; position: fixed; right: 12px; bottom: 96px; z-index: 2147483646; font: 13px/1.4 system-ui, sans-serif; }
-    .list { display: flex; flex-direction: column; gap: 6px; max-width: 340px; max-height: 50vh; overflow: auto; }
-    .card { background: Canvas; color: CanvasText; border: 1px solid #8884; border-radius: 8px; padding: 8px 10px; box-shadow: 0 2px 8px #0002; }
-    .head { display: flex; justify-content: space-between; gap: 8px; font-weight: 600; }
-    .state { font-weight: 400; opacity: .8; }
-    .args { font: 12px ui-monospace, monospace; white-space: pre-wrap; word-break: break-all; max-height: 6em; overflow: auto; margin: 4px 0; }
-    .note { font-size: 12px; margin: 4px 0; }
-    .error { color: #b00020; font-size: 12px; margin: 4px 0 0; }
-    .hint { font-size: 12px; opacity: .85; margin: 2px 0 0; }
-    button { font: inherit; margin-right: 6px; }
-    .pending { font-size: 12px; opacity: .7; }`;
+    :host { all: initial; position: fixed; right: 12px; bottom: 96px; z-index: 2147483646; display: block; width: max-content; max-width: min(340px, calc(100vw - 16px)); }
+    :host([hidden]) { display: none; }
+    .ui { font: 13px/1.35 system-ui, sans-serif; color-scheme: light;
+      --bg: #ffffff; --fg: #1f2328; --muted: #59636e; --line: #d0d7de; --shadow: 0 2px 10px #0000002e;
+      --error: #b00020; --ok: #1a7f37; --button: #f6f8fa; --primary: #0969da; --primary-fg: #ffffff; }
+    .ui[data-theme="dark"] { color-scheme: dark;
+      --bg: #22272e; --fg: #e6edf3; --muted: #9ea7b3; --line: #444c56; --shadow: 0 2px 10px #00000080;
+      --error: #ff7b72; --ok: #57ab5a; --button: #2d333b; --primary: #4493f8; --primary-fg: #0d1117; }
+    .list { display: flex; flex-direction: column; gap: 6px; max-height: 50vh; overflow: auto; }
+    .pills { display: flex; flex-wrap: nowrap; gap: 4px; overflow-x: auto; justify-content: flex-end; margin-top: 4px; }
+    .pills:empty { display: none; }
+    .card { background: var(--bg); color: var(--fg); border: 1px solid var(--line); border-radius: 8px; padding: 6px 8px; box-shadow: var(--shadow); }
+    .head { display: flex; align-items: center; gap: 8px; font-weight: 600; }
+    .tool { flex: 1; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+    .state { font-weight: 400; color: var(--muted); }
+    .card[data-state="done"] .state { color: var(--ok); }
+    .card[data-state="failed"] .state, .card[data-state="denied"] .state { color: var(--error); }
+    .args { font: 12px/1.3 ui-monospace, monospace; white-space: pre-wrap; word-break: break-all; max-height: 2.6em; overflow: auto; margin: 1px 0; color: var(--muted); }
+    .body:empty, .actions:empty { display: none; }
+    .note { font-size: 12px; margin: 2px 0; }
+    .error { color: var(--error); font-size: 12px; margin: 4px 0 0; }
+    .hint { font-size: 12px; color: var(--muted); margin: 2px 0 0; }
+    .actions { display: flex; flex-wrap: wrap; gap: 6px; margin-top: 3px; }
+    button { font: inherit; color: var(--fg); background: var(--button); border: 1px solid var(--line); border-radius: 6px; padding: 1px 10px; cursor: pointer; }
+    button[data-action="run"] { background: var(--primary); color: var(--primary-fg); border-color: var(--primary); }
+    button.icon { border: 0; background: transparent; padding: 0 4px; color: var(--muted); font-weight: 400; }
+    .card.pill { display: inline-flex; align-items: center; gap: 4px; border-radius: 999px; padding: 1px 4px 1px 8px; box-shadow: none; white-space: nowrap; }
+    .pill .open { border: 0; background: transparent; padding: 0; font-weight: 600; }
+    .pending { font-size: 12px; color: var(--muted); background: var(--bg); border-radius: 6px; padding: 0 4px; }
+    .pending:empty { display: none; }`;
+  const ui = document.createElement('div');
+  ui.className = 'ui';
   const list = document.createElement('div');
   list.className = 'list';
   list.setAttribute('role', 'log');
+  // Finished calls, as pills in one row (the newest last).
+  const pills = document.createElement('div');
+  pills.className = 'pills';
   const pendingLine = document.createElement('div');
   pendingLine.className = 'pending';
-  shadow.append(style, list, pendingLine);
+  ui.append(list, pills, pendingLine);
+  shadow.append(style, ui);
   document.documentElement.appendChild(host);
   NS.state.ui = host;
 
@@ -70,13 +103,18 @@
   /** @param {boolean} pending */
   function setPending(pending) {
     pendingLine.textContent = pending ? t('callBeingWritten', '…') : '';
+    // Called after each look at the page: a new reply may have come.
+    anchorsStale = true;
+    schedulePlace();
   }
 
   /**
    * Per call key: its card element, its last record, the last refused decision, whether a click
    * on Run came while the card was not armed, and the card's visibility (`armed`: visible and
    * unobscured for ARM_MS; `timer`: the pending arming).
-   * @typedef {{el: HTMLElement, rec: import('../contract').CallRecord, refused: {message: string, hint?: string} | null, unseen: boolean, armed: boolean, timer: number | undefined}} CardEntry
+   * A card the user dismissed stays gone (`dismissed`); a finished one is a pill unless the user
+   * opened it (`expanded`).
+   * @typedef {{el: HTMLElement, rec: import('../contract').CallRecord, refused: {message: string, hint?: string} | null, unseen: boolean, armed: boolean, timer: number | undefined, dismissed: boolean, expanded: boolean}} CardEntry
    */
   /** @type {Map<string, CardEntry>} */
   const cards = new Map();
@@ -146,8 +184,65 @@
   }
 
   /**
+   * Whether a card shows as a pill: its call is done and its result went where it should.
+   * @param {import('../contract').CallRecord} rec
+   */
+  const compact = (rec) => rec.state === 'done' && !rec.unsent && !rec.deliveryNote;
+
+  /**
+   * The card's head: tool name, state and the dismiss button.
+   * @param {CardEntry} entry
+   */
+  function cardHead(entry) {
+    const rec = entry.rec;
+    const head = document.createElement('div');
+    head.className = 'head';
+    const name = document.createElement('span');
+    name.className = 'tool';
+    name.textContent = rec.tool;
+    const state = document.createElement('span');
+    state.className = 'state';
+    // A result in the input that did not leave is not done, whatever the call's state.
+    state.textContent = rec.unsent ? t('state_unsent', 'Not sent') : t('state_' + rec.state, rec.state);
+    head.append(name, state);
+    if (entry.expanded) {
+      const fold = button('–', 'collapse', () => { entry.expanded = false; renderCard(entry.rec); });
+      fold.className = 'icon';
+      fold.setAttribute('aria-label', t('cardCollapse', 'Make small'));
+      head.appendChild(fold);
+    }
+    head.appendChild(dismissButton(entry));
+    return head;
+  }
+
+  /** @param {CardEntry} entry */
+  function dismissButton(entry) {
+    const b = button('×', 'dismiss', () => {
+      entry.dismissed = true;
+      entry.el.remove();
+      schedulePlace();
+    });
+    b.className = 'icon';
+    b.setAttribute('aria-label', t('cardDismiss', 'Dismiss'));
+    return b;
+  }
+
+  /**
+   * A finished call as a pill: its tool and state; a click opens the whole card.
+   * @param {CardEntry} entry
+   */
+  function renderPill(entry) {
+    const rec = entry.rec;
+    const open = button(`✓ ${rec.tool}`, 'expand', () => { entry.expanded = true; renderCard(entry.rec); });
+    open.className = 'open';
+    open.setAttribute('aria-label', `${rec.tool}: ${t('state_' + rec.state, rec.state)} — ${t('cardExpand', 'Show the call')}`);
+    entry.el.replaceChildren(open, dismissButton(entry));
+  }
+
+  /**
    * Shows a call's card (created on first sight), with the core's refusal of the last decision
-   * when there is one.
+   * when there is one. A card is a head, the arguments, a body of notes (`.body`) and a row of
+   * buttons (`.actions`).
    * @param {import('../contract').CallRecord} rec
    * @param {{message: string, hint?: string} | null} [refused]
    */
@@ -157,11 +252,9 @@
       const el = document.createElement('div');
       el.className = 'card';
       el.dataset.key = rec.key;
-      list.appendChild(el);
-      entry = { el, rec, refused: null, unseen: false, armed: false, timer: undefined };
+      entry = { el, rec, refused: null, unseen: false, armed: false, timer: undefined, dismissed: false, expanded: false };
       cards.set(rec.key, entry);
       entryOf.set(el, entry);
-      visibility?.observe(el);
     }
     // A refusal belongs to the state it was made in: a new state clears it.
     if (entry.rec.state !== rec.state) {
@@ -172,25 +265,34 @@
     entry.rec = rec;
     const card = entry.el;
     card.dataset.state = rec.state;
-    const head = document.createElement('div');
-    head.className = 'head';
-    const name = document.createElement('span');
-    name.textContent = rec.tool;
-    const state = document.createElement('span');
-    state.className = 'state';
-    // A result in the input that did not leave is not done, whatever the call's state.
-    state.textContent = rec.unsent ? t('state_unsent', 'Not sent') : t('state_' + rec.state, rec.state);
     card.dataset.unsent = String(!!rec.unsent);
-    head.append(name, state);
+    if (entry.dismissed) return;
+    const pill = compact(rec) && !entry.expanded;
+    card.classList.toggle('pill', pill);
+    card.dataset.compact = String(pill);
+    // Pills in their row, open cards in the list; both keep the calls' order.
+    const container = pill ? pills : list;
+    if (card.parentNode !== container) {
+      visibility?.unobserve(card);
+      container.appendChild(card);
+      visibility?.observe(card);
+    }
+    anchorsStale = true;
+    schedulePlace();
+    if (pill) return renderPill(entry);
     const args = document.createElement('div');
     args.className = 'args';
     args.textContent = JSON.stringify(rec.arguments);
-    card.replaceChildren(head, args);
+    const body = document.createElement('div');
+    body.className = 'body';
+    const actions = document.createElement('div');
+    actions.className = 'actions';
+    card.replaceChildren(cardHead(entry), args, body, actions);
     // Why it waits, as the core decided it (an allowed tool waits when auto-run is off here).
     if (rec.state === 'pending' && rec.wait) {
       const why = line(rec.wait === 'auto_run_off' ? t('callWaitAutoRunOff', 'Allowed, but auto-run is off in this chat.') : t('callWaitPolicyAsk', 'This tool asks before each run.'), 'note');
       why.dataset.wait = String(rec.wait);
-      card.appendChild(why);
+      body.appendChild(why);
     }
     // The server asked the user something in the middle of this call (elicitation): the
     // question is answered in the side panel, never on the page.
@@ -198,7 +300,7 @@
       const asking = String(rec.asking);
       const note = line(t('callAsking', `${asking} asks you something: answer in the MCP Relay side panel.`, [asking]), 'note');
       note.dataset.asking = 'true';
-      card.appendChild(note);
+      body.appendChild(note);
     }
     // A running call: its progress (a bar when the server said the total) and Cancel, which
     // the core accepts for this chat's calls only (a trusted click, as every button here).
@@ -221,7 +323,7 @@
       if (rec.destructive === true) {
         // The core refuses a content script's approval of a destructive tool: say where it can
         // be approved rather than offer a button that cannot work.
-        card.appendChild(line(t('callApproveInPanel', 'Approve in the MCP Relay side panel'), 'note'));
+        body.appendChild(line(t('callApproveInPanel', 'Approve in the MCP Relay side panel'), 'note'));
       } else {
         const label = rec.state === 'pending' ? t('callRun', 'Run') : t('callRerun', 'Run again');
         const current = entry;
@@ -235,28 +337,129 @@
           decide(rec.key, 'run');
         });
         run.dataset.armed = String(entry.armed);
-        card.appendChild(run);
+        actions.appendChild(run);
       }
-      if (rec.state === 'pending') card.appendChild(button(t('callDeny', 'Deny'), 'deny', () => decide(rec.key, 'deny')));
+      if (rec.state === 'pending') actions.appendChild(button(t('callDeny', 'Deny'), 'deny', () => decide(rec.key, 'deny')));
     }
     if (entry.unseen && (rec.state === 'pending' || rec.state === 'unknown')) {
       const unseen = line(t('callUnseenApproveInPanel', 'This card was hidden, covered or had just appeared when you clicked, so nothing ran: approve in the MCP Relay side panel, or click Run again once the card is in full view.'), 'error');
       unseen.dataset.unseen = 'true';
       unseen.setAttribute('role', 'alert');
-      card.appendChild(unseen);
+      body.appendChild(unseen);
     }
-    if (rec.unsent) card.appendChild(line(t('resultNotSent', 'The result is in the input, not sent — press Send'), 'note'));
-    if (rec.deliveryNote) card.appendChild(line(String(rec.deliveryNote), 'error'));
+    if (rec.unsent) body.appendChild(line(t('resultNotSent', 'The result is in the input, not sent — press Send'), 'note'));
+    if (rec.deliveryNote) body.appendChild(line(String(rec.deliveryNote), 'error'));
     // Loop limits, denials and unknown outcomes are said on the card, never silently dropped.
-    if (rec.error && rec.error.message) card.appendChild(line(String(rec.error.message), 'error'));
+    if (rec.error && rec.error.message) body.appendChild(line(String(rec.error.message), 'error'));
     if (entry.refused) {
       const refusal = line(entry.refused.message, 'error');
       refusal.dataset.refused = 'true';
       refusal.setAttribute('role', 'alert');
-      card.appendChild(refusal);
-      if (entry.refused.hint) card.appendChild(line(entry.refused.hint, 'hint'));
+      body.appendChild(refusal);
+      if (entry.refused.hint) body.appendChild(line(entry.refused.hint, 'hint'));
     }
   }
+
+  // ---- placement and theme ------------------------------------------------------------------
+
+  /** Space kept between the cards and what they must not cover, in CSS pixels. */
+  const GAP = 8;
+  let placeQueued = false;
+
+  /**
+   * The last turn and the composer, looked up again after a second or when a card changed
+   * (finding them can be costly on the generic adapter; scrolling only moves them).
+   * @type {{reply: Element | null, composer: Element | null, at: number}}
+   */
+  const anchors = { reply: null, composer: null, at: -Infinity };
+  let anchorsStale = true;
+
+  /** Places the cards at the next frame (once however often it is asked). */
+  function schedulePlace() {
+    if (placeQueued) return;
+    placeQueued = true;
+    requestAnimationFrame(() => {
+      placeQueued = false;
+      place();
+    });
+  }
+
+  /**
+   * The part of an element's box inside the viewport; null when none of it is.
+   * @param {Element | null | undefined} el
+   */
+  function onScreen(el) {
+    if (!el || !el.isConnected) return null;
+    const r = el.getBoundingClientRect();
+    const top = Math.max(r.top, 0);
+    const bottom = Math.min(r.bottom, innerHeight);
+    if (r.width <= 0 || bottom <= top || r.right <= 0 || r.left >= innerWidth) return null;
+    return { top, bottom, left: r.left, right: r.right };
+  }
+
+  /**
+   * Where the cards go, from the last reply's and the composer's boxes: after the reply's end
+   * when the cards fit above the composer, else in a margin beside the reply, else over the
+   * composer, else the bottom-right corner. Never over the reply.
+   * @param {{top: number, bottom: number, left: number, right: number} | null} reply
+   * @param {{top: number, bottom: number, left: number, right: number} | null} composer
+   * @param {{width: number, height: number}} size
+   * @param {{width: number, height: number}} view
+   * @returns {{top: number, left: number, where: string}}
+   */
+  function placement(reply, composer, size, view) {
+    const clampX = (/** @type {number} */ x) => Math.max(GAP, Math.min(x, view.width - size.width - GAP));
+    const clampY = (/** @type {number} */ y) => Math.max(GAP, Math.min(y, view.height - size.height - GAP));
+    const floor = composer ? composer.top - GAP : view.height - GAP;
+    if (reply) {
+      if (reply.bottom + GAP + size.height <= floor) return { top: reply.bottom + GAP, left: clampX(reply.right - size.width), where: 'after-reply' };
+      if (view.width - reply.right - 2 * GAP >= size.width) return { top: clampY(floor - size.height), left: reply.right + GAP, where: 'beside-reply' };
+      if (reply.left - 2 * GAP >= size.width) return { top: clampY(floor - size.height), left: reply.left - GAP - size.width, where: 'beside-reply' };
+    }
+    if (composer) {
+      // Over the composer, from its top edge (or as low as the view allows, staying below the reply).
+      const top = Math.min(composer.top, view.height - size.height - GAP);
+      return { top: clampY(reply ? Math.max(top, reply.bottom + GAP) : top), left: clampX(composer.right - size.width), where: 'composer' };
+    }
+    return { top: clampY(view.height - size.height - 96), left: clampX(view.width - size.width - 12), where: 'corner' };
+  }
+
+  /** Whether the page looks dark: its computed background, else the user's colour scheme. */
+  function pageIsDark() {
+    for (const el of [document.body, document.documentElement]) {
+      if (!el) continue;
+      const m = /rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?/.exec(getComputedStyle(el).backgroundColor);
+      if (!m || (m[4] !== undefined && Number(m[4]) < 0.5)) continue;
+      const [r, g, b] = [m[1], m[2], m[3]].map(Number);
+      return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255 < 0.5;
+    }
+    return matchMedia('(prefers-color-scheme: dark)').matches && /dark/.test(getComputedStyle(document.documentElement).colorScheme);
+  }
+
+  function place() {
+    // The host is the cards' box (hit-testing on the page stops at it); empty, it takes no room.
+    const empty = !list.childElementCount && !pills.childElementCount && !pendingLine.textContent;
+    host.hidden = empty;
+    if (empty) return;
+    ui.dataset.theme = pageIsDark() ? 'dark' : 'light';
+    const now = performance.now();
+    if (anchorsStale || now - anchors.at > 1000 || !anchors.reply?.isConnected || !anchors.composer?.isConnected) {
+      anchors.reply = NS.read ? NS.read.lastTurn() : null;
+      anchors.composer = NS.dom.findInput();
+      anchors.at = now;
+      anchorsStale = false;
+    }
+    const box = host.getBoundingClientRect();
+    const size = { width: box.width, height: box.height };
+    const at = placement(onScreen(anchors.reply), onScreen(anchors.composer), size, { width: innerWidth, height: innerHeight });
+    Object.assign(host.style, { top: `${Math.round(at.top)}px`, left: `${Math.round(at.left)}px`, right: 'auto', bottom: 'auto' });
+    ui.dataset.where = at.where;
+  }
+  addEventListener('scroll', schedulePlace, { passive: true, capture: true });
+  addEventListener('resize', schedulePlace, { passive: true });
+  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', schedulePlace);
+  // The reply grows while it streams and the composer grows with its text: follow them.
+  new ResizeObserver(schedulePlace).observe(document.documentElement);
 
   /**
    * @param {string} key
@@ -291,8 +494,9 @@
     visibility?.disconnect();
     cards.clear();
     list.replaceChildren();
+    pills.replaceChildren();
     setPending(false);
   }
 
-  NS.cards = { renderCard, setPending, setStatus, clear, host };
+  NS.cards = { renderCard, setPending, setStatus, clear, host, placement };
 })();

@@ -5,6 +5,8 @@ import type { CallRecord, Attachment, InsertOutcome, SiteCheck, MessageType, Req
 
 /** How an editor is written to (write.js). */
 export type WriteStrategy = 'native-setter' | 'insert-text' | 'lines' | 'paste' | 'beforeinput' | 'dom-text';
+/** A box in viewport CSS pixels (the part of an element on screen). */
+export type Rect = { top: number; bottom: number; left: number; right: number };
 
 /** One site adapter (sites.js). */
 export interface Adapter {
@@ -87,6 +89,8 @@ export interface Namespace {
     setStatus(state: string, kind?: string): void;
     clear(): void;
     readonly host: HTMLElement;
+    /** Where the cards go (viewport CSS pixels), from the last reply's and the composer's on-screen boxes. */
+    placement(reply: Rect | null, composer: Rect | null, size: { width: number; height: number }, view: { width: number; height: number }): { top: number; left: number; where: string };
   };
   read: {
     /** What a look carries of a reply's text: the appended part (`at`: length already sent) or the whole text. */
@@ -98,6 +102,8 @@ export interface Namespace {
     userMessages(): HTMLElement[];
     userTurnsShowText(): boolean;
     assistantCount(): number;
+    /** The conversation's last turn (the last reply, or the user's message after it), or null. */
+    lastTurn(): HTMLElement | null;
     userMessageCount(): number;
     conversationOf(href: string): string | null;
     scheduleScan(): void;

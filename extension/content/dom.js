@@ -29,7 +29,7 @@
     const answer = await chrome.runtime.sendMessage({ ...fields, type, url: chatUrl() });
     if (answer && answer.ok) return answer.data;
     const e = (answer && answer.error) || { kind: 'no_answer', message: 'The extension did not answer.' };
-    throw Object.assign(new Error(e.message), { kind: e.kind, hint: e.hint, details: e.details });
+    throw Object.assign(new Error(e.message), { kind: e.kind, hint: e.hint, details: e.details, cause: e.cause });
   }
 
   /**

@@ -329,8 +329,19 @@
     if (marked.length || state.adapter !== NS.Sites.GENERIC || !NS.discover) return marked;
     return NS.discover.userTurns().turns;
   };
+  /**
+   * The conversation's last turn on the page: the last reply, or a message of the user's below
+   * it (a result sent back). Null when there is neither.
+   * @returns {HTMLElement | null}
+   */
+  const lastTurn = () => {
+    const reply = assistantMessages().at(-1) || null;
+    const user = userMessages().at(-1) || null;
+    if (!reply || !user) return reply || user;
+    return reply.compareDocumentPosition(user) & Node.DOCUMENT_POSITION_FOLLOWING ? user : reply;
+  };
   /** Whether a user turn shows the text sent (false where the page folds it, found by growth). */
   const userTurnsShowText = () => state.adapter !== NS.Sites.GENERIC || !NS.discover || NS.discover.userTurns().showsText;
 
-  NS.read = { replyDelta, observation, startReading, noteSubmit, userMessages, userTurnsShowText, assistantCount: () => assistantMessages().length, userMessageCount: () => userMessages().length, conversationOf, scheduleScan: changed };
+  NS.read = { replyDelta, observation, startReading, noteSubmit, userMessages, userTurnsShowText, assistantCount: () => assistantMessages().length, lastTurn, userMessageCount: () => userMessages().length, conversationOf, scheduleScan: changed };
 })();

@@ -136,3 +136,19 @@ test('ToolSet prompts, rendered once, equal promptForServers for every option', 
   }
   assert.equal(core.promptForServers([{ id: 'empty', name: 'empty', tools: [] }]), null);
 });
+
+test('the Node build reads the formats of other extensions as the core does (fixtures deepseek_*)', () => {
+  const dir = join(ROOT, 'tests/fixtures/replies');
+  const servers = JSON.parse(readFileSync(join(dir, 'servers.json'), 'utf8'));
+  for (const name of ['deepseek_pp_tool_tags', 'deepseek_pp_negatives', 'deepseek_dsml']) {
+    const text = readFileSync(join(dir, `${name}.txt`), 'utf8');
+    const want = JSON.parse(readFileSync(join(dir, `${name}.expected`), 'utf8'));
+    // Spans are UTF-8 byte offsets in both.
+    assert.deepEqual(JSON.parse(JSON.stringify(core.parseToolCalls(text, servers))), want, name);
+    const parser = new core.ToolSet(servers).streamParser();
+    const calls = [];
+    for (let i = 0; i < text.length; i += 5) calls.push(...parser.append(text.slice(i, i + 5)).calls);
+    calls.push(...parser.finish().calls);
+    assert.deepEqual(JSON.parse(JSON.stringify(calls)), want.calls, `${name}, streamed`);
+  }
+});

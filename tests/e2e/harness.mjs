@@ -14,9 +14,10 @@ export const TARGET = process.env.RELAY_TARGET || join(ROOT, 'target');
 
 /**
  * Launches Chromium with the extension loaded; resolves once its service worker runs. A given
- * `userDataDir` (a profile the caller prepared) is kept on close; a fresh one is removed.
+ * `userDataDir` (a profile the caller prepared) is kept on close; a fresh one is removed. `lang`
+ * (e.g. 'zh-CN') is the browser's UI language, which content scripts' chrome.i18n follows.
  */
-export async function launchExtension({ headed = false, extensionDir = ROOT, userDataDir: given = '' } = {}) {
+export async function launchExtension({ headed = false, extensionDir = ROOT, userDataDir: given = '', lang = '' } = {}) {
   if (!existsSync(join(extensionDir, 'extension/pkg/relay_wasm_bg.wasm'))) {
     throw new Error('extension/pkg is missing: run `cargo xtask build` first');
   }
@@ -27,6 +28,7 @@ export async function launchExtension({ headed = false, extensionDir = ROOT, use
     '--disable-background-networking', '--disable-component-update', '--disable-sync',
     `--disable-extensions-except=${extensionDir}`, `--load-extension=${extensionDir}`,
     '--disable-features=DisableLoadExtensionCommandLineSwitch',
+    lang ? `--lang=${lang}` : null,
   ].filter(Boolean);
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: '/usr/bin/chromium', headless: false, args, viewport: { width: 1100, height: 800 },
@@ -54,11 +56,11 @@ export async function ok(envelope) {
  * The rig of the demo chat tests: the demo MCP server, the demo chat fixture added as a custom
  * site with the generic adapter (its content script registered), the extension and a panel page.
  */
-export async function startDemoChat() {
+export async function startDemoChat({ lang = '' } = {}) {
   const server = await startProcess(process.env.RELAY_DEMO_SERVER || join(TARGET, 'debug/relay-demo-server'), ['--port', '0'],
     { ready: /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/ });
   const chat = await serveStatic(join(ROOT, 'tests/fixtures/sites/demo-chat'));
-  const ext = await launchExtension();
+  const ext = await launchExtension({ lang });
   const panel = await openExtensionPage(ext, 'www/panel.html');
   const serverId = (await ok(await coreCall(panel, { type: 'servers/add', server: { name: 'demo', url: server.match[1] } }))).id;
   await ok(await coreCall(panel, { type: 'sites/add', origin: chat.origin, adapter: 'generic' }));

@@ -72,7 +72,7 @@ test('hostile tool names, descriptions and schemas render as text', async () => 
 test('hostile results, images, links, resources and errors render inert', async () => {
   const row = panel.locator('li.tool[data-tool="render_html"]');
   await row.locator('[data-param="text"] input, [data-param="text"] textarea').fill(PAYLOADS[1]);
-  await row.getByRole('button', { name: 'Run' }).click();
+  await row.getByRole('button', { name: 'Run', exact: true }).click();
   await row.locator('.run-result article.call').waitFor({ timeout: 10_000 });
   const result = row.locator('.run-result');
   // The real PNG is shown; the text/html "image" and the one with a forged MIME type are not.
@@ -85,7 +85,7 @@ test('hostile results, images, links, resources and errors render inert', async 
   await assertInert('tool result');
 
   const fail = panel.locator('li.tool[data-tool="fail_html"]');
-  await fail.getByRole('button', { name: 'Run' }).click();
+  await fail.getByRole('button', { name: 'Run', exact: true }).click();
   await fail.locator('.run-result .error').waitFor({ timeout: 10_000 });
   assert.ok((await fail.locator('.run-result').textContent()).includes(PAYLOADS[0]));
   await assertInert('tool error');

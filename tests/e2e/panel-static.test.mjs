@@ -7,7 +7,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ROOT } from './harness.mjs';
 import { format } from '../../www/i18n.js';
-import { ERROR_KINDS } from '../../extension/contract.js';
+import { ERROR_KINDS, ERROR_CAUSES } from '../../extension/contract.js';
 import { editType, resolve } from '../../www/schema-form.js';
 
 const WWW = join(ROOT, 'www');
@@ -60,9 +60,13 @@ const FAMILIES = {
   // The string formats a form checks (www/schema-form.js FORMATS, `-` written `_`).
   formHintFormat_: ['email', 'uri', 'date', 'date_time'],
   formFormat_: ['email', 'uri', 'date', 'date_time'],
+  // The first-run guide's steps (www/guide.js GUIDE_STEPS).
+  guide_: ['addServer', 'openChat', 'pickServers', 'insert', 'ready'],
   // The core's error kinds, said in the panel's language (www/core.js errorView): every kind of
   // relay_core::contract::ErrorKind, as the codegen lists them in extension/contract.js.
   errKind_: Object.keys(ERROR_KINDS),
+  // What to do about each cause (relay_core::contract::ErrorCause), said as the error's hint.
+  errCause_: [...ERROR_CAUSES],
   errHint_: ['invalid_argument',  'internal',  'tab',  'storage',  'outcome_unknown',  'denied',  'connection',  'auth',  'http',  'protocol',  'rpc',  'tool',  'timeout',  'retries_exhausted',  'session_expired',  'unsupported_protocol_version',  'config',  'forbidden',  'unknown_message',  'permission'],
 };
 

@@ -156,26 +156,26 @@ test('a tool runs by hand from a form generated from its input schema', async ()
   // Both parameters are required numbers: marked, and refused when empty.
   assert.equal(await form.locator('[data-param="dividend"] input').getAttribute('type'), 'number');
   assert.equal(await form.locator('[data-param="dividend"] input').getAttribute('aria-required'), 'true');
-  await form.getByRole('button', { name: 'Run' }).click();
+  await form.getByRole('button', { name: 'Run', exact: true }).click();
   assert.match(await form.locator('[data-param="dividend"] .field-error').textContent(), /Required/);
   assert.equal(await form.locator('.run-result article').count(), 0, 'nothing ran');
 
   await form.locator('[data-param="dividend"] input').fill('7');
   await form.locator('[data-param="divisor"] input').fill('2');
-  await form.getByRole('button', { name: 'Run' }).click();
+  await form.getByRole('button', { name: 'Run', exact: true }).click();
   await form.locator('.run-result article.call[data-state="done"]').waitFor({ timeout: 10_000 });
   assert.match(await form.locator('.run-result .result-text').first().textContent(), /3\.5/);
 
   // A tool error (isError) is shown as such.
   await form.locator('[data-param="divisor"] input').fill('0');
-  await form.getByRole('button', { name: 'Run' }).click();
+  await form.getByRole('button', { name: 'Run', exact: true }).click();
   await form.locator('.run-result .result.is-error').waitFor({ timeout: 10_000 });
   assert.match(await form.locator('.run-result').textContent(), /divide by zero/);
 
   // An image result is shown inline from a data: URL.
   const image = panel.locator('li.tool[data-tool="generate_image"]');
   await image.locator('button.more').click();
-  await image.getByRole('button', { name: 'Run' }).click();
+  await image.getByRole('button', { name: 'Run', exact: true }).click();
   const img = image.locator('.run-result img.result-image');
   await img.waitFor({ timeout: 10_000 });
   assert.match(await img.getAttribute('src'), /^data:image\/png;base64,[A-Za-z0-9+/]+=*$/);
@@ -187,7 +187,7 @@ test('a tool runs by hand from a form generated from its input schema', async ()
   const echo = panel.locator('li.tool[data-tool="echo"]');
   await echo.locator('button.more').click();
   await echo.locator('[data-param="message"] input, [data-param="message"] textarea').fill('hi');
-  await echo.getByRole('button', { name: 'Run' }).click();
+  await echo.getByRole('button', { name: 'Run', exact: true }).click();
   await echo.locator('.run-result .error[data-kind="denied"]').waitFor({ timeout: 10_000 });
 });
 

@@ -78,7 +78,7 @@ export function mountActivity(section, app) {
     } catch {
       // keep the raw URL
     }
-    who.textContent = t('chatFor', host, chat.tabId);
+    who.textContent = t('chatFor', host);
     try {
       const got = await call('activity/list', { chat });
       status.replaceChildren();
@@ -103,13 +103,14 @@ export function mountActivity(section, app) {
     try {
       await call('activity/decide', { key: record.key, decision, confirm });
     } catch (e) {
-      const { kind, message, hint } = describeError(e);
+      const { kind } = describeError(e);
       if (kind === 'confirm_required' && !confirm) {
         // "Always allow" on a tool its server marks destructive: the core wants the user's
-        // explicit confirmation, asked here inline (no window.confirm in a side panel).
+        // explicit confirmation, asked here inline (no window.confirm in a side panel), in one
+        // sentence of the panel's language.
+        const message = t('toolDestructiveConfirm', record.tool);
         status.replaceChildren(h('div', { class: 'confirm', attrs: { role: 'alertdialog', 'aria-label': message }, dataset: { kind } },
           h('p', { class: 'error-message', text: message }),
-          hint ? h('p', { class: 'error-hint', text: hint }) : null,
           h('button', { type: 'button', class: 'danger', dataset: { action: 'confirm-allow' }, text: t('toolDestructiveAllow'), on: { click: () => decide(record, decision, true) } }),
           h('button', { type: 'button', dataset: { action: 'confirm-cancel' }, text: t('cancel'), on: { click: () => status.replaceChildren() } })));
         return;

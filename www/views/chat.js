@@ -11,6 +11,7 @@ import { h, field, select, toggle, nextId, copyText } from '../dom.js';
 import { t } from '../i18n.js';
 import { call, errorView, currentChat, onTabChange, touches } from '../core.js';
 import { resourceContents } from '../render.js';
+import { noteInserted } from '../guide.js';
 
 /** Strategies as the core names them (relay_core::prompt::Strategy). */
 export const STRATEGIES = ['auto', 'toolFirst', 'toolForced', 'disabled'];
@@ -60,7 +61,7 @@ export function mountChat(section, app) {
     } catch {
       // keep the raw URL
     }
-    who.replaceChildren(t('chatFor', host, chat.tabId));
+    who.replaceChildren(t('chatFor', host));
     who.title = chat.url;
     try {
       [servers, settings, app.settings] = await Promise.all([call('servers/list'), call('chat/get', { chat }), call('settings/get')]);
@@ -203,6 +204,7 @@ export function mountChat(section, app) {
     note.textContent = '';
     try {
       const r = await call('chat/insert', { chat, text });
+      if (r && r.inserted) noteInserted(chat);
       note.textContent = r && r.inserted ? (r.submitted ? t('insertedSubmitted') : t('inserted')) : t('insertFailed');
     } catch (e) {
       note.replaceChildren(errorView(e));

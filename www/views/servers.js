@@ -13,6 +13,7 @@ import { t } from '../i18n.js';
 import { call, errorView, requestHostPermission, remoteOrigin, poll, touches } from '../core.js';
 import { duration } from '../render.js';
 import { wireLog } from '../wire-log.js';
+import { localSection, localExtras, importLocalPreview } from './local.js';
 
 /** A header value the core masked; sending it back keeps the stored secret. */
 export const MASK = '••••';
@@ -32,7 +33,9 @@ export function mountServers(section, app) {
   const list = h('ul', { class: 'server-list', attrs: { 'aria-label': t('serversTitle') } });
   const status = h('div', { class: 'view-status', attrs: { 'aria-live': 'polite' } });
   const dialog = serverDialog(app, () => refresh());
-  const importer = importDialog(app, () => refresh());
+  // Local servers: the native host's state; its servers join the list below, marked local.
+  const local = localSection();
+  const importer = importDialog(app, () => refresh(), local);
   const exporter = exportDialog();
 
   function build() {
@@ -43,10 +46,12 @@ export function mountServers(section, app) {
           h('button', { type: 'button', class: 'primary', id: 'server-add', text: t('serverAdd'), on: { click: () => dialog.open(null) } }),
           h('button', { type: 'button', id: 'server-import', text: t('serverImport'), on: { click: () => importer.open() } }),
           h('button', { type: 'button', id: 'server-export', text: t('serverExport'), on: { click: () => exporter.open() } }))),
-      status, list, dialog.element, importer.element, exporter.element);
+      status, list, local.element, dialog.element, importer.element, exporter.element);
   }
 
   async function refresh() {
+    // First the host: the servers it lists that the extension does not know yet are added.
+    await local.refresh();
     try {
       servers = await (app.takePrefetch('servers/list') || call('servers/list'));
       status.replaceChildren();
@@ -74,7 +79,7 @@ export function mountServers(section, app) {
       return;
     }
     const next = servers.map((s) => {
-      const sig = JSON.stringify(s);
+      const sig = JSON.stringify(s) + JSON.stringify(s.local ? local.status(s.local) : null);
       const old = rows.get(s.id);
       return old && old.sig === sig ? old : { sig, el: serverItem(s) };
     });
@@ -162,7 +167,9 @@ export function mountServers(section, app) {
       h('div', { class: 'server-head' },
         h('h3', { text: s.name || s.id }),
         h('span', { class: `badge status-${statusName}`, text: t('status_' + statusName) })),
-      h('p', { class: 'server-url' }, h('code', { text: s.url }), h('small', { text: ` · ${s.transport || 'auto'}` })),
+      s.local
+        ? localExtras(s.local, local.status(s.local), refresh)
+        : h('p', { class: 'server-url' }, h('code', { text: s.url }), h('small', { text: ` · ${s.transport || 'auto'}` })),
       detail.length ? h('p', { class: 'server-detail' }, detail) : null,
       st.status === 'failed' && st.error ? errorView(st.error) : null,
       h('div', { class: 'row-error' }),
@@ -356,14 +363,18 @@ function serverDialog(app, done) {
 /**
  * @param {import('../panel.js').App} app
  * @param {() => void} done called after the servers were added
+ * @param {ReturnType<typeof localSection>} local the host's section (stdio entries go there)
  */
-function importDialog(app, done) {
+function importDialog(app, done, local) {
   const title = h('h2', { id: nextId('dlg'), text: t('importTitle') });
   const text = h('textarea', { rows: 8, class: 'mono', spellcheck: false, placeholder: '{"mcpServers": {"name": {"url": "http://127.0.0.1:3001/mcp"}}}' });
   const preview = h('div', { class: 'import-preview', attrs: { 'aria-live': 'polite' } });
   const apply = h('button', { type: 'button', class: 'primary', disabled: true, text: t('importApply', 0) });
   /** @type {import('../../extension/contract.js').ImportAnswer | null} */
   let report = null;
+  /** @type {import('../../extension/contract.js').LocalPlanView | null} */
+  let plan = null;
+  const toHost = () => (plan && local.host()?.installed ? plan.servers : []);
 
   async function doPreview() {
     report = null;
@@ -371,12 +382,16 @@ function importDialog(app, done) {
     apply.textContent = t('importApply', 0);
     try {
       report = await call('servers/import', { json: text.value, apply: false });
+      plan = await call('local/plan', { json: text.value });
+      await local.refresh();
     } catch (e) {
       preview.replaceChildren(errorView(e));
       return;
     }
     const add = report.servers || [];
-    const skipped = report.skipped || [];
+    // stdio entries are the local host's: shown with their command below, not as skipped.
+    const stdio = new Set((plan ? plan.servers : []).map((s) => s.name));
+    const skipped = [...(report.skipped || []).filter((s) => !stdio.has(s.name)), ...(plan ? plan.skipped : [])];
     // replaceChildren(null) would show the text "null": absent parts are left out.
     /** @param {(HTMLElement | null)[]} els */
     const present = (els) => els.filter((el) => el !== null);
@@ -386,10 +401,11 @@ function importDialog(app, done) {
         ? h('ul', { class: 'import-add' }, add.map((s) => h('li', {}, h('strong', { text: s.name }), ' ', h('code', { text: s.url }),
           remoteOrigin(s.url) ? h('small', { class: 'hint', text: ` ${t('importNeedsPermission')}` }) : null)))
         : null,
+      importLocalPreview(plan, local.host()),
       skipped.length ? h('h3', { text: t('importSkipped', skipped.length) }) : null,
       skipped.length ? h('ul', { class: 'import-skipped' }, skipped.map((s) => h('li', {}, h('strong', { text: s.name }), ': ', h('span', { text: s.reason })))) : null]));
-    apply.disabled = add.length === 0;
-    apply.textContent = t('importApply', add.length);
+    apply.disabled = add.length + toHost().length === 0;
+    apply.textContent = t('importApply', add.length + toHost().length);
   }
 
   apply.addEventListener('click', () => {
@@ -402,7 +418,10 @@ function importDialog(app, done) {
           preview.append(errorView({ kind: 'permission', message: t('permDeniedImport'), hint: t('permDeniedHint') }));
           return;
         }
-        await call('servers/import', { json: text.value, apply: true });
+        if ((report.servers || []).length) await call('servers/import', { json: text.value, apply: true });
+        // One confirmation here; the host then shows the commands once more in its own dialog.
+        const proposed = toHost();
+        if (proposed.length) await call('local/propose', { servers: proposed });
         element.close();
         done();
       } catch (e) {
@@ -425,6 +444,7 @@ function importDialog(app, done) {
     open() {
       text.value = '';
       report = null;
+      plan = null;
       preview.replaceChildren();
       apply.disabled = true;
       apply.textContent = t('importApply', 0);

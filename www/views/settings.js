@@ -22,13 +22,18 @@ export const DEFAULTS = Object.freeze({
   language: '',
 });
 
-/** @type {[key: string, message: string, min: number, max: number][]} */
+/**
+ * The numeric settings, each shown in the unit the user thinks in: a stored value is the shown
+ * one times `scale` (timeouts are stored in milliseconds and shown in seconds, as in the server
+ * dialog).
+ * @type {[key: string, message: string, min: number, max: number, scale: number][]}
+ */
 const NUMBERS = [
-  // [key, message, min, max]
-  ['maxConsecutive', 'settingsMaxConsecutive', 1, 100],
-  ['maxTotal', 'settingsMaxTotal', 1, 500],
-  ['resultMaxChars', 'settingsMaxResult', 100, 1_000_000],
-  ['defaultTimeoutMs', 'settingsDefaultTimeout', 1_000, 600_000],
+  // [key, message, min, max, scale] (min and max as shown)
+  ['maxConsecutive', 'settingsMaxConsecutive', 1, 100, 1],
+  ['maxTotal', 'settingsMaxTotal', 1, 500, 1],
+  ['resultMaxChars', 'settingsMaxResult', 100, 1_000_000, 1],
+  ['defaultTimeoutMs', 'settingsDefaultTimeout', 1, 600, 1_000],
 ];
 
 /**
@@ -41,7 +46,7 @@ export function mountSettings(section, app) {
   let stored = {};
   let dirty = false;
   const status = h('div', { class: 'view-status', attrs: { 'aria-live': 'polite' } });
-  /** @type {{instructions: HTMLTextAreaElement, strategy: HTMLSelectElement, language: HTMLSelectElement, numbers: {key: string, msg: string, el: HTMLInputElement}[]} | null} */
+  /** @type {{instructions: HTMLTextAreaElement, strategy: HTMLSelectElement, language: HTMLSelectElement, numbers: {key: string, msg: string, el: HTMLInputElement, scale: number}[]} | null} */
   let controls = null;
   /** @type {{refresh(): Promise<void>} | null} */
   let sitesView = null;
@@ -51,9 +56,9 @@ export function mountSettings(section, app) {
     const instructions = h('textarea', { id: 'set-instructions', rows: 4 });
     const strategy = select(STRATEGIES.map((v) => [v, t('strategy_' + v)]), 'auto', { id: 'set-strategy' });
     const language = select(LANGUAGES.map((v) => [v, t('lang_' + v)]), 'auto', { id: 'set-language' });
-    const numbers = NUMBERS.map(([key, msg, min, max]) => {
+    const numbers = NUMBERS.map(([key, msg, min, max, scale]) => {
       const el = h('input', { type: 'number', id: 'set-' + key, min: String(min), max: String(max), step: '1', required: true });
-      return { key, msg, el };
+      return { key, msg, el, scale };
     });
     controls = { instructions, strategy, language, numbers };
     const form = h('form', { class: 'stack', id: 'settings-form' },
@@ -82,7 +87,7 @@ export function mountSettings(section, app) {
     controls.instructions.value = s.customInstructions || '';
     controls.strategy.value = STRATEGIES.includes(s.defaultStrategy) ? s.defaultStrategy : 'auto';
     controls.language.value = LANGUAGES.includes(s.language) ? s.language : 'auto';
-    for (const n of controls.numbers) n.el.value = String(s[n.key]);
+    for (const n of controls.numbers) n.el.value = String(Math.round(Number(s[n.key]) / n.scale));
     dirty = false;
   }
 
@@ -109,7 +114,7 @@ export function mountSettings(section, app) {
       defaultStrategy: controls.strategy.value,
       language: controls.language.value === 'auto' ? '' : controls.language.value,
     };
-    for (const n of controls.numbers) next[n.key] = Math.round(Number(n.el.value));
+    for (const n of controls.numbers) next[n.key] = Math.round(Number(n.el.value)) * n.scale;
     const languageChanged = (stored.language || '') !== next.language;
     try {
       // `next` is the stored Settings with the user's edits.

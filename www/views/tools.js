@@ -10,7 +10,7 @@
 // them as they were shown, and a tool that changes or appears later asks again.
 import { h, select, nextId, json } from '../dom.js';
 import { t } from '../i18n.js';
-import { call, describeError, errorView, poll, touches } from '../core.js';
+import { call, describeError, errorText, errorView, poll, touches, withCode } from '../core.js';
 import { schemaForm, editType, resolve } from '../schema-form.js';
 import { callView, progressView } from '../render.js';
 
@@ -55,6 +55,7 @@ export function mountTools(section, app) {
   const details = new Map(); // key -> {schema, el}: keeps an open run form's input across refreshes
   const search = h('input', { type: 'search', id: 'tool-search', placeholder: t('toolsSearch'), attrs: { 'aria-label': t('toolsSearch') }, autocomplete: 'off' });
   const count = h('p', { class: 'muted', attrs: { 'aria-live': 'polite' } });
+  const noHits = h('p', { class: 'empty no-match', hidden: true });
   const status = h('div', { class: 'view-status' });
   const groups = h('div', { class: 'tool-groups' });
   search.addEventListener('input', () => filter());
@@ -66,7 +67,7 @@ export function mountTools(section, app) {
       h('div', { class: 'toolbar' },
         h('h2', { text: t('toolsTitle') }),
         h('button', { type: 'button', id: 'tools-refresh', text: t('toolsRefresh'), on: { click: () => refresh({ refreshTools: true }) } })),
-      search, count, status, groups);
+      search, count, noHits, status, groups);
   }
 
   async function refresh({ refreshTools = false } = {}) {
@@ -94,6 +95,9 @@ export function mountTools(section, app) {
       await call('tools/policy', fields);
     } catch (e) {
       if (describeError(e).kind === 'confirm_required' && !fields.confirm && area) {
+        // Nothing changed yet: the row shows the stored policy until the user confirms.
+        const shown = /** @type {HTMLSelectElement | null} */ (row?.querySelector('select.policy'));
+        if (shown && row?.dataset.policy) shown.value = row.dataset.policy;
         area.replaceChildren(confirmView(e, fields, /** @type {HTMLElement} */ (row)));
         /** @type {HTMLButtonElement | null} */ (area.querySelector('button[data-action="confirm-allow"]'))?.focus();
       } else {
@@ -110,12 +114,11 @@ export function mountTools(section, app) {
    * @param {HTMLElement} row
    */
   function confirmView(e, fields, row) {
-    const { message, hint } = describeError(e);
-    const text = fields.tool ? t('toolDestructiveConfirm', fields.tool) : message;
+    // One sentence says what allowing means, in the panel's language; the core's words are
+    // the same warning, so they are not repeated.
+    const text = fields.tool ? t('toolDestructiveConfirm', fields.tool) : errorText(e).message;
     return h('div', { class: 'confirm', attrs: { role: 'alertdialog', 'aria-label': text }, dataset: { kind: 'confirm_required' } },
-      h('p', { class: 'error-message', text }),
-      fields.tool && message ? h('p', { class: 'error-hint', text: message }) : null,
-      hint ? h('p', { class: 'error-hint', text: hint }) : null,
+      h('p', { class: 'error-message' }, ...withCode(text)),
       h('button', { type: 'button', class: 'danger', dataset: { action: 'confirm-allow' }, text: t('toolDestructiveAllow'), on: { click: () => setPolicy({ ...fields, confirm: true }, row) } }),
       h('button', { type: 'button', dataset: { action: 'confirm-cancel' }, text: t('cancel'), on: { click: () => refresh() } }));
   }
@@ -147,7 +150,9 @@ export function mountTools(section, app) {
     const detailId = nextId('td');
     const isOpen = expanded.has(key);
     const row = h('li', { class: 'tool', dataset: { server: tool.serverId, tool: tool.name, policy: tool.policy, enabled: String(tool.enabled !== false) } });
-    const more = h('button', { type: 'button', class: 'icon more', text: isOpen ? '−' : '+', attrs: { 'aria-expanded': String(isOpen), 'aria-controls': detailId, 'aria-label': t('toolDetails', tool.name) } });
+    // A visible label ("Details & run"), its accessible name starting with the same words.
+    const moreText = (/** @type {boolean} */ open) => `${t('toolDetailsRun')} ${open ? '▾' : '▸'}`;
+    const more = h('button', { type: 'button', class: 'more', text: moreText(isOpen), attrs: { 'aria-expanded': String(isOpen), 'aria-controls': detailId, 'aria-label': t('toolDetailsRunFor', tool.name) } });
     const enabled = h('input', { type: 'checkbox', checked: tool.enabled !== false, attrs: { 'aria-label': t('toolEnable', tool.name) } });
     enabled.addEventListener('change', () => setPolicy({ serverId: tool.serverId, tool: tool.name, enabled: enabled.checked }, row));
     const policy = select(POLICIES.map((p) => [p, t('policy_' + p)]), tool.policy || 'ask', { class: `policy policy-${tool.policy}`, attrs: { 'aria-label': t('toolPolicy', tool.name) } });
@@ -175,7 +180,7 @@ export function mountTools(section, app) {
       if (open) attach();
       slot.hidden = !open;
       more.setAttribute('aria-expanded', String(open));
-      more.textContent = open ? '−' : '+';
+      more.textContent = moreText(!!open);
       if (open) expanded.add(key);
       else expanded.delete(key);
     });
@@ -357,6 +362,9 @@ export function mountTools(section, app) {
       shown += any;
     }
     count.textContent = tools.length ? t('toolsShown', shown, tools.length) : '';
+    // A search that hides every tool says so, and how to get them back.
+    noHits.hidden = !(tools.length && q && shown === 0);
+    noHits.textContent = noHits.hidden ? '' : t('toolsNoMatch', search.value.trim());
   }
 
   build();

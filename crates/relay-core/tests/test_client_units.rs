@@ -411,7 +411,7 @@ fn error_reports_match_golden_file() {
         },
         ClientError::OutcomeUnknown {
             tool: "send_email".into(),
-            reason: "tools/call got no answer within 30000 ms".into(),
+            reason: "tools/call got no answer within 30 s".into(),
         },
         ClientError::RetriesExhausted {
             method: "initialize".into(),

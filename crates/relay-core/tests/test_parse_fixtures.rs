@@ -144,6 +144,7 @@ fn the_golden_files_cover_every_format_and_diagnostic() {
         "tool",
         "tool_args",
         "tool_name",
+        "tool_tag",
         "xml",
     ];
     assert_eq!(
@@ -166,4 +167,40 @@ fn the_golden_files_cover_every_format_and_diagnostic() {
             "no fixture produces a {kind} diagnostic"
         );
     }
+}
+
+/// The formats of other extensions (`deepseek_*`: tool-name tags and DeepSeek's DSML markup,
+/// their negatives included) split in two at every byte, and cut there with nothing after it,
+/// report what the full parse of that text reports.
+#[test]
+fn other_extensions_formats_stream_the_same_at_every_split() {
+    let servers = servers();
+    let mut seen = 0;
+    for (name, text) in cases()
+        .into_iter()
+        .filter(|(n, _)| n.starts_with("deepseek_"))
+    {
+        seen += 1;
+        let full = parse_tool_calls(&text, &servers);
+        assert!(
+            !full.calls.is_empty() || !full.diagnostics.is_empty(),
+            "{name}: the fixture finds nothing"
+        );
+        for k in (1..text.len()).filter(|&k| text.is_char_boundary(k)) {
+            let mut p = StreamParser::new(servers.clone());
+            p.append(&text[..k]);
+            p.append(&text[k..]);
+            p.finish();
+            assert_eq!(p.output(), full, "{name}: split at {k}");
+            let mut cut = StreamParser::new(servers.clone());
+            cut.append(&text[..k]);
+            cut.finish();
+            assert_eq!(
+                cut.output(),
+                parse_tool_calls(&text[..k], &servers),
+                "{name}: cut at {k}"
+            );
+        }
+    }
+    assert!(seen >= 3, "the deepseek fixtures are missing");
 }

@@ -7,6 +7,10 @@
 //! - `new ToolSet(servers)`: `.prompt(options?)`, `.parse(text)`, `.streamParser()`, `.tools`,
 //!   `.dropPromptCache()` (the tools converted and, on the first prompt, rendered once)
 //!
+//! `StreamParser` and `ToolSet` free their wasm memory when JavaScript drops them (the build's
+//! `--weak-refs`: a `FinalizationRegistry`); `free()` does it at once. `__liveObjects()` (for
+//! `tests/api/lifetime.test.mjs`) counts the ones alive and the module's memory.
+//!
 //! `servers` is `[{id, name, tools: [MCP Tool as tools/list returns it]}]`; it crosses as JSON
 //! text (`js::from_js_text`: measured twice as fast as structured for tool lists), once per
 //! array: the functions that take it keep the last array they converted (its tools and, once a
@@ -15,7 +19,7 @@
 //! when tools change (as every `tools/list` answer is); a `ToolSet` holds its conversion for
 //! as long as it lives.
 
-use std::cell::{OnceCell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::rc::Rc;
 
 use relay_core::model::ServerTools;
@@ -74,6 +78,39 @@ fn converted(servers: &JsValue) -> Result<Rc<Converted>, JsValue> {
     let c = Rc::new(Converted::new(from_js_text(servers, "servers")?));
     LAST.set(Some((servers.clone(), Rc::clone(&c))));
     Ok(c)
+}
+
+thread_local! {
+    /// `StreamParser`s and `ToolSet`s alive (made and not yet freed, by `free()` or by the
+    /// finalizer when JavaScript dropped them). Signed: an object freed twice would show.
+    static LIVE: Cell<[i32; 2]> = const { Cell::new([0, 0]) };
+}
+
+const PARSERS: usize = 0;
+const TOOL_SETS: usize = 1;
+
+fn live(kind: usize, up: bool) {
+    LIVE.with(|l| {
+        let mut n = l.get();
+        n[kind] += if up { 1 } else { -1 };
+        l.set(n);
+    });
+}
+
+/// `{streamParsers, toolSets, memoryBytes}`: the objects alive and the size of the module's
+/// memory, for the lifetime test (no leak when JavaScript never calls `free()`).
+#[wasm_bindgen(js_name = __liveObjects)]
+pub fn live_objects() -> Result<JsValue, JsValue> {
+    let [parsers, sets] = LIVE.with(Cell::get);
+    #[cfg(target_arch = "wasm32")]
+    let bytes = core::arch::wasm32::memory_size::<0>() * 65_536;
+    #[cfg(not(target_arch = "wasm32"))]
+    let bytes = 0usize;
+    to_js(&serde_json::json!({
+        "streamParsers": parsers,
+        "toolSets": sets,
+        "memoryBytes": bytes,
+    }))
 }
 
 /// The system prompt for all tools of `servers`; `null` when there are none.
@@ -142,6 +179,7 @@ impl StreamParserJs {
     }
 
     fn over(servers: &Rc<[ServerTools]>) -> StreamParserJs {
+        live(PARSERS, true);
         StreamParserJs {
             inner: relay_core::parse::StreamParser::new(Rc::clone(servers)),
         }
@@ -170,6 +208,18 @@ impl StreamParserJs {
     }
 }
 
+impl Drop for StreamParserJs {
+    fn drop(&mut self) {
+        live(PARSERS, false);
+    }
+}
+
+impl Drop for ToolSet {
+    fn drop(&mut self) {
+        live(TOOL_SETS, false);
+    }
+}
+
 /// A step's answer; throws (as a `Result` would) if it cannot be converted, which a
 /// `StreamUpdate` never fails to be.
 fn answer(update: &relay_core::parse::StreamUpdate) -> JsValue {
@@ -192,9 +242,9 @@ impl ToolSet {
     /// Takes `[{id, name, tools}]`.
     #[wasm_bindgen(constructor)]
     pub fn new(servers: JsValue) -> Result<ToolSet, JsValue> {
-        Ok(ToolSet {
-            set: Converted::new(from_js_text(&servers, "servers")?),
-        })
+        let set = Converted::new(from_js_text(&servers, "servers")?);
+        live(TOOL_SETS, true);
+        Ok(ToolSet { set })
     }
 
     /// Number of tools in the set.

@@ -22,6 +22,10 @@ use crate::util::{cmd, run, step, Result, Xtask, WASM_BINDGEN_VERSION};
 /// (first `servers/list` after a cold start 65-72 -> 38-45 ms), and the module gzips 7% smaller.
 /// Parser, stream and prompt figures did not move (BENCHMARKS.md, "Cold start").
 const WASM_OPT_FLAGS: &[&str] = &["-Oz", "--one-caller-inline-max-function-size=0"];
+/// wasm-bindgen's flags beyond the target: `--weak-refs` frees an exported object's wasm memory
+/// (a `StreamParser`, a `ToolSet`) once JavaScript drops it, through a `FinalizationRegistry`,
+/// so an API user who never calls `free()` does not leak (`tests/api/lifetime.test.mjs`).
+const WASM_BINDGEN_FLAGS: &[&str] = &["--no-typescript", "--weak-refs"];
 
 /// Features the Rust wasm32 target emits today; wasm-opt must accept them and keep to them.
 const WASM_FEATURES: &[&str] = &[
@@ -87,7 +91,7 @@ pub fn build(x: &Xtask) -> Result<()> {
         .collect();
     let stamp = || -> Result<String> {
         // The flags too: a build with other flags is not current.
-        let mut parts = vec![WASM_OPT_FLAGS.join(" ")];
+        let mut parts = vec![WASM_OPT_FLAGS.join(" "), WASM_BINDGEN_FLAGS.join(" ")];
         for (target, _, _, _) in &modules {
             parts.push(crate::setup::file_hash(
                 &built.join(format!("{target}.wasm")),
@@ -113,7 +117,9 @@ pub fn build(x: &Xtask) -> Result<()> {
         ));
         fs::create_dir_all(out)?;
         run(cmd(crate::util::Xtask::cargo_bin("wasm-bindgen"))
-            .args(["--target", target, "--no-typescript", "--out-dir"])
+            .args(["--target", target])
+            .args(WASM_BINDGEN_FLAGS)
+            .arg("--out-dir")
             .arg(out)
             .arg(&wasm))?;
         let bg = out.join(format!("{file}_bg.wasm"));

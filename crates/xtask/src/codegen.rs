@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use relay_core::contract::sites::{site_patterns, BUILTIN_SITES, LOOPBACK_PERMISSIONS};
 use relay_core::contract::storage::{STORAGE, STORAGE_PREFIXES};
 use relay_core::contract::ts::Shapes;
-use relay_core::contract::{ErrorBody, ErrorKind, Role, MESSAGES, TAB_MESSAGES};
+use relay_core::contract::{ErrorBody, ErrorCause, ErrorKind, Role, MESSAGES, TAB_MESSAGES};
 
 use crate::util::{step, Result};
 
@@ -197,7 +197,7 @@ pub fn contract_js() -> String {
     }
     g.push_str(" * }} Responses\n */\n");
     g.push_str("/** @typedef {keyof Requests} MessageType */\n");
-    g.push_str("/** @typedef {Error & {kind?: ErrorKind, hint?: string, details?: string[]}} CoreError */\n\n");
+    g.push_str("/** @typedef {Error & {kind?: ErrorKind, hint?: string, details?: string[], cause?: ErrorCause}} CoreError */\n\n");
     g.push_str("/**\n * Every error kind (relay_core::contract::ErrorKind) with the names of its details, the\n");
     g.push_str(" * placeholders of its localized text `errKind_<kind>` in every locale.\n");
     g.push_str(" * @type {Readonly<Record<ErrorKind, readonly string[]>>}\n */\nexport const ERROR_KINDS = Object.freeze({\n");
@@ -206,6 +206,14 @@ pub fn contract_js() -> String {
         let _ = writeln!(g, "  {}: [{}],", js_str(kind.as_str()), details.join(", "));
     }
     g.push_str("});\n\n");
+    g.push_str(
+        "/**\n * Every error cause (relay_core::contract::ErrorCause): each has its advice\n",
+    );
+    g.push_str(" * `errCause_<cause>` in every locale.\n * @type {readonly ErrorCause[]}\n */\nexport const ERROR_CAUSES = Object.freeze([\n");
+    for cause in ErrorCause::ALL {
+        let _ = writeln!(g, "  {},", js_str(cause.as_str()));
+    }
+    g.push_str("]);\n\n");
     g.push_str("/**\n * Who may send each message: \"page\" (side panel, options) and/or \"content\" (content scripts).\n");
     g.push_str(" * @type {Readonly<Record<MessageType, readonly Role[]>>}\n */\nexport const MESSAGES = Object.freeze({\n");
     for m in MESSAGES {

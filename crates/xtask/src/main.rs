@@ -1,6 +1,7 @@
 //! `cargo xtask`: MCP Relay's build automation, one small Rust binary instead of shell scripts.
 //!
-//! Commands: `setup`, `build`, `codegen`, `test`, `demo`, `bench`, `dist`, `fuzz`, `conformance`.
+//! Commands: `setup`, `build`, `codegen`, `test`, `demo`, `bench`, `dist`, `fuzz`, `conformance`,
+//! `install-host`.
 //! Every command that needs tools runs `setup` first; setup is idempotent and checks before it
 //! installs, so a second run is a no-op in seconds.
 
@@ -8,6 +9,7 @@ mod bench;
 mod build;
 mod codegen;
 mod fuzz;
+mod host;
 mod setup;
 mod test;
 mod tidy;
@@ -29,12 +31,16 @@ commands:
                worker), browser end-to-end, interop
                (one suite: `test codegen|tidy|lint|types|native|wasm|node`)
   demo         run the whole tool loop on bundled defaults (headless: prints steps, saves screenshots)
+               (`demo --screenshots DIR`: headless, the screenshots and their manifest.json into DIR,
+               e.g. docs/screenshots)
   bench        run the benchmarks and write target/bench/summary.json
                (`bench --quick`: every figure once, with short measurements; a smoke run)
   dist         package the extension as a zip under target/dist
   fuzz         fuzz the parser and the wire decoders for FUZZ_SECONDS (default 60): seeded
                mutation rounds on stable Rust (`fuzz --libfuzzer`: the cargo-fuzz target)
   conformance  run the official MCP client conformance suite (prints `N passed, N failed`)
+  install-host register the native messaging host (local stdio servers) with Chrome and Chromium
+               for the current user (idempotent; `--uninstall` removes it)
 ";
 
 fn main() -> ExitCode {
@@ -53,16 +59,19 @@ fn main() -> ExitCode {
     let rest = &args[1..];
     let result: Result<()> = match command.as_str() {
         "setup" => setup::setup(&x),
-        "build" => setup::setup(&x).and_then(|()| build::build(&x)),
+        "build" => setup::setup(&x)
+            .and_then(|()| build::build(&x))
+            .and_then(|()| host::build_host(&x)),
         "codegen" => codegen::codegen(&x.root, rest),
         "test" => test::test(&x, rest),
-        "demo" => test::demo(&x),
+        "demo" => test::demo(&x, rest),
         "bench" => bench::bench(&x, rest),
         "dist" => setup::setup(&x)
             .and_then(|()| build::build(&x))
             .and_then(|()| build::dist(&x)),
         "fuzz" => fuzz::fuzz(&x, rest),
         "conformance" => test::conformance(&x),
+        "install-host" => host::install_host(&x, rest),
         "-h" | "--help" | "help" => {
             print!("{USAGE}");
             Ok(())

@@ -105,6 +105,7 @@ pub fn test(x: &Xtask, args: &[String]) -> Result<()> {
     crate::setup::setup(x)?;
     crate::build::build(x)?;
     build_demo_server(x)?;
+    crate::host::build_host(x)?;
     let only = args.first().map(String::as_str);
     let mut tally = Tally::default();
 
@@ -259,7 +260,8 @@ fn node_test_command(x: &Xtask, files: &[PathBuf]) -> Command {
         .env_remove("NODE_TEST_CONTEXT")
         .env("RELAY_ROOT", &x.root)
         .env("RELAY_TARGET", x.target())
-        .env("RELAY_DEMO_SERVER", demo_server_path(x));
+        .env("RELAY_DEMO_SERVER", demo_server_path(x))
+        .env("RELAY_HOST", crate::host::host_path(x));
     c
 }
 
@@ -274,23 +276,35 @@ pub(crate) fn build_demo_server(x: &Xtask) -> Result<()> {
         .current_dir(&x.root))
 }
 
-pub fn demo(x: &Xtask) -> Result<()> {
+/// `demo [--screenshots DIR]`: the loop through the panel's UI. With `--screenshots` it runs
+/// headless and writes its checked screenshots and their manifest into DIR (relative paths are
+/// the repository's), for the README's pictures.
+pub fn demo(x: &Xtask, args: &[String]) -> Result<()> {
+    let screenshots = match args {
+        [] => None,
+        [flag, dir] if flag == "--screenshots" => Some(x.path(dir)),
+        _ => return Err("usage: cargo xtask demo [--screenshots DIR]".into()),
+    };
     crate::setup::setup(x)?;
     crate::build::build(x)?;
     build_demo_server(x)?;
-    let headed = has_display() && !is_ci();
+    let headed = screenshots.is_none() && has_display() && !is_ci();
     step(if headed {
         "demo: opening a browser window"
     } else {
         "demo: headless run (steps below, screenshots under target/demo/)"
     });
-    run(cmd("node")
-        .arg(x.path("tests/demo/demo.mjs"))
+    let mut c = cmd("node");
+    c.arg(x.path("tests/demo/demo.mjs"))
         .current_dir(&x.root)
         .env("RELAY_ROOT", &x.root)
         .env("RELAY_TARGET", x.target())
         .env("RELAY_DEMO_SERVER", demo_server_path(x))
-        .env("RELAY_HEADED", if headed { "1" } else { "0" }))
+        .env("RELAY_HEADED", if headed { "1" } else { "0" });
+    if let Some(dir) = screenshots {
+        c.arg("--screenshots").arg(dir);
+    }
+    run(&mut c)
 }
 
 /// The official client conformance suite (`tests/interop/conformance.test.mjs`, which runs

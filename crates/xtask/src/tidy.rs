@@ -10,14 +10,14 @@
 //!   the adapters' shadow hops (`host >>> inner`): no `document.querySelector(All)` elsewhere;
 //!   and what the content script's parts share (what an editable box is, which labels say "not
 //!   a send button") is defined there once ([`SHARED_DEFINITIONS`]);
-//! - every error kind (`relay_core::contract::ErrorKind`) has its text in every locale, with a
-//!   placeholder for each of its details.
+//! - every error kind (`relay_core::contract::ErrorKind`) and cause (`ErrorCause`) has its text
+//!   in every locale; a kind's text has a placeholder for each of its details.
 
 use std::path::Path;
 #[cfg(test)]
 use std::path::PathBuf;
 
-use relay_core::contract::ErrorKind;
+use relay_core::contract::{ErrorCause, ErrorKind};
 
 /// What relay-core may depend on: pure computation (no IO, no JavaScript, no clock). ts-rs is
 /// build time only (feature `ts`, for `cargo xtask codegen`).
@@ -256,6 +256,16 @@ pub fn translations(path: &str, messages: &str) -> Vec<Violation> {
             }
         }
     }
+    // Every cause has its advice here: a language without it would lose what to do.
+    for cause in ErrorCause::ALL {
+        let key = format!("errCause_{}", cause.as_str());
+        if json[&key]["message"]
+            .as_str()
+            .is_none_or(|t| t.trim().is_empty())
+        {
+            out.push(v(format!("no '{key}': the error cause has no text here")));
+        }
+    }
     out
 }
 
@@ -351,6 +361,13 @@ mod tests {
             v.as_object_mut().expect("object").remove("errKind_quoted");
             v
         };
+        let no_cause: serde_json::Value = {
+            let mut v: serde_json::Value = serde_json::from_str(&en).expect("json");
+            v.as_object_mut()
+                .expect("object")
+                .remove("errCause_wrong_path");
+            v
+        };
         let lacking = lacking.to_string();
         let no_detail = en.replace("$CONSECUTIVE$", "some");
         // (check, file, text, what the violation must say); the same file with the fix passes.
@@ -410,6 +427,13 @@ mod tests {
                 "_locales/en/messages.json",
                 lacking,
                 "no 'errKind_quoted'",
+                en.clone(),
+            ),
+            (
+                translations,
+                "_locales/en/messages.json",
+                no_cause.to_string(),
+                "no 'errCause_wrong_path'",
                 en.clone(),
             ),
             (

@@ -78,6 +78,8 @@ pub struct Settings {
     /// The request timeout of servers added without one of their own.
     pub default_timeout_ms: u64,
     pub language: String,
+    /// The user closed the side panel's first-run guide.
+    pub guide_dismissed: bool,
 }
 
 impl Default for Settings {
@@ -91,6 +93,7 @@ impl Default for Settings {
             result_max_chars: ResultOptions::default().max_chars,
             default_timeout_ms: DEFAULT_TIMEOUT_MS,
             language: String::new(),
+            guide_dismissed: false,
         }
     }
 }

@@ -72,4 +72,13 @@ pub trait Host: Sized + 'static {
     async fn proof_key(&self, server: &str, create: bool) -> Result<Option<PublicJwk>, String>;
     /// Signs a JWS signing input with a server's DPoP proof key (base64url signature).
     async fn sign(&self, server: &str, signing_input: &str) -> Result<String, String>;
+    /// One request to the native host (`relay-host`, which Chrome starts on the first one),
+    /// answered with what the host sent; an error when Chrome cannot start it.
+    async fn native(&self, message: &Value) -> Result<Value, ErrorBody> {
+        let _ = message;
+        Err(ErrorBody::new(
+            crate::contract::ErrorKind::LocalHost,
+            "no native host on this platform",
+        ))
+    }
 }

@@ -17,9 +17,11 @@ mod deliver;
 mod elicit;
 mod host;
 mod inflight;
+pub mod local;
 mod observe;
 mod requests;
 mod run;
+mod run_local;
 mod run_signin;
 mod servers;
 mod signin;
@@ -112,6 +114,9 @@ pub struct App {
     pub ledger: Ledger,
     /// Each server's last connection error and request latency (not persisted).
     pub health: HashMap<String, Health>,
+    /// Servers whose connection and tool listing are under way, with how many are (not
+    /// persisted): their views say "Connecting", not "Not connected" or an old error.
+    pub connecting: HashMap<String, u32>,
     /// Each server's sign-in (persisted; holds tokens, so it never leaves the worker).
     pub auth: BTreeMap<String, AuthState>,
     /// Sign-in attempts under way, by server (not persisted: a restart abandons them).
@@ -168,6 +173,7 @@ impl App {
             tools,
             ledger,
             health: HashMap::new(),
+            connecting: HashMap::new(),
             auth: BTreeMap::new(),
             attempts: HashMap::new(),
             signed_in_by_user: Default::default(),

@@ -4,6 +4,7 @@
 //! decision on the way. Both matches are exhaustive, so a message without a handler does not
 //! compile.
 
+use super::local::{self, LocalIo};
 use crate::contract::ErrorKind;
 use std::collections::BTreeMap;
 
@@ -137,6 +138,8 @@ pub enum Io {
     },
     /// Answer [`adapter_for`] the sender's origin.
     SitesAdapter(String),
+    /// Ask the native host ([`super::local`]).
+    Local(super::local::LocalIo),
     /// [`App::observe`] with the time now, carry out its effects, answer its [`super::PageAnswer`].
     PageObserve {
         tab: i64,
@@ -741,6 +744,24 @@ impl App {
                 effects: Vec::new(),
             }),
             Request::SitesAdapter {} => io(Io::SitesAdapter(sender.origin.clone())),
+            Request::LocalList {} => io(Io::Local(LocalIo::List)),
+            Request::LocalLog { name } => {
+                local::check_name(&name)?;
+                io(Io::Local(LocalIo::Log(name)))
+            }
+            Request::LocalRestart { name } => {
+                local::check_name(&name)?;
+                io(Io::Local(LocalIo::Restart(name)))
+            }
+            Request::LocalPlan { json } => {
+                let plan = local::plan(&required(json, "json")?)?;
+                Ok(Step::Done(answer::<answers::LocalPlan>(plan), Vec::new()))
+            }
+            Request::LocalPropose { servers } => {
+                let servers = servers.unwrap_or_default();
+                local::propose_message(&servers)?;
+                io(Io::Local(LocalIo::Propose(servers)))
+            }
         }
     }
 }

@@ -55,6 +55,31 @@ enum Load {
 }
 
 /// Ready once no load is under way.
+/// A server's connection under way, for its view ([`App::connecting`]): ended when dropped, so
+/// a listing abandoned half-way does not leave the server "Connecting".
+struct Connecting<'a> {
+    app: &'a RefCell<App>,
+    id: String,
+}
+
+impl<'a> Connecting<'a> {
+    fn start(app: &'a RefCell<App>, id: &str) -> Self {
+        app.borrow_mut().connecting(id, true);
+        Connecting {
+            app,
+            id: id.to_owned(),
+        }
+    }
+}
+
+impl Drop for Connecting<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut app) = self.app.try_borrow_mut() {
+            app.connecting(&self.id, false);
+        }
+    }
+}
+
 struct LoadSettled<'a>(&'a RefCell<Load>);
 
 impl Future for LoadSettled<'_> {
@@ -324,6 +349,7 @@ impl<H: Host> Runner<H> {
                     skipped,
                 }))
             }
+            Io::Local(op) => self.local(op).await,
             Io::ServersSignIn(id) => {
                 (self.sign_in(&id).await).map(answer::<answers::ServersSignIn>)
             }
@@ -450,7 +476,7 @@ impl<H: Host> Runner<H> {
 
     /// Adds a server, or replaces the one with its id (`replace`), then lists its tools: a
     /// new server's from the client's cache, a changed one's afresh (unless disabled).
-    async fn put_view(
+    pub(super) async fn put_view(
         self: &Rc<Self>,
         server: ServerConfig,
         replace: bool,
@@ -482,7 +508,9 @@ impl<H: Host> Runner<H> {
     /// keeps them, with the latency and the protocol the server turned out to speak.
     pub async fn list_tools(self: &Rc<Self>, id: &str, refresh: bool) -> Result<(), ErrorBody> {
         let started = self.host.now_ms();
+        let connecting = Connecting::start(&self.app, id);
         let result = self.mcp_op(id, Operation::ListTools { refresh }).await;
+        drop(connecting);
         let result = result.and_then(|o| o.into_tools().map_err(|e| (&e).into()));
         let failed = result.as_ref().err().cloned();
         let latency = self.host.now_ms().saturating_sub(started);

@@ -139,6 +139,8 @@ impl<H: Host> Runner<H> {
         on_progress: Option<ProgressFn>,
         cancel_key: Option<String>,
     ) -> Result<Output, ClientError> {
+        // A local server: the host starts it and says where it serves it now.
+        self.local_endpoint(id).await?;
         // Only a server signed in to has a token to refresh (no randomness drawn otherwise).
         if self.app.borrow().authorization(id).is_some() {
             let dpop = self.app.borrow().uses_dpop(id);

@@ -2,11 +2,12 @@
 //! secrets marked), secrets kept when the panel sends their mask back, and a server's view for
 //! the panel with every secret masked.
 
-use crate::contract::ErrorKind;
+use crate::contract::{ErrorCause, ErrorKind};
 use serde_json::{json, Value};
 
 use crate::client::config::{DEFAULT_TIMEOUT_MS, MASK};
-use crate::client::{loopback_origin, ProtocolMode, ServerConfig, ServerStatus};
+use crate::client::url::UrlError;
+use crate::client::{loopback_origin, HttpUrl, ProtocolMode, ServerConfig, ServerStatus};
 use crate::contract::request::ServerInput;
 use crate::contract::views::{self, Header, ServerStatusName, ServerView};
 use crate::contract::ErrorBody;
@@ -64,8 +65,17 @@ pub fn server_from(
         headers: rows.into_iter().map(|h| (h.name, h.value)).collect(),
         timeout_ms: input.timeout_ms.unwrap_or(default_timeout_ms),
         enabled: input.enabled.unwrap_or(true),
+        local: None,
     };
-    server.validate().map_err(|e| invalid(e.to_string()))?;
+    server.validate().map_err(|e| {
+        // A bad address is the one mistake with its own advice in every language.
+        let cause = match HttpUrl::parse(&server.url) {
+            Err(UrlError::NotHttp(_)) => Some(ErrorCause::UrlScheme),
+            Err(_) => Some(ErrorCause::UrlInvalid),
+            Ok(_) => None,
+        };
+        invalid(e.to_string()).with_cause(cause)
+    })?;
     Ok(server)
 }
 
@@ -136,6 +146,11 @@ impl App {
                 }
             }
         }
+        // A local server stays the host's: its name and address are not the panel's to edit.
+        server.local = old.local.clone();
+        if server.local.is_some() {
+            server.url = old.url.clone();
+        }
         Ok(server)
     }
 
@@ -144,6 +159,8 @@ impl App {
         let s = self.config.servers.iter().find(|s| s.id == id)?;
         let status = if !s.enabled {
             ServerStatusName::Disabled
+        } else if self.connecting.contains_key(id) {
+            ServerStatusName::Connecting
         } else if state.error.is_some() {
             ServerStatusName::Failed
         } else if state.connected {
@@ -169,6 +186,7 @@ impl App {
             timeout_ms: s.timeout_ms,
             enabled: s.enabled,
             auth: self.auth_view(id),
+            local: s.local.clone(),
             state: views::ServerState {
                 status,
                 info: state.info,
@@ -198,6 +216,19 @@ impl App {
             latency_ms,
         };
         self.server_view(id, state)
+    }
+
+    /// A connection and tool listing of the server starts (`true`) or ends (`false`).
+    pub fn connecting(&mut self, id: &str, started: bool) {
+        let n = self.connecting.entry(id.to_owned()).or_default();
+        if started {
+            *n += 1;
+        } else {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                self.connecting.remove(id);
+            }
+        }
     }
 
     /// How a server's `tools/list` ended: its tools (persisted when they changed) and the

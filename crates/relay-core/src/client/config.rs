@@ -50,6 +50,10 @@ pub struct ServerConfig {
     /// ([`looks_secret`]): their values are shown masked and never leave the worker.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub secret_headers: Vec<String>,
+    /// The name of a server the native host runs (`relay-host`'s own list): its URL and
+    /// `Authorization` come from the host when it starts it (`crate::app::local`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local: Option<String>,
 }
 
 /// Parts of header names that say the value is a credential. Matched case-insensitively
@@ -130,6 +134,7 @@ impl ServerConfig {
             timeout_ms: DEFAULT_TIMEOUT_MS,
             enabled: true,
             secret_headers: Vec::new(),
+            local: None,
         }
     }
 
@@ -297,6 +302,7 @@ fn import_entry(name: &str, entry: &Value) -> Result<ServerConfig, String> {
         timeout_ms,
         enabled,
         secret_headers: Vec::new(),
+        local: None,
     };
     HttpUrl::parse(url).map_err(|e| e.to_string())?;
     Ok(server)

@@ -16,7 +16,7 @@
 //! free-text member scrubbed of URLs ([`super::url::scrub_urls`]) when the error is formatted,
 //! whatever the `url` fields hold; the session stores only the redacted form anyway.
 
-use crate::contract::ErrorKind;
+use crate::contract::{ErrorCause, ErrorKind};
 use serde::Serialize;
 use serde_json::Value;
 use thiserror::Error;
@@ -68,7 +68,7 @@ pub enum ClientError {
         data: Option<Value>,
     },
     /// A request that is safe to repeat took longer than its timeout.
-    #[error("{method} got no answer within {after_ms} ms")]
+    #[error("{method} got no answer within {} s", seconds(*.after_ms))]
     Timeout { method: String, after_ms: u64 },
     /// A `tools/call` was sent but no usable answer came (timeout, broken connection, HTTP 5xx,
     /// an unreadable answer, or cancelled in flight): the tool may or may not have run. Never
@@ -77,7 +77,7 @@ pub enum ClientError {
     #[error("the outcome of tool `{tool}` is unknown: {}", scrub_urls(.reason))]
     OutcomeUnknown { tool: String, reason: String },
     /// Retries of a transient failure ran out.
-    #[error("{method} failed after {attempts} attempts: {last}")]
+    #[error("{last} (tried {attempts} times)")]
     RetriesExhausted {
         method: String,
         attempts: u32,
@@ -330,10 +330,67 @@ impl ClientError {
     }
 }
 
+impl ClientError {
+    /// Why it happened, when that changes what to do: the panel says the cause's hint in the
+    /// user's language (`errCause_<cause>`), as [`ClientError::hint`] says it in English.
+    pub fn cause(&self) -> Option<ErrorCause> {
+        Some(match self {
+            ClientError::Auth { status: 401, .. } => ErrorCause::SignIn,
+            ClientError::Auth { loopback: true, .. } => ErrorCause::LoopbackOrigin,
+            ClientError::Auth { .. } => ErrorCause::Scopes,
+            ClientError::Http { status: 404, .. } => ErrorCause::WrongPath,
+            ClientError::Http {
+                status: 405 | 406 | 415,
+                ..
+            } => ErrorCause::NotMcp,
+            ClientError::Http { status: 429, .. } => ErrorCause::RateLimited,
+            ClientError::Http { status, .. } if *status >= 500 => ErrorCause::ServerFailed,
+            ClientError::Rpc { code, .. } if *code == ErrorCode::METHOD_NOT_FOUND => {
+                ErrorCause::NoFeature
+            }
+            ClientError::Tool { code, .. } if *code == ErrorCode::INVALID_PARAMS => {
+                ErrorCause::BadArguments
+            }
+            ClientError::Tool { code, .. } if *code == ErrorCode::METHOD_NOT_FOUND => {
+                ErrorCause::UnknownTool
+            }
+            ClientError::RetriesExhausted { last, .. } => return last.cause(),
+            _ => return None,
+        })
+    }
+
+    /// The details of its kind ([`ErrorKind::details`]), in order: the placeholders of the
+    /// kind's text in every language. Addresses are redacted, as in the message.
+    pub fn details(&self) -> Vec<String> {
+        match self {
+            ClientError::Connection { url, .. } => vec![redact_url(url)],
+            ClientError::Auth { status, .. } => vec![status.to_string()],
+            ClientError::Http { url, status, .. } => vec![status.to_string(), redact_url(url)],
+            ClientError::Timeout { after_ms, .. } => vec![seconds(*after_ms)],
+            ClientError::RetriesExhausted { attempts, .. } => vec![attempts.to_string()],
+            ClientError::Tool { tool, .. } | ClientError::OutcomeUnknown { tool, .. } => {
+                vec![tool.clone()]
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// Milliseconds as seconds, the unit every timeout is shown in: whole when whole.
+fn seconds(ms: u64) -> String {
+    if ms % 1000 == 0 {
+        (ms / 1000).to_string()
+    } else {
+        format!("{:.1}", ms as f64 / 1000.0)
+    }
+}
+
 impl From<&ClientError> for crate::contract::ErrorBody {
-    /// The error as an answer's `{kind, message, hint}`.
+    /// The error as an answer's `{kind, message, hint, details, cause}`.
     fn from(e: &ClientError) -> Self {
-        let body = crate::contract::ErrorBody::new(e.kind(), e.to_string());
+        let body = crate::contract::ErrorBody::new(e.kind(), e.to_string())
+            .with_details(e.details())
+            .with_cause(e.cause());
         match e.hint() {
             hint if hint.is_empty() => body,
             hint => body.with_hint(hint),

@@ -282,6 +282,11 @@ impl Pool {
         self.slots.insert(server.id, slot);
     }
 
+    /// A server's configuration as the client uses it.
+    pub fn server(&self, id: &str) -> Option<&ServerConfig> {
+        self.slots.get(id).map(|slot| &slot.session.config().server)
+    }
+
     /// Removes a server: pending operations are cancelled and its session is deleted (HTTP
     /// DELETE, whose answer nobody wants). Returns whether it existed.
     pub fn remove_server(&mut self, id: &str) -> bool {

@@ -69,23 +69,23 @@ error_kinds! {
     /// A call was running when the worker stopped: whether it ran is not known.
     Unknown = "unknown",
     /// The server could not be reached.
-    Connection = "connection",
+    Connection = "connection" ["address"],
     /// The server refused the credentials.
-    Auth = "auth",
+    Auth = "auth" ["status"],
     /// The server answered with an HTTP error.
-    Http = "http",
+    Http = "http" ["status", "address"],
     /// The server does not speak MCP as expected.
     Protocol = "protocol",
     /// The server answered with a JSON-RPC error.
     Rpc = "rpc",
     /// The tool reported an error.
-    Tool = "tool",
+    Tool = "tool" ["tool"],
     /// The server took too long.
-    Timeout = "timeout",
+    Timeout = "timeout" ["seconds"],
     /// A call was sent and no usable answer came.
-    OutcomeUnknown = "outcome_unknown",
+    OutcomeUnknown = "outcome_unknown" ["tool"],
     /// The server failed after the retries.
-    RetriesExhausted = "retries_exhausted",
+    RetriesExhausted = "retries_exhausted" ["attempts"],
     /// The request was cancelled.
     Cancelled = "cancelled",
     /// The server's session expired.
@@ -136,6 +136,59 @@ error_kinds! {
     NoChat = "no_chat",
     /// A field of a server's question was left empty or does not fit (the question stays open).
     FieldInvalid = "field_invalid" ["field"],
+    /// The native host (local servers) could not be started or refused a request.
+    LocalHost = "local_host",
+}
+
+/// Declares [`ErrorCause`] with its wire names from one list.
+macro_rules! error_causes {
+    ($( $(#[$meta:meta])* $variant:ident = $name:literal, )*) => {
+        /// Why an error of a kind happened, when the kind alone does not say what to do: the
+        /// panel shows `errCause_<cause>` of its language as the hint (a 404 says to check the
+        /// `/mcp` or `/sse` path, a 401 to sign in), so no language loses the cause.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+        pub enum ErrorCause {
+            $( $(#[$meta])* #[serde(rename = $name)] $variant, )*
+        }
+
+        impl ErrorCause {
+            /// Every cause, in declaration order.
+            pub const ALL: &'static [ErrorCause] = &[ $( ErrorCause::$variant, )* ];
+
+            /// The wire name (`wrong_path`, `sign_in`, ...).
+            pub fn as_str(self) -> &'static str {
+                match self { $( ErrorCause::$variant => $name, )* }
+            }
+        }
+    };
+}
+
+error_causes! {
+    /// Nothing answers MCP at the URL's path (HTTP 404).
+    WrongPath = "wrong_path",
+    /// The address answers HTTP but not MCP (405, 406, 415).
+    NotMcp = "not_mcp",
+    /// The server is rate-limiting (429).
+    RateLimited = "rate_limited",
+    /// The server failed handling the request (5xx).
+    ServerFailed = "server_failed",
+    /// The server needs a sign-in or a token (401).
+    SignIn = "sign_in",
+    /// A server on this computer refused the extension's origin (403 on loopback).
+    LoopbackOrigin = "loopback_origin",
+    /// The credentials lack a permission (403).
+    Scopes = "scopes",
+    /// The server does not offer the feature (JSON-RPC method not found).
+    NoFeature = "no_feature",
+    /// The server rejected a tool's name or arguments before running it.
+    BadArguments = "bad_arguments",
+    /// The server does not know the tool.
+    UnknownTool = "unknown_tool",
+    /// A server URL without `http://` or `https://`.
+    UrlScheme = "url_scheme",
+    /// A server URL that is not a valid address.
+    UrlInvalid = "url_invalid",
 }
 
 impl std::fmt::Display for ErrorKind {
@@ -171,6 +224,9 @@ pub struct ErrorBody {
     /// The kind's details ([`ErrorKind::details`]), in order, for its localized text.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub details: Vec<String>,
+    /// Why it happened, when that changes what to do ([`ErrorCause`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<ErrorCause>,
 }
 
 impl ErrorBody {
@@ -181,6 +237,7 @@ impl ErrorBody {
             message: message.into(),
             hint: None,
             details: Vec::new(),
+            cause: None,
         }
     }
 
@@ -193,6 +250,12 @@ impl ErrorBody {
     /// Adds the kind's details.
     pub fn with_details(mut self, details: Vec<String>) -> Self {
         self.details = details;
+        self
+    }
+
+    /// Adds the cause.
+    pub fn with_cause(mut self, cause: Option<ErrorCause>) -> Self {
+        self.cause = cause;
         self
     }
 }
@@ -213,6 +276,19 @@ mod tests {
             let json = serde_json::to_value(kind).expect("json");
             assert_eq!(json, name);
             assert_eq!(serde_json::from_value::<ErrorKind>(json).ok(), Some(*kind));
+        }
+        for (i, cause) in ErrorCause::ALL.iter().enumerate() {
+            let name = cause.as_str();
+            assert!(
+                name.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'),
+                "{name}"
+            );
+            assert!(ErrorCause::ALL[i + 1..].iter().all(|c| c.as_str() != name));
+            let json = serde_json::to_value(cause).expect("json");
+            assert_eq!(
+                serde_json::from_value::<ErrorCause>(json).ok(),
+                Some(*cause)
+            );
         }
     }
 }

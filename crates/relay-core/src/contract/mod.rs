@@ -98,6 +98,7 @@ macro_rules! messages {
 }
 
 pub mod error;
+pub mod local;
 pub mod request;
 pub mod sites;
 pub mod storage;
@@ -106,7 +107,7 @@ pub mod tab;
 pub mod ts;
 pub mod views;
 
-pub use error::{ErrorBody, ErrorKind};
+pub use error::{ErrorBody, ErrorCause, ErrorKind};
 pub use request::{ChatRef, Request, MESSAGES};
 pub use tab::{TabMessage, TAB_MESSAGES};
 

@@ -17,6 +17,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::local::{LocalAdded, LocalHostView, LocalLogView, LocalPlanView, LocalProposal};
 use super::tab::InsertOutcome;
 use super::views::{
     AdapterData, ChatView, ElicitationView, ExportAnswer, Header, ImportAnswer, ManualRun, Pong,
@@ -401,5 +402,26 @@ messages! {
         doc: "{chat} starts \"Teach this page\" in the chat's tab (the user then picks the parts with trusted clicks). → {started}",
         answer: Started, {
             #[serde(default, deserialize_with = "lenient::chat")] chat: Option<ChatRef>,
+        }
+    LocalList = "local/list", roles: PAGE,
+        doc: "The native host's servers with their status; servers the extension does not know yet are added (marked local). When Chrome cannot start the host: {installed: false, error, install} with the one command that installs it. → LocalHostView",
+        answer: LocalHostView, {}
+    LocalLog = "local/log", roles: PAGE, doc: "{name} a local server's recent stderr lines. → LocalLogView",
+        answer: LocalLogView, {
+            #[serde(default, deserialize_with = "lenient::text")] name: String,
+        }
+    LocalRestart = "local/restart", roles: PAGE, doc: "{name} stops and starts a local server, its crash count forgotten. → null",
+        answer: (), {
+            #[serde(default, deserialize_with = "lenient::text")] name: String,
+        }
+    LocalPlan = "local/plan", roles: PAGE,
+        doc: "{json} the stdio entries of an mcpServers file as the local host would run them, each with the exact command to confirm. → LocalPlanView",
+        answer: LocalPlanView, {
+            #[serde(default, deserialize_with = "lenient::text")] json: String,
+        }
+    LocalPropose = "local/propose", roles: PAGE,
+        doc: "{servers: [LocalProposal]} asks the host to add them; the host asks the user itself before it writes its list. → LocalAdded",
+        answer: LocalAdded, {
+            #[serde(default, deserialize_with = "lenient::value")] servers: Option<Vec<LocalProposal>>,
         }
 }

@@ -40,6 +40,8 @@ pub struct Header {
 #[serde(rename_all = "lowercase")]
 pub enum ServerStatusName {
     Idle,
+    /// A connection (and tool listing) is under way.
+    Connecting,
     Connected,
     Failed,
     Disabled,
@@ -92,6 +94,10 @@ pub struct ServerView {
     /// The server's sign-in; null when never signed in.
     pub auth: Option<ServerAuth>,
     pub state: ServerState,
+    /// The native host's name for a local server (run by `relay-host`); absent for a remote one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub local: Option<String>,
 }
 
 /// A server of an imported file before it is added (`servers/import` without `apply`).

@@ -291,6 +291,11 @@ pub const ADVERSARIAL: &[&str] = &[
     "unclosed_parameters",
     "backtick_runs",
     "json_lines_starts",
+    "tool_tags_unclosed",
+    "tool_tags_open_objects",
+    "tool_tags_wrong_closer",
+    "tool_tags_partial",
+    "dsml_unclosed",
 ];
 
 /// The adversarial reply `name` (one of [`ADVERSARIAL`]) of about `size` bytes, or `None` for
@@ -344,6 +349,11 @@ pub fn adversarial(name: &str, size: usize) -> Option<String> {
         "json_lines_starts" => {
             repeat("{\"type\":\"function_call_start\",\"name\":\"add\",\"call_id\":1}\n")
         }
+        "tool_tags_unclosed" => repeat("<add>{\"a\": 1} "),
+        "tool_tags_open_objects" => repeat("<add>{\"a\": <echo>{"),
+        "tool_tags_wrong_closer" => repeat("<add>{\"a\": 1}</echo   "),
+        "tool_tags_partial" => repeat("<notes_ad"),
+        "dsml_unclosed" => repeat("<｜DSML｜tool_calls><｜DSML｜invoke name=\"add\">｜DSML｜"),
         _ => return None,
     })
 }

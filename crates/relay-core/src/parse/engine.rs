@@ -19,6 +19,7 @@ use super::checkpoints::Checkpoints;
 use super::scan::{lang_is_read, Scan, PROSE};
 use super::sink::Sink;
 use super::state::{Mode, ScanState};
+use super::tooltag::ToolTagIndex;
 use super::{Diagnostic, ParseOutput, ToolCall};
 use crate::model::ServerTools;
 
@@ -29,6 +30,8 @@ pub(crate) struct Engine {
     sink: Sink,
     /// `None` for one-shot parses, which never rewind.
     checkpoints: Option<Checkpoints>,
+    /// The selected tools' names as tags, indexed when a reply first needs them.
+    tags: ToolTagIndex,
 }
 
 impl Engine {
@@ -38,6 +41,7 @@ impl Engine {
             st: ScanState::at(0),
             sink: Sink::default(),
             checkpoints: None,
+            tags: ToolTagIndex::default(),
         }
     }
 
@@ -47,6 +51,7 @@ impl Engine {
             st: ScanState::at(0),
             sink: Sink::default(),
             checkpoints: Some(Checkpoints::new()),
+            tags: ToolTagIndex::default(),
         }
     }
 
@@ -57,6 +62,7 @@ impl Engine {
             // The caller shortened the text without rewinding; never index past its end.
             self.rewind(text.len());
         }
+        self.tags.use_servers(servers);
         let scan = Scan {
             text,
             b: text.as_bytes(),
@@ -64,6 +70,7 @@ impl Engine {
             finished,
             cfg: PROSE,
             servers,
+            tags: &self.tags,
         };
         scan.run(&mut self.st, &mut self.sink, self.checkpoints.as_mut());
         if let (Some(cps), false) = (self.checkpoints.as_mut(), finished) {
@@ -77,6 +84,7 @@ impl Engine {
             st: self.st.clone(),
             sink: self.sink.clone(),
             checkpoints: None,
+            tags: self.tags.clone(),
         }
     }
 
@@ -127,6 +135,7 @@ impl Engine {
             Mode::Comment { .. } | Mode::Code { .. } => false,
             Mode::Prose => {
                 self.st.group.is_some()
+                    || self.st.tool_tag.is_some()
                     || self.st.frames.outermost().is_some_and(|start| {
                         let mut j = start + 1;
                         while j < b.len() && matches!(b[j], b' ' | b'\t' | b'\r' | b'\n') {

@@ -11,8 +11,11 @@
 //! fenced ```json block (the one the prompt generator teaches); `{"tool", "args"}` (seed 000);
 //! `<tool_call>{"id", "tool_name", "arguments"}</tool_call>` (seed 001); OpenAI shapes (`name` +
 //! `arguments` as a JSON string or object, `function`, `tool_calls`); JSON lines
-//! (`function_call_start` / `parameter` / `function_call_end`); and XML
-//! `<function_calls><invoke name><parameter name>` with any namespace prefix.
+//! (`function_call_start` / `parameter` / `function_call_end`); XML
+//! `<function_calls><invoke name><parameter name>` with any namespace prefix, DeepSeek's own
+//! `<｜DSML｜tool_calls>` spelling of it included (`string="true"` keeps a parameter a string);
+//! and a selected tool's name as the tag around a JSON object of arguments,
+//! `<get-sum>{"a": 1}</get-sum>` (deepseek-pp; `tooltag`).
 //!
 //! Layers, as seed 000 orders them, fall out of a single left-to-right scan: a fenced block or a
 //! tagged element consumes its whole text (nothing inside is seen again by another layer), then
@@ -34,7 +37,7 @@
 //! `braces`, `fence`, `tag`, `comment`, `code`, and `candidate` for the objects they find),
 //! `state` (the scan state and what failed searches proved), `frames` (the brace stack),
 //! `checkpoints`, `sink` (calls and diagnostics), `json` (the repairing JSON reader),
-//! `interpret` (object shapes), `xml` (tags and `<invoke>`), `resolve` (tool names), `ident`
+//! `interpret` (object shapes), `xml` (tags and `<invoke>`), `tooltag` (tool-name tags), `resolve` (tool names), `ident`
 //! (canonical JSON and call ids), `stream` (the streaming API), `text` (byte helpers).
 
 mod checkpoints;
@@ -49,6 +52,7 @@ mod sink;
 mod state;
 mod stream;
 mod text;
+mod tooltag;
 mod xml;
 
 #[doc(hidden)]
@@ -98,6 +102,9 @@ pub enum CallFormat {
     JsonLines,
     /// `<invoke name="..."><parameter name="...">...</parameter></invoke>`.
     Xml,
+    /// The tool's name as the tag around its arguments: `<get-sum>{"a": 1}</get-sum>`
+    /// (deepseek-pp).
+    ToolTag,
 }
 
 /// One tool call found in a reply, resolved to a server of the selection.

@@ -10,6 +10,7 @@ use std::rc::Rc;
 use super::frames::Frames;
 use super::json::Repairs;
 use super::scan::CodeMemo;
+use super::tooltag::ToolTag;
 use super::xml::{self, TagKind};
 
 /// Where candidates come from; decides which failures are worth a diagnostic.
@@ -158,6 +159,8 @@ pub(crate) struct ScanState {
     pub(crate) tag_closers: TagClosers,
     /// What the searches for inline code spans saw last (shared with checkpoints until changed).
     pub(crate) code: Option<Rc<CodeMemo>>,
+    /// An opening tool-name tag (`<echo>`) whose object may follow.
+    pub(crate) tool_tag: Option<ToolTag>,
 }
 
 /// Where the last closing tag of each kind of [`xml::TAGS`] starts among those a search for
@@ -280,6 +283,7 @@ impl ScanState {
             absent: Absent::NONE,
             tag_closers: TagClosers::NONE,
             code: None,
+            tool_tag: None,
         }
     }
 

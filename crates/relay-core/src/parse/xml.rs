@@ -1,7 +1,9 @@
 //! The XML call format and the tag lexing the scanner shares with it.
 //!
 //! `<function_calls><invoke name="t"><parameter name="k">v</parameter></invoke></function_calls>`,
-//! with or without a namespace prefix on any element (`<ns:invoke>`). This is not an XML parser:
+//! with or without a namespace prefix on any element (`<ns:invoke>`, and DeepSeek's own
+//! `<｜DSML｜tool_calls><｜DSML｜invoke>`, whose `string="true"` parameters stay strings). This is
+//! not an XML parser:
 //! parameter values are raw text up to their closing tag (models do not escape `<` in them), and a
 //! value that reads as JSON is that JSON, any other is a string (the schema module coerces later).
 
@@ -39,7 +41,7 @@ const MAX_OPEN_TAG: usize = 512;
 /// Blanks allowed before a closing tag's `>`.
 const MAX_BLANKS: usize = 16;
 /// How far past its `<` [`closing_tag`] may look.
-pub(crate) const MAX_CLOSING_TAG: usize = 2 + 2 * MAX_NAME + 1 + MAX_BLANKS + 1;
+pub(crate) const MAX_CLOSING_TAG: usize = 2 + DSML.len() + 2 * MAX_NAME + 1 + MAX_BLANKS + 1;
 
 /// An opening tag `<prefix:local attrs>`.
 #[derive(Debug, Clone, Copy)]
@@ -59,6 +61,23 @@ pub(crate) enum Lex<T> {
     Incomplete,
     No,
     Yes(T),
+}
+
+/// DeepSeek's own tool-call markup puts this before every element name
+/// (`<｜DSML｜invoke name="t">`): read like a namespace prefix.
+const DSML: &[u8] = "｜DSML｜".as_bytes();
+
+/// Skips DeepSeek's `｜DSML｜` prefix at `j`: the index after it, or `Err(Incomplete)` when the
+/// text ends inside it.
+fn skip_dsml(b: &[u8], j: usize, end: usize) -> Result<usize, ()> {
+    let rest = &b[j..end];
+    if rest.starts_with(DSML) {
+        Ok(j + DSML.len())
+    } else if !rest.is_empty() && DSML.starts_with(rest) {
+        Err(())
+    } else {
+        Ok(j)
+    }
 }
 
 fn is_name_start(c: u8) -> bool {
@@ -98,7 +117,9 @@ pub(crate) fn open_tag_looked(
     end: usize,
     wanted: &dyn Fn(&[u8]) -> bool,
 ) -> (Lex<OpenTag>, usize) {
-    let j = i + 1;
+    let Ok(j) = skip_dsml(b, i + 1, end) else {
+        return (Lex::Incomplete, end);
+    };
     if j >= end {
         return (Lex::Incomplete, end);
     }
@@ -169,6 +190,9 @@ pub(crate) fn closing_tag(b: &[u8], k: usize, end: usize, local: &[u8]) -> Lex<u
         return Lex::No;
     }
     j += 1;
+    let Ok(j) = skip_dsml(b, j, end) else {
+        return Lex::Incomplete;
+    };
     if j >= end {
         return Lex::Incomplete;
     }
@@ -394,7 +418,12 @@ fn parameters(
             return Err(BodyError::Incomplete);
         };
         let raw = text.get(tag.gt + 1..c).unwrap_or_default();
-        args.insert(key.to_owned(), parameter_value(raw));
+        // DeepSeek marks string parameters, whose text must not be read as JSON ("42").
+        let value = match attribute(text, tag.attrs, "string") {
+            Some("true") => Value::String(raw.to_owned()),
+            _ => parameter_value(raw),
+        };
+        args.insert(key.to_owned(), value);
         pos = after;
     }
     if !any {

@@ -3,8 +3,7 @@
 
 use relay_core::app::{extension_id, origin_rules_update};
 use relay_core::client::ServerConfig;
-use relay_core::contract::ErrorKind;
-use relay_core::contract::{ErrorBody, TabMessage};
+use relay_core::contract::{ErrorBody, ErrorKind, TabMessage};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -37,6 +36,10 @@ extern "C" {
     /// `chrome.action.setBadgeBackgroundColor({color})`.
     #[wasm_bindgen(catch, js_namespace = ["chrome", "action"], js_name = setBadgeBackgroundColor)]
     fn action_set_badge_background_color(details: &JsValue) -> Result<js_sys::Promise, JsValue>;
+
+    /// `relayNative(request)` (extension/native.js): one request on the native host's port.
+    #[wasm_bindgen(catch, js_name = relayNative)]
+    fn relay_native(request: &JsValue) -> Result<js_sys::Promise, JsValue>;
 
     /// `chrome.runtime.getURL(path)`: `chrome-extension://<id>/<path>`.
     #[wasm_bindgen(catch, js_namespace = ["chrome", "runtime"], js_name = getURL)]
@@ -112,21 +115,25 @@ pub(super) async fn sync_origin_rules(servers: &[ServerConfig]) -> Result<(), Er
 /// Shows `text` on the toolbar icon (nothing when empty), of one tab or of every tab without
 /// its own. Outside an extension (Node, tests) the API is absent and nothing happens.
 pub(super) async fn set_badge(tab: Option<i64>, text: &str) {
-    let with_tab = |mut v: serde_json::Value| {
-        if let Some(tab) = tab {
-            v["tabId"] = json!(tab);
-        }
-        v
-    };
-    for (set, arg) in [
-        (
-            action_set_badge_background_color as fn(&JsValue) -> _,
-            with_tab(json!({"color": "#c62828"})),
-        ),
-        (action_set_badge_text, with_tab(json!({"text": text}))),
-    ] {
+    let mut args = [json!({"color": "#c62828"}), json!({ "text": text })];
+    if let Some(tab) = tab {
+        args.iter_mut().for_each(|a| a["tabId"] = json!(tab));
+    }
+    let set: [fn(&JsValue) -> _; 2] = [action_set_badge_background_color, action_set_badge_text];
+    for (set, arg) in set.into_iter().zip(args) {
         if let Ok(p) = to_js(&arg).and_then(|arg| set(&arg)) {
             let _ = JsFuture::from(p).await;
         }
     }
+}
+
+/// One request to the native host; an error when Chrome cannot start it.
+pub(super) async fn native(request: &Value) -> HandlerResult {
+    let failed = |e: JsValue| ErrorBody::new(ErrorKind::LocalHost, message(&e, "no native host"));
+    let promise = relay_native(&to_js(request).map_err(failed)?).map_err(failed)?;
+    from_js(
+        JsFuture::from(promise).await.map_err(failed)?,
+        "host answer",
+    )
+    .map_err(failed)
 }

@@ -13,7 +13,6 @@
 //! says (`relay_core::app::StorageOp`), so concurrent handlers never interleave a
 //! read-modify-write.
 
-use relay_core::contract::ErrorKind;
 use std::future::Future;
 use std::rc::Rc;
 
@@ -21,7 +20,7 @@ use relay_core::app::{DpopProver, Host, ProgressFn, Runner, Task};
 use relay_core::auth::{AuthRequest, PublicJwk};
 use relay_core::client::{ClientError, Operation, Output, Pool, PoolOptions, ServerConfig};
 use relay_core::contract::storage::Area;
-use relay_core::contract::{self, ErrorBody, TabMessage};
+use relay_core::contract::{self, ErrorBody, ErrorKind, TabMessage};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -198,5 +197,9 @@ impl Host for Browser {
             Some(key) => key.sign(signing_input).await,
             None => Err("no DPoP key for this server".to_owned()),
         }
+    }
+
+    async fn native(&self, request: &Value) -> HandlerResult {
+        chrome::native(request).await
     }
 }

@@ -145,6 +145,16 @@ impl Scan<'_> {
                         st.deep -= 1;
                         continue;
                     }
+                    if st.tool_tag.is_some() && st.frames.len() == 1 {
+                        match self.tool_tag_close(st, sink, j) {
+                            None => {
+                                st.pos = j;
+                                return Flow::Stop;
+                            }
+                            Some(true) => return Flow::Continue,
+                            Some(false) => {}
+                        }
+                    }
                     let Some(start) = st.frames.pop() else {
                         return Flow::Continue;
                     };
@@ -218,6 +228,7 @@ impl Scan<'_> {
         if !self.finished {
             return Flow::Stop;
         }
+        st.tool_tag = None;
         if st.frames.len() == 1 && st.deep == 0 && !st.in_string && self.cfg.at_message_end {
             if let Some(start) = st.frames.outermost() {
                 if self.candidate(st, sink, Span::new(start, self.end), true) {
@@ -234,6 +245,7 @@ impl Scan<'_> {
     /// the complete objects nested directly in them are the candidates.
     pub(crate) fn abandon(&self, st: &mut ScanState, sink: &mut Sink, at: usize) {
         let frames = st.frames.take();
+        st.tool_tag = None;
         st.deep = 0;
         st.in_string = false;
         let before = sink.produced();

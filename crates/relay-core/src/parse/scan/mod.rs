@@ -1,5 +1,5 @@
 //! The scanner proper: one [`Scan`] over a text and a configuration, driving one scanner per
-//! construct (`prose`, `braces`, `fence`, `tag`, `comment`, `code`) and reading the candidates
+//! construct (`prose`, `braces`, `fence`, `tag`, `tooltag`, `comment`, `code`) and reading the candidates
 //! they find (`candidate`).
 
 mod braces;
@@ -9,12 +9,14 @@ mod comment;
 mod fence;
 mod prose;
 mod tag;
+mod tooltag;
 
 use memchr::memmem;
 
 use super::checkpoints::Checkpoints;
 use super::sink::Sink;
 use super::state::{Absent, Cfg, Mode, ScanState};
+use super::tooltag::ToolTagIndex;
 
 pub(crate) use super::state::PROSE;
 use crate::model::ServerTools;
@@ -38,6 +40,8 @@ pub(crate) struct Scan<'a> {
     pub(crate) finished: bool,
     pub(crate) cfg: Cfg,
     pub(crate) servers: &'a [ServerTools],
+    /// The servers' tool names as tags (`tooltag`).
+    pub(crate) tags: &'a ToolTagIndex,
 }
 
 impl<'a> Scan<'a> {

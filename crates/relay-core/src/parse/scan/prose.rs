@@ -9,6 +9,7 @@ use super::super::state::{Mode, ScanState, TagClosers};
 use super::super::text::run_len;
 use super::super::xml::{self, Lex, TagKind};
 use super::fence::FenceOpen;
+use super::tooltag::Opened;
 use super::{Flow, Scan};
 
 impl Scan<'_> {
@@ -33,10 +34,14 @@ impl Scan<'_> {
             st.pos = self.end;
             if self.finished {
                 self.end_group(st, sink);
+                st.tool_tag = None;
             }
             return Flow::Stop;
         };
         st.pos = i;
+        if st.tool_tag.is_some() {
+            self.tool_tag_next(st, sink, i);
+        }
         match self.b[i] {
             b'{' => {
                 sink.work += 1;
@@ -90,10 +95,14 @@ impl Scan<'_> {
         }
         match self.classify_angle(st, sink, i) {
             Angle::Wait => Flow::Stop,
-            Angle::No => {
-                st.pos = i + 1;
-                Flow::Continue
-            }
+            Angle::No => match self.tool_tag_open(st, sink, i) {
+                Opened::Wait => Flow::Stop,
+                Opened::Yes => Flow::Continue,
+                Opened::No => {
+                    st.pos = i + 1;
+                    Flow::Continue
+                }
+            },
             Angle::Comment => {
                 st.mode = Mode::Comment {
                     open: i,
