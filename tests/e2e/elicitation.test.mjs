@@ -197,7 +197,14 @@ for (const lang of ['en', 'zh_CN']) {
     await panel.reload();
     await panel.locator('#core-status[data-state="ready"]').waitFor();
     assert.equal(await panel.locator('#tab-servers').textContent(), BLANK_TEXT[lang].tab);
-    const tabsBefore = await panel.locator('#tabs').boundingBox();
+    // Where the tabs are once the panel's layout has settled (two looks in a row agree).
+    let tabsBefore = null;
+    await until(async () => {
+      const box = await panel.locator('#tabs').boundingBox();
+      const settled = JSON.stringify(box) === JSON.stringify(tabsBefore);
+      tabsBefore = box;
+      return settled;
+    }, { intervalMs: 200, what: 'the panel layout to settle' });
     const answered = seen.answers.length;
     const pending = ask('blank');
     const q = panel.locator('#questions .question');
