@@ -38,7 +38,7 @@
  */
 /**
  * One call in the ledger.
- * @typedef {{ key: string, chat: string, messageId: string, callId: string, serverId: string, tool: string, arguments: JsonValue, state: CallState, seq: number, startedAt?: number | null, durationMs?: number | null, result?: JsonValue | null, resultSize?: number | null, resultPruned?: boolean, error?: ErrorBody | null, replyText?: string | null, progress?: JsonValue | null, delivered: boolean, unsent?: boolean, inFlight?: boolean, deliveryNote?: string | null, destructive: boolean, wait?: WaitReason | null, asking?: string | null, }} CallRecord
+ * @typedef {{ key: string, chat: string, messageId: string, callId: string, serverId: string, tool: string, arguments: JsonValue, state: CallState, seq: number, startedAt?: number | null, durationMs?: number | null, result?: JsonValue | null, resultSize?: number | null, resultPruned?: boolean, error?: ErrorBody | null, replyText?: string | null, progress?: JsonValue | null, delivered: boolean, unsent?: boolean, inFlight?: boolean, deliveryNote?: string | null, destructive: boolean, wait?: WaitReason | null, asking?: string | null, sendAt?: number | null, }} CallRecord
  */
 /**
  * The state of one call in the ledger.
@@ -249,7 +249,7 @@
  */
 /**
  * Settings of the whole extension.
- * @typedef {{ customInstructions: string, defaultStrategy: Strategy, maxConsecutive: number, maxTotal: number, resultMaxChars: number, defaultTimeoutMs: number, language: string, guideDismissed: boolean, }} Settings
+ * @typedef {{ customInstructions: string, defaultStrategy: Strategy, maxConsecutive: number, maxTotal: number, resultMaxChars: number, defaultTimeoutMs: number, language: string, guideDismissed: boolean, sendDelayMs: number, }} Settings
  */
 /**
  * A custom chat site: its origin and adapter (an adapter id; with `custom`, the data of a
@@ -294,6 +294,10 @@
 /**
  * How hard the prompt pushes the model towards tools (seed 003's per-prompt strategies).
  * @typedef {"auto" | "toolFirst" | "toolForced" | "disabled"} Strategy
+ */
+/**
+ * A content script's answer to `relay/submit`. Read leniently: no answer is not sent.
+ * @typedef {{ submitted: boolean, error?: string, }} SubmitOutcome
  */
 /**
  * Hints a server gives about a tool's behaviour (MCP `ToolAnnotations`). Untrusted: they only
@@ -375,6 +379,7 @@
  *   'page/state': { chat?: ChatRef, },
  *   'activity/list': { chat?: ChatRef, },
  *   'activity/decide': { key: string, decision: UserDecision, confirm?: boolean, },
+ *   'chat/holdSend': { key: string, },
  *   'elicitation/list': {},
  *   'elicitation/answer': { key: string, action: string, content?: { [key in string]: JsonValue }, },
  *   'settings/get': {},
@@ -425,6 +430,7 @@
  *   'page/state': PageView | null,
  *   'activity/list': Array<CallRecord>,
  *   'activity/decide': CallRecord,
+ *   'chat/holdSend': CallRecord,
  *   'elicitation/list': Array<ElicitationView>,
  *   'elicitation/answer': Array<ElicitationView>,
  *   'settings/get': Settings,
@@ -587,6 +593,8 @@ export const MESSAGES = Object.freeze({
   'activity/list': ['page', 'content'],
   /** {key, decision: run|deny|always, confirm?} approves or denies a pending call; re-runs an unknown one on run. → CallRecord */
   'activity/decide': ['page', 'content'],
+  /** {key} cancels the delayed auto-send of the results this call's went back with: they stay in the chat's input, unsent. A content script, for its own chat only. → CallRecord */
+  'chat/holdSend': ['page', 'content'],
   /** Servers' questions waiting for the user (MCP elicitation). → [ElicitationView] */
   'elicitation/list': ['page'],
   /** {key, action: accept|decline|cancel, content?} answers a question; a form that does not fit its schema is refused and stays open. → [ElicitationView] */
@@ -630,6 +638,7 @@ export const MESSAGES = Object.freeze({
  *   'relay/check': {},
  *   'relay/calls': { calls: Array<CallRecord>, },
  *   'relay/teach': {},
+ *   'relay/submit': { text: string, },
  * }} TabMessages
  */
 /**
@@ -639,6 +648,7 @@ export const MESSAGES = Object.freeze({
  *   'relay/check': SiteCheck,
  *   'relay/calls': null,
  *   'relay/teach': Started,
+ *   'relay/submit': SubmitOutcome,
  * }} TabAnswers
  */
 /** @typedef {keyof TabMessages} TabMessageType */
@@ -656,6 +666,7 @@ export const TAB_MESSAGES = Object.freeze({
   'relay/check': 'Report which adapter selectors match on the page.',
   'relay/calls': 'Changed call records of this tab, for its call cards.',
   'relay/teach': 'Start "Teach this page": the user picks the input, the send button and a reply.',
+  'relay/submit': 'Send the chat\'s message now, if its input still holds this text (results written earlier, at the end of the delay before auto-send).',
 });
 
 // ---- storage (generated from relay_core::contract::storage) ---------------------------------

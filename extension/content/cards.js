@@ -187,7 +187,7 @@
    * Whether a card shows as a pill: its call is done and its result went where it should.
    * @param {import('../contract').CallRecord} rec
    */
-  const compact = (rec) => rec.state === 'done' && !rec.unsent && !rec.deliveryNote;
+  const compact = (rec) => rec.state === 'done' && !rec.unsent && !rec.deliveryNote && !rec.sendAt;
 
   /**
    * The card's head: tool name, state and the dismiss button.
@@ -315,9 +315,9 @@
         const done = Number.isFinite(total) && total > 0 ? `${p.progress}/${total}` : String(p.progress);
         const info = line([typeof p.message === 'string' ? p.message : '', done].filter(Boolean).join(' · '), 'note progress');
         info.prepend(bar, ' ');
-        card.appendChild(info);
+        body.appendChild(info);
       }
-      card.appendChild(button(t('callCancel', 'Cancel run'), 'cancel', () => cancelCall(rec.key)));
+      actions.appendChild(button(t('callCancel', 'Cancel run'), 'cancel', () => cancelCall(rec.key)));
     }
     if (rec.state === 'pending' || rec.state === 'unknown') {
       if (rec.destructive === true) {
@@ -346,6 +346,15 @@
       unseen.dataset.unseen = 'true';
       unseen.setAttribute('role', 'alert');
       body.appendChild(unseen);
+    }
+    // The delay before auto-send (the core's): a countdown, and Cancel keeps the results unsent.
+    if (typeof rec.sendAt === 'number') {
+      const countdown = line('', 'note countdown');
+      countdown.dataset.sendAt = String(rec.sendAt);
+      countdown.setAttribute('role', 'timer');
+      body.appendChild(countdown);
+      actions.appendChild(button(t('cardCancelSend', 'Cancel sending'), 'hold-send', () => holdSend(rec.key)));
+      tickCountdowns();
     }
     if (rec.unsent) body.appendChild(line(t('resultNotSent', 'The result is in the input, not sent — press Send'), 'note'));
     if (rec.deliveryNote) body.appendChild(line(String(rec.deliveryNote), 'error'));
@@ -478,6 +487,35 @@
       const now = await call('activity/list').catch(() => []);
       renderCard(now.find((c) => c.key === key) || entry.rec, refused);
     });
+  }
+
+  /**
+   * Cancels the delayed auto-send of the results this call went back with (a trusted click on
+   * its card's Cancel): the core keeps them in the input, unsent, and says so.
+   * @param {string} key
+   */
+  function holdSend(key) {
+    call('chat/holdSend', { key }).then((rec) => renderCard(rec)).catch(async (/** @type {any} */ e) => {
+      const entry = cards.get(key);
+      if (!entry) return;
+      /** @type {import('../contract').CallRecord[]} */
+      const now = await call('activity/list').catch(() => []);
+      renderCard(now.find((c) => c.key === key) || entry.rec, { message: String(e && e.message || e), hint: e && e.hint ? String(e.hint) : undefined });
+    });
+  }
+
+  /** @type {number | undefined} */
+  let countdownTimer;
+  /** Updates every countdown on the cards (four times a second while there is one). */
+  function tickCountdowns() {
+    clearTimeout(countdownTimer);
+    countdownTimer = undefined;
+    const lines = /** @type {HTMLElement[]} */ ([...list.querySelectorAll('.countdown')]);
+    for (const el of lines) {
+      const left = Math.ceil((Number(el.dataset.sendAt) - Date.now()) / 1000);
+      el.textContent = left > 0 ? t('cardSendingIn', `Sending in ${left} s`, [String(left)]) : t('cardSendingNow', 'Sending…');
+    }
+    if (lines.length) countdownTimer = setTimeout(tickCountdowns, 250);
   }
 
   /** @param {string} key */

@@ -136,6 +136,8 @@ export interface Namespace {
   };
   write: {
     insert(text: string, submit: boolean, attachments: Attachment[]): Promise<InsertOutcome>;
+    /** Sends results written earlier if the input still holds them (the delay before auto-send's end). */
+    submitNow(text: string): Promise<import('../contract.js').SubmitOutcome>;
     writePath(editor: string, isField: boolean, kind?: string): readonly WriteStrategy[];
     kindOf(el: HTMLElement): string;
     lineLoss(held: string, meant: string): string | null;

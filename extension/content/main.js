@@ -31,6 +31,9 @@
       NS.read.scheduleScan();
       return null;
     },
+    // The end of the delay before auto-send (the core decided it is due and not cancelled).
+    'relay/submit': (m) => NS.write.submitNow(String(m.text || ''))
+      .catch((e) => ({ submitted: false, error: String(e && e.message || e) })),
     'relay/teach': () => {
       NS.teach.start();
       return { started: true };

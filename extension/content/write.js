@@ -540,5 +540,21 @@
     return { inserted: true, submitted: sent.submitted, how: wrote.how, ...attached, ...(sent.error ? { error: sent.error } : {}) };
   }
 
-  NS.write = { insert, writePath, lineLoss, WRITE_PATHS, kindOf };
+  /**
+   * Sends results written earlier (the end of the delay before auto-send), if the input still
+   * holds them: the user may have edited, sent or cleared it meanwhile.
+   * @param {string} text the results as they were written
+   * @returns {Promise<import('../contract').SubmitOutcome>}
+   */
+  async function submitNow(text) {
+    const input = dom.findInput();
+    if (!input) return { submitted: false, error: 'No input box found on this page.' };
+    const head = alnum(text).slice(0, 40);
+    if (!head || !alnum(editorText(input)).includes(head)) {
+      return { submitted: false, error: t('sendTextGone', 'The results are no longer in the chat\'s input, so nothing was sent.') };
+    }
+    return submit(input, text, false, null);
+  }
+
+  NS.write = { insert, submitNow, writePath, lineLoss, WRITE_PATHS, kindOf };
 })();

@@ -82,12 +82,13 @@ test('cargo xtask demo: the whole loop on bundled defaults, headless, with its s
   const r = await xtask(['demo'], { timeoutMs: 580_000 });
   ok(r, 'cargo xtask demo');
   const steps = r.stderr + r.stdout;
-  for (let n = 1; n <= 11; n++) assert.match(steps, new RegExp(`\\[demo\\]\\s+${n}\\. `), `step ${n}`);
-  assert.match(steps, /assistant called add\(\{"a":2,"b":3\}\)/);
-  assert.match(steps, /Final answer: 5/);
-  for (const png of ['1-instructions.png', '2-tool-ran.png', '3-final-answer.png']) {
-    assert.ok(existsSync(join(shots, png)), `screenshot ${png}`);
-  }
+  for (let n = 1; n <= 19; n++) assert.match(steps, new RegExp(`\\[demo\\]\\s+${n}\\. `), `step ${n}`);
+  assert.match(steps, /the assistant called add: the call waits for approval/);
+  assert.match(steps, /Final answer: 2 \+ 3 \+ 4 = 9/);
+  const manifest = JSON.parse(readFileSync(join(shots, 'manifest.json'), 'utf8'));
+  const files = ['1-server-added.png', '2-chat-servers-picked.png', '3-call-waiting.png', '4-result-in-chat.png', '5-final-answer.png'];
+  assert.deepEqual(manifest.shots.map((x) => x.file), files);
+  for (const png of files) assert.ok(existsSync(join(shots, png)), `screenshot ${png}`);
 });
 
 test('cargo xtask conformance: the official client suite passes and prints its tally', { timeout: 600_000 }, async () => {

@@ -155,9 +155,7 @@ async function main() {
 
     const chat = await ext.context.newPage();
     await chat.setViewportSize(CHAT);
-    // The assistant thinks a second before each reply (as models do), so the result can be seen
-    // in the chat before the next reply starts.
-    await chat.goto(site.origin + '/?think=1500');
+    await chat.goto(site.origin + '/');
     await chat.locator('mcp-relay-ui[data-state="ready"]').waitFor({ state: 'attached', timeout: 10_000 });
     step('demo chat opened; the content script is connected to the core');
     const pages = { panel, chat };
@@ -179,7 +177,9 @@ async function main() {
       assert.equal(p.view, 'servers');
       assert.equal(p.guide, 'pickServers');
       assert.equal(await panel.locator('#view-servers li.server[data-status="connected"]').count(), 1);
-      return { panel: { view: p.view, guide: p.guide, text: stable(p.text) } };
+      // The server list (the local-servers section below it depends on this machine's native host).
+      const list = await panel.locator('#view-servers ul.server-list').innerText();
+      return { panel: { view: p.view, guide: p.guide, servers: stable(list) } };
     });
 
     // This chat: pick the server, auto-run and auto-send on.
@@ -240,7 +240,10 @@ async function main() {
       return { panel: { view: p.view, text: stable(p.text) }, chat: { lastReply: stable(c.turns.at(-1).text) }, cards: cards.map((x) => ({ ...x, text: stable(x.text) })) };
     });
 
-    // Approve in Activity: "Always allow" runs it and allows add from now on.
+    // Approve in Activity: "Always allow" runs it and allows add from now on. The scripted
+    // assistant is held before its next reply (the page's own switch, see assistant.js) until
+    // the result has been seen in the chat.
+    await chat.evaluate(() => { /** @type {any} */ (window).demoChatPaused = true; });
     await waiting.locator('button[data-decision="always"]').click();
     step('Activity → Always allow: the call runs; add no longer asks');
     // The result's message: a user turn holding a tool-result block.
@@ -258,6 +261,7 @@ async function main() {
       return { chat: { result: stable(text) } };
     });
 
+    await chat.evaluate(() => { /** @type {any} */ (window).demoChatPaused = false; });
     // The second call runs without asking (allowed, auto-run on), then the final answer.
     const final = chat.locator('.turn[data-role="assistant"]', { hasText: 'Final answer' });
     await final.waitFor({ timeout: 30_000 });

@@ -20,6 +20,7 @@ export const DEFAULTS = Object.freeze({
   resultMaxChars: 20_000,
   defaultTimeoutMs: 30_000,
   language: '',
+  sendDelayMs: 0,
 });
 
 /**
@@ -34,6 +35,7 @@ const NUMBERS = [
   ['maxTotal', 'settingsMaxTotal', 1, 500, 1],
   ['resultMaxChars', 'settingsMaxResult', 100, 1_000_000, 1],
   ['defaultTimeoutMs', 'settingsDefaultTimeout', 1, 600, 1_000],
+  ['sendDelayMs', 'settingsSendDelay', 0, 60, 1_000],
 ];
 
 /**

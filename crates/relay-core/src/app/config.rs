@@ -80,6 +80,9 @@ pub struct Settings {
     pub language: String,
     /// The user closed the side panel's first-run guide.
     pub guide_dismissed: bool,
+    /// How long results written with auto-send wait in the chat's input before they are sent
+    /// (0: at once). The card counts down and can cancel the send.
+    pub send_delay_ms: u64,
 }
 
 impl Default for Settings {
@@ -94,6 +97,7 @@ impl Default for Settings {
             default_timeout_ms: DEFAULT_TIMEOUT_MS,
             language: String::new(),
             guide_dismissed: false,
+            send_delay_ms: 0,
         }
     }
 }

@@ -22,8 +22,12 @@ pub struct Delivery {
     pub keys: Vec<String>,
     pub text: String,
     pub attachments: Vec<Attachment>,
-    /// Whether to send the chat's message after writing (the chat's auto-submit).
+    /// Whether to send the chat's message right after writing (the chat's auto-submit, without
+    /// a delay before auto-send).
     pub submit: bool,
+    /// Auto-submit with a delay: the results are written without a send, which follows this
+    /// many milliseconds later unless the user cancels it ([`App::hold_send`]).
+    pub send_delay_ms: Option<u64>,
 }
 
 impl Delivery {
@@ -84,6 +88,7 @@ impl App {
             }
         }
         let settings = self.config.chat(chat);
+        let delay = self.config.settings.send_delay_ms;
         let inputs: Vec<ResultInput> = records
             .iter()
             .map(|r| {
@@ -111,7 +116,8 @@ impl App {
             keys: records.into_iter().map(|r| r.key).collect(),
             text,
             attachments: formatted.attachments,
-            submit: settings.auto_submit,
+            submit: settings.auto_submit && delay == 0,
+            send_delay_ms: (settings.auto_submit && delay > 0).then_some(delay),
         })
     }
 

@@ -23,6 +23,7 @@ mod requests;
 mod run;
 mod run_local;
 mod run_signin;
+mod send_later;
 mod servers;
 mod signin;
 mod store;
@@ -50,6 +51,7 @@ pub use observe::{page_key, PageAnswer, PageView, TurnView, MAX_PAGES};
 pub use requests::{adapter_for, answer, site_entry, sites_with, web_origin, Io, Sender, Step};
 pub use run::{badge_text, Runner};
 pub use run_signin::DpopProver;
+pub use send_later::{DueSend, PendingSend};
 pub use servers::{
     extension_id, input_of, origin_rules, origin_rules_update, server_from, Health, ServerState,
 };
@@ -141,6 +143,11 @@ pub struct App {
     prompts: std::cell::RefCell<Option<tools::PromptCache>>,
     /// What storage holds as far as the app knows, and full results kept in memory.
     stash: store::Stash,
+    /// Results written and waiting for their delayed auto-send, by the first call's key (not
+    /// persisted: a restart leaves them unsent, `Ledger::recover_after_restart`).
+    pending_sends: HashMap<String, send_later::PendingSend>,
+    /// Delayed sends asked of the tab, until it answers.
+    sent_waiting: HashMap<String, send_later::PendingSend>,
 }
 
 /// The stored state of an app that knows `servers` and their tools (loopback URLs that are
@@ -185,6 +192,8 @@ impl App {
             tools_generation: 0,
             prompts: Default::default(),
             stash: store::Stash::default(),
+            pending_sends: HashMap::new(),
+            sent_waiting: HashMap::new(),
         };
         app.stash = store::Stash::loaded(&app.ledger, true);
         let recovered = app.ledger.recover_after_restart();

@@ -693,6 +693,15 @@ impl App {
                     effects,
                 ))
             }
+            Request::ChatHoldSend { key } => {
+                let key = required(key, "key")?;
+                let sender_chat = match role {
+                    Role::Content => Some(self.chat_for(sender, None)?),
+                    Role::Page => None,
+                };
+                let (record, effects) = self.cancel_send(role, sender_chat.as_deref(), &key)?;
+                Ok(Step::Done(answer::<answers::ChatHoldSend>(record), effects))
+            }
             Request::ElicitationList {} => {
                 done(answer::<answers::ElicitationList>(self.elicitations_view()))
             }

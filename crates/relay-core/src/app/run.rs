@@ -737,5 +737,33 @@ impl<H: Host> Runner<H> {
             .unwrap_or_default();
         let effects = self.app.borrow_mut().delivery_written(&d, &outcome);
         self.run_background(effects).await;
+        // Auto-send with a delay: the send waits for its timer (or the user's Cancel).
+        let now = self.host.now_ms();
+        let (effects, timer) = self.app.borrow_mut().hold_send(&d, &outcome, now);
+        self.run_background(effects).await;
+        if let Some((id, delay)) = timer {
+            let run = Rc::clone(self);
+            self.host.after(
+                delay,
+                Box::new(move || {
+                    let send = Rc::clone(&run);
+                    run.host
+                        .spawn(Box::pin(async move { send.send_due(&id).await }));
+                }),
+            );
+        }
+    }
+
+    /// A delayed auto-send's time came: send, unless the user cancelled it meanwhile.
+    async fn send_due(self: &Rc<Self>, id: &str) {
+        let Some(due) = self.app.borrow_mut().send_due(id) else {
+            return;
+        };
+        let answer = self.host.to_tab(due.tab, &due.message).await.ok();
+        let outcome = answer
+            .and_then(|a| serde_json::from_value(a).ok())
+            .unwrap_or_default();
+        let effects = self.app.borrow_mut().send_done(&due.id, &outcome);
+        self.run_background(effects).await;
     }
 }

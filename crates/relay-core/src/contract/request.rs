@@ -357,6 +357,11 @@ messages! {
             decision: UserDecision,
             #[serde(default, deserialize_with = "lenient::flag")] confirm: Option<bool>,
         }
+    ChatHoldSend = "chat/holdSend", roles: BOTH,
+        doc: "{key} cancels the delayed auto-send of the results this call's went back with: they stay in the chat's input, unsent. A content script, for its own chat only. → CallRecord",
+        answer: CallRecord, {
+            #[serde(default, deserialize_with = "lenient::text")] key: String,
+        }
     ElicitationList = "elicitation/list", roles: PAGE,
         doc: "Servers' questions waiting for the user (MCP elicitation). → [ElicitationView]",
         answer: Vec<ElicitationView>, {}

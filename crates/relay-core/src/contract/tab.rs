@@ -36,6 +36,21 @@ messages! {
     Teach = "relay/teach", roles: CORE,
         doc: "Start \"Teach this page\": the user picks the input, the send button and a reply.",
         answer: Started, {}
+    Submit = "relay/submit", roles: CORE,
+        doc: "Send the chat's message now, if its input still holds this text (results written earlier, at the end of the delay before auto-send).",
+        answer: SubmitOutcome, { text: String }
+}
+
+/// A content script's answer to `relay/submit`. Read leniently: no answer is not sent.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(optional_fields))]
+#[serde(rename_all = "camelCase", default)]
+pub struct SubmitOutcome {
+    /// The message left: the editor let go of the text and a new user turn appeared.
+    pub submitted: bool,
+    /// Why not, for the user (the text is no longer in the input, the send did not take).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// A content script's answer to `relay/insert`: what the chat's editor holds and whether the

@@ -116,6 +116,10 @@ pub struct CallRecord {
     /// elicitation): the card says to answer in the side panel.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub asking: Option<String>,
+    /// When (ms since the epoch) the result written into the chat is sent by itself, while the
+    /// chat's delay before auto-send counts down; the card shows the countdown and a Cancel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_at: Option<u64>,
 }
 
 /// A call as it arrives from the parser, with where it came from.
@@ -247,6 +251,7 @@ impl Ledger {
             unsent: false,
             in_flight: false,
             delivery_note: None,
+            send_at: None,
             destructive: call.destructive,
             wait: None,
             asking: None,
@@ -357,6 +362,12 @@ impl Ledger {
                 rec.in_flight = false;
                 rec.unsent = true;
                 rec.delivery_note = Some("The extension restarted while this result was being written into the chat: check the chat's input, and press Send if it is there.".into());
+                changed.push(key.clone());
+            }
+            if rec.send_at.take().is_some() {
+                // The countdown's timer went with the worker: the result waits in the input.
+                rec.unsent = true;
+                rec.delivery_note = Some("The extension restarted before the result was sent: press Send in the chat if the result is still in its input.".into());
                 changed.push(key.clone());
             }
             if rec.state == CallState::Running {
