@@ -134,3 +134,36 @@ chrome.storage.onChanged.addListener((changes, area) => {
 });
 scheduleSync();
 
+
+// Keyboard shortcuts (manifest `commands`, changeable in chrome://extensions/shortcuts): open the
+// side panel; insert the instructions into the active tab's chat. The instructions are the
+// core's (`prompt/build` for that chat's servers, `chat/insert`, as the panel's Insert does);
+// a chat with no servers picked gets the panel opened instead, where they are picked.
+/**
+ * @param {string} command
+ * @param {chrome.tabs.Tab | undefined} tab the active tab
+ */
+async function onCommand(command, tab) {
+  if (!tab || typeof tab.id !== 'number') return;
+  if (command === 'open-panel') {
+    // Called before any await: Chrome opens the side panel only within the shortcut's gesture.
+    await chrome.sidePanel.open({ tabId: tab.id });
+    return;
+  }
+  if (command !== 'insert-instructions' || !tab.url) return;
+  const chat = { tabId: tab.id, url: tab.url };
+  const self = { role: /** @type {const} */ ('page'), origin: EXTENSION_ORIGIN };
+  await ready;
+  const built = await handle({ type: 'prompt/build', chat }, self);
+  if (!built.ok || !built.data) {
+    await chrome.sidePanel.open({ tabId: tab.id }).catch(() => {});
+    return;
+  }
+  const inserted = await handle({ type: 'chat/insert', chat, text: built.data.text, submit: false }, self);
+  if (!inserted.ok) console.warn('MCP Relay: insert', inserted.error);
+}
+chrome.commands.onCommand.addListener((command, tab) => {
+  onCommand(command, tab).catch((e) => console.warn('MCP Relay: shortcut', command, e));
+});
+// For the browser tests, which cannot press a browser-wide shortcut in headless Chromium.
+Object.defineProperty(globalThis, '__relayCommand', { value: onCommand });

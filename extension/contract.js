@@ -563,7 +563,7 @@ export const MESSAGES = Object.freeze({
   'tools/policy': ['page'],
   /** {serverId, tool, arguments, runKey?} runs a tool by hand (policy and validation apply); with `runKey` (letters, digits, - and _) it reports progress (`calls/running`) and `calls/cancel` stops it. → ManualRun */
   'tools/call': ['page'],
-  /** {key} cancels a running call: a chat call (its ledger key; content scripts: their own chat's, after a trusted click on the card) or a run by hand (its runKey). The request is aborted and the server sent notifications/cancelled; the call ends as cancelled. → true when it was still running */
+  /** {key} cancels a running call: a chat call (its ledger key; content scripts: their own chat's, after a trusted click on the card) or a run by hand (its runKey). The request is aborted and the server told (notifications/cancelled; under protocol 2026-07-28 the closed response stream); the call ends as cancelled. → true when it was still running */
   'calls/cancel': ['page', 'content'],
   /** Runs by hand under way, with their latest progress. → [RunningCall] */
   'calls/running': ['page'],

@@ -109,6 +109,12 @@ export function mountQuestions(root) {
     }
   }
 
+  // The docked card covers the bottom of the view: the view gets that much room below, so
+  // everything in it can still be scrolled into sight.
+  new ResizeObserver(() => {
+    document.documentElement.style.setProperty('--questions-height', root.hidden ? '0px' : `${root.offsetHeight}px`);
+  }).observe(root);
+
   onStorageChange((changes, area) => {
     if (area === 'session' && touches(changes, ['elicitations'])) refresh();
   });

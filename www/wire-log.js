@@ -61,8 +61,9 @@ export function wireLog(id, name) {
   }
   /** @type {(() => void) | null} */
   let stop = null;
-  const details = h('details', { class: 'wire-log', dataset: { server: id }, open: open.has(id) },
-    h('summary', { text: t('wireTitle') }),
+  // Only the summary until it is opened: a folded log adds one line to its card.
+  const details = h('details', { class: 'wire-log', dataset: { server: id } }, h('summary', { text: t('wireTitle') }));
+  const body = () => [
     h('p', { class: 'hint', text: t('wireHint') }),
     h('div', { class: 'actions' },
       h('button', { type: 'button', dataset: { action: 'wire-refresh' }, text: t('serverRefresh'), on: { click: () => refresh() } }),
@@ -79,9 +80,10 @@ export function wireLog(id, name) {
         signature = '';
         await refresh();
       } } })),
-    status, list);
+    status, list];
   const toggled = () => {
     if (details.open) {
+      if (details.children.length === 1) details.append(...body());
       open.add(id);
       refresh();
       stop ??= poll(refresh, 1000, () => details.isConnected && details.open);
@@ -92,5 +94,6 @@ export function wireLog(id, name) {
     }
   };
   details.addEventListener('toggle', toggled);
+  details.open = open.has(id);
   return details;
 }

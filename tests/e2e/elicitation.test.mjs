@@ -34,6 +34,7 @@ const QUESTIONS = {
       properties: {
         name: { type: 'string', title: 'Name' },
         email: { type: 'string', title: 'E-mail', format: 'email' },
+        code: { type: 'string', title: 'Code', pattern: '^[A-Z]{3}$' },
         subscribe: { type: 'boolean', title: 'Subscribe' },
       },
       required: ['name'],
@@ -185,8 +186,8 @@ test("server-everything's elicitation (every field kind of 2025-11-25) is answer
 });
 
 const BLANK_TEXT = {
-  en: { required: 'Required.', email: 'Not a valid e-mail address.', tab: 'Servers' },
-  zh_CN: { required: '必填。', email: '不是有效的电子邮件地址。', tab: '服务器' },
+  en: { required: 'Required.', email: 'Not a valid e-mail address.', pattern: 'Not in the form the server asks for.', tab: 'Servers' },
+  zh_CN: { required: '必填。', email: '不是有效的电子邮件地址。', pattern: '格式不符合服务器的要求。', tab: '服务器' },
 };
 
 for (const lang of ['en', 'zh_CN']) {
@@ -196,7 +197,14 @@ for (const lang of ['en', 'zh_CN']) {
     await panel.reload();
     await panel.locator('#core-status[data-state="ready"]').waitFor();
     assert.equal(await panel.locator('#tab-servers').textContent(), BLANK_TEXT[lang].tab);
-    const tabsBefore = await panel.locator('#tabs').boundingBox();
+    // Where the tabs are once the panel's layout has settled (two looks in a row agree).
+    let tabsBefore = null;
+    await until(async () => {
+      const box = await panel.locator('#tabs').boundingBox();
+      const settled = JSON.stringify(box) === JSON.stringify(tabsBefore);
+      tabsBefore = box;
+      return settled;
+    }, { intervalMs: 200, what: 'the panel layout to settle' });
     const answered = seen.answers.length;
     const pending = ask('blank');
     const q = panel.locator('#questions .question');
@@ -221,9 +229,17 @@ for (const lang of ['en', 'zh_CN']) {
     await q.locator('button[data-action="accept"]').click();
     await until(async () => (await q.locator('[data-param="email"] .field-error').textContent()) === BLANK_TEXT[lang].email, { what: 'the format refusal' });
     assert.equal(await q.locator('[data-param="name"] .field-error').textContent(), '');
+    await q.locator('[data-param="email"] input').fill('');
+    await q.locator('[data-param="code"] input').fill('abc');
+    await q.locator('button[data-action="accept"]').click();
+    await until(async () => (await q.locator('[data-param="code"] .field-error').textContent()) === BLANK_TEXT[lang].pattern, { what: 'the pattern refusal' });
+    await q.locator('[data-param="code"] input').fill('');
 
-    // The core refuses the same answer sent around the form, naming the field; it stays open.
+    // The core refuses the same answers sent around the form, naming the field; it stays open.
     const key = await q.getAttribute('data-key');
+    const badCode = await coreCall(caller, { type: 'elicitation/answer', key, action: 'accept', content: { name: 'Ada', code: 'abc' } });
+    assert.equal(badCode.ok, false);
+    assert.deepEqual([badCode.error.kind, badCode.error.details], ['field_invalid', ['code']]);
     const refused = await coreCall(caller, { type: 'elicitation/answer', key, action: 'accept', content: { name: '' } });
     assert.equal(refused.ok, false);
     assert.equal(refused.error.kind, 'field_invalid');

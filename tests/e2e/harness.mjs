@@ -135,6 +135,8 @@ export async function startProcess(cmd, args, { ready, env = {}, timeoutMs = 30_
     match, pid: child.pid,
     /** The last 4,000 characters the process wrote to stderr. */
     stderr: () => stderr,
+    /** Calls `fn(chunk)` with everything the process writes to stderr from now on. */
+    onStderr: (fn) => child.stderr.on('data', (d) => fn(String(d))),
     stop: () => new Promise((ok) => {
       if (child.exitCode !== null) return ok();
       child.once('exit', ok);

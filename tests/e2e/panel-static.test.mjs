@@ -59,6 +59,9 @@ const FAMILIES = {
   lang_: ['auto', 'en', 'zh_CN'],
   // A local server's status in the native host (relay-host's supervisor::Status).
   localStatus_: ['stopped', 'starting', 'running', 'crashed', 'failed'],
+  // The string formats a form checks (www/schema-form.js FORMATS, `-` written `_`).
+  formHintFormat_: ['email', 'uri', 'date', 'date_time'],
+  formFormat_: ['email', 'uri', 'date', 'date_time'],
   // The first-run guide's steps (www/guide.js GUIDE_STEPS).
   guide_: ['addServer', 'openChat', 'pickServers', 'insert', 'ready'],
   // The core's error kinds, said in the panel's language (www/core.js errorView): every kind of

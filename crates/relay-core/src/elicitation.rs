@@ -4,8 +4,9 @@
 //! content checked against the requested schema (flat object of string, number, integer,
 //! boolean, enum and multi-select fields, with their bounds and the string formats the
 //! specification lists: `email`, `uri`, `date`, `date-time`) before it is sent, and the URL
-//! mode that asks the user to open a page. A `pattern` is an ECMA-262 regular expression: the
-//! side panel checks it with the browser's own engine (the core carries no regex engine).
+//! mode that asks the user to open a page. A `pattern` (ECMA-262) is checked by the side panel
+//! with the browser's own engine, and here with [`crate::pattern`] (its common subset; a
+//! pattern beyond it is left to the server).
 //!
 //! The client declares the capability and hands the request over (`client::SessionEvent::
 //! Request`); `app` keeps it until the user answers in the side panel.
@@ -60,7 +61,7 @@ pub struct Field {
     /// A string's `format` (`email`, `uri`, `date`, `date-time`; others are not checked).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub format: Option<String>,
-    /// A string's `pattern` (ECMA-262), checked by the side panel.
+    /// A string's `pattern` (ECMA-262), checked by the side panel and by [`crate::pattern`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pattern: Option<String>,
     /// What kind of secret the field's name, title or description asks for (`password`,
@@ -317,6 +318,11 @@ fn check(field: &Field, value: &Value) -> Result<(), ElicitError> {
     };
     if !values.into_iter().all(allowed) {
         return problem("is not one of the allowed values".to_owned());
+    }
+    if let (Some(pattern), Some(text)) = (field.pattern.as_deref(), value.as_str()) {
+        if crate::pattern::matches(pattern, text) == Some(false) {
+            return problem("is not in the form the server asks for".to_owned());
+        }
     }
     if let (Some(format), Some(text)) = (field.format.as_deref(), value.as_str()) {
         if let Some(false) = fits_format(format, text) {

@@ -28,6 +28,7 @@ pub mod link;
 pub mod model;
 pub mod page;
 pub mod parse;
+pub mod pattern;
 pub mod policy;
 pub mod prompt;
 pub mod result;

@@ -671,6 +671,30 @@ fn the_protocol_log_keeps_the_exchange_and_masks_secrets() {
     assert_eq!(d2.err_kind(slow), "outcome_unknown");
     let log = serde_json::to_string(&d2.pool.wire_log("b")).expect("json");
     assert!(log.contains("notifications/cancelled"), "{log}");
+    // A request that got no response is logged as a failure.
+    let mut d3 = Driver::new(
+        quiet(),
+        vec![(
+            config("c", 3),
+            Box::new(server("2025-11-25", |req, _| match req.rpc_method() {
+                "tools/call" => Some(Reply::fail("connection reset")),
+                _ => None,
+            })) as Script,
+        )],
+    );
+    let failed = d3.submit("c", echo("x"), None);
+    d3.run(1_000);
+    assert_eq!(d3.err_kind(failed), "outcome_unknown");
+    let entries = serde_json::to_value(d3.pool.wire_log("c")).expect("json");
+    let failure = entries
+        .as_array()
+        .expect("entries")
+        .iter()
+        .find(|e| e["kind"] == "failure");
+    assert_eq!(
+        failure.map(|e| e["text"].clone()),
+        Some(json!("connection reset"))
+    );
     d2.pool.clear_wire_log("b");
     assert!(d2.pool.wire_log("b").is_empty());
 }

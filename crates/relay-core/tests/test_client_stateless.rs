@@ -622,3 +622,31 @@ fn input_required_elicitation_waits_for_the_drivers_answer() {
     );
     assert_eq!(calls[1].params()["requestState"], json!("opaque-1"));
 }
+
+/// Cancelling a call under 2026-07-28: its response stream is closed (the cancellation over
+/// HTTP) and no `notifications/cancelled` is sent; the call ends at once.
+#[test]
+fn a_cancelled_call_closes_its_stream_and_sends_no_notification() {
+    let mut h = Harness::new(
+        stateless_config(),
+        stateless_server(|req| match req.rpc_method() {
+            "tools/call" => Some(Reply::hang()),
+            _ => None,
+        }),
+    );
+    let call = h.submit(call_tool("slow", json!({})));
+    h.run(500);
+    assert_eq!(posts(&h, "tools/call").len(), 1, "the call went out");
+    h.cancel(call);
+    h.run(1_000);
+    assert!(h.results.contains_key(&call), "the call ended");
+    assert!(
+        h.log.contains("abort"),
+        "its exchange was aborted: {}",
+        h.log
+    );
+    assert!(
+        posts(&h, "notifications/cancelled").is_empty(),
+        "no notification in 2026-07-28"
+    );
+}

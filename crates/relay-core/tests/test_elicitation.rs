@@ -296,8 +296,12 @@ fn blank_required_fields_lengths_and_formats_are_refused() {
             Err("field `name`: must be 2 to 5 characters long"),
         ),
         (
-            ok(json!({"city": "", "email": "", "code": "x"})),
-            Ok(json!({"name": "Ada", "city": "Paris", "code": "x", "tags": ["a"]})),
+            ok(json!({"city": "", "email": "", "code": "ABC"})),
+            Ok(json!({"name": "Ada", "city": "Paris", "code": "ABC", "tags": ["a"]})),
+        ),
+        (
+            ok(json!({"code": "abc"})),
+            Err("field `code`: is not in the form the server asks for"),
         ),
         (
             ok(json!({"email": "ada@example.com"})),

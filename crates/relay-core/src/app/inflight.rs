@@ -5,8 +5,9 @@
 //! runs it again by itself). Runs by hand are kept here while they run, with their latest
 //! progress notification, for the panel's run form (`calls/running`).
 //!
-//! The pool aborts the request and sends the server `notifications/cancelled`
-//! (`client::session`, with the `Mcp-Method` header under protocol 2026-07-28).
+//! The pool aborts the request (closing its response stream) and sends the server
+//! `notifications/cancelled`; under protocol 2026-07-28 the closed stream is the cancellation
+//! over HTTP and no notification is sent (`client::session`).
 
 use std::collections::BTreeMap;
 

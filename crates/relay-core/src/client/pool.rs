@@ -520,6 +520,12 @@ impl Pool {
         message: &str,
         now_ms: u64,
     ) -> bool {
+        if let Some((key, _)) = self.exchanges.get(&exchange).cloned() {
+            if let Some(slot) = self.slot(&key) {
+                let secrets = secrets_of(&slot.session);
+                slot.log.failed(exchange.0, message, &secrets, now_ms);
+            }
+        }
         self.with_session(exchange, true, now_ms, |s, x| {
             s.handle_transport_error(x, message, now_ms)
         })

@@ -51,8 +51,8 @@ pub struct WireEntry {
     pub at: u64,
     /// `out` (sent) or `in` (received).
     pub dir: &'static str,
-    /// `request` (an HTTP request), `status` (a response's status) or `message` (a JSON-RPC
-    /// message received).
+    /// `request` (an HTTP request), `status` (a response's status), `message` (a JSON-RPC
+    /// message received) or `failure` (no response, or its body broke off).
     pub kind: &'static str,
     /// The request's exchange, linking a status to its request.
     pub exchange: u64,
@@ -260,6 +260,24 @@ impl WireLog {
             at: now_ms,
             dir: "in",
             kind: "message",
+            exchange,
+            method: None,
+            url: None,
+            status: None,
+            headers: Vec::new(),
+            text: Some(text),
+            cut,
+        });
+    }
+
+    /// An exchange that failed: no response, or its body broke off (`text`: why, as the
+    /// platform said it, scrubbed).
+    pub fn failed(&mut self, exchange: u64, message: &str, secrets: &Secrets<'_>, now_ms: u64) {
+        let (text, cut) = mask_text(&redact_url(message), secrets);
+        self.push(WireEntry {
+            at: now_ms,
+            dir: "in",
+            kind: "failure",
             exchange,
             method: None,
             url: None,

@@ -278,7 +278,7 @@ messages! {
             #[serde(default, deserialize_with = "lenient::string")] run_key: Option<String>,
         }
     CallsCancel = "calls/cancel", roles: BOTH,
-        doc: "{key} cancels a running call: a chat call (its ledger key; content scripts: their own chat's, after a trusted click on the card) or a run by hand (its runKey). The request is aborted and the server sent notifications/cancelled; the call ends as cancelled. → true when it was still running",
+        doc: "{key} cancels a running call: a chat call (its ledger key; content scripts: their own chat's, after a trusted click on the card) or a run by hand (its runKey). The request is aborted and the server told (notifications/cancelled; under protocol 2026-07-28 the closed response stream); the call ends as cancelled. → true when it was still running",
         answer: bool, {
             #[serde(default, deserialize_with = "lenient::text")] key: String,
         }

@@ -449,23 +449,19 @@ impl Session {
         headers
     }
 
+    /// Tells the server a request it was sent is cancelled: `notifications/cancelled`, except
+    /// under protocol 2026-07-28, where closing the request's response stream (the abort that
+    /// comes with every cancellation) is the cancellation over HTTP and no notification is
+    /// expected.
     pub(super) fn notify_cancelled(&mut self, rpc: i64, reason: &str) {
-        if self.conn != Conn::Ready {
+        if self.conn != Conn::Ready || self.stateless_active() {
             return;
         }
         let params = json!({ "requestId": rpc, "reason": reason });
         let body =
             Message::Notification(Notification::new("notifications/cancelled", Some(params)))
                 .to_json();
-        let extra = if self.stateless_active() {
-            vec![(
-                "Mcp-Method".to_owned(),
-                "notifications/cancelled".to_owned(),
-            )]
-        } else {
-            Vec::new()
-        };
-        self.post_with(Purpose::Notify { initialized: false }, body, extra);
+        self.post_with(Purpose::Notify { initialized: false }, body, Vec::new());
     }
 
     pub(super) fn reply(&mut self, id: RequestId, result: Result<Value, ErrorObject>) {
