@@ -218,3 +218,27 @@ test('a new server says Connecting… until it has connected, never Not connecte
     slow.close();
   }
 });
+
+for (const lang of ['en', 'zh_CN']) {
+  test(`an import says why it skips an entry in the panel's language, ${lang}`, async () => {
+    await useLanguage(lang);
+    await panel.click('#tab-servers');
+    await panel.click('#server-import');
+    const dialog = panel.locator('dialog.import-dialog');
+    await dialog.locator('textarea').fill(JSON.stringify({ mcpServers: {
+      sock: { type: 'websocket', url: 'https://mcp.example.com/ws' },
+      nourl: { type: 'http' },
+      plain: { url: 'ftp://files.example.com/mcp?token=s3cret' },
+    } }));
+    await dialog.locator('#import-preview').click();
+    const skipped = dialog.locator('.import-skipped li');
+    await until(async () => (await skipped.count()) === 3, { what: 'three entries skipped' });
+    const texts = Object.fromEntries(await skipped.evaluateAll((items) => items.map((li) => [li.querySelector('strong').textContent, li.querySelector('span').textContent])));
+    const want = lang === 'en'
+      ? { sock: /Unknown transport type websocket/, nourl: /No url/, plain: /is not an http:\/\/ or https:\/\/ address/ }
+      : { sock: /未知的传输类型 websocket/, nourl: /没有 url/, plain: /不是 http:\/\/ 或 https:\/\/ 地址/ };
+    for (const [name, re] of Object.entries(want)) assert.match(texts[name], re, `${name}: ${texts[name]}`);
+    assert.ok(!texts.plain.includes('s3cret'), texts.plain);
+    await panel.keyboard.press('Escape');
+  });
+}

@@ -67,6 +67,8 @@ const FAMILIES = {
   // The core's error kinds, said in the panel's language (www/core.js errorView): every kind of
   // relay_core::contract::ErrorKind, as the codegen lists them in extension/contract.js.
   errKind_: Object.keys(ERROR_KINDS),
+  // Why an import skipped an entry (relay_core::client::SkipReason).
+  importSkip_: ['not_object', 'stdio', 'no_url', 'unknown_transport', 'bad_headers', 'bad_url', 'bad_local_entry'],
   // What to do about each cause (relay_core::contract::ErrorCause), said as the error's hint.
   errCause_: [...ERROR_CAUSES],
   errHint_: ['invalid_argument',  'internal',  'tab',  'storage',  'outcome_unknown',  'denied',  'connection',  'auth',  'http',  'protocol',  'rpc',  'tool',  'timeout',  'retries_exhausted',  'session_expired',  'unsupported_protocol_version',  'config',  'forbidden',  'unknown_message',  'permission'],

@@ -415,7 +415,7 @@ function importDialog(app, done, local) {
         : null,
       importLocalPreview(plan, local.host()),
       skipped.length ? h('h3', { text: t('importSkipped', skipped.length) }) : null,
-      skipped.length ? h('ul', { class: 'import-skipped' }, skipped.map((s) => h('li', {}, h('strong', { text: s.name }), ': ', h('span', { text: s.reason })))) : null]));
+      skipped.length ? h('ul', { class: 'import-skipped' }, skipped.map((s) => h('li', {}, h('strong', { text: s.name }), ': ', h('span', { text: skipText(s), title: s.reason })))) : null]));
     apply.disabled = add.length + toHost().length === 0;
     apply.textContent = t('importApply', add.length + toHost().length);
   }
@@ -498,4 +498,15 @@ function exportDialog() {
       }
     },
   };
+}
+
+/**
+ * Why an imported entry was skipped, in the panel's language (`importSkip_<why>` with its
+ * detail); the core's English reason when the locale has no text for it.
+ * @param {{why?: string, detail?: string, reason: string}} s
+ */
+function skipText(s) {
+  if (!s.why || !/^[a-z_]+$/.test(s.why)) return s.reason;
+  const text = t('importSkip_' + s.why, s.detail || '');
+  return text && text !== 'importSkip_' + s.why ? text : s.reason;
 }

@@ -256,6 +256,18 @@ pub fn translations(path: &str, messages: &str) -> Vec<Violation> {
             }
         }
     }
+    // Every reason an import skips an entry is said here too.
+    for why in relay_core::client::SkipReason::ALL {
+        let key = format!("importSkip_{}", why.as_str());
+        if json[&key]["message"]
+            .as_str()
+            .is_none_or(|t| t.trim().is_empty())
+        {
+            out.push(v(format!(
+                "no '{key}': an import's skip reason has no text here"
+            )));
+        }
+    }
     // Every cause has its advice here: a language without it would lose what to do.
     for cause in ErrorCause::ALL {
         let key = format!("errCause_{}", cause.as_str());

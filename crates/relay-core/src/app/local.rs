@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use serde_json::{json, Value};
 
 use super::App;
-use crate::client::{ServerConfig, SkippedServer};
+use crate::client::{ServerConfig, SkipReason, SkippedServer};
 use crate::contract::local::{LocalHostView, LocalPlanView, LocalProposal, LocalServerView};
 use crate::contract::{ErrorBody, ErrorKind};
 
@@ -173,10 +173,12 @@ pub fn plan(json_text: &str) -> Result<LocalPlanView, ErrorBody> {
         };
         match proposal(name, command, entry) {
             Ok(p) => plan.servers.push(p),
-            Err(reason) => plan.skipped.push(SkippedServer {
-                name: name.clone(),
+            Err(reason) => plan.skipped.push(SkippedServer::new(
+                name,
+                SkipReason::BadLocalEntry,
+                "",
                 reason,
-            }),
+            )),
         }
     }
     Ok(plan)

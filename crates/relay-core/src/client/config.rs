@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use thiserror::Error;
 
-use super::url::{scrub_urls, HttpUrl};
+use super::url::{redact_url, scrub_urls, HttpUrl};
 
 /// Per-request timeout when a server's configuration gives none (seed 003: 30 s).
 pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
@@ -191,8 +191,75 @@ impl ServerConfig {
 #[non_exhaustive]
 pub struct SkippedServer {
     pub name: String,
+    /// Why, in English, with the entry's own words.
     pub reason: String,
+    /// Why, as the panel says it in the user's language (`importSkip_<why>`, with `detail`).
+    pub why: SkipReason,
+    /// The entry's value the reason names (a transport, a header, a command), or empty.
+    pub detail: String,
 }
+
+/// Why an imported entry cannot be used: each has its text in every locale.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum SkipReason {
+    /// The entry is not a JSON object.
+    NotObject,
+    /// A local (stdio) server, which a browser cannot start (the native host can).
+    Stdio,
+    /// No `url`.
+    NoUrl,
+    /// A transport type MCP Relay does not know.
+    UnknownTransport,
+    /// `headers` is not an object of strings.
+    BadHeaders,
+    /// The URL is not a usable http(s) address.
+    BadUrl,
+    /// A local server entry the host cannot run as written (name, command, args, env, cwd).
+    BadLocalEntry,
+}
+
+impl SkipReason {
+    /// Every reason, in declaration order.
+    pub const ALL: &'static [SkipReason] = &[
+        SkipReason::NotObject,
+        SkipReason::Stdio,
+        SkipReason::NoUrl,
+        SkipReason::UnknownTransport,
+        SkipReason::BadHeaders,
+        SkipReason::BadUrl,
+        SkipReason::BadLocalEntry,
+    ];
+
+    /// The wire name (`not_object`, `stdio`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SkipReason::NotObject => "not_object",
+            SkipReason::Stdio => "stdio",
+            SkipReason::NoUrl => "no_url",
+            SkipReason::UnknownTransport => "unknown_transport",
+            SkipReason::BadHeaders => "bad_headers",
+            SkipReason::BadUrl => "bad_url",
+            SkipReason::BadLocalEntry => "bad_local_entry",
+        }
+    }
+}
+
+impl SkippedServer {
+    /// An entry skipped for `why`, naming `detail`, said in English as `reason`.
+    pub fn new(name: &str, why: SkipReason, detail: &str, reason: impl Into<String>) -> Self {
+        SkippedServer {
+            name: name.to_owned(),
+            reason: reason.into(),
+            why,
+            detail: detail.to_owned(),
+        }
+    }
+}
+
+/// Why [`import_entry`] skipped an entry: the reason, its detail and the English text.
+type Skip = (SkipReason, String, String);
 
 /// What an import produced.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -240,17 +307,23 @@ pub fn import_mcp_servers(
                 taken.push(server.id.clone());
                 report.servers.push(server);
             }
-            Err(reason) => report.skipped.push(SkippedServer {
-                name: name.clone(),
-                reason,
-            }),
+            Err((why, detail, reason)) => report
+                .skipped
+                .push(SkippedServer::new(name, why, &detail, reason)),
         }
     }
     Ok(report)
 }
 
-fn import_entry(name: &str, entry: &Value) -> Result<ServerConfig, String> {
-    let entry = entry.as_object().ok_or("the entry is not an object")?;
+fn import_entry(name: &str, entry: &Value) -> Result<ServerConfig, Skip> {
+    let skip = |why: SkipReason, detail: &str, reason: String| (why, detail.to_owned(), reason);
+    let entry = entry.as_object().ok_or_else(|| {
+        skip(
+            SkipReason::NotObject,
+            "",
+            "the entry is not an object".into(),
+        )
+    })?;
     let kind = entry
         .get("type")
         .or_else(|| entry.get("transport"))
@@ -264,24 +337,36 @@ fn import_entry(name: &str, entry: &Value) -> Result<ServerConfig, String> {
             .get("command")
             .and_then(Value::as_str)
             .unwrap_or("a local command");
-        return Err(format!(
-            "runs `{command}` as a local process (stdio), which a browser cannot start; expose it over HTTP \
-             (for example with an MCP stdio-to-HTTP bridge) and add its URL instead"
+        return Err(skip(
+            SkipReason::Stdio,
+            command,
+            format!(
+                "runs `{command}` as a local process (stdio), which a browser cannot start; add it to \
+                 the local host (`cargo xtask install-host`), or expose it over HTTP and add its URL"
+            ),
         ));
     }
-    let url = url.ok_or("no `url`")?;
+    let url = url.ok_or_else(|| skip(SkipReason::NoUrl, "", "no `url`".into()))?;
     let transport = match kind.map(str::to_ascii_lowercase).as_deref() {
         None => TransportKind::Auto,
         Some("http" | "streamable-http" | "streamablehttp" | "streamable_http" | "streamable") => {
             TransportKind::Streamable
         }
         Some("sse") => TransportKind::Sse,
-        Some(other) => return Err(format!("unknown transport type `{other}`")),
+        Some(other) => {
+            let reason = format!("unknown transport type `{other}`");
+            return Err(skip(SkipReason::UnknownTransport, other, reason));
+        }
     };
     let headers = match entry.get("headers") {
         None | Some(Value::Null) => Vec::new(),
-        Some(Value::Object(map)) => headers_from_object(map)?,
-        Some(_) => return Err("`headers` must be an object".to_owned()),
+        Some(Value::Object(map)) => {
+            headers_from_object(map).map_err(|e| skip(SkipReason::BadHeaders, "", e))?
+        }
+        Some(_) => {
+            let reason = "`headers` must be an object".to_owned();
+            return Err(skip(SkipReason::BadHeaders, "", reason));
+        }
     };
     let timeout_ms = match entry.get("timeout").and_then(Value::as_u64) {
         // Cline writes seconds, others milliseconds: small numbers can only be seconds.
@@ -304,7 +389,7 @@ fn import_entry(name: &str, entry: &Value) -> Result<ServerConfig, String> {
         secret_headers: Vec::new(),
         local: None,
     };
-    HttpUrl::parse(url).map_err(|e| e.to_string())?;
+    HttpUrl::parse(url).map_err(|e| skip(SkipReason::BadUrl, &redact_url(url), e.to_string()))?;
     Ok(server)
 }
 

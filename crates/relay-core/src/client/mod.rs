@@ -26,7 +26,8 @@ pub mod wire_log;
 
 pub use cache::ToolCache;
 pub use config::{
-    import_mcp_servers, ConfigError, ImportReport, ServerConfig, SkippedServer, TransportKind,
+    import_mcp_servers, ConfigError, ImportReport, ServerConfig, SkipReason, SkippedServer,
+    TransportKind,
 };
 pub use driver::{Driver, EventFn, HttpIo, ProgressFn, ProofFuture, Prover, Task};
 pub use error::{AuthChallenge, ClientError, ErrorReport};
