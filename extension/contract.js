@@ -280,8 +280,12 @@
  * @typedef {"input" | "send" | "stop" | "assistant" | "user"} SitePart
  */
 /**
+ * Why an imported entry cannot be used: each has its text in every locale.
+ * @typedef {"not_object" | "stdio" | "no_url" | "unknown_transport" | "bad_headers" | "bad_url" | "bad_local_entry"} SkipReason
+ */
+/**
  * An entry of an imported file that cannot be used, and why.
- * @typedef {{ name: string, reason: string, }} SkippedServer
+ * @typedef {{ name: string, reason: string, why: SkipReason, detail: string, }} SkippedServer
  */
 /**
  * A byte range `[start, end)` of the message text.
