@@ -119,29 +119,34 @@ test('the host stops idle servers', async () => {
   assert.equal(again.result?.content?.[0]?.text, 'Echo: again', JSON.stringify(again));
 });
 
-test('the whole loop in the demo chat with a local server', async () => {
-  chat = await serveStatic(join(ROOT, 'tests/fixtures/sites/demo-chat'));
-  await ok(await coreCall(panel, { type: 'sites/add', origin: chat.origin, adapter: 'generic' }));
-  await until(() => ext.sw.evaluate(async (id) => (await chrome.scripting.getRegisteredContentScripts()).some((r) => r.id === id), 'custom:' + chat.origin));
-  const serverId = (await serverOf('py')).serverId;
-  await ok(await coreCall(panel, { type: 'tools/policy', serverId, tool: 'echo', policy: 'allow' }));
-  const page = await ext.context.newPage();
-  await page.goto(`${chat.origin}/`);
-  await page.locator('mcp-relay-ui[data-state="ready"]').waitFor({ state: 'attached', timeout: 10_000 });
-  const tabs = await ext.sw.evaluate(async (u) => (await chrome.tabs.query({})).filter((t) => t.url === u).map((t) => t.id), page.url());
-  const chatRef = { tabId: Math.max(...tabs), url: page.url() };
-  await ok(await coreCall(panel, { type: 'chat/set', chat: chatRef, settings: { serverIds: [serverId], autoExecute: true, autoSubmit: true } }));
-  const prompt = await ok(await coreCall(panel, { type: 'prompt/build', chat: chatRef }));
-  assert.ok(prompt.text.includes('echo'), 'the prompt describes the local server\'s tools');
-  await ok(await coreCall(panel, { type: 'chat/insert', chat: chatRef, text: prompt.text, submit: true }));
-  const final = page.locator('.turn[data-role="assistant"]', { hasText: 'Final answer' });
-  await final.waitFor({ timeout: 30_000 });
-  await page.locator('#stop').waitFor({ state: 'hidden', timeout: 30_000 }); // the reply finished streaming
-  assert.match(await final.innerText(), /Echo: hello from the demo/, 'the assistant saw the local server\'s real result');
-  const calls = await ok(await coreCall(panel, { type: 'activity/list', chat: chatRef }));
-  assert.deepEqual(calls.map((c) => `${c.tool}:${c.state}`), ['echo:done']);
-  await page.close();
-});
+for (const name of ['py', 'everything']) {
+  test(`the whole loop in the demo chat with a local server (${name})`, async () => {
+    if (!chat) {
+      chat = await serveStatic(join(ROOT, 'tests/fixtures/sites/demo-chat'));
+      await ok(await coreCall(panel, { type: 'sites/add', origin: chat.origin, adapter: 'generic' }));
+      await until(() => ext.sw.evaluate(async (id) => (await chrome.scripting.getRegisteredContentScripts()).some((r) => r.id === id), 'custom:' + chat.origin));
+    }
+    const serverId = (await serverOf(name)).serverId;
+    await ok(await coreCall(panel, { type: 'tools/policy', serverId, tool: 'echo', policy: 'allow' }));
+    const page = await ext.context.newPage();
+    // A conversation of its own per server, so each run's Activity holds only its own calls.
+    await page.goto(`${chat.origin}/?conversation=${name}`);
+    await page.locator('mcp-relay-ui[data-state="ready"]').waitFor({ state: 'attached', timeout: 10_000 });
+    const tabs = await ext.sw.evaluate(async (u) => (await chrome.tabs.query({})).filter((t) => t.url === u).map((t) => t.id), page.url());
+    const chatRef = { tabId: Math.max(...tabs), url: page.url() };
+    await ok(await coreCall(panel, { type: 'chat/set', chat: chatRef, settings: { serverIds: [serverId], autoExecute: true, autoSubmit: true } }));
+    const prompt = await ok(await coreCall(panel, { type: 'prompt/build', chat: chatRef }));
+    assert.ok(prompt.text.includes('echo'), 'the prompt describes the local server\'s tools');
+    await ok(await coreCall(panel, { type: 'chat/insert', chat: chatRef, text: prompt.text, submit: true }));
+    const final = page.locator('.turn[data-role="assistant"]', { hasText: 'Final answer' });
+    await final.waitFor({ timeout: 30_000 });
+    await page.locator('#stop').waitFor({ state: 'hidden', timeout: 30_000 }); // the reply finished streaming
+    assert.match(await final.innerText(), /Echo: hello from the demo/, 'the assistant saw the local server\'s real result');
+    const calls = await ok(await coreCall(panel, { type: 'activity/list', chat: chatRef }));
+    assert.deepEqual(calls.map((c) => `${c.tool}:${c.state}`), ['echo:done']);
+    await page.close();
+  });
+}
 
 test('attacks: no command rides on a message, unlisted and path names are refused, oversized messages too', async () => {
   const native = (request) => ext.sw.evaluate((r) => globalThis.relayNative(r).catch((e) => ({ rejected: String(e.message || e) })), request);
