@@ -1,5 +1,6 @@
 // The README's commands, run for real (after `cargo xtask build`, whose outputs they reuse):
 // `cargo xtask dist` (the zip, unpacked, loads in Chromium and answers), `cargo xtask
+// install-host` (the native host registered, idempotent, removed again), `cargo xtask
 // conformance` (the official suite passes and says so), a short `cargo xtask fuzz`, and
 // `cargo xtask bench --quick` (every figure lands in target/bench/summary.json).
 //
@@ -72,6 +73,38 @@ test('cargo xtask dist: a zip of only what Chrome loads, which loads unpacked an
     assert.equal(await served('extension/content/content.d.ts'), false);
   } finally {
     await ext?.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('cargo xtask install-host: registers the native host for Chrome and Chromium, again without harm, and --uninstall removes it', { timeout: 600_000 }, async () => {
+  // Where the host goes and where Chrome looks, under a temporary folder (HOME stays: cargo needs it).
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-relay-install-'));
+  const env = { XDG_DATA_HOME: join(dir, 'data'), XDG_CONFIG_HOME: join(dir, 'config') };
+  const exe = join(dir, 'data/mcp-relay/bin/relay-host');
+  const manifests = ['google-chrome', 'chromium'].map((b) => join(dir, 'config', b, 'NativeMessagingHosts/com.mcp_relay.host.json'));
+  const key = JSON.parse(readFileSync(join(ROOT, 'manifest.json'), 'utf8')).key;
+  assert.ok(key, 'the manifest has the key that fixes the extension id');
+  try {
+    for (const round of ['first', 'again']) {
+      const r = await xtask(['install-host'], { env, timeoutMs: 580_000 });
+      ok(r, `install-host (${round})`);
+      assert.ok(existsSync(exe), `${round}: the host is installed at ${exe}`);
+      for (const file of manifests) {
+        const m = JSON.parse(readFileSync(file, 'utf8'));
+        assert.equal(m.name, 'com.mcp_relay.host');
+        assert.equal(m.type, 'stdio');
+        assert.equal(m.path, exe, `${file} names the installed host`);
+        // One extension only: the one the manifest's key names.
+        assert.equal(m.allowed_origins.length, 1);
+        assert.match(m.allowed_origins[0], /^chrome-extension:\/\/[a-p]{32}\/$/);
+      }
+    }
+    const r = await xtask(['install-host', '--uninstall'], { env, timeoutMs: 120_000 });
+    ok(r, 'install-host --uninstall');
+    assert.ok(!existsSync(exe), 'the host is removed');
+    for (const file of manifests) assert.ok(!existsSync(file), `${file} is removed`);
+  } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
