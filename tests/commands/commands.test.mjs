@@ -211,10 +211,10 @@ const FIGURES = [
   ]),
 ];
 
-test('cargo xtask bench --quick: every figure once, in target/bench/summary.json', { timeout: 900_000 }, async () => {
+test('cargo xtask bench --quick: every figure once, in target/bench/summary.json', { timeout: 1_800_000 }, async () => {
   const summaryPath = join(TARGET, 'bench', 'summary.json');
   rmSync(summaryPath, { force: true });
-  const r = await xtask(['bench', '--quick'], { timeoutMs: 880_000 });
+  const r = await xtask(['bench', '--quick'], { timeoutMs: 1_780_000 });
   if (r.code !== 0) {
     // Criterion's progress fills stderr: name the step that failed and show its own output first.
     const steps = r.stderr.split(/^(?=\S*==> bench: )/m);
