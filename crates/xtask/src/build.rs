@@ -44,21 +44,30 @@ pub fn build(x: &Xtask) -> Result<()> {
     // Two modules: the extension's worker calls only `handle` and `answerAtOnce`, so its module
     // (relay-wasm) leaves out the JavaScript API that the Node build (relay-node, which links
     // relay-wasm in) exports for tests and tools: 9% fewer bytes to fetch and compile on every
-    // worker start (BENCHMARKS.md, size). (target, output, crate, its library's file name)
+    // worker start (BENCHMARKS.md, size). The extension's module is built for size, the Node
+    // library's core for speed (Cargo.toml, `wasm-node`).
+    // (target, output, crate, its library's file name, cargo profile)
     let built = x.target().join("relay-wasm");
     fs::create_dir_all(&built)?;
     let modules = [
-        ("web", x.path("extension/pkg"), "relay-wasm", "relay_wasm"),
+        (
+            "web",
+            x.path("extension/pkg"),
+            "relay-wasm",
+            "relay_wasm",
+            "wasm-release",
+        ),
         (
             "nodejs",
             x.target().join("relay-node"),
             "relay-node",
             "relay_node",
+            "wasm-node",
         ),
     ];
-    for (target, _, krate, file) in &modules {
+    for (target, _, krate, file, profile) in &modules {
         step(&format!(
-            "build: {krate} for wasm32-unknown-unknown (profile wasm-release)"
+            "build: {krate} for wasm32-unknown-unknown (profile {profile})"
         ));
         run(cmd("cargo")
             .args([
@@ -68,12 +77,12 @@ pub fn build(x: &Xtask) -> Result<()> {
                 "--target",
                 "wasm32-unknown-unknown",
                 "--profile",
-                "wasm-release",
+                profile,
             ])
             .current_dir(&x.root))?;
         let wasm = x
             .target()
-            .join(format!("wasm32-unknown-unknown/wasm-release/{file}.wasm"));
+            .join(format!("wasm32-unknown-unknown/{profile}/{file}.wasm"));
         fs::copy(&wasm, built.join(format!("{target}.wasm")))?;
     }
 
@@ -82,7 +91,7 @@ pub fn build(x: &Xtask) -> Result<()> {
     let stamp_path = x.target().join("relay-build-stamp");
     let outputs: Vec<PathBuf> = modules
         .iter()
-        .flat_map(|(_, out, _, file)| {
+        .flat_map(|(_, out, _, file, _)| {
             [
                 out.join(format!("{file}_bg.wasm")),
                 out.join(format!("{file}.js")),
@@ -92,7 +101,7 @@ pub fn build(x: &Xtask) -> Result<()> {
     let stamp = || -> Result<String> {
         // The flags too: a build with other flags is not current.
         let mut parts = vec![WASM_OPT_FLAGS.join(" "), WASM_BINDGEN_FLAGS.join(" ")];
-        for (target, _, _, _) in &modules {
+        for (target, _, _, _, _) in &modules {
             parts.push(crate::setup::file_hash(
                 &built.join(format!("{target}.wasm")),
             )?);
@@ -106,7 +115,7 @@ pub fn build(x: &Xtask) -> Result<()> {
         eprintln!("    extension/pkg and target/relay-node are current (wasm unchanged)");
         return Ok(());
     }
-    for (target, out, _, file) in &modules {
+    for (target, out, _, file, _) in &modules {
         // wasm-bindgen names its output after its input: relay_wasm, relay_node.
         let wasm = built.join(target).join(format!("{file}.wasm"));
         fs::create_dir_all(wasm.parent().unwrap_or(&built))?;

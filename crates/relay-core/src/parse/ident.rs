@@ -18,53 +18,69 @@ pub fn canonical_json(value: &Value) -> String {
     out
 }
 
-fn write_canonical(value: &Value, out: &mut String) {
+/// Where canonical JSON goes, piece by piece: a string ([`canonical_json`]) or straight into a
+/// hash ([`call_key`]), so a call's arguments are never written out as text only to be hashed
+/// (for a 1 MB argument that copy cost as much as the hash).
+trait Canonical {
+    fn put(&mut self, piece: &str);
+}
+
+impl Canonical for String {
+    fn put(&mut self, piece: &str) {
+        self.push_str(piece);
+    }
+}
+
+impl Canonical for StableHash {
+    fn put(&mut self, piece: &str) {
+        self.feed(piece.as_bytes());
+    }
+}
+
+fn write_canonical(value: &Value, out: &mut impl Canonical) {
     match value {
-        Value::Null => out.push_str("null"),
-        Value::Bool(true) => out.push_str("true"),
-        Value::Bool(false) => out.push_str("false"),
-        Value::Number(n) => out.push_str(&n.to_string()),
+        Value::Null => out.put("null"),
+        Value::Bool(true) => out.put("true"),
+        Value::Bool(false) => out.put("false"),
+        Value::Number(n) => out.put(&n.to_string()),
         Value::String(s) => write_string(s, out),
         Value::Array(items) => {
-            out.push('[');
+            out.put("[");
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.put(",");
                 }
                 write_canonical(item, out);
             }
-            out.push(']');
+            out.put("]");
         }
         Value::Object(map) => {
             let mut entries: Vec<(&String, &Value)> = map.iter().collect();
             entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-            out.push('{');
+            out.put("{");
             for (i, (key, item)) in entries.into_iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.put(",");
                 }
                 write_string(key, out);
-                out.push(':');
+                out.put(":");
                 write_canonical(item, out);
             }
-            out.push('}');
+            out.put("}");
         }
     }
 }
 
-fn write_string(s: &str, out: &mut String) {
+fn write_string(s: &str, out: &mut impl Canonical) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.reserve(s.len() + 2);
-    out.push('"');
+    out.put("\"");
     let bytes = s.as_bytes();
     let mut plain_from = 0;
     let mut i = 0;
     while i < bytes.len() {
         // Skip eight bytes at a time while none of them needs escaping (most string content).
-        if let Some(chunk) = bytes.get(i..i + 8) {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(chunk);
-            if !word_needs_escape(u64::from_le_bytes(w)) {
+        if let Some((word, _)) = bytes[i..].split_first_chunk::<8>() {
+            if !word_needs_escape(u64::from_le_bytes(*word)) {
                 i += 8;
                 continue;
             }
@@ -85,20 +101,26 @@ fn write_string(s: &str, out: &mut String) {
             }
         };
         // Every byte matched above is ASCII, so `i` is a char boundary.
-        out.push_str(&s[plain_from..i]);
+        out.put(&s[plain_from..i]);
         match escape {
-            Some(e) => out.push_str(e),
+            Some(e) => out.put(e),
             None => {
-                out.push_str("\\u00");
-                out.push(HEX[usize::from(b >> 4)] as char);
-                out.push(HEX[usize::from(b & 0xf)] as char);
+                let code = [
+                    b'\\',
+                    b'u',
+                    b'0',
+                    b'0',
+                    HEX[usize::from(b >> 4)],
+                    HEX[usize::from(b & 0xf)],
+                ];
+                out.put(std::str::from_utf8(&code).unwrap_or_default());
             }
         }
         i += 1;
         plain_from = i;
     }
-    out.push_str(&s[plain_from..]);
-    out.push('"');
+    out.put(&s[plain_from..]);
+    out.put("\"");
 }
 
 /// Whether any byte of the little-endian word is a control character, `"` or `\\` (SWAR: exact
@@ -147,7 +169,13 @@ impl StableHash {
         }
     }
 
-    pub(crate) fn write(mut self, mut bytes: &[u8]) -> Self {
+    pub(crate) fn write(mut self, bytes: &[u8]) -> Self {
+        self.feed(bytes);
+        self
+    }
+
+    /// [`write`](Self::write) in place.
+    pub(crate) fn feed(&mut self, mut bytes: &[u8]) {
         self.len = self.len.wrapping_add(bytes.len() as u64);
         while self.nbuf != 0 && !bytes.is_empty() {
             self.buf |= u64::from(bytes[0]) << (8 * self.nbuf);
@@ -159,17 +187,16 @@ impl StableHash {
                 self.nbuf = 0;
             }
         }
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            self.h = fold(self.h, u64::from_le_bytes(w));
+        let (words, rest) = bytes.as_chunks::<8>();
+        let mut h = self.h;
+        for w in words {
+            h = fold(h, u64::from_le_bytes(*w));
         }
-        for &b in chunks.remainder() {
+        self.h = h;
+        for &b in rest {
             self.buf |= u64::from(b) << (8 * self.nbuf);
             self.nbuf += 1;
         }
-        self
     }
 
     /// A field separator that cannot occur inside UTF-8 text, so `("ab", "c")` and `("a", "bc")`
@@ -186,15 +213,16 @@ impl StableHash {
     }
 }
 
-/// The identity of a call for counting identical calls: server, tool and canonical arguments.
-pub(crate) fn call_key(server: &str, tool: &str, canonical_args: &str) -> u64 {
-    StableHash::new()
+/// The identity of a call for counting identical calls: server, tool and canonical arguments
+/// (hashed as they are written, never held as text).
+pub(crate) fn call_key(server: &str, tool: &str, arguments: &Value) -> u64 {
+    let mut h = StableHash::new()
         .write(server.as_bytes())
         .sep()
         .write(tool.as_bytes())
-        .sep()
-        .write(canonical_args.as_bytes())
-        .finish()
+        .sep();
+    write_canonical(arguments, &mut h);
+    h.finish()
 }
 
 /// `c_` + 16 hex digits of the call key extended with the ordinal among identical calls.
@@ -259,7 +287,7 @@ mod tests {
         let mut seen = std::collections::BTreeSet::new();
         let mut ones = [0u32; 64];
         for i in 0..n {
-            let h = call_key("demo", "add", &format!("{{\"a\":{i}}}"));
+            let h = call_key("demo", "add", &json!({ "a": i }));
             assert!(seen.insert(h), "collision at {i}");
             for (bit, count) in ones.iter_mut().enumerate() {
                 *count += u32::from((h >> bit) & 1 == 1);
@@ -274,10 +302,42 @@ mod tests {
         }
     }
 
+    /// The key hashes the canonical text as it is written, without holding it: exactly the hash
+    /// of that text, whatever the pieces (escapes, long runs, non-ASCII, nesting).
+    #[test]
+    fn call_key_is_the_hash_of_the_canonical_text() {
+        let long = "x".repeat(1_000_003);
+        let values = [
+            json!({}),
+            json!(null),
+            json!({"b": [1, 2.5, -3], "a": {"z": true, "y": null}}),
+            json!({"s": "tab\there \\ \"q\" \u{1}\u{1f}\u{7f} é 😀 line\nend"}),
+            json!({"body": long}),
+            json!({"k": format!("{long}\n{long}\"")}),
+            json!(["a", "bcdefghij", "", "\u{8}\u{c}"]),
+        ];
+        for v in &values {
+            let text = canonical_json(v);
+            let by_text = StableHash::new()
+                .write(b"srv")
+                .sep()
+                .write(b"tool")
+                .sep()
+                .write(text.as_bytes())
+                .finish();
+            assert_eq!(
+                call_key("srv", "tool", v),
+                by_text,
+                "{}",
+                &text[..text.len().min(80)]
+            );
+        }
+    }
+
     /// Derived call ids are persisted by the exactly-once ledger: these values must never change.
     #[test]
     fn stable_hash_values_are_frozen() {
-        let key = call_key("demo", "add", r#"{"a":1,"b":2}"#);
+        let key = call_key("demo", "add", &json!({"b": 2, "a": 1}));
         assert_eq!(format!("{key:016x}"), "b20af8d515045c8e");
         assert_eq!(derived_call_id(key, 0), "c_f64c9a5b16cc175a");
         assert_eq!(
@@ -288,9 +348,18 @@ mod tests {
 
     #[test]
     fn derived_ids_differ_by_ordinal_and_field_boundaries() {
-        let a = call_key("s", "ab", "{}");
-        let b = call_key("s", "a", "b{}");
-        assert_ne!(a, b);
+        let fields = |tool: &str, args: &str| {
+            StableHash::new()
+                .write(b"s")
+                .sep()
+                .write(tool.as_bytes())
+                .sep()
+                .write(args.as_bytes())
+                .finish()
+        };
+        assert_ne!(fields("ab", "{}"), fields("a", "b{}"));
+        let a = call_key("s", "ab", &json!({}));
+        assert_ne!(a, call_key("s", "a", &json!({})));
         assert_ne!(derived_call_id(a, 0), derived_call_id(a, 1));
         assert_eq!(derived_call_id(a, 0).len(), 18);
     }

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::ident::{call_key, canonical_json, derived_call_id};
+use super::ident::{call_key, derived_call_id};
 use super::interpret::RawCall;
 use super::resolve::{self, Resolution};
 use super::{Diagnostic, DiagnosticKind, Span, ToolCall};
@@ -95,8 +95,7 @@ impl Sink {
                 tool,
                 mismatched_hint,
             } => {
-                let canonical = canonical_json(&raw.arguments);
-                let key = call_key(&server.id, tool, &canonical);
+                let key = call_key(&server.id, tool, &raw.arguments);
                 let ordinal = self.ordinals.get(&key).copied().unwrap_or(0);
                 let call_id = raw.id.unwrap_or_else(|| derived_call_id(key, ordinal));
                 if self.ids.contains(&call_id) {
