@@ -187,13 +187,15 @@ impl StableHash {
                 self.nbuf = 0;
             }
         }
-        let (words, rest) = bytes.as_chunks::<8>();
+        let mut words = bytes.chunks_exact(8);
         let mut h = self.h;
-        for w in words {
-            h = fold(h, u64::from_le_bytes(*w));
+        for w in &mut words {
+            if let Ok(w) = <[u8; 8]>::try_from(w) {
+                h = fold(h, u64::from_le_bytes(w));
+            }
         }
         self.h = h;
-        for &b in rest {
+        for &b in words.remainder() {
             self.buf |= u64::from(b) << (8 * self.nbuf);
             self.nbuf += 1;
         }
