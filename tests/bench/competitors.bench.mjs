@@ -127,17 +127,19 @@ const CASES = {
   'gemini-nexus': [['one call after 1 MB of prose', (f) => replyEndingInCall(f, MB), 1], ['one 1 MB call', (f) => largeCall(f, MB), 1]],
 };
 
-// The competitors' figures last measured here (MB/s; BENCHMARKS.md, "Issue 22"), quoted when
-// no checkout is given, with where they come from.
+// The competitors' figures last measured here (MB/s; BENCHMARKS.md, "Issue 22": the median of
+// three runs, 2026-11-27, deepseek-pp at ca59cc8, SuperAssistant at c26168e, Gemini Nexus at
+// 551d6e2), quoted when no checkout is given, with where they come from.
+const MEASURED = 'BENCHMARKS.md, issue 22 (2026-11-27)';
 /** @type {Record<string, { from: string, cases: Record<string, number> }>} */
 const QUOTED = {
-  'deepseek-pp': { from: 'issue 22', cases: { '20 calls': 6698, '205 calls': 869, 'one 1 MB call': 399 } },
-  'superassistant-jsonl': { from: 'issue 22', cases: { '20 calls': 883, '205 calls': 87, 'one 1 MB call': 52 } },
-  'superassistant-xml': { from: 'issue 22', cases: { '20 calls': 1800, '205 calls': 180, 'one 1 MB call': 14 } },
-  'gemini-nexus': { from: 'issue 22', cases: { 'one call after 1 MB of prose': 113, 'one 1 MB call': 44 } },
+  'deepseek-pp': { from: `${MEASURED}, deepseek-pp at ca59cc8`, cases: { '20 calls': 25850, '205 calls': 4350, 'one 1 MB call': 1151 } },
+  'superassistant-jsonl': { from: `${MEASURED}, SuperAssistant at c26168e`, cases: { '20 calls': 3942, '205 calls': 451, 'one 1 MB call': 101 } },
+  'superassistant-xml': { from: `${MEASURED}, SuperAssistant at c26168e`, cases: { '20 calls': 7327, '205 calls': 974, 'one 1 MB call': 34 } },
+  'gemini-nexus': { from: `${MEASURED}, Gemini Nexus at 551d6e2`, cases: { 'one call after 1 MB of prose': 493, 'one 1 MB call': 155 } },
 };
 // Gemini Nexus's formatting of 1,000 tools into its prompt (ms), quoted the same way.
-const QUOTED_PROMPT = { from: 'issue 22', ms: 10 };
+const QUOTED_PROMPT = { from: `${MEASURED}, Gemini Nexus at 551d6e2`, ms: 2.7 };
 
 // ---- competitors from local checkouts -------------------------------------------------------
 
