@@ -287,7 +287,12 @@ mod tests {
 
     #[test]
     fn several_competitors_from_the_environment_and_the_command_line() {
-        let cases: &[(&[&str], Option<&str>, std::result::Result<Options, &str>)] = &[
+        type Case<'a> = (
+            &'a [&'a str],
+            Option<&'a str>,
+            std::result::Result<Options, &'a str>,
+        );
+        let cases: &[Case] = &[
             (
                 &[],
                 None,
