@@ -17,22 +17,38 @@ use serde_json::{json, Value};
 
 use crate::util::{cmd, run, run_capture, step, Result, Xtask};
 
-pub fn bench(x: &Xtask, args: &[String]) -> Result<()> {
+/// What `cargo xtask bench` was asked for.
+#[derive(Debug, PartialEq)]
+struct Options {
+    quick: bool,
+    /// `NAME=DIR` items, each a local checkout of a competing extension, whose parsers
+    /// `tests/bench/competitors.bench.mjs` bundles and measures side by side with ours: the
+    /// environment's RELAY_BENCH_COMPETITORS (comma-separated) first, then one per
+    /// `--competitor NAME=DIR`, as many as given.
+    competitors: Vec<String>,
+}
+
+fn options(args: &[String], env_competitors: Option<String>) -> Result<Options> {
     let mut quick = false;
-    // `--competitor NAME=DIR`: a local checkout of a competing extension, whose parser
-    // `tests/bench/competitors.bench.mjs` bundles and measures side by side with ours (the
-    // environment's RELAY_BENCH_COMPETITORS, comma-separated, counts too).
-    let mut competitors: Vec<String> = std::env::var("RELAY_BENCH_COMPETITORS")
-        .ok()
-        .filter(|s| !s.trim().is_empty())
-        .into_iter()
+    let mut competitors: Vec<String> = env_competitors
+        .iter()
+        .flat_map(|s| s.split(','))
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
         .collect();
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--quick" => quick = true,
             "--competitor" => match it.next() {
-                Some(spec) if spec.contains('=') => competitors.push(spec.clone()),
+                Some(spec)
+                    if spec
+                        .split_once('=')
+                        .is_some_and(|(n, d)| !n.is_empty() && !d.is_empty()) =>
+                {
+                    competitors.push(spec.clone())
+                }
                 _ => return Err("--competitor needs NAME=DIR (a local checkout)".into()),
             },
             other => {
@@ -43,6 +59,12 @@ pub fn bench(x: &Xtask, args: &[String]) -> Result<()> {
             }
         }
     }
+    Ok(Options { quick, competitors })
+}
+
+pub fn bench(x: &Xtask, args: &[String]) -> Result<()> {
+    let Options { quick, competitors } =
+        options(args, std::env::var("RELAY_BENCH_COMPETITORS").ok())?;
     crate::setup::setup(x)?;
     crate::build::build(x)?;
     // The browser figures run the loop against the demo MCP server.
@@ -253,4 +275,77 @@ fn find_estimates(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> Result<()> {
 fn round(v: f64, digits: i32) -> f64 {
     let f = 10f64.powi(digits);
     (v * f).round() / f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn several_competitors_from_the_environment_and_the_command_line() {
+        type Case<'a> = (
+            &'a [&'a str],
+            Option<&'a str>,
+            std::result::Result<Options, &'a str>,
+        );
+        let cases: &[Case] = &[
+            (
+                &[],
+                None,
+                Ok(Options {
+                    quick: false,
+                    competitors: vec![],
+                }),
+            ),
+            (
+                &["--quick"],
+                Some(" "),
+                Ok(Options {
+                    quick: true,
+                    competitors: vec![],
+                }),
+            ),
+            (
+                &[
+                    "--competitor",
+                    "superassistant=/c/sa",
+                    "--competitor",
+                    "gemini-nexus=/c/gn",
+                ],
+                Some("deepseek-pp=/c/dp, "),
+                Ok(Options {
+                    quick: false,
+                    competitors: vec![
+                        "deepseek-pp=/c/dp".into(),
+                        "superassistant=/c/sa".into(),
+                        "gemini-nexus=/c/gn".into(),
+                    ],
+                }),
+            ),
+            (&["--competitor"], None, Err("--competitor needs NAME=DIR")),
+            (
+                &["--competitor", "superassistant"],
+                None,
+                Err("--competitor needs NAME=DIR"),
+            ),
+            (
+                &["--competitor", "=/c/sa"],
+                None,
+                Err("--competitor needs NAME=DIR"),
+            ),
+            (&["--fast"], None, Err("unknown bench option '--fast'")),
+        ];
+        for (a, env, want) in cases {
+            let got = options(&args(a), env.map(str::to_owned));
+            match (got, want) {
+                (Ok(got), Ok(want)) => assert_eq!(&got, want, "{a:?} {env:?}"),
+                (Err(e), Err(want)) => assert!(e.to_string().starts_with(want), "{a:?}: {e}"),
+                (got, want) => panic!("{a:?} {env:?}: got {got:?}, want {want:?}"),
+            }
+        }
+    }
 }

@@ -35,7 +35,9 @@ commands:
                e.g. docs/screenshots)
   bench        run the benchmarks and write target/bench/summary.json
                (`bench --quick`: every figure once, with short measurements; a smoke run;
-               `--competitor deepseek-pp=DIR`: that extension's parser side by side with ours)
+               `--competitor NAME=DIR`, repeatable, NAME one of deepseek-pp, superassistant,
+               gemini-nexus: that extension's parsers, bundled from a local checkout, side by side
+               with ours)
   dist         package the extension as a zip under target/dist
   fuzz         fuzz the parser and the wire decoders for FUZZ_SECONDS (default 60): seeded
                mutation rounds on stable Rust (`fuzz --libfuzzer`: the cargo-fuzz target)
