@@ -32,6 +32,9 @@ pub(crate) struct Engine {
     checkpoints: Option<Checkpoints>,
     /// The selected tools' names as tags, indexed when a reply first needs them.
     tags: ToolTagIndex,
+    /// Whether the states where runs stop are kept as checkpoints: only a rewrite near the end
+    /// of the text uses them, and a text that only grows is never rewritten.
+    keep_stops: bool,
 }
 
 impl Engine {
@@ -42,6 +45,7 @@ impl Engine {
             sink: Sink::default(),
             checkpoints: None,
             tags: ToolTagIndex::default(),
+            keep_stops: false,
         }
     }
 
@@ -52,7 +56,14 @@ impl Engine {
             sink: Sink::default(),
             checkpoints: Some(Checkpoints::new()),
             tags: ToolTagIndex::default(),
+            keep_stops: false,
         }
+    }
+
+    /// From now on, keep the states where runs stop as checkpoints too (the text may be
+    /// rewritten near its end); until then only the sparse ones are kept.
+    pub(crate) fn keep_stops(&mut self) {
+        self.keep_stops = true;
     }
 
     /// Scans `text` from where the last run stopped. `finished`: the message is complete, so
@@ -73,7 +84,7 @@ impl Engine {
             tags: &self.tags,
         };
         scan.run(&mut self.st, &mut self.sink, self.checkpoints.as_mut());
-        if let (Some(cps), false) = (self.checkpoints.as_mut(), finished) {
+        if let (Some(cps), false, true) = (self.checkpoints.as_mut(), finished, self.keep_stops) {
             cps.stopped(&self.st, &self.sink);
         }
     }
@@ -85,6 +96,7 @@ impl Engine {
             sink: self.sink.clone(),
             checkpoints: None,
             tags: self.tags.clone(),
+            keep_stops: false,
         }
     }
 

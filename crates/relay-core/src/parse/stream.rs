@@ -140,6 +140,8 @@ impl StreamParser {
     /// The message's whole text so far. Usually it extends the previous text; when it does not
     /// (the site re-rendered), parsing restarts from a checkpoint before the first difference.
     pub fn push(&mut self, full_text_so_far: &str) -> StreamUpdate {
+        // A text given whole may be a re-render that changed its end: keep where runs stop.
+        self.engine.keep_stops();
         let old = self.text.as_bytes();
         let new = full_text_so_far.as_bytes();
         let common = common_prefix(old, new);
