@@ -37,6 +37,44 @@ test('parseToolCalls resolves against the array it is given, whether or not it s
   }
 });
 
+test('a new array of the same server objects reuses their conversion; any change to a member converts again', () => {
+  // Each case passes a new array built from the one before it (or from scratch) and expects
+  // the prompt of the tools it names. A new array whose members are the same objects, with the
+  // same id, name and tools array of the same length, reuses the last conversion and its
+  // rendered tool list (which the last case shows: an edit inside a tool object is not seen,
+  // as the module docs say); any other change converts again.
+  const copy = (s) => ({ ...s, tools: [...s.tools] });
+  const a = copy(everything);
+  const b = copy(bench);
+  const want = (servers) => {
+    const set = new core.ToolSet(servers.map((s) => ({ ...s, tools: structuredClone(s.tools) })));
+    const text = set.prompt().text;
+    set.free();
+    return text;
+  };
+  const cases = [
+    ['first conversion', () => [a, b]],
+    ['a new array of the same members', () => [a, b]],
+    ['the members in another order', () => [b, a]],
+    ['a member left out', () => [b]],
+    ['both again', () => [a, b]],
+    ['a tool added to a tools array in place', () => { b.tools.push({ ...b.tools[0], name: 'added_tool' }); return [a, b]; }],
+    ['a tools array replaced', () => { b.tools = b.tools.slice(0, 3); return [a, b]; }],
+    ['a server renamed in place', () => { a.name = 'renamed'; return [a, b]; }],
+    ['a member replaced by a copy with other tools', () => [a, { ...b, tools: bench.tools.slice(5, 9) }]],
+  ];
+  for (const [name, make] of cases) {
+    const servers = make();
+    assert.equal(core.promptForServers(servers).text, want(servers), name);
+    assert.equal(core.promptForServers([...servers]).text, want(servers), `${name}, copied array`);
+  }
+  const servers = [a, b];
+  const before = core.promptForServers(servers).text;
+  b.tools[0] = { ...b.tools[0], description: 'Edited in place.' }; // same array, same length
+  assert.equal(core.promptForServers([...servers]).text, before, 'an edit inside a tools array is not seen: the conversion was reused');
+  assert.notEqual(core.promptForServers([a, { ...b }]).text, before, 'a new server object converts again');
+});
+
 test('a StreamParser made from an array reports what parseToolCalls reports', () => {
   const servers = [everything];
   const reply = 'First ' + call('echo', 'everything', { message: 'hi' }) + 'then ' + call('get-sum', 'everything', { a: 2, b: 3 });
