@@ -192,6 +192,7 @@ const FIGURES = [
   /^parse 1MB reply throughput \(wasm\)$/,
   /^parse 1MB reply, 205 calls, throughput \(wasm\)$/,
   /^promptForServers with a new servers array, 1000 tools \(wasm\)$/,
+  /^promptForServers with new server objects, 1000 tools \(wasm\)$/,
   /^parse 1MB reply, one large call, throughput \(wasm\)$/,
   /^cold start, first message servers\/list: total \(median\)$/,
   /^parse slowest 1 MB adversarial reply of \d+ \(wasm; .+\)$/,
