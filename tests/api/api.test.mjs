@@ -75,6 +75,36 @@ test('a new array of the same server objects reuses their conversion; any change
   assert.notEqual(core.promptForServers([a, { ...b }]).text, before, 'a new server object converts again');
 });
 
+test('new server objects with the same JSON text give the last prompt; any other text, its own', () => {
+  // Each case builds its servers from scratch (new objects, as a tools/list answer parsed
+  // anew) and expects the prompt of exactly what it holds: equal text may reuse the last
+  // conversion, and a change of the same length (one letter of one description) must not.
+  const base = JSON.stringify([everything, bench]);
+  const edited = base.replace('"Echoes back the input string', '"Echoes back the input strinG');
+  assert.notEqual(edited, base, 'the edit applies');
+  assert.equal(edited.length, base.length);
+  const want = (text) => {
+    const set = new core.ToolSet(JSON.parse(text));
+    const prompt = set.prompt().text;
+    set.free();
+    return prompt;
+  };
+  const cases = [
+    ['first', base],
+    ['the same text again, new objects', base],
+    ['one letter changed', edited],
+    ['back to the first text', base],
+    ['the servers in the other order', JSON.stringify([bench, everything])],
+    ['the first text, then a copy of the array', base],
+  ];
+  for (const [name, text] of cases) {
+    const servers = JSON.parse(text);
+    assert.equal(core.promptForServers(servers).text, want(text), name);
+    assert.equal(core.promptForServers([...servers]).text, want(text), `${name}, copied array`);
+  }
+  assert.ok(want(edited).includes('Echoes back the input strinG') && !want(base).includes('Echoes back the input strinG'));
+});
+
 test('a StreamParser made from an array reports what parseToolCalls reports', () => {
   const servers = [everything];
   const reply = 'First ' + call('echo', 'everything', { message: 'hi' }) + 'then ' + call('get-sum', 'everything', { a: 2, b: 3 });

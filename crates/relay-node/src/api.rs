@@ -17,9 +17,11 @@
 //! prompt was asked for, the rendered tool list) and reuse them while they are given the same
 //! array again (`===`), or a new array of the same server objects in the same order, each with
 //! the same `id`, `name` and `tools` array (`===`) of the same length (`[...servers]`, a
-//! `filter` that kept them all): [`same_members`]. So treat a `servers` array, its server
-//! objects and their tools as immutable once passed, and pass new ones when tools change (as
-//! every `tools/list` answer is); a `ToolSet` holds its conversion for as long as it lives.
+//! `filter` that kept them all): [`same_members`], or a new array whose JSON text is the last
+//! one's (new objects with the same tools, as a repeated `tools/list` answer gives: the text is
+//! made, and compared, but not read again). So treat a `servers` array, its server objects and
+//! their tools as immutable once passed, and pass new ones when tools change (as every
+//! `tools/list` answer is); a `ToolSet` holds its conversion for as long as it lives.
 
 use std::cell::{Cell, OnceCell, RefCell};
 use std::rc::Rc;
@@ -29,7 +31,7 @@ use relay_core::prompt::{prepare_for_servers, PreparedTools, PromptOptions};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::text::{from_js_lenient, from_js_text};
+use crate::text::{from_js_lenient, from_js_text, read_json, with_json_text};
 use relay_wasm::js::{from_js, to_js};
 
 /// Servers converted from JavaScript, with their tools rendered for prompts on first use.
@@ -65,6 +67,8 @@ struct Last {
     /// What each member of the array was when converted ([`members`]); `None` when the array
     /// is not an `Array` of objects.
     members: Option<Vec<Member>>,
+    /// The JSON text the conversion was read from: the same text reads as the same tools.
+    text: String,
     converted: Rc<Converted>,
 }
 
@@ -125,7 +129,9 @@ fn same_members(last: &Last, servers: &JsValue) -> bool {
 }
 
 /// The conversion of `servers` (`undefined` and `null` read as no servers), reused while the
-/// same array, or a new array of the same members ([`same_members`]), comes back.
+/// same array, or a new array of the same members ([`same_members`]), comes back, or when the
+/// array's JSON text is the last one's (new objects with the same tools: a `tools/list`
+/// answer that did not change).
 fn converted(servers: &JsValue) -> Result<Rc<Converted>, JsValue> {
     if servers.is_undefined() || servers.is_null() {
         return Ok(Rc::new(Converted::new(Vec::new())));
@@ -144,13 +150,37 @@ fn converted(servers: &JsValue) -> Result<Rc<Converted>, JsValue> {
     if let Some(c) = hit {
         return Ok(c);
     }
-    let c = Rc::new(Converted::new(from_js_text(servers, "servers")?));
-    LAST.set(Some(Last {
-        array: servers.clone(),
-        members: members(servers),
-        converted: Rc::clone(&c),
-    }));
-    Ok(c)
+    let (converted, text) = with_json_text(servers, "servers", |text| {
+        let same = LAST.with_borrow(|last| {
+            last.as_ref()
+                .filter(|last| last.text == text)
+                .map(|last| Rc::clone(&last.converted))
+        });
+        match same {
+            Some(c) => Ok((c, None)),
+            None => {
+                let servers = read_json(text, "servers")?;
+                Ok((Rc::new(Converted::new(servers)), Some(text.to_owned())))
+            }
+        }
+    })?;
+    let members = members(servers);
+    LAST.with_borrow_mut(|last| match (last.as_mut(), text) {
+        // The same text: the conversion stays, now known by this array and its members.
+        (Some(last), None) => {
+            last.array = servers.clone();
+            last.members = members;
+        }
+        (_, text) => {
+            *last = Some(Last {
+                array: servers.clone(),
+                members,
+                text: text.unwrap_or_default(),
+                converted: Rc::clone(&converted),
+            });
+        }
+    });
+    Ok(converted)
 }
 
 thread_local! {
