@@ -85,7 +85,7 @@ test('new server objects with the same JSON text give the last prompt; any other
   assert.equal(edited.length, base.length);
   const want = (text) => {
     const set = new core.ToolSet(JSON.parse(text));
-    const prompt = set.prompt().text;
+    const prompt = set.prompt()?.text; // no tools: null
     set.free();
     return prompt;
   };
@@ -96,13 +96,27 @@ test('new server objects with the same JSON text give the last prompt; any other
     ['back to the first text', base],
     ['the servers in the other order', JSON.stringify([bench, everything])],
     ['the first text, then a copy of the array', base],
+    ['one server edited, the other the same', JSON.stringify([everything, { ...bench, tools: bench.tools.slice(1) }])],
+    ['one server twice', JSON.stringify([everything, everything])],
+    ['a server added', JSON.stringify([everything, bench, { id: 'third', name: 'third', tools: bench.tools.slice(0, 2) }])],
+    ['a server left out', JSON.stringify([bench])],
+    ['empty', '[]'],
+    ['both again', base],
   ];
   for (const [name, text] of cases) {
     const servers = JSON.parse(text);
-    assert.equal(core.promptForServers(servers).text, want(text), name);
-    assert.equal(core.promptForServers([...servers]).text, want(text), `${name}, copied array`);
+    assert.equal(core.promptForServers(servers)?.text, want(text), name);
+    assert.equal(core.promptForServers([...servers])?.text, want(text), `${name}, copied array`);
   }
   assert.ok(want(edited).includes('Echoes back the input strinG') && !want(base).includes('Echoes back the input strinG'));
+  // A StreamParser made from the last array holds its tools: a new array that reuses some of
+  // them copies them, and the parser still has all of its own.
+  const reply = call('get-sum', 'everything', { a: 1, b: 2 }) + call('notes_search_notes', 'bench', { query: 'x' });
+  const parser = new core.StreamParser(JSON.parse(base));
+  const mixed = JSON.stringify([everything, { ...bench, tools: bench.tools.slice(0, 4) }]);
+  assert.equal(core.promptForServers(JSON.parse(mixed)).text, want(mixed), 'reusing a server a parser holds');
+  assert.deepEqual([...parser.append(reply).calls, ...parser.finish().calls].map((c) => c.tool), ['get-sum', 'notes_search_notes']);
+  parser.free();
 });
 
 test('a StreamParser made from an array reports what parseToolCalls reports', () => {

@@ -55,22 +55,24 @@ for (const [name, file, server] of [['everything', 'everything-tools.json', 'eve
 const many = new core.ToolSet(JSON.parse(input('tools_1000.json')));
 fig(`prompt generation, ${many.tools} tools (wasm)`, time(() => { many.dropPromptCache(); many.prompt(); }), 'ms');
 // promptForServers with a new servers array of the same server objects (a chat's selection
-// asked for again): the last conversion and its rendered tool list are reused (api.rs,
-// `same_members`). With new server objects holding the same tools (a repeated tools/list
-// answer, parsed outside the timing): the JSON text is made and compared with the last one,
-// not read again. With new tools (one server renamed each time): the conversion from
-// JavaScript, then the first render.
+// asked for again): the last conversion and its rendered tool list are reused (relay-node's
+// `reuse`). With new server objects (tools/list answers parsed anew, outside the timing): each
+// server's JSON text is made and compared with the last array's; the same tools are not read
+// again, one server's new tools are read beside the others' kept ones (then the render), and
+// all servers' new tools (every server renamed) are the whole conversion and first render.
 const text1000 = input('tools_1000.json');
 const servers1000 = JSON.parse(text1000);
 fig(`promptForServers with a new servers array, ${many.tools} tools (wasm)`, time(() => core.promptForServers([...servers1000]), { minMs: 300 }), 'ms');
 fig(`promptForServers with new server objects, same tools, ${many.tools} tools (wasm)`, timeEach(() => JSON.parse(text1000), (servers) => core.promptForServers(servers), 30), 'ms');
 let renamed = 0;
-const changed = () => {
+const renaming = (all) => () => {
   const servers = JSON.parse(text1000);
-  servers[0].name = `bench-0 (${++renamed})`;
+  renamed++;
+  for (const server of all ? servers : servers.slice(0, 1)) server.name = `${server.id} (${renamed})`;
   return servers;
 };
-fig(`promptForServers with new tools, ${many.tools} tools (wasm)`, timeEach(changed, (servers) => core.promptForServers(servers), 30), 'ms');
+fig(`promptForServers with one server's tools changed, ${many.tools} tools in ${servers1000.length} servers (wasm)`, timeEach(renaming(false), (servers) => core.promptForServers(servers), 30), 'ms');
+fig(`promptForServers with new tools, ${many.tools} tools (wasm)`, timeEach(renaming(true), (servers) => core.promptForServers(servers), 30), 'ms');
 const forced = { strategy: 'toolForced', customInstructions: 'Answer briefly.' };
 fig(`prompt rebuild from rendered tools, ${many.tools} tools (wasm)`, time(() => many.prompt(forced)), 'ms');
 

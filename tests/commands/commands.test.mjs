@@ -193,6 +193,7 @@ const FIGURES = [
   /^parse 1MB reply, 205 calls, throughput \(wasm\)$/,
   /^promptForServers with a new servers array, 1000 tools \(wasm\)$/,
   /^promptForServers with new server objects, same tools, 1000 tools \(wasm\)$/,
+  /^promptForServers with one server's tools changed, 1000 tools in \d+ servers \(wasm\)$/,
   /^promptForServers with new tools, 1000 tools \(wasm\)$/,
   /^parse 1MB reply, one large call, throughput \(wasm\)$/,
   /^cold start, first message servers\/list: total \(median\)$/,

@@ -17,31 +17,31 @@
 //! prompt was asked for, the rendered tool list) and reuse them while they are given the same
 //! array again (`===`), or a new array of the same server objects in the same order, each with
 //! the same `id`, `name` and `tools` array (`===`) of the same length (`[...servers]`, a
-//! `filter` that kept them all): [`same_members`], or a new array whose JSON text is the last
-//! one's (new objects with the same tools, as a repeated `tools/list` answer gives: the text is
-//! made, and compared, but not read again). So treat a `servers` array, its server objects and
+//! `filter` that kept them all), or new server objects whose JSON text is that of a server of
+//! the last array (a repeated `tools/list` answer: the text is made and compared, not read
+//! again): `crate::reuse`. So treat a `servers` array, its server objects and
 //! their tools as immutable once passed, and pass new ones when tools change (as every
 //! `tools/list` answer is); a `ToolSet` holds its conversion for as long as it lives.
 
-use std::cell::{Cell, OnceCell, RefCell};
+use std::cell::{Cell, OnceCell};
 use std::rc::Rc;
 
 use relay_core::model::ServerTools;
 use relay_core::prompt::{prepare_for_servers, PreparedTools, PromptOptions};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
-use crate::text::{from_js_lenient, from_js_text, read_json, with_json_text};
+use crate::reuse::converted;
+use crate::text::{from_js_lenient, from_js_text};
 use relay_wasm::js::{from_js, to_js};
 
 /// Servers converted from JavaScript, with their tools rendered for prompts on first use.
-struct Converted {
-    servers: Rc<[ServerTools]>,
+pub(crate) struct Converted {
+    pub(crate) servers: Rc<[ServerTools]>,
     prepared: OnceCell<Option<PreparedTools>>,
 }
 
 impl Converted {
-    fn new(servers: Vec<ServerTools>) -> Self {
+    pub(crate) fn new(servers: Vec<ServerTools>) -> Self {
         Converted {
             servers: servers.into(),
             prepared: OnceCell::new(),
@@ -59,128 +59,6 @@ impl Converted {
             None => Ok(JsValue::NULL),
         }
     }
-}
-
-/// The last `servers` array converted by the free functions, and its conversion.
-struct Last {
-    array: JsValue,
-    /// What each member of the array was when converted ([`members`]); `None` when the array
-    /// is not an `Array` of objects.
-    members: Option<Vec<Member>>,
-    /// The JSON text the conversion was read from: the same text reads as the same tools.
-    text: String,
-    converted: Rc<Converted>,
-}
-
-/// One server object of a converted array: the object, its `id`, `name` and `tools` values,
-/// and the length of `tools`.
-#[derive(PartialEq)]
-struct Member {
-    object: JsValue,
-    id: JsValue,
-    name: JsValue,
-    tools: JsValue,
-    tool_count: u32,
-}
-
-thread_local! {
-    static LAST: RefCell<Option<Last>> = const { RefCell::new(None) };
-    /// The property names [`members`] reads, made once.
-    static KEYS: [JsValue; 3] = ["id", "name", "tools"].map(JsValue::from_str);
-}
-
-/// What the members of `servers` are now (see [`Member`]), when it is an `Array` of objects
-/// whose properties read without throwing.
-fn members(servers: &JsValue) -> Option<Vec<Member>> {
-    let array = servers.dyn_ref::<js_sys::Array>()?;
-    KEYS.with(|[id, name, tools]| {
-        let get = |object: &JsValue, key: &JsValue| js_sys::Reflect::get(object, key).ok();
-        (0..array.length())
-            .map(|i| {
-                let object = array.get(i);
-                if !object.is_object() {
-                    return None;
-                }
-                let tools = get(&object, tools)?;
-                let tool_count = tools.dyn_ref::<js_sys::Array>().map_or(0, |a| a.length());
-                Some(Member {
-                    id: get(&object, id)?,
-                    name: get(&object, name)?,
-                    tools,
-                    tool_count,
-                    object,
-                })
-            })
-            .collect()
-    })
-}
-
-/// Whether `servers` holds the same server objects as `last`, in the same order, each with
-/// the same `id`, `name` and `tools` (`===`) and as many tools: then it converts to the same
-/// tools, and its prompt renders to the same text.
-fn same_members(last: &Last, servers: &JsValue) -> bool {
-    let Some(before) = &last.members else {
-        return false;
-    };
-    let same_length = servers
-        .dyn_ref::<js_sys::Array>()
-        .is_some_and(|a| a.length() as usize == before.len());
-    same_length && members(servers).is_some_and(|now| &now == before)
-}
-
-/// The conversion of `servers` (`undefined` and `null` read as no servers), reused while the
-/// same array, or a new array of the same members ([`same_members`]), comes back, or when the
-/// array's JSON text is the last one's (new objects with the same tools: a `tools/list`
-/// answer that did not change).
-fn converted(servers: &JsValue) -> Result<Rc<Converted>, JsValue> {
-    if servers.is_undefined() || servers.is_null() {
-        return Ok(Rc::new(Converted::new(Vec::new())));
-    }
-    let hit = LAST.with_borrow_mut(|last| {
-        let last = last.as_mut()?;
-        if &last.array != servers {
-            if !same_members(last, servers) {
-                return None;
-            }
-            // The next call with this very array is then a hit at the first comparison.
-            last.array = servers.clone();
-        }
-        Some(Rc::clone(&last.converted))
-    });
-    if let Some(c) = hit {
-        return Ok(c);
-    }
-    let (converted, text) = with_json_text(servers, "servers", |text| {
-        let same = LAST.with_borrow(|last| {
-            last.as_ref()
-                .filter(|last| last.text == text)
-                .map(|last| Rc::clone(&last.converted))
-        });
-        match same {
-            Some(c) => Ok((c, None)),
-            None => {
-                let servers = read_json(text, "servers")?;
-                Ok((Rc::new(Converted::new(servers)), Some(text.to_owned())))
-            }
-        }
-    })?;
-    let members = members(servers);
-    LAST.with_borrow_mut(|last| match (last.as_mut(), text) {
-        // The same text: the conversion stays, now known by this array and its members.
-        (Some(last), None) => {
-            last.array = servers.clone();
-            last.members = members;
-        }
-        (_, text) => {
-            *last = Some(Last {
-                array: servers.clone(),
-                members,
-                text: text.unwrap_or_default(),
-                converted: Rc::clone(&converted),
-            });
-        }
-    });
-    Ok(converted)
 }
 
 thread_local! {
