@@ -37,6 +37,88 @@ test('parseToolCalls resolves against the array it is given, whether or not it s
   }
 });
 
+test('a new array of the same server objects reuses their conversion; any change to a member converts again', () => {
+  // Each case passes a new array built from the one before it (or from scratch) and expects
+  // the prompt of the tools it names. A new array whose members are the same objects, with the
+  // same id, name and tools array of the same length, reuses the last conversion and its
+  // rendered tool list (which the last case shows: an edit inside a tool object is not seen,
+  // as the module docs say); any other change converts again.
+  const copy = (s) => ({ ...s, tools: [...s.tools] });
+  const a = copy(everything);
+  const b = copy(bench);
+  const want = (servers) => {
+    const set = new core.ToolSet(servers.map((s) => ({ ...s, tools: structuredClone(s.tools) })));
+    const text = set.prompt().text;
+    set.free();
+    return text;
+  };
+  const cases = [
+    ['first conversion', () => [a, b]],
+    ['a new array of the same members', () => [a, b]],
+    ['the members in another order', () => [b, a]],
+    ['a member left out', () => [b]],
+    ['both again', () => [a, b]],
+    ['a tool added to a tools array in place', () => { b.tools.push({ ...b.tools[0], name: 'added_tool' }); return [a, b]; }],
+    ['a tools array replaced', () => { b.tools = b.tools.slice(0, 3); return [a, b]; }],
+    ['a server renamed in place', () => { a.name = 'renamed'; return [a, b]; }],
+    ['a member replaced by a copy with other tools', () => [a, { ...b, tools: bench.tools.slice(5, 9) }]],
+  ];
+  for (const [name, make] of cases) {
+    const servers = make();
+    assert.equal(core.promptForServers(servers).text, want(servers), name);
+    assert.equal(core.promptForServers([...servers]).text, want(servers), `${name}, copied array`);
+  }
+  const servers = [a, b];
+  const before = core.promptForServers(servers).text;
+  b.tools[0] = { ...b.tools[0], description: 'Edited in place.' }; // same array, same length
+  assert.equal(core.promptForServers([...servers]).text, before, 'an edit inside a tools array is not seen: the conversion was reused');
+  assert.notEqual(core.promptForServers([a, { ...b }]).text, before, 'a new server object converts again');
+});
+
+test('new server objects with the same JSON text give the last prompt; any other text, its own', () => {
+  // Each case builds its servers from scratch (new objects, as a tools/list answer parsed
+  // anew) and expects the prompt of exactly what it holds: equal text may reuse the last
+  // conversion, and a change of the same length (one letter of one description) must not.
+  const base = JSON.stringify([everything, bench]);
+  const edited = base.replace('"Echoes back the input string', '"Echoes back the input strinG');
+  assert.notEqual(edited, base, 'the edit applies');
+  assert.equal(edited.length, base.length);
+  const want = (text) => {
+    const set = new core.ToolSet(JSON.parse(text));
+    const prompt = set.prompt()?.text; // no tools: null
+    set.free();
+    return prompt;
+  };
+  const cases = [
+    ['first', base],
+    ['the same text again, new objects', base],
+    ['one letter changed', edited],
+    ['back to the first text', base],
+    ['the servers in the other order', JSON.stringify([bench, everything])],
+    ['the first text, then a copy of the array', base],
+    ['one server edited, the other the same', JSON.stringify([everything, { ...bench, tools: bench.tools.slice(1) }])],
+    ['one server twice', JSON.stringify([everything, everything])],
+    ['a server added', JSON.stringify([everything, bench, { id: 'third', name: 'third', tools: bench.tools.slice(0, 2) }])],
+    ['a server left out', JSON.stringify([bench])],
+    ['empty', '[]'],
+    ['both again', base],
+  ];
+  for (const [name, text] of cases) {
+    const servers = JSON.parse(text);
+    assert.equal(core.promptForServers(servers)?.text, want(text), name);
+    assert.equal(core.promptForServers([...servers])?.text, want(text), `${name}, copied array`);
+  }
+  assert.ok(want(edited).includes('Echoes back the input strinG') && !want(base).includes('Echoes back the input strinG'));
+  // A StreamParser made from the last array holds its tools: a new array that reuses some of
+  // them copies them, and the parser still has all of its own.
+  const reply = call('get-sum', 'everything', { a: 1, b: 2 }) + call('notes_search_notes', 'bench', { query: 'x' });
+  const parser = new core.StreamParser(JSON.parse(base));
+  const mixed = JSON.stringify([everything, { ...bench, tools: bench.tools.slice(0, 4) }]);
+  assert.equal(core.promptForServers(JSON.parse(mixed)).text, want(mixed), 'reusing a server a parser holds');
+  assert.deepEqual([...parser.append(reply).calls, ...parser.finish().calls].map((c) => c.tool), ['get-sum', 'notes_search_notes']);
+  parser.free();
+});
+
 test('a StreamParser made from an array reports what parseToolCalls reports', () => {
   const servers = [everything];
   const reply = 'First ' + call('echo', 'everything', { message: 'hi' }) + 'then ' + call('get-sum', 'everything', { a: 2, b: 3 });

@@ -31,6 +31,17 @@ function time(fn, { minMs = 500, minRuns = 10 } = {}) {
   return median(runs);
 }
 
+/** Median of `runs` timings of `fn(make())`, `make` outside the timing. */
+function timeEach(make, fn, runs) {
+  for (let i = 0; i < 3; i++) fn(make());
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const arg = make();
+    const t = performance.now(); fn(arg); times.push(performance.now() - t);
+  }
+  return median(times);
+}
+
 // Prompt sizes for the two shared tool sets.
 for (const [name, file, server] of [['everything', 'everything-tools.json', 'everything'], ['tools100', 'tools100.json', 'bench']]) {
   const tools = fixture(file);
@@ -43,9 +54,25 @@ for (const [name, file, server] of [['everything', 'everything-tools.json', 'eve
 // and a rebuild from the rendered list (another chat, other options: a concatenation).
 const many = new core.ToolSet(JSON.parse(input('tools_1000.json')));
 fig(`prompt generation, ${many.tools} tools (wasm)`, time(() => { many.dropPromptCache(); many.prompt(); }), 'ms');
-// promptForServers with a new servers array: the conversion from JavaScript, then the render.
-const servers1000 = JSON.parse(input('tools_1000.json'));
+// promptForServers with a new servers array of the same server objects (a chat's selection
+// asked for again): the last conversion and its rendered tool list are reused (relay-node's
+// `reuse`). With new server objects (tools/list answers parsed anew, outside the timing): each
+// server's JSON text is made and compared with the last array's; the same tools are not read
+// again, one server's new tools are read beside the others' kept ones (then the render), and
+// all servers' new tools (every server renamed) are the whole conversion and first render.
+const text1000 = input('tools_1000.json');
+const servers1000 = JSON.parse(text1000);
 fig(`promptForServers with a new servers array, ${many.tools} tools (wasm)`, time(() => core.promptForServers([...servers1000]), { minMs: 300 }), 'ms');
+fig(`promptForServers with new server objects, same tools, ${many.tools} tools (wasm)`, timeEach(() => JSON.parse(text1000), (servers) => core.promptForServers(servers), 30), 'ms');
+let renamed = 0;
+const renaming = (all) => () => {
+  const servers = JSON.parse(text1000);
+  renamed++;
+  for (const server of all ? servers : servers.slice(0, 1)) server.name = `${server.id} (${renamed})`;
+  return servers;
+};
+fig(`promptForServers with one server's tools changed, ${many.tools} tools in ${servers1000.length} servers (wasm)`, timeEach(renaming(false), (servers) => core.promptForServers(servers), 30), 'ms');
+fig(`promptForServers with new tools, ${many.tools} tools (wasm)`, timeEach(renaming(true), (servers) => core.promptForServers(servers), 30), 'ms');
 const forced = { strategy: 'toolForced', customInstructions: 'Answer briefly.' };
 fig(`prompt rebuild from rendered tools, ${many.tools} tools (wasm)`, time(() => many.prompt(forced)), 'ms');
 

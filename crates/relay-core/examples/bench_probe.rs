@@ -3,8 +3,8 @@
 //! `valgrind --tool=callgrind`, which load does not change:
 //!
 //! `cargo build --release -p relay-core --example bench_probe`, then
-//! `target/release/examples/bench_probe prompt|app|append|stream|full N [large]`:
-//! a first render of 1,000 tools; the extension's `prompt/build` for them (`App::prompt`, first
+//! `target/release/examples/bench_probe prompt|convert|app|append|stream|full N [large]`:
+//! a first render of 1,000 tools; reading them from JSON text; the extension's `prompt/build` for them (`App::prompt`, first
 //! and again); 10,000 one-byte appends to one parser; the 100 KB reply (or,
 //! with `large`, the one with a 90 KB call; `large1m`, one 1 MB call; `many`, 1 MB with 205
 //! calls) in 1,000 appends; the same in one parse.
@@ -37,6 +37,18 @@ fn main() {
                 best = best.min(s.elapsed().as_secs_f64());
             }
             eprintln!("prompt: best {:.3} ms, total {:?}", best * 1e3, t.elapsed());
+        }
+        "convert" => {
+            // The 1,000 tools read from their JSON text, as the Node build reads a `servers`
+            // array (`JSON.stringify` in JavaScript, then serde_json).
+            let text = serde_json::to_string(&bench_tools(1_000)).unwrap_or_default();
+            let mut best = f64::MAX;
+            for _ in 0..n {
+                let s = std::time::Instant::now();
+                black_box(serde_json::from_str::<Vec<ServerTools>>(black_box(&text)).ok());
+                best = best.min(s.elapsed().as_secs_f64());
+            }
+            eprintln!("convert: best {:.3} ms ({} bytes)", best * 1e3, text.len());
         }
         "append" => {
             let servers: Rc<[ServerTools]> = bench_inputs::servers().into();
@@ -100,6 +112,6 @@ fn main() {
                 again * 1e3
             );
         }
-        _ => eprintln!("usage: bench_probe prompt|app|append|stream|full N [large]"),
+        _ => eprintln!("usage: bench_probe prompt|convert|app|append|stream|full N [large]"),
     }
 }

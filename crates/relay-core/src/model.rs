@@ -39,7 +39,8 @@ pub struct ToolAnnotations {
 ///
 /// Deserialized by hand (below): `#[serde(flatten)]` would buffer every tool into serde's
 /// `Content` tree first, which is slower and, monomorphised per input format, the largest
-/// serde code in the wasm module.
+/// serde code in the wasm module; reading into a `Map` first and taking the named members out
+/// of it cost a map per tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
@@ -64,8 +65,65 @@ pub struct Tool {
 }
 
 impl<'de> Deserialize<'de> for Tool {
-    /// The members the struct names, in camelCase; every other member into `extra`, in order.
+    /// The members the struct names, in camelCase; every other member into `extra`, in order
+    /// (a repeated member: its last value, at its first place). Read member by member: the
+    /// tool itself is never a `Map` (1,000 tools: a map each, their keys hashed twice).
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(ToolVisitor)
+    }
+}
+
+/// A member of a tool definition: one the struct names, or another one for `extra`.
+enum ToolKey {
+    Name,
+    Title,
+    Description,
+    InputSchema,
+    OutputSchema,
+    Annotations,
+    Other(String),
+}
+
+impl<'de> Deserialize<'de> for ToolKey {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl serde::de::Visitor<'_> for KeyVisitor {
+            type Value = ToolKey;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string key")
+            }
+            fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<ToolKey, E> {
+                Ok(match key {
+                    "name" => ToolKey::Name,
+                    "title" => ToolKey::Title,
+                    "description" => ToolKey::Description,
+                    "inputSchema" => ToolKey::InputSchema,
+                    "outputSchema" => ToolKey::OutputSchema,
+                    "annotations" => ToolKey::Annotations,
+                    other => ToolKey::Other(other.to_owned()),
+                })
+            }
+            fn visit_string<E: serde::de::Error>(self, key: String) -> Result<ToolKey, E> {
+                match self.visit_str::<E>(&key)? {
+                    ToolKey::Other(_) => Ok(ToolKey::Other(key)),
+                    named => Ok(named),
+                }
+            }
+        }
+        d.deserialize_str(KeyVisitor)
+    }
+}
+
+struct ToolVisitor;
+
+impl<'de> serde::de::Visitor<'de> for ToolVisitor {
+    type Value = Tool;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a map")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Tool, A::Error> {
         use serde::de::Error;
         fn opt<T: serde::de::DeserializeOwned, E: Error>(v: Option<Value>) -> Result<Option<T>, E> {
             match v {
@@ -73,21 +131,36 @@ impl<'de> Deserialize<'de> for Tool {
                 Some(v) => T::deserialize(v).map(Some).map_err(E::custom),
             }
         }
-        let mut extra = Map::<String, Value>::deserialize(d)?;
-        let name = match extra.shift_remove("name") {
+        let mut named: [Option<Value>; 6] = Default::default();
+        let mut extra = Map::new();
+        while let Some(key) = map.next_key::<ToolKey>()? {
+            let slot = match key {
+                ToolKey::Name => 0,
+                ToolKey::Title => 1,
+                ToolKey::Description => 2,
+                ToolKey::InputSchema => 3,
+                ToolKey::OutputSchema => 4,
+                ToolKey::Annotations => 5,
+                ToolKey::Other(key) => {
+                    extra.insert(key, map.next_value()?);
+                    continue;
+                }
+            };
+            named[slot] = Some(map.next_value()?);
+        }
+        let [name, title, description, input_schema, output_schema, annotations] = named;
+        let name = match name {
             Some(Value::String(s)) => s,
-            Some(other) => String::deserialize(other).map_err(D::Error::custom)?,
-            None => return Err(D::Error::missing_field("name")),
+            Some(other) => String::deserialize(other).map_err(A::Error::custom)?,
+            None => return Err(A::Error::missing_field("name")),
         };
         Ok(Tool {
             name,
-            title: opt(extra.shift_remove("title"))?,
-            description: opt(extra.shift_remove("description"))?,
-            input_schema: extra
-                .shift_remove("inputSchema")
-                .unwrap_or_else(empty_object_schema),
-            output_schema: opt(extra.shift_remove("outputSchema"))?,
-            annotations: opt(extra.shift_remove("annotations"))?,
+            title: opt(title)?,
+            description: opt(description)?,
+            input_schema: input_schema.unwrap_or_else(empty_object_schema),
+            output_schema: opt(output_schema)?,
+            annotations: opt(annotations)?,
             extra,
         })
     }
@@ -419,6 +492,65 @@ mod tests {
         }
         assert!(matches!(parsed[4], Content::ResourceLink { .. }));
         assert_eq!(serde_json::to_value(&parsed).expect("serializes"), wire);
+    }
+
+    #[test]
+    fn tool_members_read_alike_from_text_and_from_values() {
+        // (wire form, what it reads as: the tool as JSON again, or the error's start). Text
+        // through serde_json's reader and a `Value` through its deserializer agree.
+        let cases: &[(&str, Result<Value, &str>)] = &[
+            (
+                r#"{"icons":[1],"name":"t","_meta":{"a":1},"title":null,"description":"d","inputSchema":{"type":"object"},"x":2}"#,
+                Ok(
+                    json!({"name": "t", "description": "d", "inputSchema": {"type": "object"}, "icons": [1], "_meta": {"a": 1}, "x": 2}),
+                ),
+            ),
+            // A repeated member: its last value, at its first place.
+            (
+                r#"{"x":1,"name":"a","y":2,"x":3,"name":"b"}"#,
+                Ok(json!({"name": "b", "inputSchema": {"type": "object"}, "x": 3, "y": 2})),
+            ),
+            (
+                r#"{"name":"t","inputSchema":null,"annotations":{"readOnlyHint":true},"outputSchema":{"type":"object"}}"#,
+                Ok(
+                    json!({"name": "t", "inputSchema": null, "outputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true}}),
+                ),
+            ),
+            (r#"{"title":"t"}"#, Err("missing field `name`")),
+            (
+                r#"{"name":3}"#,
+                Err("invalid type: integer `3`, expected a string"),
+            ),
+            (
+                r#"{"name":"t","description":4}"#,
+                Err("invalid type: integer `4`, expected a string"),
+            ),
+            (
+                r#"{"name":"t","annotations":"x"}"#,
+                Err("invalid type: string \"x\", expected struct ToolAnnotations"),
+            ),
+            (
+                r#""tool""#,
+                Err("invalid type: string \"tool\", expected a map"),
+            ),
+        ];
+        for (wire, want) in cases {
+            let from_text = serde_json::from_str::<Tool>(wire);
+            let value: Value = serde_json::from_str(wire).expect("JSON");
+            let from_value = serde_json::from_value::<Tool>(value);
+            for (how, got) in [("text", from_text), ("value", from_value)] {
+                match (got, want) {
+                    (Ok(tool), Ok(want)) => {
+                        let got = serde_json::to_string(&tool).expect("serializes");
+                        assert_eq!(got, want.to_string(), "{how}: {wire}");
+                    }
+                    (Err(e), Err(want)) => {
+                        assert!(e.to_string().starts_with(want), "{how}: {wire}: {e}");
+                    }
+                    (got, _) => panic!("{how}: {wire}: {got:?}"),
+                }
+            }
+        }
     }
 
     #[test]

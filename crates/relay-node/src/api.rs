@@ -15,28 +15,33 @@
 //! text (`js::from_js_text`: measured twice as fast as structured for tool lists), once per
 //! array: the functions that take it keep the last array they converted (its tools and, once a
 //! prompt was asked for, the rendered tool list) and reuse them while they are given the same
-//! array again (`===`). So treat a `servers` array as immutable once passed, and pass a new one
-//! when tools change (as every `tools/list` answer is); a `ToolSet` holds its conversion for
-//! as long as it lives.
+//! array again (`===`), or a new array of the same server objects in the same order, each with
+//! the same `id`, `name` and `tools` array (`===`) of the same length (`[...servers]`, a
+//! `filter` that kept them all), or new server objects whose JSON text is that of a server of
+//! the last array (a repeated `tools/list` answer: the text is made and compared, not read
+//! again): `crate::reuse`. So treat a `servers` array, its server objects and
+//! their tools as immutable once passed, and pass new ones when tools change (as every
+//! `tools/list` answer is); a `ToolSet` holds its conversion for as long as it lives.
 
-use std::cell::{Cell, OnceCell, RefCell};
+use std::cell::{Cell, OnceCell};
 use std::rc::Rc;
 
 use relay_core::model::ServerTools;
 use relay_core::prompt::{prepare_for_servers, PreparedTools, PromptOptions};
 use wasm_bindgen::prelude::*;
 
+use crate::reuse::converted;
 use crate::text::{from_js_lenient, from_js_text};
 use relay_wasm::js::{from_js, to_js};
 
 /// Servers converted from JavaScript, with their tools rendered for prompts on first use.
-struct Converted {
-    servers: Rc<[ServerTools]>,
+pub(crate) struct Converted {
+    pub(crate) servers: Rc<[ServerTools]>,
     prepared: OnceCell<Option<PreparedTools>>,
 }
 
 impl Converted {
-    fn new(servers: Vec<ServerTools>) -> Self {
+    pub(crate) fn new(servers: Vec<ServerTools>) -> Self {
         Converted {
             servers: servers.into(),
             prepared: OnceCell::new(),
@@ -54,30 +59,6 @@ impl Converted {
             None => Ok(JsValue::NULL),
         }
     }
-}
-
-thread_local! {
-    /// The last `servers` array converted by the free functions, and its conversion.
-    static LAST: RefCell<Option<(JsValue, Rc<Converted>)>> = const { RefCell::new(None) };
-}
-
-/// The conversion of `servers` (`undefined` and `null` read as no servers), reused while the
-/// same array comes back.
-fn converted(servers: &JsValue) -> Result<Rc<Converted>, JsValue> {
-    if servers.is_undefined() || servers.is_null() {
-        return Ok(Rc::new(Converted::new(Vec::new())));
-    }
-    let hit = LAST.with_borrow(|last| {
-        last.as_ref()
-            .filter(|(key, _)| key == servers)
-            .map(|(_, c)| Rc::clone(c))
-    });
-    if let Some(c) = hit {
-        return Ok(c);
-    }
-    let c = Rc::new(Converted::new(from_js_text(servers, "servers")?));
-    LAST.set(Some((servers.clone(), Rc::clone(&c))));
-    Ok(c)
 }
 
 thread_local! {
