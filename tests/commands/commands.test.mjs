@@ -213,6 +213,7 @@ const FIGURES = [
     new RegExp(`^stream ${f} format, 100 KB in 1,000 appends ÷ one parse \\(wasm\\)$`),
   ]),
   /^prompt for \d+ tools, first render, ours ÷ gemini-nexus$/,
+  /^prompt for \d+ tools, known tools, ours ÷ gemini-nexus$/,
 ];
 
 test('cargo xtask bench --quick: every figure once, in target/bench/summary.json', { timeout: 1_800_000 }, async () => {
