@@ -18,6 +18,11 @@
 //! `from_utf8` made a reply with a non-ASCII character near its start slower than the glue,
 //! whose loop such a reply stops at once (BENCHMARKS.md, "Third pass" and "Issue 22"); a 1 MB
 //! ASCII reply crosses 3-5× faster than through the glue.
+//!
+//! Not done: an inline JavaScript snippet doing the type check, `encodeInto` and reading
+//! `written` in one call (three calls into JavaScript here) made 1,000 appends ~13% cheaper in
+//! Node, but the Node glue `require`s snippets as CommonJS while the browser tests of this crate
+//! import them as ES modules, and no snippet is both (BENCHMARKS.md, "Issue 22, second pass").
 
 use std::cell::RefCell;
 
@@ -25,28 +30,25 @@ use js_sys::{Uint8Array, WebAssembly};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-// One call into JavaScript per text: the type check, `encodeInto` and reading how much it wrote
-// happen on that side, and only a number comes back. (Three calls before, one of them to read
-// `written` off the object `encodeInto` returns: a third of a short append's cost at the
-// boundary; BENCHMARKS.md, "Issue 22, second pass".)
-// CommonJS: the Node build's glue `require`s its snippets.
-#[wasm_bindgen(inline_js = "
-const encoder = new TextEncoder();
-exports.stage_text = (text, into) =>
-    typeof text === 'string' ? encoder.encodeInto(text, into).written : -1;
-")]
-extern "C" {
-    /// Encodes `text` into `into` and says how many bytes it wrote; -1 (nothing written) when
-    /// `text` is not a string (Node's `encodeInto` would throw for it, and a throw through wasm
-    /// would leave the stage and the parser borrowed).
-    fn stage_text(text: &JsValue, into: &Uint8Array) -> i32;
-}
-
 #[wasm_bindgen]
 extern "C" {
+    type TextEncoder;
+    #[wasm_bindgen(constructor)]
+    fn new() -> TextEncoder;
+    /// Given strings only: Node's `encodeInto` throws for anything else (browsers convert
+    /// it), and a throw through wasm would leave the stage and the parser borrowed. (Catching
+    /// it instead of asking `typeof` first measured slower: wasm-bindgen's `handleError`
+    /// wrapper costs more than the call it saves.)
+    #[wasm_bindgen(method, js_name = encodeInto)]
+    fn encode_into(this: &TextEncoder, text: &JsValue, into: &Uint8Array) -> EncodeResult;
+
     /// `String(value)`, caught (a `toString` may throw).
     #[wasm_bindgen(catch, js_name = String)]
     fn to_string(value: &JsValue) -> Result<JsValue, JsValue>;
+
+    type EncodeResult;
+    #[wasm_bindgen(method, getter)]
+    fn written(this: &EncodeResult) -> u32;
 }
 
 /// Room for a chunk of ~5,000 UTF-16 units (up to three bytes each) before the first growth.
@@ -60,6 +62,7 @@ const ROOM: usize = 4;
 const MAX_GROWTH: usize = 40;
 
 struct Stage {
+    encoder: TextEncoder,
     /// Zeroed once when made (the crate has no `unsafe` for writing into spare capacity), then
     /// written by `encodeInto` again and again.
     buf: Vec<u8>,
@@ -75,10 +78,10 @@ thread_local! {
 /// Calls `f` with `chunk` (or `String(chunk)` if it is not a string, `""` if that throws) as
 /// UTF-8.
 pub(crate) fn with_str<R>(chunk: &JsValue, f: impl FnOnce(&str) -> R) -> R {
-    match staged(chunk, 0, f) {
-        Staged::Done(out) => out,
-        Staged::NotAString(f) => with_str(&string_of(chunk), f),
+    if !chunk.is_string() {
+        return with_str(&string_of(chunk), f);
     }
+    staged(chunk, 0, f)
 }
 
 /// [`with_str`] for a long text (a whole reply, a tool list's JSON): the buffer is sized from
@@ -88,10 +91,7 @@ pub(crate) fn with_text<R>(text: &JsValue, f: impl FnOnce(&str) -> R) -> R {
         return with_text(&string_of(text), f);
     }
     let units = text.unchecked_ref::<js_sys::JsString>().length() as usize;
-    match staged(text, units.saturating_mul(3).saturating_add(ROOM), f) {
-        Staged::Done(out) => out,
-        Staged::NotAString(f) => with_text(&string_of(text), f),
-    }
+    staged(text, units.saturating_mul(3).saturating_add(ROOM), f)
 }
 
 /// From this many UTF-16 units on, a whole reply crosses by `encodeInto` (below it, the glue's
@@ -125,18 +125,12 @@ pub(crate) fn with_reply<R>(text: &JsValue, f: impl FnOnce(&str) -> R) -> R {
     }
 }
 
-/// What [`staged`] did: called `f`, or gave it back because the text is not a string.
-enum Staged<R, F> {
-    Done(R),
-    NotAString(F),
-}
-
-fn staged<R, F: FnOnce(&str) -> R>(text: &JsValue, need: usize, f: F) -> Staged<R, F> {
+fn staged<R>(text: &JsValue, need: usize, f: impl FnOnce(&str) -> R) -> R {
     // Encode with the stage borrowed, then call `f` with it still borrowed: `f` (a parser step,
-    // serde_json) never re-enters here. A value that is not a string is handed back with the
-    // stage released: converting it runs its `toString`, which may call into the module.
+    // serde_json) never re-enters here.
     STAGE.with_borrow_mut(|slot| {
         let stage = slot.get_or_insert_with(|| Stage {
+            encoder: TextEncoder::new(),
             buf: Vec::new(),
             view: Uint8Array::new_with_length(0),
             pages: 0,
@@ -144,9 +138,7 @@ fn staged<R, F: FnOnce(&str) -> R>(text: &JsValue, need: usize, f: F) -> Staged<
         if stage.buf.len() < need.max(FIRST_CAPACITY) {
             stage.grow(need.max(FIRST_CAPACITY));
         }
-        let Some(written) = stage.encode(text) else {
-            return Staged::NotAString(f);
-        };
+        let written = stage.encode(text);
         let bytes = &stage.buf[..written];
         let out = match simdutf8::basic::from_utf8(bytes) {
             Ok(text) => f(text),
@@ -156,7 +148,7 @@ fn staged<R, F: FnOnce(&str) -> R>(text: &JsValue, need: usize, f: F) -> Staged<
         if stage.buf.len() > KEEP {
             stage.grow(FIRST_CAPACITY);
         }
-        Staged::Done(out)
+        out
     })
 }
 
@@ -167,9 +159,8 @@ impl Stage {
         self.pages = usize::MAX; // a new view before the next encoding
     }
 
-    /// Encodes `text` at the start of `buf`; the length written, or `None` if it is not a
-    /// string.
-    fn encode(&mut self, text: &JsValue) -> Option<usize> {
+    /// Encodes `text` at the start of `buf`; the length written.
+    fn encode(&mut self, text: &JsValue) -> usize {
         for _ in 0..MAX_GROWTH {
             let pages = memory_pages();
             if pages != self.pages {
@@ -183,9 +174,9 @@ impl Stage {
                 self.pages = pages;
             }
             let len = self.buf.len();
-            let written = usize::try_from(stage_text(text, &self.view)).ok()?.min(len);
+            let written = (self.encoder.encode_into(text, &self.view).written() as usize).min(len);
             if written + ROOM <= len {
-                return Some(written);
+                return written;
             }
             // Perhaps cut short: encode again into twice the room.
             self.grow(len * 2);
