@@ -50,7 +50,8 @@ try {
   const figures = {};
   for (const type of ['ping', 'servers/list']) {
     const rows = [];
-    let dropped = 0;
+    let dropped = 0; // all drops of this type, reported
+    let droppedHere = 0; // drops of the current start, bounded
     for (let i = 0; i <= RUNS; i++) {
       await stop();
       // null when Chrome dropped the message because the forced stop was still being torn down
@@ -67,18 +68,24 @@ try {
         return performance.now() - t;
       }, type);
       if (total === null) {
-        if (++dropped > 30) throw new Error('cold start messages dropped more than 30 times');
+        // Bounded per start, not in total: on a loaded machine (the bench beside the test
+        // suites) Chrome may drop the first message after most forced stops, which a total
+        // bound of 30 over 16 starts turned into a failure (a fresh-clone CI run).
+        dropped += 1;
+        if (++droppedHere > 12) throw new Error(`a cold start's message was dropped 12 times in a row (${dropped} drops in all)`);
         // A pause between bounded attempts: Chrome reports the worker stopped before its
         // teardown is over, and nothing observable says when it is (the status was already
-        // 'stopped' when this message was dropped). On a loaded machine (the bench beside the
-        // test suites) the teardown takes longer, so each drop waits longer, at most 2 s.
-        await new Promise((r) => setTimeout(r, 250 * Math.min(dropped, 8)));
+        // 'stopped' when this message was dropped). Each drop of one start waits longer, at
+        // most 2 s.
+        await new Promise((r) => setTimeout(r, 250 * Math.min(droppedHere, 8)));
         i -= 1;
         continue;
       }
+      droppedHere = 0;
       const m = await marks();
       if (i > 0) rows.push({ total, ...m }); // the first start after launch is not a steady state
     }
+    if (dropped > 0) console.error(`cold start, ${type}: ${dropped} first messages dropped by Chrome and sent again`);
     const name = (what) => `cold start, first message ${type}: ${what} (median)`;
     figures[name('total')] = { value: round(median(rows.map((r) => r.total))), unit: 'ms' };
     figures[name('worker start to script')] = { value: round(median(rows.map((r) => r.script))), unit: 'ms' };
