@@ -56,10 +56,16 @@ try {
       await stop();
       // null when Chrome dropped the message because the forced stop was still being torn down
       // ("Receiving end does not exist", as in sw.bench.mjs): that start is taken again.
+      // Also null when no answer came within 10 s (a message Chrome delivered to a worker being
+      // torn down, neither answered nor failed: seen hanging sw.bench.mjs in a CI run).
       const total = await page.evaluate(async (type) => {
         const t = performance.now();
         try {
-          const answer = await chrome.runtime.sendMessage({ type });
+          const answer = await Promise.race([
+            chrome.runtime.sendMessage({ type }),
+            new Promise((resolve) => setTimeout(() => resolve('no answer in 10 s'), 10_000)),
+          ]);
+          if (answer === 'no answer in 10 s') return null;
           if (!answer.ok) throw new Error(`no answer: ${JSON.stringify(answer)}`);
         } catch (e) {
           if (/Receiving end does not exist/.test(String(e && e.message))) return null;

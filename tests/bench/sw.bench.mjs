@@ -30,10 +30,16 @@ try {
   // One cold start: the time to the answer, or null when Chrome dropped the message because
   // the forced stop was still being torn down ("Receiving end does not exist", seen once in CI
   // right after ServiceWorker.stopAllWorkers; a worker Chrome stops by itself does not do this).
+  // Also null when no answer came within 10 s: under load Chrome has delivered the message to
+  // a worker being torn down and neither answered nor failed it (a fresh-clone CI run hung here).
   const coldStart = () => page.evaluate(async () => {
     const t = performance.now();
     try {
-      const answer = await chrome.runtime.sendMessage({ type: 'ping' });
+      const answer = await Promise.race([
+        chrome.runtime.sendMessage({ type: 'ping' }),
+        new Promise((resolve) => setTimeout(() => resolve('no answer in 10 s'), 10_000)),
+      ]);
+      if (answer === 'no answer in 10 s') return null;
       if (!answer.ok) throw new Error('no answer');
     } catch (e) {
       if (/Receiving end does not exist/.test(String(e && e.message))) return null;
@@ -42,21 +48,33 @@ try {
     return performance.now() - t;
   });
   const samples = [];
-  let dropped = 0;
+  let dropped = 0; // all drops, reported
+  let droppedHere = 0; // drops of the current start, bounded
   for (let i = 0; i < 16; i++) {
     await stopWorker();
     const ms = await coldStart();
     if (ms === null) {
-      if (++dropped > 5) throw new Error('cold start messages dropped more than 5 times');
+      dropped += 1;
+      if (++droppedHere > 12) throw new Error(`a cold start's message was dropped 12 times in a row (${dropped} drops in all)`);
+      // Chrome reports the worker stopped before its teardown is over; each drop of one start
+      // waits longer, at most 2 s (as in coldstart.bench.mjs).
+      await new Promise((r) => setTimeout(r, 250 * Math.min(droppedHere, 8)));
       i -= 1;
       continue;
     }
+    droppedHere = 0;
     if (i > 0) samples.push(ms); // the first start also compiles the module for the cache
   }
+  if (dropped > 0) console.error(`cold start: ${dropped} first messages dropped by Chrome and sent again`);
   samples.sort((a, b) => a - b);
   const warm = await page.evaluate(async () => {
     const xs = [];
-    for (let i = 0; i < 50; i++) { const t = performance.now(); await chrome.runtime.sendMessage({ type: 'ping' }); xs.push(performance.now() - t); }
+    for (let i = 0; i < 50; i++) {
+      const t = performance.now();
+      const answer = await Promise.race([chrome.runtime.sendMessage({ type: 'ping' }), new Promise((resolve) => setTimeout(() => resolve(null), 10_000))]);
+      if (answer === null) throw new Error('a warm worker did not answer ping within 10 s');
+      xs.push(performance.now() - t);
+    }
     return xs.sort((a, b) => a - b)[25];
   });
   console.log(JSON.stringify({
