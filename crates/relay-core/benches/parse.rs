@@ -1,14 +1,17 @@
 //! Tool-call parser benchmarks: one full parse of replies from 1 KB to 1 MB, a 100 KB reply
 //! streamed in 1,000 appends (with and without one call carrying most of the reply), and one
-//! full parse of each 1 MB adversarial reply (`parse_adversarial_1MB`; goal: < 50 ms each).
+//! full parse of each 1 MB adversarial reply (`parse_adversarial_1MB`; goal: < 50 ms each); with
+//! 1,000 tools selected, a short reply with a tool-name tag and the app's reply updates.
 //!
 //! Inputs come from `relay_core::parse::bench_inputs`, the same the wasm benchmark uses.
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::rc::Rc;
 
+use relay_core::app::{bench_state, App, ChatSettings, ReplyText};
 use relay_core::model::ServerTools;
-use relay_core::parse::{bench_inputs, parse_tool_calls, StreamParser};
+use relay_core::parse::{bench_inputs, parse_tool_calls, SelectedTools, StreamParser};
+use relay_core::policy::Ledger;
 
 fn full(c: &mut Criterion) {
     let servers = bench_inputs::servers();
@@ -78,5 +81,49 @@ fn adversarial(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, full, stream, adversarial);
+/// With 1,000 tools selected: a short reply with one tool-name tag parsed on its own (the index
+/// of tool names built again) and through a [`SelectedTools`] (built once); and the app's updates
+/// for the 100 KB reply in 1,000 appends (the extension's `reply/update` path).
+fn many_tools(c: &mut Criterion) {
+    let servers = relay_core::prompt::bench_tools(1_000);
+    let tool = &servers[0].tools[0].name;
+    let reply = format!("Saving it.\n\n<{tool}>\n{{\"title\": \"a\"}}\n</{tool}>\n");
+    let selection = SelectedTools::new(servers.clone());
+    let mut group = c.benchmark_group("parse_1000_tools");
+    group.bench_function("one_tag_reply", |b| {
+        b.iter(|| parse_tool_calls(black_box(&reply), &servers))
+    });
+    group.bench_function("one_tag_reply_selection", |b| {
+        b.iter(|| selection.parse(black_box(&reply)))
+    });
+    let (mut config, tools, ids) = bench_state(&servers);
+    let chat = "1|https://chatgpt.com/c/1";
+    let settings = ChatSettings {
+        server_ids: ids,
+        ..Default::default()
+    };
+    config.chats.insert(chat.to_owned(), settings);
+    let text = bench_inputs::reply_with_calls(100_000);
+    let ends = bench_inputs::chunk_ends(&text, 1_000);
+    group.sample_size(20);
+    group.bench_function("app_reply_updates_100KB_1000_appends", |b| {
+        b.iter_batched(
+            || App::restore(config.clone(), tools.clone(), Ledger::default()).0,
+            |mut app| {
+                let (mut start, mut at) = (0, 0);
+                for &end in &ends {
+                    let chunk = &text[start..end];
+                    let appended = ReplyText::Appended { at, text: chunk };
+                    black_box(app.reply_update_text(chat, "m", appended, false, true));
+                    at += chunk.encode_utf16().count();
+                    start = end;
+                }
+            },
+            criterion::BatchSize::LargeInput,
+        )
+    });
+    group.finish();
+}
+
+criterion_group!(benches, full, stream, adversarial, many_tools);
 criterion_main!(benches);

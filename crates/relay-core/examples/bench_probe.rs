@@ -3,7 +3,7 @@
 //! `valgrind --tool=callgrind`, which load does not change:
 //!
 //! `cargo build --release -p relay-core --example bench_probe`, then
-//! `target/release/examples/bench_probe prompt|convert|app|append|stream|full N [large]`:
+//! `target/release/examples/bench_probe prompt|convert|app|updates|append|stream|full N [large]`:
 //! a first render of 1,000 tools; reading them from JSON text; the extension's `prompt/build` for them (`App::prompt`, first
 //! and again); 10,000 one-byte appends to one parser; the 100 KB reply (or,
 //! with `large`, the one with a 90 KB call; `large1m`, one 1 MB call; `many`, 1 MB with 205
@@ -11,7 +11,7 @@
 use std::hint::black_box;
 use std::rc::Rc;
 
-use relay_core::app::{bench_state, App};
+use relay_core::app::{bench_state, App, ChatSettings, ReplyText};
 use relay_core::model::ServerTools;
 use relay_core::parse::{bench_inputs, StreamParser};
 use relay_core::policy::Ledger;
@@ -90,6 +90,36 @@ fn main() {
                 best = best.min(s.elapsed().as_secs_f64());
             }
             eprintln!("{what} {which}: best {:.1} µs", best * 1e6);
+        }
+        "updates" => {
+            // The extension's `reply/update` path: the app's updates for the 100 KB reply in
+            // 1,000 appends, in a chat that selected the servers of 1,000 tools.
+            let servers = bench_tools(1_000);
+            let (mut config, tools, ids) = bench_state(&servers);
+            let chat = "1|https://chatgpt.com/c/1";
+            let settings = ChatSettings {
+                server_ids: ids,
+                ..Default::default()
+            };
+            config.chats.insert(chat.to_owned(), settings);
+            let text = bench_inputs::reply_with_calls(100_000);
+            let ends = bench_inputs::chunk_ends(&text, 1_000);
+            let mut best = f64::MAX;
+            for round in 0..n {
+                let (mut app, _) = App::restore(config.clone(), tools.clone(), Ledger::default());
+                let message = format!("m{round}");
+                let s = std::time::Instant::now();
+                let (mut start, mut at) = (0, 0);
+                for &end in &ends {
+                    let chunk = &text[start..end];
+                    let appended = ReplyText::Appended { at, text: chunk };
+                    black_box(app.reply_update_text(chat, &message, appended, false, true));
+                    at += chunk.encode_utf16().count();
+                    start = end;
+                }
+                best = best.min(s.elapsed().as_secs_f64());
+            }
+            eprintln!("app updates: best {:.3} ms for 1,000 appends", best * 1e3);
         }
         "app" => {
             // The extension's `prompt/build`: App::prompt for a chat's selection of 1,000 tools,

@@ -579,3 +579,25 @@ fn a_call_quoted_from_a_result_is_not_run() {
     );
     assert_eq!(runs(&effects).len(), 1);
 }
+
+/// Each reply reads the chat's tools as they are when it starts: the parsers of several replies
+/// share one lookup of them (and their index), which a new tool list replaces.
+#[test]
+fn a_new_reply_reads_the_tools_listed_last() {
+    let mut app = app_with(auto(), Some(ToolPolicy::Allow));
+    let found = |app: &mut App, message: &str| {
+        let text = call_text("add", message);
+        let (answer, _) = app.reply_update(&chat(), message, &text, true, false);
+        answer.calls.len()
+    };
+    assert_eq!(found(&mut app, "m1"), 1);
+    assert_eq!(
+        found(&mut app, "m2"),
+        1,
+        "the second reply, on the kept tools"
+    );
+    let _ = app.set_tools("notes", vec![tool("wipe", true)]);
+    assert_eq!(found(&mut app, "m3"), 0, "`add` is no longer listed");
+    let _ = app.set_tools("notes", vec![tool("add", false), tool("wipe", true)]);
+    assert_eq!(found(&mut app, "m4"), 1, "listed again");
+}

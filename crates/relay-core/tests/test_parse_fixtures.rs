@@ -9,7 +9,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use relay_core::model::ServerTools;
-use relay_core::parse::{parse_tool_calls, ParseOutput, StreamParser};
+use relay_core::parse::{parse_tool_calls, ParseOutput, SelectedTools, StreamParser};
 
 fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/replies")
@@ -119,6 +119,29 @@ fn streaming_reports_what_the_full_parse_reports() {
                 streamed.calls, full.calls,
                 "{name}: push with rewrites, chunks of {chunk}"
             );
+        }
+    }
+}
+
+/// One `SelectedTools` for every reply (its index of tool names built by the first reply with a
+/// tag, then shared): each parse and each stream reports what a parse on its own reports.
+#[test]
+fn parses_sharing_one_selection_report_what_each_parse_alone_reports() {
+    let servers = servers();
+    let selection = SelectedTools::new(servers.clone());
+    for round in 0..2 {
+        for (name, text) in cases() {
+            let alone = parse_tool_calls(&text, &servers);
+            assert_eq!(selection.parse(&text), alone, "{name}, round {round}");
+            let mut p = selection.stream_parser();
+            let mut half = text.len() / 2;
+            while !text.is_char_boundary(half) {
+                half -= 1;
+            }
+            p.append(&text[..half]);
+            p.append(&text[half..]);
+            p.finish();
+            assert_eq!(p.output(), alone, "{name}, streamed, round {round}");
         }
     }
 }

@@ -23,11 +23,10 @@
 //! their tools as immutable once passed, and pass new ones when tools change (as every
 //! `tools/list` answer is); a `ToolSet` holds its conversion for as long as it lives.
 
-use std::cell::{Cell, OnceCell};
-use std::rc::Rc;
-
 use relay_core::model::ServerTools;
+use relay_core::parse::SelectedTools;
 use relay_core::prompt::{prepare_for_servers, PreparedTools, PromptOptions};
+use std::cell::{Cell, OnceCell};
 use wasm_bindgen::prelude::*;
 
 use crate::reuse::converted;
@@ -36,14 +35,14 @@ use relay_wasm::js::{from_js, to_js};
 
 /// Servers converted from JavaScript, with their tools rendered for prompts on first use.
 pub(crate) struct Converted {
-    pub(crate) servers: Rc<[ServerTools]>,
+    pub(crate) selection: SelectedTools,
     prepared: OnceCell<Option<PreparedTools>>,
 }
 
 impl Converted {
     pub(crate) fn new(servers: Vec<ServerTools>) -> Self {
         Converted {
-            servers: servers.into(),
+            selection: SelectedTools::new(servers),
             prepared: OnceCell::new(),
         }
     }
@@ -53,7 +52,7 @@ impl Converted {
         let options = options.unwrap_or_default();
         let prepared = self
             .prepared
-            .get_or_init(|| prepare_for_servers(&self.servers));
+            .get_or_init(|| prepare_for_servers(self.selection.servers()));
         match prepared.as_ref().and_then(|p| p.prompt(&options)) {
             Some(p) => to_js(&p),
             None => Ok(JsValue::NULL),
@@ -121,7 +120,7 @@ pub fn elicitation_defaults(params: JsValue) -> Result<JsValue, JsValue> {
 pub fn parse_tool_calls_js(text: &JsValue, servers: JsValue) -> Result<JsValue, JsValue> {
     let c = converted(&servers)?;
     crate::staged::with_reply(text, |text| {
-        to_js(&relay_core::parse::parse_tool_calls(text, &c.servers))
+        crate::out::parse_output(&c.selection.parse(text))
     })
 }
 
@@ -159,13 +158,13 @@ impl StreamParserJs {
     /// A parser for the tools of `servers`.
     #[wasm_bindgen(constructor)]
     pub fn new(servers: JsValue) -> Result<StreamParserJs, JsValue> {
-        Ok(StreamParserJs::over(&converted(&servers)?.servers))
+        Ok(StreamParserJs::over(&converted(&servers)?.selection))
     }
 
-    fn over(servers: &Rc<[ServerTools]>) -> StreamParserJs {
+    fn over(selection: &SelectedTools) -> StreamParserJs {
         live(PARSERS, true);
         StreamParserJs {
-            inner: relay_core::parse::StreamParser::new(Rc::clone(servers)),
+            inner: selection.stream_parser(),
         }
     }
 
@@ -211,7 +210,7 @@ fn answer(update: &relay_core::parse::StreamUpdate) -> JsValue {
     if update.calls.is_empty() && update.diagnostics.is_empty() {
         return QUIET.with(|q| q[usize::from(update.pending)].clone());
     }
-    to_js(update).unwrap_or_else(|e| wasm_bindgen::throw_val(e))
+    crate::out::stream_update(update).unwrap_or_else(|e| wasm_bindgen::throw_val(e))
 }
 
 /// A set of servers' tools held inside the core: converted from JavaScript once, then used for
@@ -235,7 +234,12 @@ impl ToolSet {
     /// Number of tools in the set.
     #[wasm_bindgen(getter)]
     pub fn tools(&self) -> usize {
-        self.set.servers.iter().map(|s| s.tools.len()).sum()
+        self.set
+            .selection
+            .servers()
+            .iter()
+            .map(|s| s.tools.len())
+            .sum()
     }
 
     /// Same as `promptForServers` for this set. The tool list is rendered on the first call
@@ -254,16 +258,13 @@ impl ToolSet {
     /// Same as `parseToolCalls` for this set.
     pub fn parse(&self, text: &JsValue) -> Result<JsValue, JsValue> {
         crate::staged::with_reply(text, |text| {
-            to_js(&relay_core::parse::parse_tool_calls(
-                text,
-                &self.set.servers,
-            ))
+            crate::out::parse_output(&self.set.selection.parse(text))
         })
     }
 
     /// A streaming parser for one reply against this set.
     #[wasm_bindgen(js_name = streamParser)]
     pub fn stream_parser(&self) -> StreamParserJs {
-        StreamParserJs::over(&self.set.servers)
+        StreamParserJs::over(&self.set.selection)
     }
 }

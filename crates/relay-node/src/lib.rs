@@ -20,6 +20,7 @@ mod auth;
 #[path = "../bench/boundary.rs"]
 mod boundary_bench;
 mod client;
+mod out;
 mod reuse;
 mod staged;
 mod text;

@@ -193,8 +193,8 @@ fn assemble(last: Option<Last>, sources: Vec<Source>) -> (Vec<ServerTools>, Vec<
     let (mut old, mut old_texts): (Rc<[ServerTools]>, Vec<String>) = match last {
         Some(last) => {
             let servers = match Rc::try_unwrap(last.converted) {
-                Ok(converted) => converted.servers,
-                Err(shared) => Rc::clone(&shared.servers),
+                Ok(converted) => converted.selection.into_servers(),
+                Err(shared) => Rc::clone(shared.selection.servers()),
             };
             (servers, last.texts)
         }

@@ -34,7 +34,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::auth::AuthState;
 use crate::model::{ServerTools, Tool};
-use crate::parse::StreamParser;
+use crate::parse::{SelectedTools, StreamParser};
 use crate::policy::Ledger;
 
 pub use adapter::{validate_adapter, AdapterError, EDITORS};
@@ -141,6 +141,8 @@ pub struct App {
     tools_generation: u64,
     /// The last selection's tools rendered for prompts (see [`App::prompt`]).
     prompts: std::cell::RefCell<Option<tools::PromptCache>>,
+    /// The last selection's tools for parsing (see [`App::selection`]).
+    selections: std::cell::RefCell<Option<(tools::PromptKey, SelectedTools)>>,
     /// What storage holds as far as the app knows, and full results kept in memory.
     stash: store::Stash,
     /// Results written and waiting for their delayed auto-send, by the first call's key (not
@@ -191,6 +193,7 @@ impl App {
             pages: BTreeMap::new(),
             tools_generation: 0,
             prompts: Default::default(),
+            selections: Default::default(),
             stash: store::Stash::default(),
             pending_sends: HashMap::new(),
             sent_waiting: HashMap::new(),
@@ -234,6 +237,20 @@ impl App {
                 Some(ServerTools::new(s.id.clone(), s.name.clone(), list))
             })
             .collect()
+    }
+
+    /// [`selected_tools`](Self::selected_tools) for parsing, kept while nothing they come from
+    /// changes (the prompt cache's key): a new reply's parser shares them, and the index of their
+    /// names as tags, instead of copying them (with 1,000 tools, 3 ms natively per reply).
+    pub fn selection(&self, ids: &[String]) -> SelectedTools {
+        let key = self.prompt_key(ids);
+        let mut cache = self.selections.borrow_mut();
+        if let Some((_, kept)) = cache.as_ref().filter(|(k, _)| *k == key) {
+            return kept.clone();
+        }
+        let selection = SelectedTools::new(self.selected_tools(ids));
+        *cache = Some((key, selection.clone()));
+        selection
     }
 
     /// A server's last known tools that the user has not switched off.

@@ -24,7 +24,6 @@ use crate::contract::views::{
 };
 use crate::contract::{ChatRef, ErrorBody, Request, Role, TabMessage};
 use crate::model::CallToolResult;
-use crate::parse::parse_tool_calls;
 use crate::policy::CallState;
 use crate::prompt::PromptOptions;
 
@@ -642,16 +641,14 @@ impl App {
             }
             Request::ReplyParse { text, server_ids } => {
                 let text = required(text, "text")?;
-                let servers = match role {
+                let selection = match role {
                     Role::Content => {
                         let chat = self.chat_for(sender, None)?;
-                        self.selected_tools(&self.config.chat(&chat).server_ids)
+                        self.selection(&self.config.chat(&chat).server_ids)
                     }
-                    Role::Page => self.selected_tools(&server_ids.unwrap_or_default()),
+                    Role::Page => self.selection(&server_ids.unwrap_or_default()),
                 };
-                done(answer::<answers::ReplyParse>(parse_tool_calls(
-                    &text, &servers,
-                )))
+                done(answer::<answers::ReplyParse>(selection.parse(&text)))
             }
             Request::PageObserve { observation } => {
                 let chat = self.chat_for(sender, None)?;

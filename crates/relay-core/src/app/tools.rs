@@ -244,7 +244,7 @@ pub(super) struct PromptCache {
 }
 
 impl App {
-    fn prompt_key(&self, ids: &[String]) -> PromptKey {
+    pub(super) fn prompt_key(&self, ids: &[String]) -> PromptKey {
         let server = |id: &String| {
             let s = self.config.servers.iter().find(|s| &s.id == id)?;
             Some((

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::contract::{ErrorBody, Role};
 use crate::model::CallToolResult;
-use crate::parse::{Diagnostic, StreamParser};
+use crate::parse::Diagnostic;
 use crate::policy::{
     check_decision, is_destructive, policy_change, quoted_fingerprints, Admission, CallRecord,
     CallState, NewCall, ToolPolicy, UserDecision, WaitReason, TOOL_FORCED_REMINDER,
@@ -132,31 +132,31 @@ impl App {
             return (empty, Vec::new());
         }
         let pkey = format!("{chat}|{message_id}");
-        let mut update = {
-            let tools = self.selected_tools(&settings.server_ids);
-            match text {
-                ReplyText::Whole(text) => self
-                    .parsers
-                    .entry(pkey.clone())
-                    .or_insert_with(|| StreamParser::new(tools))
-                    .push(text),
-                ReplyText::Appended { at, text } => match self.parsers.get_mut(&pkey) {
-                    Some(parser) if parser.utf16_len() == at => parser.append(text),
-                    None if at == 0 => self
-                        .parsers
-                        .entry(pkey.clone())
-                        .or_insert_with(|| StreamParser::new(tools))
-                        .append(text),
-                    _ => {
-                        let answer = ReplyUpdate {
-                            calls: self.message_calls(chat, message_id),
-                            pending: false,
-                            diagnostics: Vec::new(),
-                            resend: true,
-                        };
-                        return (answer, Vec::new());
-                    }
-                },
+        let starts = matches!(
+            text,
+            ReplyText::Whole(_) | ReplyText::Appended { at: 0, .. }
+        );
+        if starts && !self.parsers.contains_key(&pkey) {
+            // The selection's tools are looked up once per reply, for its parser; not on every
+            // update (with 1,000 tools a copy of them cost 3.4 ms natively per update).
+            let parser = self.selection(&settings.server_ids).stream_parser();
+            self.parsers.insert(pkey.clone(), parser);
+        }
+        let mut update = match (text, self.parsers.get_mut(&pkey)) {
+            (ReplyText::Whole(text), Some(parser)) => parser.push(text),
+            (ReplyText::Appended { at, text }, Some(parser)) if parser.utf16_len() == at => {
+                parser.append(text)
+            }
+            // Appended text that does not extend what the parser has (or a reply whose parser
+            // is gone): ask for the whole text.
+            _ => {
+                let answer = ReplyUpdate {
+                    calls: self.message_calls(chat, message_id),
+                    pending: false,
+                    diagnostics: Vec::new(),
+                    resend: true,
+                };
+                return (answer, Vec::new());
             }
         };
         if done {
@@ -409,7 +409,7 @@ impl App {
         let (state, result, error) = match end {
             CallEnd::Result(r) => {
                 let picked = self.config.chat(&rec.chat).server_ids;
-                let quoted = quoted_fingerprints(&r, &self.selected_tools(&picked));
+                let quoted = quoted_fingerprints(&r, self.selection(&picked).servers());
                 self.ledger.remember_quoted(&rec.chat, quoted);
                 (CallState::Done, serde_json::to_value(r).ok(), None)
             }

@@ -38,25 +38,22 @@ pub(crate) struct Engine {
 }
 
 impl Engine {
-    /// An engine for one full parse.
-    pub(crate) fn new() -> Self {
+    /// An engine for one full parse, with the tool-name index `tags` (shared, built or not).
+    pub(crate) fn new(tags: ToolTagIndex) -> Self {
         Engine {
             st: ScanState::at(0),
             sink: Sink::default(),
             checkpoints: None,
-            tags: ToolTagIndex::default(),
+            tags,
             keep_stops: false,
         }
     }
 
     /// An engine that records checkpoints, so it can [`rewind`](Self::rewind).
-    pub(crate) fn rewindable() -> Self {
+    pub(crate) fn rewindable(tags: ToolTagIndex) -> Self {
         Engine {
-            st: ScanState::at(0),
-            sink: Sink::default(),
             checkpoints: Some(Checkpoints::new()),
-            tags: ToolTagIndex::default(),
-            keep_stops: false,
+            ..Engine::new(tags)
         }
     }
 

@@ -203,16 +203,58 @@ pub struct ParseOutput {
 ///
 /// Never fails and never panics: unreadable or unresolvable calls become [`Diagnostic`]s.
 pub fn parse_tool_calls(text: &str, servers: &[ServerTools]) -> ParseOutput {
-    let mut engine = engine::Engine::new();
+    let mut engine = engine::Engine::new(tooltag::ToolTagIndex::default());
     engine.run(text, true, servers);
     engine.into_output()
+}
+
+/// The selected servers' tools held for many replies: [`SelectedTools::parse`] and
+/// [`SelectedTools::stream_parser`] share what a parse derives from the tools alone (the index of
+/// their names as tags, built by the first reply with a tag that may name one), where
+/// [`parse_tool_calls`] and [`StreamParser::new`] derive it again for each reply: with 1,000
+/// tools, more than a short reply's whole parse.
+#[derive(Debug, Clone)]
+pub struct SelectedTools {
+    servers: std::rc::Rc<[ServerTools]>,
+    tags: tooltag::ToolTagIndex,
+}
+
+impl SelectedTools {
+    pub fn new(servers: impl Into<std::rc::Rc<[ServerTools]>>) -> Self {
+        let servers = servers.into();
+        let mut tags = tooltag::ToolTagIndex::default();
+        tags.use_servers(&servers);
+        SelectedTools { servers, tags }
+    }
+
+    /// The servers, as given.
+    pub fn servers(&self) -> &std::rc::Rc<[ServerTools]> {
+        &self.servers
+    }
+
+    /// The servers back (to reuse them without a copy when nothing else holds them).
+    pub fn into_servers(self) -> std::rc::Rc<[ServerTools]> {
+        self.servers
+    }
+
+    /// Same as [`parse_tool_calls`] with these servers.
+    pub fn parse(&self, text: &str) -> ParseOutput {
+        let mut engine = engine::Engine::new(self.tags.clone());
+        engine.run(text, true, &self.servers);
+        engine.into_output()
+    }
+
+    /// Same as [`StreamParser::new`] with these servers.
+    pub fn stream_parser(&self) -> StreamParser {
+        StreamParser::with_tags(std::rc::Rc::clone(&self.servers), self.tags.clone())
+    }
 }
 
 /// The parse work (bytes inspected) of one full parse: the yardstick for the streaming parser's
 /// [`StreamParser::work`].
 #[doc(hidden)]
 pub fn full_parse_work(text: &str, servers: &[ServerTools]) -> u64 {
-    let mut engine = engine::Engine::new();
+    let mut engine = engine::Engine::new(tooltag::ToolTagIndex::default());
     engine.run(text, true, servers);
     engine.work()
 }

@@ -13,6 +13,7 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 
 use super::engine::Engine;
+use super::tooltag::ToolTagIndex;
 use super::{Diagnostic, DiagnosticKind, ParseOutput, Span, ToolCall};
 use crate::model::ServerTools;
 
@@ -122,11 +123,16 @@ impl StreamParser {
     /// A parser for one message, resolving calls against the selected servers' tools (a
     /// `Vec<ServerTools>`, or an `Rc<[ServerTools]>` shared by the parsers of several messages).
     pub fn new(servers: impl Into<Rc<[ServerTools]>>) -> Self {
+        StreamParser::with_tags(servers.into(), ToolTagIndex::default())
+    }
+
+    /// A parser whose tool-name index is shared with others (`super::SelectedTools`).
+    pub(crate) fn with_tags(servers: Rc<[ServerTools]>, tags: ToolTagIndex) -> Self {
         StreamParser {
-            servers: servers.into(),
+            servers,
             text: String::new(),
             utf16_counted: Cell::new((0, 0)),
-            engine: Engine::rewindable(),
+            engine: Engine::rewindable(tags),
             seen_calls: 0,
             seen_diags: 0,
             seen_counts: DiagCounts::new(),

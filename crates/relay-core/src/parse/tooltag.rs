@@ -16,6 +16,7 @@
 
 use crate::model::ServerTools;
 use std::cell::OnceCell;
+use std::rc::Rc;
 
 /// Longest tag name looked at (MCP tool names are at most 128 characters; a server prefix more).
 pub(crate) const MAX_TAG_NAME: usize = 192;
@@ -133,11 +134,13 @@ pub(crate) fn closer(b: &[u8], k: usize, end: usize, name: &[u8]) -> Lexed<usize
 }
 
 /// The selection's tool names, for tags: built when first asked, for one servers slice.
+/// Clones share the index, built or not (a [`super::SelectedTools`] hands it to every parse it
+/// makes, so the first reply with a tag builds it for all of them).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ToolTagIndex {
     /// The servers slice it was built for (address and length).
     built_for: (usize, usize),
-    names: OnceCell<Names>,
+    names: Rc<OnceCell<Names>>,
 }
 
 /// Every accepted spelling's hash with the tool it names, sorted by hash: one allocation, no
@@ -272,7 +275,7 @@ impl ToolTagIndex {
         if self.built_for != key {
             *self = ToolTagIndex {
                 built_for: key,
-                names: OnceCell::new(),
+                names: Rc::default(),
             };
         }
     }
