@@ -260,3 +260,34 @@ test('a long reply (staged through encodeInto) reports what the same calls repor
   // Not a string: read as String(value), long or short.
   assert.deepEqual(core.parseToolCalls({ toString: () => head }, servers).calls, short.calls);
 });
+
+test('calls cross as plain JSON data: arguments equal JSON.parse of their text, keys in order, `__proto__` an own key', () => {
+  const server = { id: 'any', name: 'any', tools: [{ name: 'put', inputSchema: { type: 'object' } }] };
+  const set = new core.ToolSet([server]);
+  const table = [
+    '{"a": 1, "b": "two"}',
+    '{"nested": {"deep": [1, 2.5, -3e-7, true, false, null, {"x": "y"}]}, "empty": {}, "list": []}',
+    '{"text": "é 🎉 \\u0000 \\"quoted\\" \\n line", "z": 1, "a": 2}',
+    '{"big": 1152921504606846976, "neg": -9007199254740993, "small": 0.1}',
+    '{"__proto__": {"polluted": true}, "after": 1}',
+    '{"constructor": "c", "toString": "t", "hasOwnProperty": 1}',
+  ];
+  for (const args of table) {
+    const reply = `Calling.\n\`\`\`json\n{"tool": "put", "arguments": ${args}}\n\`\`\`\n`;
+    const outs = [set.parse(reply), core.parseToolCalls(reply, [server])];
+    const p = set.streamParser();
+    const streamed = [...reply].map((ch) => p.append(ch)).flatMap((u) => u.calls).concat(p.finish().calls);
+    p.free();
+    for (const [i, call] of [...outs.map((o) => o.calls[0]), streamed[0]].entries()) {
+      assert.deepEqual(Object.keys(call), ['tool', 'server', 'arguments', 'callId', 'span', 'format'], `${args} (${i})`);
+      assert.deepEqual(Object.keys(call.span), ['start', 'end']);
+      assert.equal(JSON.stringify(call.arguments), JSON.stringify(JSON.parse(args)), `${args} (${i})`);
+      assert.deepEqual(call.arguments, JSON.parse(args), `${args} (${i})`);
+      assert.equal(Object.getPrototypeOf(call.arguments), Object.prototype, `${args} (${i})`);
+    }
+  }
+  const [call] = set.parse(`\`\`\`json\n{"tool": "put", "arguments": ${table[4]}}\n\`\`\``).calls;
+  assert.ok(Object.hasOwn(call.arguments, '__proto__'));
+  assert.equal(/** @type {any} */ (call.arguments).polluted, undefined, 'the prototype is not set');
+  set.free();
+});
