@@ -226,7 +226,7 @@ impl Hasher for Fnv {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
 
