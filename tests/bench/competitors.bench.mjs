@@ -215,6 +215,12 @@ for (const format of Object.keys(FORMATS)) {
     const floor = mb / time(() => copyIn(text)) * 1000;
     fig(`parse ${format} format, ${label}, copying the reply into wasm alone`, floor, 'MB/s');
     source += `; copying the reply into wasm alone ${floor.toFixed(0)} MB/s`;
+    // The other end's floor: V8 making our result's objects (strings included) from their JSON
+    // text, with no parser and no wasm.
+    const resultText = JSON.stringify(set.parse(text));
+    const objects = mb / time(() => JSON.parse(resultText)) * 1000;
+    fig(`parse ${format} format, ${label}, JSON.parse of our result's text alone`, objects, 'MB/s');
+    source += `; JSON.parse of our result's text alone ${objects.toFixed(0)} MB/s`;
     fig(`parse ${format} format, ${label}, ours (wasm, result in JS)`, ours, 'MB/s');
     fig(`parse ${format} format, ${label}, ${format}`, other, 'MB/s');
     fig(`parse ${format} format, ${label}, ours ÷ ${format}`, ours / other, '×');
@@ -230,13 +236,20 @@ for (const format of Object.keys(FORMATS)) {
     p.finish();
     p.free();
   });
-  // Its floor: copying the 1,000 chunks into wasm, one `encodeInto` each, against one parse.
+  // Its floors: copying the 1,000 chunks into wasm, one `encodeInto` each, against one parse;
+  // and 1,000 appends of nothing (the calls into wasm and back, the scan's step, the answer).
   const copied = time(() => {
     for (let i = 0; i < text.length; i += step) copyIn(text.slice(i, i + step));
   });
+  const calls = time(() => {
+    const p = set.streamParser();
+    for (let i = 0; i < text.length; i += step) p.append('');
+    p.free();
+  });
   fig(`stream ${format} format, 100 KB in 1,000 appends ÷ one parse (wasm)`, streamed / once, '×');
   fig(`stream ${format} format, copying the 1,000 chunks into wasm alone ÷ one parse`, copied / once, '×');
-  rows.push([format, '100 KB in 1,000 appends ÷ one parse', streamed / once, null, null, `copying the chunks in alone ${(copied / once).toFixed(2)}×`]);
+  fig(`stream ${format} format, 1,000 empty appends ÷ one parse`, calls / once, '×');
+  rows.push([format, '100 KB in 1,000 appends ÷ one parse', streamed / once, null, null, `copying the chunks in alone ${(copied / once).toFixed(2)}×; 1,000 empty appends ${(calls / once).toFixed(2)}×`]);
 }
 
 // The prompt for 1,000 tools (the wasm bench's tool set, written by `cargo xtask bench` into
