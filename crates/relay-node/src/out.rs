@@ -238,7 +238,9 @@ mod tests {
             "```json\n{\"tool\": \"add\", \"arguments\": {\"a\": 1, \"b\": 2}}\n```",
             &servers,
         );
-        let call = out.calls.first().expect("one call");
+        let Some(call) = out.calls.first() else {
+            panic!("one call expected: {out:?}");
+        };
         let Ok(Value::Object(fields)) = serde_json::to_value(call) else {
             panic!("a call serializes to an object");
         };
