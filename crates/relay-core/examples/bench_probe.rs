@@ -74,7 +74,11 @@ fn main() {
                 "many" => bench_inputs::reply_with_calls_every(1_000_000, 4_400),
                 other => match other.split_once(':').unwrap_or((other, "205")) {
                     (format, calls) if bench_inputs::COMPETITOR_FORMATS.contains(&format) => {
-                        bench_inputs::competitor_reply(format, 1 << 20, calls.parse().unwrap_or(205))
+                        bench_inputs::competitor_reply(
+                            format,
+                            1 << 20,
+                            calls.parse().unwrap_or(205),
+                        )
                     }
                     _ => bench_inputs::reply_with_calls(100_000),
                 },
@@ -96,7 +100,9 @@ fn main() {
                 }
                 best = best.min(s.elapsed().as_secs_f64());
             }
-            let calls = relay_core::parse::parse_tool_calls(&text, &servers).calls.len();
+            let calls = relay_core::parse::parse_tool_calls(&text, &servers)
+                .calls
+                .len();
             eprintln!(
                 "{what} {which}: best {:.1} µs, {:.0} MB/s, {calls} calls",
                 best * 1e6,

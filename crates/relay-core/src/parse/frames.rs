@@ -67,6 +67,15 @@ impl Frames {
         Some(node.start)
     }
 
+    /// Removes all braces, dropping them one node at a time (a recursive drop of a deep stack
+    /// would overflow), without collecting them as [`Self::take`] does.
+    pub(crate) fn clear(&mut self) {
+        let mut node = self.top.take();
+        while let Some(n) = node {
+            node = n.parent.clone();
+        }
+    }
+
     /// Removes all braces; returns them outermost first, with their children.
     pub(crate) fn take(&mut self) -> Vec<(usize, Vec<Span>)> {
         let mut out = Vec::with_capacity(self.len());
