@@ -365,6 +365,11 @@ mod tests {
             ("div", None),
             ("Echo", None),
             ("mcp_demo_nope", None),
+            ("demo__", None),
+            ("demo__echoo", None),
+            ("demoecho", None),
+            ("mcp__demo__", None),
+            ("mcp__demo_echo", None),
         ];
         for (name, want) in cases {
             assert_eq!(idx.lookup(&s, name.as_bytes()), *want, "{name}");
