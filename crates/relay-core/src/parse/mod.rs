@@ -46,6 +46,7 @@ mod frames;
 mod ident;
 mod interpret;
 mod json;
+mod members;
 mod resolve;
 mod scan;
 mod sink;
