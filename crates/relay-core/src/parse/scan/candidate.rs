@@ -170,7 +170,7 @@ impl Scan<'_> {
                     RawCall {
                         name: name.trim().to_owned(),
                         server: None,
-                        arguments: Value::Object(g.params.to_map()),
+                        arguments: Value::Object(g.params.into_map()),
                         id: g.call_id.or(call_id),
                         format: super::super::CallFormat::JsonLines,
                         span: whole,
