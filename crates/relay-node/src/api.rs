@@ -30,6 +30,7 @@ use relay_core::model::ServerTools;
 use relay_core::prompt::{prepare_for_servers, PreparedTools, PromptOptions};
 use wasm_bindgen::prelude::*;
 
+use crate::output::output_to_js;
 use crate::reuse::converted;
 use crate::text::{from_js_lenient, from_js_text};
 use relay_wasm::js::{from_js, to_js};
@@ -121,7 +122,7 @@ pub fn elicitation_defaults(params: JsValue) -> Result<JsValue, JsValue> {
 pub fn parse_tool_calls_js(text: &JsValue, servers: JsValue) -> Result<JsValue, JsValue> {
     let c = converted(&servers)?;
     crate::staged::with_reply(text, |text| {
-        to_js(&relay_core::parse::parse_tool_calls(text, &c.servers))
+        output_to_js(&relay_core::parse::parse_tool_calls(text, &c.servers))
     })
 }
 
@@ -254,7 +255,7 @@ impl ToolSet {
     /// Same as `parseToolCalls` for this set.
     pub fn parse(&self, text: &JsValue) -> Result<JsValue, JsValue> {
         crate::staged::with_reply(text, |text| {
-            to_js(&relay_core::parse::parse_tool_calls(
+            output_to_js(&relay_core::parse::parse_tool_calls(
                 text,
                 &self.set.servers,
             ))
