@@ -91,8 +91,15 @@ impl Frames {
     /// would overflow), without collecting them as [`Self::take`] does.
     pub(crate) fn clear(&mut self) {
         let mut node = self.top.take();
-        while let Some(n) = node {
-            node = n.parent.clone();
+        while let Some(mut n) = node {
+            node = match Rc::get_mut(&mut n) {
+                Some(m) => {
+                    let parent = m.parent.take();
+                    self.spare = Some(n);
+                    parent
+                }
+                None => n.parent.clone(),
+            };
         }
     }
 
@@ -128,6 +135,12 @@ mod tests {
         f.push(20);
         assert_eq!(f.len(), 3);
         assert_eq!(f.take(), vec![(1, vec![]), (9, vec![]), (20, vec![])]);
+        f.push(30);
+        f.push(31);
+        f.clear();
+        assert!(f.is_empty());
+        f.push(40);
+        assert_eq!(f.take(), vec![(40, vec![])]);
         let mut copy = copy;
         assert_eq!(copy.take(), vec![(1, vec![]), (5, vec![Span::new(6, 7)])]);
     }

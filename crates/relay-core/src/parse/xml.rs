@@ -489,12 +489,20 @@ fn parameters(
 /// A parameter's raw text: JSON if it reads as JSON, else the text itself.
 fn parameter_value(raw: &str) -> Value {
     let t = raw.trim();
-    if !t.is_empty() {
-        if let Ok(v) = serde_json::from_str::<Value>(t) {
-            return v;
-        }
-    }
-    Value::String(raw.to_owned())
+    // Only a text that can start a JSON value is given to serde_json: most parameters are
+    // prose, and a failed read cost an error allocated and dropped. A literal is read by
+    // comparison (`note 1` starts like `null`).
+    let json = match t.as_bytes().first() {
+        Some(b'{' | b'[' | b'"' | b'-' | b'0'..=b'9') => serde_json::from_str::<Value>(t).ok(),
+        Some(b't' | b'f' | b'n') => match t {
+            "true" => Some(Value::Bool(true)),
+            "false" => Some(Value::Bool(false)),
+            "null" => Some(Value::Null),
+            _ => None,
+        },
+        _ => None,
+    };
+    json.unwrap_or_else(|| Value::String(raw.to_owned()))
 }
 
 #[cfg(test)]
@@ -585,6 +593,48 @@ mod tests {
                     "{text:?} to {end}"
                 );
             }
+        }
+    }
+
+    /// What serde_json reads is the value, anything else the text, as before the shortcut.
+    #[test]
+    fn parameter_values_are_json_or_text() {
+        let cases = [
+            "1",
+            " 2.5 ",
+            "-3",
+            "true",
+            "false",
+            "null",
+            " null\n",
+            "nul",
+            "nullx",
+            "note 1",
+            "tru e",
+            "\"q\"",
+            "[1, 2]",
+            "{\"a\": 1}",
+            "{a}",
+            "",
+            "  ",
+            "1 2",
+            "body of note 1",
+            "\u{a0}7",
+            "٣",
+            "+1",
+            ".5",
+            "NaN",
+            "t",
+            "f",
+            "n",
+        ];
+        for raw in cases {
+            let t = raw.trim();
+            let want = (!t.is_empty())
+                .then(|| serde_json::from_str::<Value>(t).ok())
+                .flatten()
+                .unwrap_or_else(|| Value::String(raw.to_owned()));
+            assert_eq!(parameter_value(raw), want, "{raw:?}");
         }
     }
 
