@@ -250,15 +250,61 @@ fn closing_gt(b: &[u8], mut n: usize, end: usize) -> Lex<usize> {
 
 /// Which tag of [`TAGS`] a closing tag at `k` closes: `Incomplete` when the text ends before
 /// that is known for some tag. What [`closing_tag`] says for each of them, with the name read
-/// once (every `<` inside a tagged element that does not close it asks this).
-pub(crate) fn closing_call_tag(b: &[u8], k: usize, end: usize) -> Lex<usize> {
+/// once. The scan asks it through [`closing_tag_or_call_tag`]; the tests compare both.
+#[cfg(test)]
+fn closing_call_tag(b: &[u8], k: usize, end: usize) -> Lex<usize> {
     if k + 1 < end && b[k + 1] != b'/' {
         return Lex::No;
     }
-    let (j, name, n) = match closing_name(b, k, end) {
+    match closing_name(b, k, end) {
+        Ok(found) => call_tag_named(b, end, found),
+        Err(lex) => lex,
+    }
+}
+
+/// [`closing_tag`] for `local` and, when that is not `Yes`, [`closing_call_tag`], with the
+/// closing tag's name read once: what the search for an element's closing tag asks of every `<`.
+pub(crate) fn closing_tag_or_call_tag(
+    b: &[u8],
+    k: usize,
+    end: usize,
+    local: &[u8],
+) -> (Lex<usize>, Lex<usize>) {
+    let found = match closing_name(b, k, end) {
         Ok(found) => found,
-        Err(lex) => return lex,
+        Err(lex) => {
+            let other = match lex {
+                Lex::Incomplete => Lex::Incomplete,
+                _ => Lex::No,
+            };
+            return (lex, other);
+        }
     };
+    let (j, name, n) = found;
+    let this = if n >= end {
+        let partial = &b[name.0..n];
+        if local.starts_with(partial) || n - j < MAX_NAME {
+            Lex::Incomplete
+        } else {
+            Lex::No
+        }
+    } else if &b[name.0..name.1] != local {
+        Lex::No
+    } else {
+        closing_gt(b, n, end)
+    };
+    match this {
+        Lex::Yes(after) => (Lex::Yes(after), Lex::No),
+        this => (this, call_tag_named(b, end, found)),
+    }
+}
+
+/// [`closing_call_tag`] once the name is read.
+fn call_tag_named(
+    b: &[u8],
+    end: usize,
+    (j, name, n): (usize, (usize, usize), usize),
+) -> Lex<usize> {
     if n >= end {
         let partial = &b[name.0..n];
         return if n - j < MAX_NAME || TAGS.iter().any(|(l, _)| l.as_bytes().starts_with(partial)) {
@@ -592,6 +638,19 @@ mod tests {
                     per_tag(b, end),
                     "{text:?} to {end}"
                 );
+                for (local, _) in TAGS {
+                    let (this, other) = closing_tag_or_call_tag(b, 0, end, local.as_bytes());
+                    let this = show(this);
+                    let want = show(closing_tag(b, 0, end, local.as_bytes()));
+                    assert_eq!(this, want, "{text:?} to {end} for {local}");
+                    if !this.starts_with("yes") {
+                        assert_eq!(
+                            show(other),
+                            per_tag(b, end),
+                            "{text:?} to {end} for {local}"
+                        );
+                    }
+                }
             }
         }
     }
