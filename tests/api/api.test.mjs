@@ -291,3 +291,35 @@ test('calls cross as plain JSON data: arguments equal JSON.parse of their text, 
   assert.equal(/** @type {any} */ (call.arguments).polluted, undefined, 'the prototype is not set');
   set.free();
 });
+
+test('a result of many calls (crossing as buffers) is the value the structured crossing gives', () => {
+  const servers = [everything];
+  // Arguments of every JSON kind, non-ASCII text (UTF-16 lengths differ from UTF-8 ones), a
+  // `__proto__` key (an own property, as JSON.parse makes it), numbers at the edges of doubles.
+  const args = [
+    { message: 'héllo 🙂 世界' },
+    { message: '', nested: { list: [1, -2.5, 1e300, null, true, false, 'x', [], {}], deep: { a: { b: [{ c: 'ü' }] } } } },
+    { message: 'n', ['__proto__']: { polluted: true }, 10: 'ten', 2: 'two', z: -0 },
+    { message: 'big', n: 18014398509481985, m: 9007199254740993, f: 0.1 },
+  ];
+  let reply = 'Calls follow. ';
+  for (let i = 0; i < 40; i++) reply += call('echo', 'everything', { ...args[i % args.length], i }) + `then é ${i}. `;
+  // Diagnostics too: an unknown tool (details), an ambiguous one, a repaired call.
+  reply += call('ech', 'everything', {}) + '```json\n{"tool": "echo", "server": "everything", "arguments": {"message": "x",},}\n```\n';
+  const parsed = new core.ToolSet(servers).parse(reply);
+  assert.equal(parsed.calls.length, 41);
+  assert.ok(parsed.diagnostics.some((d) => d.kind === 'unknown_tool' && d.details?.length));
+  assert.ok(parsed.diagnostics.some((d) => d.kind === 'repaired'));
+  const p = new core.StreamParser(servers);
+  const streamed = p.push(reply);
+  const finished = p.finish();
+  p.free();
+  assert.deepEqual(parsed.calls, [...streamed.calls, ...finished.calls]);
+  assert.deepEqual(parsed.diagnostics, [...streamed.diagnostics, ...finished.diagnostics]);
+  const proto = parsed.calls[2].arguments;
+  assert.equal(Object.getPrototypeOf(proto), Object.prototype);
+  assert.deepEqual(Object.keys(proto), ['2', '10', 'message', '__proto__', 'z', 'i']);
+  assert.equal(proto.z, 0);
+  assert.equal(parsed.calls[3].arguments.m, 9007199254740992);
+  assert.equal(JSON.stringify(parsed), JSON.stringify(JSON.parse(JSON.stringify(parsed))));
+});

@@ -7,7 +7,9 @@
 //! a first render of 1,000 tools; reading them from JSON text; the extension's `prompt/build` for them (`App::prompt`, first
 //! and again); 10,000 one-byte appends to one parser; the 100 KB reply (or,
 //! with `large`, the one with a 90 KB call; `large1m`, one 1 MB call; `many`, 1 MB with 205
-//! calls) in 1,000 appends; the same in one parse.
+//! calls; `toolTag`, `jsonl`, `xml` or `json`, 1 MB in that competitor's format with 205 calls,
+//! or `FORMAT:N` with N calls, as `tests/bench/competitors.bench.mjs` writes them) in 1,000
+//! appends; the same in one parse.
 use std::hint::black_box;
 use std::rc::Rc;
 
@@ -70,7 +72,16 @@ fn main() {
                 "large" => bench_inputs::reply_with_one_large_call(100_000),
                 "large1m" => bench_inputs::reply_with_one_large_call(1_000_000),
                 "many" => bench_inputs::reply_with_calls_every(1_000_000, 4_400),
-                _ => bench_inputs::reply_with_calls(100_000),
+                other => match other.split_once(':').unwrap_or((other, "205")) {
+                    (format, calls) if bench_inputs::COMPETITOR_FORMATS.contains(&format) => {
+                        bench_inputs::competitor_reply(
+                            format,
+                            1 << 20,
+                            calls.parse().unwrap_or(205),
+                        )
+                    }
+                    _ => bench_inputs::reply_with_calls(100_000),
+                },
             };
             let ends = bench_inputs::chunk_ends(&text, 1_000);
             let mut best = f64::MAX;
@@ -89,7 +100,14 @@ fn main() {
                 }
                 best = best.min(s.elapsed().as_secs_f64());
             }
-            eprintln!("{what} {which}: best {:.1} µs", best * 1e6);
+            let calls = relay_core::parse::parse_tool_calls(&text, &servers)
+                .calls
+                .len();
+            eprintln!(
+                "{what} {which}: best {:.1} µs, {:.0} MB/s, {calls} calls",
+                best * 1e6,
+                text.len() as f64 / best / 1e6
+            );
         }
         "updates" => {
             // The extension's `reply/update` path: the app's updates for the 100 KB reply in

@@ -29,6 +29,7 @@ use relay_core::prompt::{prepare_for_servers, PreparedTools, PromptOptions};
 use std::cell::{Cell, OnceCell};
 use wasm_bindgen::prelude::*;
 
+use crate::output::output_to_js;
 use crate::reuse::converted;
 use crate::text::{from_js_lenient, from_js_text};
 use relay_wasm::js::{from_js, to_js};
@@ -119,9 +120,7 @@ pub fn elicitation_defaults(params: JsValue) -> Result<JsValue, JsValue> {
 #[wasm_bindgen(js_name = parseToolCalls)]
 pub fn parse_tool_calls_js(text: &JsValue, servers: JsValue) -> Result<JsValue, JsValue> {
     let c = converted(&servers)?;
-    crate::staged::with_reply(text, |text| {
-        crate::out::parse_output(&c.selection.parse(text))
-    })
+    crate::staged::with_reply(text, |text| output_to_js(&c.selection.parse(text)))
 }
 
 /// An incremental parser for one reply as it streams: reports each complete call once.
@@ -257,9 +256,7 @@ impl ToolSet {
 
     /// Same as `parseToolCalls` for this set.
     pub fn parse(&self, text: &JsValue) -> Result<JsValue, JsValue> {
-        crate::staged::with_reply(text, |text| {
-            crate::out::parse_output(&self.set.selection.parse(text))
-        })
+        crate::staged::with_reply(text, |text| output_to_js(&self.set.selection.parse(text)))
     }
 
     /// A streaming parser for one reply against this set.

@@ -7,6 +7,7 @@
 //!   `elicitationDefaults`;
 //! - `client`: the class `RelayClient` (`relay_core::client::Operation` as data);
 //! - `auth`: `AuthFlow`, `relay_core::auth::Authorizer` for a JavaScript driver;
+//! - `output`: a parse result into JavaScript, as two buffers or structured by its shape;
 //! - `reuse`: what a new `servers` array can reuse of the last one's conversion;
 //! - `staged` and `text`: strings and JSON text into wasm memory by one `encodeInto`.
 //!
@@ -21,6 +22,7 @@ mod auth;
 mod boundary_bench;
 mod client;
 mod out;
+mod output;
 mod reuse;
 mod staged;
 mod text;

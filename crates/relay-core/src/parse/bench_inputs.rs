@@ -249,6 +249,106 @@ pub fn reply_with_one_large_call(size: usize) -> String {
     out
 }
 
+/// The call formats of the competing extensions, as `tests/bench/competitors.bench.mjs` writes
+/// them (each as that extension's prompt teaches it): deepseek-pp's tool-name tag
+/// (`toolTag`), SuperAssistant's ```jsonl block (`jsonl`) and its ```xml `<function_calls>`
+/// block (`xml`), and Gemini Nexus's ```json `{"tool", "args"}` (`json`).
+pub const COMPETITOR_FORMATS: &[&str] = &["toolTag", "jsonl", "xml", "json"];
+
+/// One `notes_add` call (the `id`-th of its reply) in `format` (one of [`COMPETITOR_FORMATS`]).
+fn competitor_call(format: &str, title: &str, body: &str, id: usize) -> String {
+    let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    match format {
+        "toolTag" => format!(
+            "<notes_add>\n{{\"title\":{},\"body\":{}}}\n</notes_add>",
+            q(title),
+            q(body)
+        ),
+        "jsonl" => [
+            "```jsonl".to_owned(),
+            format!("{{\"type\": \"function_call_start\", \"name\": \"notes_add\", \"call_id\": {id}}}"),
+            "{\"type\": \"description\", \"text\": \"Calls notes_add.\"}".to_owned(),
+            format!("{{\"type\": \"parameter\", \"key\": \"title\", \"value\": {}}}", q(title)),
+            format!("{{\"type\": \"parameter\", \"key\": \"body\", \"value\": {}}}", q(body)),
+            format!("{{\"type\": \"function_call_end\", \"call_id\": {id}}}"),
+            "```".to_owned(),
+        ]
+        .join("\n"),
+        "xml" => format!(
+            "```xml\n<function_calls>\n<invoke name=\"notes_add\" call_id=\"{id}\">\n\
+             <parameter name=\"title\">{title}</parameter>\n<parameter name=\"body\">{body}</parameter>\n\
+             </invoke>\n</function_calls>\n```"
+        ),
+        _ => format!(
+            "```json\n{{ \"tool\": \"demo__notes_add\", \"args\": {{\"title\":{},\"body\":{}}} }}\n```",
+            q(title),
+            q(body)
+        ),
+    }
+}
+
+/// A reply of about `size` bytes in a competitor's `format` (one of [`COMPETITOR_FORMATS`]) with
+/// `calls` `notes_add` calls spread evenly through prose: the shape of the competitor bench's
+/// replies (`205` calls in 1 MB is its "many calls" case), for profiling natively.
+pub fn competitor_reply(format: &str, size: usize, calls: usize) -> String {
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d ^ size as u64 ^ calls as u64);
+    let one = competitor_call(format, "T", "B", 0).len();
+    let gap = size.saturating_sub(calls * (one + 40)) / (calls + 1);
+    let mut out = String::with_capacity(size + 1024);
+    competitor_prose(&mut rng, &mut out, gap);
+    for i in 0..calls {
+        out.push_str("\n\n");
+        out.push_str(&competitor_call(
+            format,
+            &format!("note {i}"),
+            &format!("body of note {i}"),
+            i + 1,
+        ));
+        out.push_str("\n\n");
+        competitor_prose(&mut rng, &mut out, gap);
+    }
+    out
+}
+
+/// About `bytes` of the competitor bench's prose: sentences, a list item with inline code
+/// (one in 20) and a comparison (one in 20), in English only.
+fn competitor_prose(rng: &mut Rng, out: &mut String, bytes: usize) {
+    const WORDS: &[&str] = &[
+        "the", "server", "returns", "a", "list", "of", "notes", "and", "each", "note", "has",
+        "title", "body", "when", "you", "search", "results", "are", "sorted", "by", "date",
+        "which", "means", "recent", "ones", "come", "first",
+    ];
+    let start = out.len();
+    while out.len() - start < bytes {
+        let n = 8 + rng.below(12);
+        let mut sentence = String::new();
+        for k in 0..n {
+            if k > 0 {
+                sentence.push(' ');
+            }
+            sentence.push_str(WORDS[rng.below(WORDS.len())]);
+        }
+        match rng.below(20) {
+            0 => {
+                out.push_str("- ");
+                out.push_str(&sentence);
+                out.push_str(", see `notes.md`.\n");
+            }
+            1 => {
+                out.push_str("If a < b then ");
+                out.push_str(&sentence);
+                out.push_str(".\n\n");
+            }
+            _ => {
+                out.push_str(&sentence[..1].to_uppercase());
+                out.push_str(&sentence[1..]);
+                out.push_str(". ");
+            }
+        }
+    }
+    out.truncate(start + bytes);
+}
+
 /// The ends of `n` nearly equal pieces of `text`, on character boundaries (the last is
 /// `text.len()`).
 pub fn chunk_ends(text: &str, n: usize) -> Vec<usize> {

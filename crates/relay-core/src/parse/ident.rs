@@ -4,6 +4,8 @@
 //! across the native and wasm targets, so nothing here may depend on a randomised hasher or on the
 //! key order a `serde_json::Map` happens to keep (the crate enables `preserve_order`).
 
+use std::io::Write as _;
+
 use serde_json::Value;
 
 /// Serialises `value` with object keys sorted (by Unicode code point) and no whitespace.
@@ -42,7 +44,18 @@ fn write_canonical(value: &Value, out: &mut impl Canonical) {
         Value::Null => out.put("null"),
         Value::Bool(true) => out.put("true"),
         Value::Bool(false) => out.put("false"),
-        Value::Number(n) => out.put(&n.to_string()),
+        Value::Number(n) => {
+            // Printed into a stack buffer: a number's text is short (serde_json prints at most
+            // about 24 bytes), and a `String` per number cost an allocation each.
+            let mut buf = [0u8; 40];
+            let mut w = &mut buf[..];
+            if write!(w, "{n}").is_ok() {
+                let len = 40 - w.len();
+                out.put(std::str::from_utf8(&buf[..len]).unwrap_or_default());
+            } else {
+                out.put(&n.to_string());
+            }
+        }
         Value::String(s) => write_string(s, out),
         Value::Array(items) => {
             out.put("[");
@@ -54,21 +67,44 @@ fn write_canonical(value: &Value, out: &mut impl Canonical) {
             }
             out.put("]");
         }
-        Value::Object(map) => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-            out.put("{");
-            for (i, (key, item)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.put(",");
-                }
-                write_string(key, out);
-                out.put(":");
-                write_canonical(item, out);
+        Value::Object(map) if map.len() <= SMALL => {
+            // Sorted on the stack: most arguments have a few keys, and a `Vec` per object cost
+            // an allocation per call.
+            let mut entries: [Option<(&str, &Value)>; SMALL] = [None; SMALL];
+            for (slot, (k, v)) in entries.iter_mut().zip(map) {
+                *slot = Some((k.as_str(), v));
             }
-            out.put("}");
+            let entries = &mut entries[..map.len()];
+            entries.sort_unstable_by(|a, b| a.map(|e| e.0).cmp(&b.map(|e| e.0)));
+            write_members(entries.iter().flatten().copied(), out);
+        }
+        Value::Object(map) => {
+            let mut entries: Vec<(&str, &Value)> =
+                map.iter().map(|(k, v)| (k.as_str(), v)).collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            write_members(entries.into_iter(), out);
         }
     }
+}
+
+/// Objects of at most this many members are sorted without an allocation.
+const SMALL: usize = 8;
+
+/// An object's members, already sorted by key.
+fn write_members<'v>(
+    entries: impl Iterator<Item = (&'v str, &'v Value)>,
+    out: &mut impl Canonical,
+) {
+    out.put("{");
+    for (i, (key, item)) in entries.enumerate() {
+        if i > 0 {
+            out.put(",");
+        }
+        write_string(key, out);
+        out.put(":");
+        write_canonical(item, out);
+    }
+    out.put("}");
 }
 
 fn write_string(s: &str, out: &mut impl Canonical) {
@@ -234,7 +270,14 @@ pub(crate) fn derived_call_id(key: u64, ordinal: u32) -> String {
         .sep()
         .write(&ordinal.to_le_bytes())
         .finish();
-    format!("c_{h:016x}")
+    // By hand: `format!` is the formatting machinery for 16 digits, once per call.
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut id = String::with_capacity(18);
+    id.push_str("c_");
+    for shift in (0..16).rev() {
+        id.push(char::from(HEX[((h >> (shift * 4)) & 0xf) as usize]));
+    }
+    id
 }
 
 #[cfg(test)]
@@ -249,6 +292,29 @@ mod tests {
             canonical_json(&v),
             r#"{"a":true,"b":[1,{"a":"x\"\n\u0001é","z":null}]}"#
         );
+    }
+
+    #[test]
+    fn canonical_json_sorts_small_and_large_objects_alike() {
+        let keys = ["k", "b", "é", "a", "B", "", "z", "a1", "ab", "m", "c"];
+        for n in 0..=keys.len() {
+            let map: serde_json::Map<String, Value> = keys[..n]
+                .iter()
+                .enumerate()
+                .map(|(i, k)| ((*k).to_owned(), json!(i as f64 * 1.5 - 3.0)))
+                .collect();
+            let mut sorted: Vec<&&str> = keys[..n].iter().collect();
+            sorted.sort();
+            let want = format!(
+                "{{{}}}",
+                sorted
+                    .iter()
+                    .map(|k| format!("{}:{}", json!(k), map[**k]))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            );
+            assert_eq!(canonical_json(&Value::Object(map)), want, "{n} members");
+        }
     }
 
     #[test]
@@ -317,6 +383,11 @@ mod tests {
             json!({"body": long}),
             json!({"k": format!("{long}\n{long}\"")}),
             json!(["a", "bcdefghij", "", "\u{8}\u{c}"]),
+            // Up to 8 members are sorted on the stack, more in a vector: both, with numbers of
+            // every kind (integers, negatives, floats, the u64 range) printed without a string.
+            json!({"h": 8, "g": -7, "f": 6.5, "e": 5e300, "d": 4, "c": 3, "b": 2, "a": 1}),
+            json!({"i": 9, "h": 8, "g": -7, "f": 6.5, "e": 5e-300, "d": 4, "c": 3, "b": 2, "a": u64::MAX}),
+            json!({"z": {"y": [{"b": 1, "a": 0}], "x": null}, "é": 1, "e": i64::MIN, "": 0}),
         ];
         for v in &values {
             let text = canonical_json(v);

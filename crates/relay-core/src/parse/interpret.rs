@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::json::{self, Repairs};
+use super::members::{Member, Members};
 use super::{CallFormat, Span};
 
 /// A call as written, before its tool is resolved against the servers.
@@ -59,13 +60,18 @@ const CALL_TYPES: &[&str] = &["function", "function_call", "tool_call", "tool_us
 
 /// Interprets a parsed candidate found at `span`, whose text needed `repairs`.
 pub(crate) fn interpret(value: Value, span: Span, repairs: Repairs) -> Shape {
-    let Value::Object(mut obj) = value else {
+    let Value::Object(obj) = value else {
         return Shape::NotACall;
     };
+    interpret_object(obj, span, repairs)
+}
+
+/// [`interpret`] for an object, whichever way its members were read.
+pub(crate) fn interpret_object(mut obj: impl Members, span: Span, repairs: Repairs) -> Shape {
     if let Some(event) = line_event(&mut obj) {
         return Shape::Event(event);
     }
-    if let Some(Value::Array(items)) = obj.remove("tool_calls") {
+    if let Some(Value::Array(items)) = obj.take("tool_calls") {
         let calls = items
             .into_iter()
             .map(|item| match item {
@@ -83,51 +89,71 @@ pub(crate) fn interpret(value: Value, span: Span, repairs: Repairs) -> Shape {
     }
 }
 
-fn line_event(obj: &mut Map<String, Value>) -> Option<LineEvent> {
-    let kind = obj.get("type")?.as_str()?;
+/// The member `key` when it is a string.
+fn str_member<'o>(obj: &'o impl Members, key: &str) -> Option<&'o str> {
+    match obj.member(key)? {
+        Member::Str(s) => Some(s),
+        Member::Other(_) => None,
+    }
+}
+
+fn line_event(obj: &mut impl Members) -> Option<LineEvent> {
+    #[derive(Clone, Copy)]
+    enum Kind {
+        Start,
+        Description,
+        Parameter,
+        End,
+    }
+    let kind = match str_member(obj, "type")? {
+        "function_call_start" => Kind::Start,
+        "description" => Kind::Description,
+        "parameter" => Kind::Parameter,
+        "function_call_end" => Kind::End,
+        _ => return None,
+    };
     Some(match kind {
-        "function_call_start" => LineEvent::Start {
+        Kind::Start => LineEvent::Start {
             name: string_field(obj, &["name", "tool"]),
             call_id: id_field(obj, &["call_id", "id"]),
         },
-        "description" => LineEvent::Description,
-        "parameter" => LineEvent::Parameter {
+        Kind::Description => LineEvent::Description,
+        Kind::Parameter => LineEvent::Parameter {
             key: string_field(obj, &["key", "name"]),
-            value: obj.remove("value").unwrap_or(Value::Null),
+            value: obj.take("value").unwrap_or(Value::Null),
         },
-        "function_call_end" => LineEvent::End {
+        Kind::End => LineEvent::End {
             call_id: id_field(obj, &["call_id", "id"]),
         },
-        _ => return None,
     })
 }
 
-fn string_field(obj: &Map<String, Value>, keys: &[&str]) -> Option<String> {
+fn string_field(obj: &impl Members, keys: &[&str]) -> Option<String> {
     keys.iter()
-        .find_map(|k| obj.get(*k)?.as_str().map(str::to_owned))
+        .find_map(|k| str_member(obj, k).map(str::to_owned))
 }
 
 /// A model-given id: a non-empty string or a number.
-fn id_field(obj: &Map<String, Value>, keys: &[&str]) -> Option<String> {
-    keys.iter().find_map(|k| match obj.get(*k)? {
-        Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_owned()),
-        Value::Number(n) => Some(n.to_string()),
+fn id_field(obj: &impl Members, keys: &[&str]) -> Option<String> {
+    keys.iter().find_map(|k| match obj.member(k)? {
+        Member::Str(s) if !s.trim().is_empty() => Some(s.trim().to_owned()),
+        Member::Other(Value::Number(n)) => Some(n.to_string()),
         _ => None,
     })
 }
 
 /// `None`: not call-shaped at all. `Some(Err)`: call-shaped but unusable.
 fn one_call(
-    mut obj: Map<String, Value>,
+    mut obj: impl Members,
     span: Span,
     repairs: Repairs,
 ) -> Option<Result<RawCall, String>> {
     let id = id_field(&obj, ID_KEYS);
     let server = string_field(&obj, SERVER_KEYS);
-    let (name, args, format) = if let Some(Value::Object(mut f)) = obj.remove("function") {
-        let name = f.remove("name")?;
+    let (name, args, format) = if let Some(Value::Object(mut f)) = obj.take("function") {
+        let name = f.take("name")?;
         (name, take_arguments(&mut f).1, CallFormat::OpenAi)
-    } else if let Some(name) = obj.remove("tool") {
+    } else if let Some(name) = obj.take("tool") {
         let (key, args) = take_arguments(&mut obj);
         (
             name,
@@ -138,20 +164,17 @@ fn one_call(
                 CallFormat::Tool
             },
         )
-    } else if let Some(name) = obj.remove("tool_name") {
+    } else if let Some(name) = obj.take("tool_name") {
         (name, take_arguments(&mut obj).1, CallFormat::ToolName)
-    } else if matches!(obj.get("name"), Some(Value::String(_))) {
-        let typed = obj
-            .get("type")
-            .and_then(Value::as_str)
-            .is_some_and(|t| CALL_TYPES.contains(&t));
+    } else if str_member(&obj, "name").is_some() {
+        let typed = str_member(&obj, "type").is_some_and(|t| CALL_TYPES.contains(&t));
         let (key, args) = take_arguments(&mut obj);
         if key.is_none() && !typed {
             // `{"name": "Alice"}` is data, not a call.
             return None;
         }
         (
-            obj.remove("name").unwrap_or(Value::Null),
+            obj.take("name").unwrap_or(Value::Null),
             args,
             CallFormat::OpenAi,
         )
@@ -188,9 +211,9 @@ fn one_call(
     }))
 }
 
-fn take_arguments(obj: &mut Map<String, Value>) -> (Option<&'static str>, Option<Value>) {
+fn take_arguments(obj: &mut impl Members) -> (Option<&'static str>, Option<Value>) {
     for key in ARGUMENT_KEYS {
-        if let Some(v) = obj.remove(*key) {
+        if let Some(v) = obj.take(key) {
             return (Some(key), Some(v));
         }
     }
@@ -242,7 +265,11 @@ mod tests {
     use serde_json::json;
 
     fn show(v: Value) -> String {
-        match interpret(v, Span::new(0, 1), Repairs::default()) {
+        show_shape(interpret(v, Span::new(0, 1), Repairs::default()))
+    }
+
+    fn show_shape(shape: Shape) -> String {
+        match shape {
             Shape::NotACall => "none".to_owned(),
             Shape::Event(e) => format!("{e:?}"),
             Shape::Calls(calls) => calls
@@ -325,6 +352,12 @@ mod tests {
         ];
         for (v, want) in cases {
             assert_eq!(show(v.clone()), want, "{v}");
+            // The same object read without a `Map` (as candidates are) means the same.
+            let text = v.to_string();
+            if let Ok(obj) = super::super::members::read(&text) {
+                let shape = interpret_object(obj, Span::new(0, 1), Repairs::default());
+                assert_eq!(show_shape(shape), want, "{text} read shallow");
+            }
         }
     }
 }

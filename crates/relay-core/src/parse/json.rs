@@ -108,6 +108,15 @@ pub(crate) fn read_value(
     if let Ok(v) = serde_json::from_str::<Value>(src) {
         return Ok((v, Repairs::default()));
     }
+    repair_value(src, base, eof_ends_message)
+}
+
+/// [`read_value`] for a text `serde_json` is known to refuse: only the repairing reader.
+pub(crate) fn repair_value(
+    src: &str,
+    base: usize,
+    eof_ends_message: bool,
+) -> Result<(Value, Repairs), JsonError> {
     let first = Reader::new(src, base, eof_ends_message).document();
     match first {
         Ok(done) => Ok(done),

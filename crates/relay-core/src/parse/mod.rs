@@ -37,8 +37,9 @@
 //! `braces`, `fence`, `tag`, `comment`, `code`, and `candidate` for the objects they find),
 //! `state` (the scan state and what failed searches proved), `frames` (the brace stack),
 //! `checkpoints`, `sink` (calls and diagnostics), `json` (the repairing JSON reader),
-//! `interpret` (object shapes), `xml` (tags and `<invoke>`), `tooltag` (tool-name tags), `resolve` (tool names), `ident`
-//! (canonical JSON and call ids), `stream` (the streaming API), `text` (byte helpers).
+//! `members` (a valid candidate's top level without a `Map`), `interpret` (object shapes), `xml`
+//! (tags and `<invoke>`), `tooltag` (tool-name tags), `resolve` (tool names), `ident` (canonical
+//! JSON and call ids), `stream` (the streaming API), `text` (byte helpers).
 
 mod checkpoints;
 mod engine;
@@ -46,6 +47,7 @@ mod frames;
 mod ident;
 mod interpret;
 mod json;
+mod members;
 mod resolve;
 mod scan;
 mod sink;

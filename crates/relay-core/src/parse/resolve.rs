@@ -59,10 +59,23 @@ pub(crate) fn resolve<'s>(
     hint: Option<&str>,
     suggest: bool,
 ) -> Resolution<'s> {
-    let mut exact: Vec<(&'s ServerTools, &'s str)> = servers
+    let mut found = servers
         .iter()
-        .filter_map(|s| has_tool(s, name).map(|t| (s, t)))
-        .collect();
+        .filter_map(|s| has_tool(s, name).map(|t| (s, t)));
+    let first = found.next();
+    if let (Some((server, tool)), None) = (first, found.clone().next()) {
+        // One selected server has the tool (the usual case): what the general path below decides
+        // for a single match, without collecting the matches.
+        let hint = hint.map(str::trim).filter(|h| !h.is_empty());
+        return Resolution::Found {
+            server,
+            tool,
+            mismatched_hint: hint
+                .filter(|h| !server_matches(server, h))
+                .map(str::to_owned),
+        };
+    }
+    let mut exact: Vec<(&'s ServerTools, &'s str)> = first.into_iter().chain(found).collect();
     if exact.is_empty() {
         exact = qualified(servers, name);
     }

@@ -98,7 +98,9 @@ impl Sink {
                 let key = call_key(&server.id, tool, &raw.arguments);
                 let ordinal = self.ordinals.get(&key).copied().unwrap_or(0);
                 let call_id = raw.id.unwrap_or_else(|| derived_call_id(key, ordinal));
-                if self.ids.contains(&call_id) {
+                // Inserted now (one search of the set instead of two); a duplicate returns
+                // before anything else is recorded, so the set is as it would be after.
+                if !self.ids.insert(call_id.clone()) {
                     self.note(
                         DiagnosticKind::DuplicateCallId,
                         format!("Call id \"{call_id}\" is used twice in this message; the second call to \"{tool}\" is ignored."),
@@ -127,7 +129,6 @@ impl Sink {
                 }
                 self.ordinals.insert(key, ordinal + 1);
                 self.keys.push(key);
-                self.ids.insert(call_id.clone());
                 self.calls.push(ToolCall {
                     tool: tool.to_owned(),
                     server: server.id.clone(),

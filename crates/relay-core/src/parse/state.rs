@@ -124,17 +124,26 @@ impl Params {
     }
 
     /// The parameters as an object, as if inserted in the order written: a repeated key keeps
-    /// its first place and takes its last value.
-    pub(crate) fn to_map(&self) -> Map<String, Value> {
-        let mut newest_first = Vec::new();
-        let mut node = self.0.as_deref();
-        while let Some(p) = node {
-            newest_first.push(p);
-            node = p.prev.as_deref();
+    /// its first place and takes its last value. Keys and values are moved out of the nodes no
+    /// checkpoint shares (all of them in a one-shot parse), copied from the others.
+    pub(crate) fn into_map(self) -> Map<String, Value> {
+        let mut newest_first: Vec<(String, Value)> = Vec::new();
+        let mut node = self.0;
+        while let Some(mut rc) = node {
+            node = match Rc::get_mut(&mut rc) {
+                Some(p) => {
+                    newest_first.push((std::mem::take(&mut p.key), p.value.take()));
+                    p.prev.take()
+                }
+                None => {
+                    newest_first.push((rc.key.clone(), rc.value.clone()));
+                    rc.prev.clone()
+                }
+            };
         }
         let mut map = Map::new();
-        for p in newest_first.into_iter().rev() {
-            map.insert(p.key.clone(), p.value.clone());
+        for (key, value) in newest_first.into_iter().rev() {
+            map.insert(key, value);
         }
         map
     }
@@ -301,5 +310,31 @@ impl ScanState {
             | Mode::Code { next, .. } => next,
         };
         self.pos.max(self.horizon).max(searched)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A repeated key keeps its first place and its last value, whether the parameters are
+    /// moved out (no checkpoint shares them) or copied (a checkpoint still holds them, and must
+    /// still see all of them afterwards).
+    #[test]
+    fn params_into_map_moved_or_shared() {
+        let mut params = Params::default();
+        for (k, v) in [("a", 1), ("b", 2), ("a", 3), ("c", 4)] {
+            params.push(k.to_owned(), json!(v));
+        }
+        let want = r#"{"a":3,"b":2,"c":4}"#;
+        let kept = params.clone();
+        assert_eq!(Value::Object(params.into_map()).to_string(), want, "shared");
+        assert_eq!(
+            Value::Object(kept.clone().into_map()).to_string(),
+            want,
+            "kept"
+        );
+        assert_eq!(Value::Object(kept.into_map()).to_string(), want, "moved");
     }
 }

@@ -241,6 +241,29 @@ fn spelled<'a>(how: Spelling, server: &'a str, tool: &'a str) -> Box<dyn Iterato
     }
 }
 
+/// Whether `name` is spelling `how` of `tool` on `server`: a plain comparison for the spellings
+/// that are concatenations (every tag of a reply is looked up, and the boxed iterator of
+/// [`spelled`] cost an allocation each), the iterator only for the sanitised one.
+fn spelled_is(how: Spelling, server: &str, tool: &str, name: &[u8]) -> bool {
+    let joined = |parts: [&[u8]; 4]| {
+        let mut rest = name;
+        for part in parts {
+            match rest.strip_prefix(part) {
+                Some(r) => rest = r,
+                None => return false,
+            }
+        }
+        rest.is_empty()
+    };
+    let (s, t) = (server.as_bytes(), tool.as_bytes());
+    match how {
+        Spelling::Bare => t == name,
+        Spelling::Qualified(sep) => joined([b"", s, sep.as_bytes(), t]),
+        Spelling::McpDouble => joined([b"mcp__", s, b"__", t]),
+        Spelling::McpSanitized => spelled(how, server, tool).eq(name.iter().copied()),
+    }
+}
+
 const SPELLINGS: [Spelling; 6] = [
     Spelling::Bare,
     Spelling::Qualified(QUALIFIERS[0]),
@@ -296,12 +319,10 @@ impl ToolTagIndex {
             .find_map(|&(_, how, s, t)| {
                 let server = servers.get(s as usize)?;
                 let tool = server.tools.get(t as usize)?;
-                spelled(how, &server.id, &tool.name)
-                    .eq(name.iter().copied())
-                    .then(|| {
-                        let named = (how != Spelling::Bare).then_some(server.id.as_str());
-                        (tool.name.as_str(), named)
-                    })
+                spelled_is(how, &server.id, &tool.name, name).then(|| {
+                    let named = (how != Spelling::Bare).then_some(server.id.as_str());
+                    (tool.name.as_str(), named)
+                })
             })
     }
 }
@@ -347,6 +368,11 @@ mod tests {
             ("div", None),
             ("Echo", None),
             ("mcp_demo_nope", None),
+            ("demo__", None),
+            ("demo__echoo", None),
+            ("demoecho", None),
+            ("mcp__demo__", None),
+            ("mcp__demo_echo", None),
         ];
         for (name, want) in cases {
             assert_eq!(idx.lookup(&s, name.as_bytes()), *want, "{name}");

@@ -182,30 +182,10 @@ pub(crate) fn tag_kind(b: &[u8], tag: &OpenTag) -> Option<(TagKind, usize)> {
 /// Whether a closing tag `</prefix:local>` for `local` starts at `k` (`b[k] == b'<'`); `Yes`
 /// holds the index just past its `>`.
 pub(crate) fn closing_tag(b: &[u8], k: usize, end: usize, local: &[u8]) -> Lex<usize> {
-    let mut j = k + 1;
-    if j >= end {
-        return Lex::Incomplete;
-    }
-    if b[j] != b'/' {
-        return Lex::No;
-    }
-    j += 1;
-    let Ok(j) = skip_dsml(b, j, end) else {
-        return Lex::Incomplete;
+    let (j, name, n) = match closing_name(b, k, end) {
+        Ok(found) => found,
+        Err(lex) => return lex,
     };
-    if j >= end {
-        return Lex::Incomplete;
-    }
-    if !is_name_start(b[j]) {
-        return Lex::No;
-    }
-    let mut n = name_end(b, j, end);
-    let mut name = (j, n);
-    if n < end && b[n] == b':' {
-        let n2 = name_end(b, n + 1, end);
-        name = (n + 1, n2);
-        n = n2;
-    }
     if n >= end {
         // Could still grow into the name we want.
         let partial = &b[name.0..n];
@@ -218,6 +198,45 @@ pub(crate) fn closing_tag(b: &[u8], k: usize, end: usize, local: &[u8]) -> Lex<u
     if &b[name.0..name.1] != local {
         return Lex::No;
     }
+    closing_gt(b, n, end)
+}
+
+/// The name of a closing tag at `k`: `(start of the name, its local part, its end)`, the end
+/// possibly `end` (the text ends inside the name); `Err` when that is decided before any name.
+fn closing_name(
+    b: &[u8],
+    k: usize,
+    end: usize,
+) -> Result<(usize, (usize, usize), usize), Lex<usize>> {
+    let mut j = k + 1;
+    if j >= end {
+        return Err(Lex::Incomplete);
+    }
+    if b[j] != b'/' {
+        return Err(Lex::No);
+    }
+    j += 1;
+    let Ok(j) = skip_dsml(b, j, end) else {
+        return Err(Lex::Incomplete);
+    };
+    if j >= end {
+        return Err(Lex::Incomplete);
+    }
+    if !is_name_start(b[j]) {
+        return Err(Lex::No);
+    }
+    let mut n = name_end(b, j, end);
+    let mut name = (j, n);
+    if n < end && b[n] == b':' {
+        let n2 = name_end(b, n + 1, end);
+        name = (n + 1, n2);
+        n = n2;
+    }
+    Ok((j, name, n))
+}
+
+/// After a closing tag's name ending at `n`: blanks, then its `>`.
+fn closing_gt(b: &[u8], mut n: usize, end: usize) -> Lex<usize> {
     let blanks_end = n + MAX_BLANKS;
     while n < end && n < blanks_end && matches!(b[n], b' ' | b'\t' | b'\n' | b'\r') {
         n += 1;
@@ -230,23 +249,78 @@ pub(crate) fn closing_tag(b: &[u8], k: usize, end: usize, local: &[u8]) -> Lex<u
 }
 
 /// Which tag of [`TAGS`] a closing tag at `k` closes: `Incomplete` when the text ends before
-/// that is known for some tag.
-pub(crate) fn closing_call_tag(b: &[u8], k: usize, end: usize) -> Lex<usize> {
+/// that is known for some tag. What [`closing_tag`] says for each of them, with the name read
+/// once. The scan asks it through [`closing_tag_or_call_tag`]; the tests compare both.
+#[cfg(test)]
+fn closing_call_tag(b: &[u8], k: usize, end: usize) -> Lex<usize> {
     if k + 1 < end && b[k + 1] != b'/' {
         return Lex::No;
     }
-    let mut incomplete = false;
-    for (idx, (local, _)) in TAGS.iter().enumerate() {
-        match closing_tag(b, k, end, local.as_bytes()) {
-            Lex::Yes(_) => return Lex::Yes(idx),
-            Lex::Incomplete => incomplete = true,
-            Lex::No => {}
-        }
+    match closing_name(b, k, end) {
+        Ok(found) => call_tag_named(b, end, found),
+        Err(lex) => lex,
     }
-    if incomplete {
-        Lex::Incomplete
-    } else {
+}
+
+/// [`closing_tag`] for `local` and, when that is not `Yes`, [`closing_call_tag`], with the
+/// closing tag's name read once: what the search for an element's closing tag asks of every `<`.
+pub(crate) fn closing_tag_or_call_tag(
+    b: &[u8],
+    k: usize,
+    end: usize,
+    local: &[u8],
+) -> (Lex<usize>, Lex<usize>) {
+    let found = match closing_name(b, k, end) {
+        Ok(found) => found,
+        Err(lex) => {
+            let other = match lex {
+                Lex::Incomplete => Lex::Incomplete,
+                _ => Lex::No,
+            };
+            return (lex, other);
+        }
+    };
+    let (j, name, n) = found;
+    let this = if n >= end {
+        let partial = &b[name.0..n];
+        if local.starts_with(partial) || n - j < MAX_NAME {
+            Lex::Incomplete
+        } else {
+            Lex::No
+        }
+    } else if &b[name.0..name.1] != local {
         Lex::No
+    } else {
+        closing_gt(b, n, end)
+    };
+    match this {
+        Lex::Yes(after) => (Lex::Yes(after), Lex::No),
+        this => (this, call_tag_named(b, end, found)),
+    }
+}
+
+/// [`closing_call_tag`] once the name is read.
+fn call_tag_named(
+    b: &[u8],
+    end: usize,
+    (j, name, n): (usize, (usize, usize), usize),
+) -> Lex<usize> {
+    if n >= end {
+        let partial = &b[name.0..n];
+        return if n - j < MAX_NAME || TAGS.iter().any(|(l, _)| l.as_bytes().starts_with(partial)) {
+            Lex::Incomplete
+        } else {
+            Lex::No
+        };
+    }
+    let local = &b[name.0..name.1];
+    match TAGS.iter().position(|(l, _)| l.as_bytes() == local) {
+        Some(idx) => match closing_gt(b, n, end) {
+            Lex::Yes(_) => Lex::Yes(idx),
+            Lex::Incomplete => Lex::Incomplete,
+            Lex::No => Lex::No,
+        },
+        None => Lex::No,
     }
 }
 
@@ -254,7 +328,7 @@ pub(crate) fn closing_call_tag(b: &[u8], k: usize, end: usize) -> Lex<usize> {
 fn attribute<'t>(text: &'t str, attrs: (usize, usize), name: &str) -> Option<&'t str> {
     let s = text.get(attrs.0..attrs.1)?;
     let mut rest = s;
-    while let Some(at) = rest.find(name) {
+    while let Some(at) = find(rest.as_bytes(), name.as_bytes()) {
         let before_ok = at == 0 || rest.as_bytes()[at - 1].is_ascii_whitespace();
         let after = rest[at + name.len()..].trim_start();
         if let (true, Some(after_eq)) = (before_ok, after.strip_prefix('=')) {
@@ -266,6 +340,21 @@ fn attribute<'t>(text: &'t str, attrs: (usize, usize), name: &str) -> Option<&'t
             }
         }
         rest = &rest[at + name.len()..];
+    }
+    None
+}
+
+/// The first occurrence of `needle` (not empty) in `hay`: `str::find` without building a
+/// two-way searcher, which for the few bytes of a tag's attributes cost more than the search.
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    let (&first, rest) = needle.split_first()?;
+    let mut from = 0;
+    while let Some(o) = memchr::memchr(first, hay.get(from..)?) {
+        let at = from + o;
+        if hay[at + 1..].starts_with(rest) {
+            return Some(at);
+        }
+        from = at + 1;
     }
     None
 }
@@ -446,12 +535,20 @@ fn parameters(
 /// A parameter's raw text: JSON if it reads as JSON, else the text itself.
 fn parameter_value(raw: &str) -> Value {
     let t = raw.trim();
-    if !t.is_empty() {
-        if let Ok(v) = serde_json::from_str::<Value>(t) {
-            return v;
-        }
-    }
-    Value::String(raw.to_owned())
+    // Only a text that can start a JSON value is given to serde_json: most parameters are
+    // prose, and a failed read cost an error allocated and dropped. A literal is read by
+    // comparison (`note 1` starts like `null`).
+    let json = match t.as_bytes().first() {
+        Some(b'{' | b'[' | b'"' | b'-' | b'0'..=b'9') => serde_json::from_str::<Value>(t).ok(),
+        Some(b't' | b'f' | b'n') => match t {
+            "true" => Some(Value::Bool(true)),
+            "false" => Some(Value::Bool(false)),
+            "null" => Some(Value::Null),
+            _ => None,
+        },
+        _ => None,
+    };
+    json.unwrap_or_else(|| Value::String(raw.to_owned()))
 }
 
 #[cfg(test)]
@@ -495,6 +592,124 @@ mod tests {
         ];
         for (text, want) in cases {
             assert_eq!(show(text), *want, "{text}");
+        }
+    }
+
+    /// `closing_call_tag` reads the name once; it answers what asking [`closing_tag`] for each
+    /// tag of [`TAGS`] answers, at every length of the text (streaming asks at every one).
+    #[test]
+    fn closing_call_tag_is_closing_tag_for_each_tag() {
+        let per_tag = |b: &[u8], end: usize| {
+            let mut incomplete = false;
+            for (idx, (local, _)) in TAGS.iter().enumerate() {
+                match closing_tag(b, 0, end, local.as_bytes()) {
+                    Lex::Yes(_) => return format!("yes {idx}"),
+                    Lex::Incomplete => incomplete = true,
+                    Lex::No => {}
+                }
+            }
+            if incomplete { "incomplete" } else { "no" }.to_owned()
+        };
+        let show = |lex: Lex<usize>| match lex {
+            Lex::Yes(idx) => format!("yes {idx}"),
+            Lex::Incomplete => "incomplete".to_owned(),
+            Lex::No => "no".to_owned(),
+        };
+        let long = format!("</{}>", "a".repeat(80));
+        let texts = [
+            "</tool_call>",
+            "</tool_calls >",
+            "</ns:invoke\n>",
+            "</｜DSML｜function_calls>",
+            "</｜DS",
+            "</invoke x>",
+            "</parameter>",
+            "</ns:>",
+            "</1>",
+            "<invoke>",
+            "</tool_use                  >",
+            long.as_str(),
+        ];
+        for text in texts {
+            let b = text.as_bytes();
+            for end in 1..=b.len() {
+                assert_eq!(
+                    show(closing_call_tag(b, 0, end)),
+                    per_tag(b, end),
+                    "{text:?} to {end}"
+                );
+                for (local, _) in TAGS {
+                    let (this, other) = closing_tag_or_call_tag(b, 0, end, local.as_bytes());
+                    let this = show(this);
+                    let want = show(closing_tag(b, 0, end, local.as_bytes()));
+                    assert_eq!(this, want, "{text:?} to {end} for {local}");
+                    if !this.starts_with("yes") {
+                        assert_eq!(
+                            show(other),
+                            per_tag(b, end),
+                            "{text:?} to {end} for {local}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// What serde_json reads is the value, anything else the text, as before the shortcut.
+    #[test]
+    fn parameter_values_are_json_or_text() {
+        let cases = [
+            "1",
+            " 2.5 ",
+            "-3",
+            "true",
+            "false",
+            "null",
+            " null\n",
+            "nul",
+            "nullx",
+            "note 1",
+            "tru e",
+            "\"q\"",
+            "[1, 2]",
+            "{\"a\": 1}",
+            "{a}",
+            "",
+            "  ",
+            "1 2",
+            "body of note 1",
+            "\u{a0}7",
+            "٣",
+            "+1",
+            ".5",
+            "NaN",
+            "t",
+            "f",
+            "n",
+        ];
+        for raw in cases {
+            let t = raw.trim();
+            let want = (!t.is_empty())
+                .then(|| serde_json::from_str::<Value>(t).ok())
+                .flatten()
+                .unwrap_or_else(|| Value::String(raw.to_owned()));
+            assert_eq!(parameter_value(raw), want, "{raw:?}");
+        }
+    }
+
+    #[test]
+    fn attributes_table() {
+        let attrs = r#" data-name="no" name = 'add' server="demo" id=x string="true" names="n""#;
+        let cases = [
+            ("name", Some("add")),
+            ("server", Some("demo")),
+            ("id", None),
+            ("string", Some("true")),
+            ("names", Some("n")),
+            ("nam", None),
+        ];
+        for (name, want) in cases {
+            assert_eq!(attribute(attrs, (0, attrs.len()), name), want, "{name}");
         }
     }
 

@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::super::interpret::{self, LineEvent, RawCall, Shape};
 use super::super::json::{self, Repairs};
+use super::super::members;
 use super::super::sink::Sink;
 use super::super::state::{Ctx, Group, Params, ScanState};
 use super::super::text::looks_like_call;
@@ -24,7 +25,17 @@ impl Scan<'_> {
             return false;
         };
         sink.work += src.len() as u64;
-        match json::read_value(src, span.start, at_end) {
+        // Valid JSON objects (nearly every candidate) are read without a `Map` of their own.
+        let read = match members::read(src) {
+            Ok(obj) => {
+                let shape = interpret::interpret_object(obj, span, self.cfg.extra);
+                self.shape(st, sink, shape, span, self.cfg.extra);
+                return true;
+            }
+            Err(true) => json::repair_value(src, span.start, at_end),
+            Err(false) => json::read_value(src, span.start, at_end),
+        };
+        match read {
             Ok((value, repairs)) => {
                 self.value(st, sink, value, span, repairs.union(self.cfg.extra));
                 true
@@ -50,7 +61,20 @@ impl Scan<'_> {
         span: Span,
         repairs: Repairs,
     ) {
-        match interpret::interpret(value, span, repairs) {
+        let shape = interpret::interpret(value, span, repairs);
+        self.shape(st, sink, shape, span, repairs);
+    }
+
+    /// What a candidate turned out to be, acted on.
+    fn shape(
+        &self,
+        st: &mut ScanState,
+        sink: &mut Sink,
+        shape: Shape,
+        span: Span,
+        repairs: Repairs,
+    ) {
+        match shape {
             Shape::NotACall => {
                 if self.cfg.ctx == Ctx::Tag {
                     sink.note(
@@ -146,7 +170,7 @@ impl Scan<'_> {
                     RawCall {
                         name: name.trim().to_owned(),
                         server: None,
-                        arguments: Value::Object(g.params.to_map()),
+                        arguments: Value::Object(g.params.into_map()),
                         id: g.call_id.or(call_id),
                         format: super::super::CallFormat::JsonLines,
                         span: whole,

@@ -62,7 +62,8 @@ impl Scan<'_> {
                 Some(o) => {
                     let k = next + o;
                     sink.work += o as u64 + 1;
-                    match xml::closing_tag(b, k, self.end, local) {
+                    let (this, other) = xml::closing_tag_or_call_tag(b, k, self.end, local);
+                    match this {
                         Lex::Yes(after) => {
                             sink.work += (after - k) as u64;
                             st.mode = Mode::Prose;
@@ -78,7 +79,7 @@ impl Scan<'_> {
                         Lex::Incomplete | Lex::No => {
                             // Closing tags of other kinds are noted (see `failed_tag_search`),
                             // so this one must be known too before going on.
-                            match xml::closing_call_tag(b, k, self.end) {
+                            match other {
                                 Lex::Incomplete if !self.finished => {
                                     next = k;
                                     break;

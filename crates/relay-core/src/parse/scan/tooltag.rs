@@ -117,7 +117,7 @@ impl Scan<'_> {
             Lexed::Yes(after) => {
                 sink.work += (after - after_object) as u64;
                 st.tool_tag = None;
-                st.frames.take();
+                st.frames.clear();
                 st.pos = after;
                 self.tool_element(sink, tag, Span::new(tag.object, after_object), after);
                 Some(true)
