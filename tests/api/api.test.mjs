@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 
@@ -322,4 +323,22 @@ test('a result of many calls (crossing as buffers) is the value the structured c
   assert.equal(proto.z, 0);
   assert.equal(parsed.calls[3].arguments.m, 9007199254740992);
   assert.equal(JSON.stringify(parsed), JSON.stringify(JSON.parse(JSON.stringify(parsed))));
+});
+
+test('where code made from strings is refused, many calls cross structured, to the same value', () => {
+  const servers = [everything];
+  let reply = 'Calls follow. ';
+  for (let i = 0; i < 40; i++) reply += call('echo', 'everything', { message: `é ${i}`, n: i, list: [i, { k: 'v' }] }) + `then ${i}. `;
+  const here = core.parseToolCalls(reply, servers);
+  assert.equal(here.calls.length, 40);
+  // A child Node that refuses `Function(...)`: the buffers' builder cannot be made there.
+  const script = `
+    const core = require(${JSON.stringify(join(TARGET, 'relay-node/relay_node.js'))});
+    let refused = false;
+    try { Function('return 1'); } catch { refused = true; }
+    const out = core.parseToolCalls(${JSON.stringify(reply)}, ${JSON.stringify(servers)});
+    process.stdout.write(JSON.stringify({ refused, out }));`;
+  const child = JSON.parse(execFileSync(process.execPath, ['--disallow-code-generation-from-strings', '-e', script], { encoding: 'utf8' }));
+  assert.equal(child.refused, true, 'the child refuses code from strings');
+  assert.deepEqual(child.out, JSON.parse(JSON.stringify(here)));
 });
