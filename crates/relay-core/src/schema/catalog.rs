@@ -256,59 +256,238 @@ fn shared_descriptions<'a>(lines: &[DocLine<'a>], arena: &'a str) -> HashMap<&'a
         .collect()
 }
 
-/// Replaces object shapes that occur at least twice by named definitions.
+/// Replaces shapes of `kind` that occur at least twice by named definitions.
+///
+/// One walk hashes every type once, bottom-up (a parent's hash is made of its children's),
+/// and notes each position of a shape in the order met; the replacing walk then goes through
+/// the same positions in the same order, so no type is hashed or compared twice.
 fn share_shapes<'a>(roots: &mut [Node<'a>], defs: &mut Vec<Def<'a>>, kind: Shape) {
     let provisional = def_names(defs);
-    let mut counts: HashMap<&Ty<'a>, (usize, usize, String)> = HashMap::default();
-    let mut order = 0;
+    let mut shapes = Shapes::new(kind);
     for root in roots.iter() {
-        count_children(&root.ty, &Hint::Name(""), kind, &mut counts, &mut order);
+        shapes.walk(&root.ty, &Hint::Name(""));
     }
     for def in defs.iter() {
-        let hint = Hint::Name(&def.name_hint);
-        count_children(&def.node.ty, &hint, kind, &mut counts, &mut order);
+        shapes.walk(&def.node.ty, &Hint::Name(&def.name_hint));
     }
-    let mut chosen: Vec<(&Ty<'a>, usize, String)> = counts
-        .into_iter()
-        .filter(|(ty, (count, _, _))| {
-            *count >= 2 && {
+    let Shapes {
+        mut groups, seen, ..
+    } = shapes;
+    let mut chosen: Vec<usize> = (0..groups.len())
+        .filter(|&g| {
+            let group = &groups[g];
+            group.count >= 2 && {
                 let mut text = String::new();
-                render::write_ty(&mut text, ty, &provisional);
-                worth_a_name(ty, text.len(), *count)
+                render::write_ty(&mut text, group.ty, &provisional);
+                worth_a_name(group.ty, text.len(), group.count)
             }
         })
-        .map(|(ty, (_, first, hint))| (ty, first, hint))
-        .collect();
-    chosen.sort_by_key(|(_, first, _)| *first);
-    let chosen: Vec<(Ty<'a>, String)> = chosen
-        .into_iter()
-        .map(|(ty, _, hint)| (ty.clone(), hint))
         .collect();
     if chosen.is_empty() {
         return;
     }
+    // In the order their first copies were met (a group is made once the walk has left its
+    // first copy: after the shapes inside it).
+    chosen.sort_by_key(|&g| groups[g].first);
     let base = defs.len();
-    let ids: HashMap<Ty<'a>, usize> = chosen
-        .iter()
-        .enumerate()
-        .map(|(i, (ty, _))| (ty.clone(), base + i))
-        .collect();
-    for (ty, hint) in chosen {
-        defs.push(Def {
-            name_hint: hint,
-            node: Node {
-                ty,
-                ..Node::default()
-            },
-        });
+    let mut def_of: Vec<Option<usize>> = vec![None; groups.len()];
+    for (i, &g) in chosen.iter().enumerate() {
+        def_of[g] = Some(base + i);
     }
+    let chosen: Vec<(usize, Ty<'a>, String)> = chosen
+        .into_iter()
+        .map(|g| {
+            let group = &mut groups[g];
+            (group.first, group.ty.clone(), std::mem::take(&mut group.hint))
+        })
+        .collect();
+    drop(groups);
+    let mut cursor = 0;
     for root in roots.iter_mut() {
-        replace_children(&mut root.ty, &ids);
+        replace_children(&mut root.ty, kind, &seen, &def_of, &mut cursor);
     }
     for def in defs.iter_mut() {
-        replace_children(&mut def.node.ty, &ids);
+        replace_children(&mut def.node.ty, kind, &seen, &def_of, &mut cursor);
+    }
+    for (first, ty, hint) in chosen {
+        // The body is its first copy as it was met: the positions under it follow its own.
+        let mut node = Node {
+            ty,
+            ..Node::default()
+        };
+        let mut cursor = first + 1;
+        replace_children(&mut node.ty, kind, &seen, &def_of, &mut cursor);
+        defs.push(Def {
+            name_hint: hint,
+            node,
+        });
     }
     inline_single_use(roots, defs, base);
+}
+
+/// The shapes of one kind found in a catalog's trees (see [`share_shapes`]).
+struct Shapes<'t, 'a> {
+    kind: Shape,
+    /// Equal shapes, in the order their first copies were met.
+    groups: Vec<Group<'t, 'a>>,
+    index: HashMap<Hashed<'t, 'a>, usize>,
+    /// Every position holding a shape of `kind`, in walk order.
+    seen: Vec<Seen>,
+}
+
+struct Group<'t, 'a> {
+    ty: &'t Ty<'a>,
+    count: usize,
+    /// Index in `seen` of the first copy.
+    first: usize,
+    hint: String,
+}
+
+/// A shape position: its group, and the index in `seen` after the positions under it.
+#[derive(Clone, Copy)]
+struct Seen {
+    group: usize,
+    end: usize,
+}
+
+/// A type with its hash computed once; equal only when the types are.
+struct Hashed<'t, 'a>(u64, &'t Ty<'a>);
+
+impl std::hash::Hash for Hashed<'_, '_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.0);
+    }
+}
+
+impl PartialEq for Hashed<'_, '_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0 && self.1 == other.1
+    }
+}
+
+impl Eq for Hashed<'_, '_> {}
+
+impl<'t, 'a> Shapes<'t, 'a> {
+    fn new(kind: Shape) -> Self {
+        Shapes {
+            kind,
+            groups: Vec::new(),
+            index: HashMap::default(),
+            seen: Vec::new(),
+        }
+    }
+
+    /// Notes the shapes under `ty` and returns its hash (equal types, equal hashes).
+    fn walk(&mut self, ty: &'t Ty<'a>, hint: &Hint<'_>) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut state = rustc_hash::FxHasher::default();
+        hash_own(ty, &mut state);
+        for_each_child(ty, hint, &mut |node, child_hint| {
+            let at = (shape_of(&node.ty) == Some(self.kind)).then(|| {
+                self.seen.push(Seen { group: 0, end: 0 });
+                self.seen.len() - 1
+            });
+            let hash = self.walk(&node.ty, child_hint);
+            if let Some(at) = at {
+                let group = match self.index.entry(Hashed(hash, &node.ty)) {
+                    std::collections::hash_map::Entry::Occupied(e) => *e.get(),
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        // A formatted string is named after its format (`DateTime`), not its
+                        // first use.
+                        let hint = match &node.ty {
+                            Ty::Prim {
+                                format: Some(format),
+                                ..
+                            } => (*format).to_owned(),
+                            _ => child_hint.render(),
+                        };
+                        self.groups.push(Group {
+                            ty: &node.ty,
+                            count: 0,
+                            first: at,
+                            hint,
+                        });
+                        *e.insert(self.groups.len() - 1)
+                    }
+                };
+                self.groups[group].count += 1;
+                self.seen[at] = Seen {
+                    group,
+                    end: self.seen.len(),
+                };
+            }
+            state.write_u64(hash);
+            node.doc.hash(&mut state);
+            node.default.hash(&mut state);
+            node.extras.hash(&mut state);
+        });
+        state.finish()
+    }
+}
+
+/// Hashes what `ty` holds besides its child nodes (their hashes follow, from the walk).
+fn hash_own<H: std::hash::Hasher>(ty: &Ty<'_>, state: &mut H) {
+    use std::hash::Hash;
+    std::mem::discriminant(ty).hash(state);
+    match ty {
+        Ty::Array { notes, .. } => notes.hash(state),
+        Ty::Tuple { items, rest, notes } => {
+            items.len().hash(state);
+            rest.is_some().hash(state);
+            notes.hash(state);
+        }
+        Ty::Object(obj) => {
+            state.write_usize(obj.props.len());
+            for prop in &obj.props {
+                prop.name.hash(state);
+                prop.required.hash(state);
+            }
+            state.write_usize(obj.patterns.len());
+            for (pattern, _) in &obj.patterns {
+                pattern.hash(state);
+            }
+            std::mem::discriminant(&obj.additional).hash(state);
+            obj.key.is_some().hash(state);
+            obj.notes.hash(state);
+        }
+        Ty::Union(nodes) | Ty::All(nodes) => nodes.len().hash(state),
+        Ty::Not(_) => {}
+        Ty::Cond {
+            then, otherwise, ..
+        } => {
+            then.is_some().hash(state);
+            otherwise.is_some().hash(state);
+        }
+        // No child nodes: the whole type.
+        Ty::Any | Ty::Never | Ty::Prim { .. } | Ty::Opaque(_) | Ty::Lit(_) | Ty::Def(_) => {
+            ty.hash(state)
+        }
+    }
+}
+
+/// Replaces the shapes of `kind` under `ty` whose group got a definition, reading the
+/// positions [`Shapes::walk`] noted from `cursor` on (the same positions, in the same order).
+fn replace_children(
+    ty: &mut Ty<'_>,
+    kind: Shape,
+    seen: &[Seen],
+    def_of: &[Option<usize>],
+    cursor: &mut usize,
+) {
+    for_each_child_mut(ty, &mut |node| {
+        if shape_of(&node.ty) == Some(kind) {
+            let Some(&Seen { group, end }) = seen.get(*cursor) else {
+                return;
+            };
+            if let Some(id) = def_of[group] {
+                node.ty = Ty::Def(id);
+                *cursor = end;
+                return;
+            }
+            *cursor += 1;
+        }
+        replace_children(&mut node.ty, kind, seen, def_of, cursor);
+    });
 }
 
 /// A shape that repeats only inside another shared shape ends up referenced once: a name for
@@ -379,33 +558,6 @@ fn substitute_defs<'a>(ty: &mut Ty<'a>, single: &[bool], bodies: &[Ty<'a>]) -> b
     changed
 }
 
-fn count_children<'t, 'a>(
-    ty: &'t Ty<'a>,
-    hint: &Hint<'_>,
-    kind: Shape,
-    counts: &mut HashMap<&'t Ty<'a>, (usize, usize, String)>,
-    order: &mut usize,
-) {
-    for_each_child(ty, hint, &mut |node, child_hint| {
-        if shape_of(&node.ty) == Some(kind) {
-            let entry = counts.entry(&node.ty).or_insert_with(|| {
-                // A formatted string is named after its format (`DateTime`), not its first use.
-                let name = match &node.ty {
-                    Ty::Prim {
-                        format: Some(format),
-                        ..
-                    } => (*format).to_owned(),
-                    _ => child_hint.render(),
-                };
-                (0, *order, name)
-            });
-            entry.0 += 1;
-            *order += 1;
-        }
-        count_children(&node.ty, child_hint, kind, counts, order);
-    });
-}
-
 /// The kinds of shapes that may get a name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Shape {
@@ -438,16 +590,6 @@ fn worth_a_name(ty: &Ty<'_>, chars: usize, count: usize) -> bool {
         }
         _ => chars >= MIN_SHARED_SHAPE_CHARS,
     }
-}
-
-fn replace_children<'a>(ty: &mut Ty<'a>, ids: &HashMap<Ty<'a>, usize>) {
-    for_each_child_mut(ty, &mut |node| {
-        if let Some(&id) = shape_of(&node.ty).and_then(|_| ids.get(&node.ty)) {
-            node.ty = Ty::Def(id);
-        } else {
-            replace_children(&mut node.ty, ids);
-        }
-    });
 }
 
 /// The name a shape found at a position would get: made into text only for the shapes that
