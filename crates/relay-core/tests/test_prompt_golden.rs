@@ -442,7 +442,12 @@ fn bench_tool_prompts_are_unchanged() {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
-    let counts = (prompt.text.len(), prompt.chars, prompt.tokens_estimate, prompt.tools);
+    let counts = (
+        prompt.text.len(),
+        prompt.chars,
+        prompt.tokens_estimate,
+        prompt.tools,
+    );
     assert_eq!(counts, (217_178, 217_178, 54_509, 1_000));
     assert_eq!(
         digest,

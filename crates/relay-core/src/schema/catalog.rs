@@ -265,10 +265,10 @@ fn share_shapes<'a>(roots: &mut [Node<'a>], defs: &mut Vec<Def<'a>>, kind: Shape
     let provisional = def_names(defs);
     let mut shapes = Shapes::new(kind);
     for root in roots.iter() {
-        shapes.walk(&root.ty, &Hint::Name(""));
+        shapes.walk(&root.ty, &Hint::Name(""), false);
     }
     for def in defs.iter() {
-        shapes.walk(&def.node.ty, &Hint::Name(&def.name_hint));
+        shapes.walk(&def.node.ty, &Hint::Name(&def.name_hint), false);
     }
     let Shapes {
         mut groups, seen, ..
@@ -298,7 +298,11 @@ fn share_shapes<'a>(roots: &mut [Node<'a>], defs: &mut Vec<Def<'a>>, kind: Shape
         .into_iter()
         .map(|g| {
             let group = &mut groups[g];
-            (group.first, group.ty.clone(), std::mem::take(&mut group.hint))
+            (
+                group.first,
+                group.ty.clone(),
+                std::mem::take(&mut group.hint),
+            )
         })
         .collect();
     drop(groups);
@@ -377,17 +381,22 @@ impl<'t, 'a> Shapes<'t, 'a> {
         }
     }
 
-    /// Notes the shapes under `ty` and returns its hash (equal types, equal hashes).
-    fn walk(&mut self, ty: &'t Ty<'a>, hint: &Hint<'_>) -> u64 {
+    /// Notes the shapes under `ty` and returns its hash (equal types, equal hashes) when
+    /// `hashed` (a shape's or a shape's part's: the hash of a tool's parameter list, or of a
+    /// list of allowed values' parent, is never looked at).
+    fn walk(&mut self, ty: &'t Ty<'a>, hint: &Hint<'_>, hashed: bool) -> u64 {
         use std::hash::{Hash, Hasher};
         let mut state = rustc_hash::FxHasher::default();
-        hash_own(ty, &mut state);
+        if hashed {
+            hash_own(ty, &mut state);
+        }
         for_each_child(ty, hint, &mut |node, child_hint| {
-            let at = (shape_of(&node.ty) == Some(self.kind)).then(|| {
+            let is_shape = shape_of(&node.ty) == Some(self.kind);
+            let at = is_shape.then(|| {
                 self.seen.push(Seen { group: 0, end: 0 });
                 self.seen.len() - 1
             });
-            let hash = self.walk(&node.ty, child_hint);
+            let hash = self.walk(&node.ty, child_hint, hashed || is_shape);
             if let Some(at) = at {
                 let group = match self.index.entry(Hashed(hash, &node.ty)) {
                     std::collections::hash_map::Entry::Occupied(e) => *e.get(),
@@ -416,10 +425,12 @@ impl<'t, 'a> Shapes<'t, 'a> {
                     end: self.seen.len(),
                 };
             }
-            state.write_u64(hash);
-            node.doc.hash(&mut state);
-            node.default.hash(&mut state);
-            node.extras.hash(&mut state);
+            if hashed {
+                state.write_u64(hash);
+                node.doc.hash(&mut state);
+                node.default.hash(&mut state);
+                node.extras.hash(&mut state);
+            }
         });
         state.finish()
     }
