@@ -88,6 +88,42 @@ pub struct RenderedCatalog {
 
 /// Renders `tools` for a prompt. See the module docs for what is shared.
 pub fn render_catalog(tools: &[&Tool], options: &CatalogOptions) -> RenderedCatalog {
+    let joined = render_joined(tools, options);
+    let mut start = 0;
+    let texts = joined
+        .tool_ends
+        .iter()
+        .map(|&end| {
+            let text = joined.tools[start..end].to_owned();
+            start = end;
+            text
+        })
+        .collect();
+    RenderedCatalog {
+        types: joined.types,
+        shared_docs: joined.shared_docs,
+        tools: texts,
+        problems: joined.problems,
+        cut: joined.cut,
+    }
+}
+
+/// A [`RenderedCatalog`] whose tool texts are written one after the other into one string
+/// (a prompt copies them out in runs, one per server, not one string per tool).
+#[derive(Debug, Default)]
+pub(crate) struct JoinedCatalog {
+    pub types: String,
+    pub shared_docs: String,
+    /// The tools' texts, in input order.
+    pub tools: String,
+    /// Where each tool's text ends in `tools`.
+    pub tool_ends: Vec<usize>,
+    pub problems: Vec<SchemaProblem>,
+    pub cut: Vec<usize>,
+}
+
+/// [`render_catalog`] into one string for the tools' texts.
+pub(crate) fn render_joined(tools: &[&Tool], options: &CatalogOptions) -> JoinedCatalog {
     let mut lowerer = Lowerer::default();
     let mut problems = Vec::new();
     let mut cut = Vec::new();
@@ -138,10 +174,12 @@ pub fn render_catalog(tools: &[&Tool], options: &CatalogOptions) -> RenderedCata
         HashMap::default()
     };
 
-    let mut catalog = RenderedCatalog {
+    let mut catalog = JoinedCatalog {
         problems,
         cut,
-        ..RenderedCatalog::default()
+        tools: String::with_capacity(tools.len() * 256),
+        tool_ends: Vec::with_capacity(tools.len()),
+        ..JoinedCatalog::default()
     };
     write_shared_docs(&mut catalog.shared_docs, &lines, arena, &shared);
     for ((def, span), name) in defs.iter().zip(def_spans).zip(&names) {
@@ -157,10 +195,10 @@ pub fn render_catalog(tools: &[&Tool], options: &CatalogOptions) -> RenderedCata
         write_docs(out, &lines[span], arena, &shared);
     }
     for ((tool, root), span) in tools.iter().zip(&roots).zip(tool_spans) {
-        let mut out = String::with_capacity(256);
-        write_signature(&mut out, tool, root, &names);
-        write_docs(&mut out, &lines[span], arena, &shared);
-        catalog.tools.push(out);
+        let out = &mut catalog.tools;
+        write_signature(out, tool, root, &names);
+        write_docs(out, &lines[span], arena, &shared);
+        catalog.tool_ends.push(out.len());
     }
     catalog
 }
@@ -306,12 +344,19 @@ fn share_shapes<'a>(roots: &mut [Node<'a>], defs: &mut Vec<Def<'a>>, kind: Shape
         })
         .collect();
     drop(groups);
+    let mut replace = Replace {
+        kind,
+        seen: &seen,
+        def_of: &def_of,
+        base,
+        uses: vec![0; chosen.len()],
+    };
     let mut cursor = 0;
     for root in roots.iter_mut() {
-        replace_children(&mut root.ty, kind, &seen, &def_of, &mut cursor);
+        replace.children(&mut root.ty, &mut cursor);
     }
     for def in defs.iter_mut() {
-        replace_children(&mut def.node.ty, kind, &seen, &def_of, &mut cursor);
+        replace.children(&mut def.node.ty, &mut cursor);
     }
     for (first, ty, hint) in chosen {
         // The body is its first copy as it was met: the positions under it follow its own.
@@ -320,13 +365,13 @@ fn share_shapes<'a>(roots: &mut [Node<'a>], defs: &mut Vec<Def<'a>>, kind: Shape
             ..Node::default()
         };
         let mut cursor = first + 1;
-        replace_children(&mut node.ty, kind, &seen, &def_of, &mut cursor);
+        replace.children(&mut node.ty, &mut cursor);
         defs.push(Def {
             name_hint: hint,
             node,
         });
     }
-    inline_single_use(roots, defs, base);
+    inline_single_use(roots, defs, base, &replace.uses);
 }
 
 /// The shapes of one kind found in a catalog's trees (see [`share_shapes`]).
@@ -476,46 +521,56 @@ fn hash_own<H: std::hash::Hasher>(ty: &Ty<'_>, state: &mut H) {
     }
 }
 
-/// Replaces the shapes of `kind` under `ty` whose group got a definition, reading the
-/// positions [`Shapes::walk`] noted from `cursor` on (the same positions, in the same order).
-fn replace_children(
-    ty: &mut Ty<'_>,
+/// The replacing walk of [`share_shapes`].
+struct Replace<'s> {
     kind: Shape,
-    seen: &[Seen],
-    def_of: &[Option<usize>],
-    cursor: &mut usize,
-) {
-    for_each_child_mut(ty, &mut |node| {
-        if shape_of(&node.ty) == Some(kind) {
-            let Some(&Seen { group, end }) = seen.get(*cursor) else {
-                return;
-            };
-            if let Some(id) = def_of[group] {
-                node.ty = Ty::Def(id);
-                *cursor = end;
-                return;
+    /// The positions [`Shapes::walk`] noted.
+    seen: &'s [Seen],
+    /// Each group's definition, if it got one.
+    def_of: &'s [Option<usize>],
+    /// The first new definition's id.
+    base: usize,
+    /// How many positions now refer to each new definition.
+    uses: Vec<usize>,
+}
+
+impl Replace<'_> {
+    /// Replaces the shapes under `ty` whose group got a definition, reading the noted
+    /// positions from `cursor` on (the same positions, in the same order).
+    fn children(&mut self, ty: &mut Ty<'_>, cursor: &mut usize) {
+        for_each_child_mut(ty, &mut |node| {
+            if shape_of(&node.ty) == Some(self.kind) {
+                let Some(&Seen { group, end }) = self.seen.get(*cursor) else {
+                    return;
+                };
+                if let Some(id) = self.def_of[group] {
+                    node.ty = Ty::Def(id);
+                    self.uses[id - self.base] += 1;
+                    *cursor = end;
+                    return;
+                }
+                *cursor += 1;
             }
-            *cursor += 1;
-        }
-        replace_children(&mut node.ty, kind, seen, def_of, cursor);
-    });
+            self.children(&mut node.ty, cursor);
+        });
+    }
 }
 
 /// A shape that repeats only inside another shared shape ends up referenced once: a name for
-/// it would cost a line and save nothing, so it goes back inline.
-fn inline_single_use<'a>(roots: &mut [Node<'a>], defs: &mut Vec<Def<'a>>, first_shape: usize) {
-    let mut uses = vec![0usize; defs.len()];
-    let mut count = |ty: &Ty<'a>| visit_defs(ty, &mut |id| uses[id] += 1);
-    roots.iter().for_each(|root| count(&root.ty));
-    defs.iter().for_each(|def| count(&def.node.ty));
-    let single: Vec<bool> = uses
-        .iter()
-        .enumerate()
-        .map(|(id, n)| id >= first_shape && *n == 1)
-        .collect();
-    if !single.contains(&true) {
+/// it would cost a line and save nothing, so it goes back inline. `uses`: how many positions
+/// refer to each definition from `first_shape` on (the replacing walk counted them).
+fn inline_single_use<'a>(
+    roots: &mut [Node<'a>],
+    defs: &mut Vec<Def<'a>>,
+    first_shape: usize,
+    uses: &[usize],
+) {
+    if !uses.contains(&1) {
         return;
     }
+    let single: Vec<bool> = (0..defs.len())
+        .map(|id| id >= first_shape && uses.get(id - first_shape) == Some(&1))
+        .collect();
     // Inline (bodies may refer to other single-use shapes: substitute until none is left),
     // then renumber the definitions that stay.
     let bodies: Vec<Ty<'a>> = defs.iter().map(|d| d.node.ty.clone()).collect();
@@ -540,13 +595,6 @@ fn inline_single_use<'a>(roots: &mut [Node<'a>], defs: &mut Vec<Def<'a>>, first_
     let renumber = |ty: &mut Ty<'a>| visit_defs_mut(ty, &mut |id| *id = new_ids[*id]);
     roots.iter_mut().for_each(|root| renumber(&mut root.ty));
     defs.iter_mut().for_each(|def| renumber(&mut def.node.ty));
-}
-
-fn visit_defs(ty: &Ty<'_>, f: &mut dyn FnMut(usize)) {
-    for_each_child(ty, &Hint::Name(""), &mut |node, _| match node.ty {
-        Ty::Def(id) => f(id),
-        ref ty => visit_defs(ty, f),
-    });
 }
 
 fn visit_defs_mut(ty: &mut Ty<'_>, f: &mut dyn FnMut(&mut usize)) {
