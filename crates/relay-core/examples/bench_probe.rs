@@ -3,13 +3,15 @@
 //! `valgrind --tool=callgrind`, which load does not change:
 //!
 //! `cargo build --release -p relay-core --example bench_probe`, then
-//! `target/release/examples/bench_probe prompt|convert|app|updates|append|stream|full N [large]`:
+//! `target/release/examples/bench_probe prompt|convert|app|updates|append|stream|full|dump N [large]`:
 //! a first render of 1,000 tools; reading them from JSON text; the extension's `prompt/build` for them (`App::prompt`, first
-//! and again); 10,000 one-byte appends to one parser; the 100 KB reply (or,
+//! and again); `updates`, the app's updates for the 100 KB reply in 1,000 appends in a chat
+//! with 1,000 tools selected; 10,000 one-byte appends to one parser; the 100 KB reply (or,
 //! with `large`, the one with a 90 KB call; `large1m`, one 1 MB call; `many`, 1 MB with 205
 //! calls; `toolTag`, `jsonl`, `xml` or `json`, 1 MB in that competitor's format with 205 calls,
 //! or `FORMAT:N` with N calls, as `tests/bench/competitors.bench.mjs` writes them) in 1,000
-//! appends; the same in one parse.
+//! appends; the same in one parse; `dump N`: the first render of N tools, printed with its
+//! counts (to compare two builds byte for byte).
 use std::hint::black_box;
 use std::rc::Rc;
 
@@ -160,6 +162,18 @@ fn main() {
                 again * 1e3
             );
         }
-        _ => eprintln!("usage: bench_probe prompt|convert|app|append|stream|full N [large]"),
+        "dump" => {
+            // The first render's text and counts, to compare two builds byte for byte.
+            let servers = bench_tools(n);
+            if let Some(p) =
+                prepare_for_servers(&servers).and_then(|p| p.prompt(&PromptOptions::default()))
+            {
+                println!(
+                    "{}\n--- chars {} tokens {} tools {} diagnostics {:?}",
+                    p.text, p.chars, p.tokens_estimate, p.tools, p.diagnostics
+                );
+            }
+        }
+        _ => eprintln!("usage: bench_probe prompt|convert|app|append|stream|full|dump N [large]"),
     }
 }

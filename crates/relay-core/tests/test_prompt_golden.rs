@@ -423,3 +423,35 @@ fn prepared_tools_give_the_prompt_a_fresh_build_gives() {
     }
     assert!(relay_core::prompt::prepare_for_servers(&[]).is_none());
 }
+
+/// The benches' generated tool sets (`bench_tools`, the fixture the speed figures are measured
+/// on) render to the same text: 100 tools as a golden file, 1,000 tools (217 KB) by their
+/// SHA-256, length and counts. Speed work on the renderer may not change either by a byte.
+#[test]
+fn bench_tool_prompts_are_unchanged() {
+    use relay_core::prompt::{bench_tools, prepare_for_servers};
+    use sha2::Digest;
+    let render = |n| {
+        prepare_for_servers(&bench_tools(n))
+            .and_then(|p| p.prompt(&PromptOptions::default()))
+            .expect("tools")
+    };
+    golden("bench-tools-100", &render(100).text);
+    let prompt = render(1_000);
+    let digest: String = sha2::Sha256::digest(prompt.text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let counts = (
+        prompt.text.len(),
+        prompt.chars,
+        prompt.tokens_estimate,
+        prompt.tools,
+    );
+    assert_eq!(counts, (217_178, 217_178, 54_509, 1_000));
+    assert_eq!(
+        digest,
+        "a64c03a9d4d43887b3e5a10605d6ec94526d0628646946a526e765559f7ed461"
+    );
+    assert!(prompt.diagnostics.is_empty(), "{:?}", prompt.diagnostics);
+}

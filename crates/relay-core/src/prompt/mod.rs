@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::{ServerTools, Tool};
 use crate::result::Nudge;
-use crate::schema::{render_catalog, CatalogOptions};
+use crate::schema::{render_joined, CatalogOptions};
 
 #[doc(hidden)]
 pub use bench::bench_tools;
@@ -558,7 +558,7 @@ pub(crate) fn tool_catalog(groups: &[&Group<'_>]) -> (String, Vec<Diagnostic>, V
         .iter()
         .flat_map(|g| g.tools.iter().copied())
         .collect();
-    let catalog = render_catalog(&tools, &CatalogOptions::default());
+    let catalog = render_joined(&tools, &CatalogOptions::default());
     let mut diagnostics = Vec::new();
     for problem in &catalog.problems {
         let name = tools
@@ -575,8 +575,18 @@ pub(crate) fn tool_catalog(groups: &[&Group<'_>]) -> (String, Vec<Diagnostic>, V
         .iter()
         .filter_map(|&i| tools.get(i).map(|t| t.name.clone()))
         .collect();
-    let mut out =
-        String::with_capacity(catalog.tools.iter().map(String::len).sum::<usize>() + 1024);
+    let headings: usize = groups
+        .iter()
+        .map(|g| server_display_name(g.server).len() + 16)
+        .sum();
+    let mut out = String::with_capacity(
+        sections::NOTATION.len()
+            + catalog.types.len()
+            + catalog.shared_docs.len()
+            + catalog.tools.len()
+            + headings
+            + 128,
+    );
     out.push_str(sections::NOTATION);
     if !catalog.types.is_empty() {
         out.push('\n');
@@ -590,16 +600,22 @@ pub(crate) fn tool_catalog(groups: &[&Group<'_>]) -> (String, Vec<Diagnostic>, V
         out.push('\n');
         out.push_str(&catalog.shared_docs);
     }
-    let mut rendered = catalog.tools.iter();
+    let (mut start, mut listed) = (0, 0);
     for group in groups {
         out.push('\n');
         out.push_str(&sections::server_heading(server_display_name(group.server)));
         out.push('\n');
         // No bullet before a signature: `- ` is a token per tool and the signature's
         // `name(` already marks the line.
-        for text in rendered.by_ref().take(group.tools.len()) {
-            out.push_str(text);
-        }
+        listed += group.tools.len();
+        let end = catalog
+            .tool_ends
+            .get(listed.wrapping_sub(1))
+            .copied()
+            .unwrap_or(start)
+            .max(start);
+        out.push_str(&catalog.tools[start..end]);
+        start = end;
     }
     out.truncate(out.trim_end().len());
     (out, diagnostics, cut)

@@ -88,6 +88,42 @@ pub struct RenderedCatalog {
 
 /// Renders `tools` for a prompt. See the module docs for what is shared.
 pub fn render_catalog(tools: &[&Tool], options: &CatalogOptions) -> RenderedCatalog {
+    let joined = render_joined(tools, options);
+    let mut start = 0;
+    let texts = joined
+        .tool_ends
+        .iter()
+        .map(|&end| {
+            let text = joined.tools[start..end].to_owned();
+            start = end;
+            text
+        })
+        .collect();
+    RenderedCatalog {
+        types: joined.types,
+        shared_docs: joined.shared_docs,
+        tools: texts,
+        problems: joined.problems,
+        cut: joined.cut,
+    }
+}
+
+/// A [`RenderedCatalog`] whose tool texts are written one after the other into one string
+/// (a prompt copies them out in runs, one per server, not one string per tool).
+#[derive(Debug, Default)]
+pub(crate) struct JoinedCatalog {
+    pub types: String,
+    pub shared_docs: String,
+    /// The tools' texts, in input order.
+    pub tools: String,
+    /// Where each tool's text ends in `tools`.
+    pub tool_ends: Vec<usize>,
+    pub problems: Vec<SchemaProblem>,
+    pub cut: Vec<usize>,
+}
+
+/// [`render_catalog`] into one string for the tools' texts.
+pub(crate) fn render_joined(tools: &[&Tool], options: &CatalogOptions) -> JoinedCatalog {
     let mut lowerer = Lowerer::default();
     let mut problems = Vec::new();
     let mut cut = Vec::new();
@@ -138,10 +174,12 @@ pub fn render_catalog(tools: &[&Tool], options: &CatalogOptions) -> RenderedCata
         HashMap::default()
     };
 
-    let mut catalog = RenderedCatalog {
+    let mut catalog = JoinedCatalog {
         problems,
         cut,
-        ..RenderedCatalog::default()
+        tools: String::with_capacity(tools.len() * 256),
+        tool_ends: Vec::with_capacity(tools.len()),
+        ..JoinedCatalog::default()
     };
     write_shared_docs(&mut catalog.shared_docs, &lines, arena, &shared);
     for ((def, span), name) in defs.iter().zip(def_spans).zip(&names) {
@@ -157,10 +195,10 @@ pub fn render_catalog(tools: &[&Tool], options: &CatalogOptions) -> RenderedCata
         write_docs(out, &lines[span], arena, &shared);
     }
     for ((tool, root), span) in tools.iter().zip(&roots).zip(tool_spans) {
-        let mut out = String::with_capacity(256);
-        write_signature(&mut out, tool, root, &names);
-        write_docs(&mut out, &lines[span], arena, &shared);
-        catalog.tools.push(out);
+        let out = &mut catalog.tools;
+        write_signature(out, tool, root, &names);
+        write_docs(out, &lines[span], arena, &shared);
+        catalog.tool_ends.push(out.len());
     }
     catalog
 }
@@ -256,76 +294,283 @@ fn shared_descriptions<'a>(lines: &[DocLine<'a>], arena: &'a str) -> HashMap<&'a
         .collect()
 }
 
-/// Replaces object shapes that occur at least twice by named definitions.
+/// Replaces shapes of `kind` that occur at least twice by named definitions.
+///
+/// One walk hashes every type once, bottom-up (a parent's hash is made of its children's),
+/// and notes each position of a shape in the order met; the replacing walk then goes through
+/// the same positions in the same order, so no type is hashed or compared twice.
 fn share_shapes<'a>(roots: &mut [Node<'a>], defs: &mut Vec<Def<'a>>, kind: Shape) {
     let provisional = def_names(defs);
-    let mut counts: HashMap<&Ty<'a>, (usize, usize, String)> = HashMap::default();
-    let mut order = 0;
+    let mut shapes = Shapes::new(kind);
     for root in roots.iter() {
-        count_children(&root.ty, &Hint::Name(""), kind, &mut counts, &mut order);
+        shapes.walk(&root.ty, &Hint::Name(""), false);
     }
     for def in defs.iter() {
-        let hint = Hint::Name(&def.name_hint);
-        count_children(&def.node.ty, &hint, kind, &mut counts, &mut order);
+        shapes.walk(&def.node.ty, &Hint::Name(&def.name_hint), false);
     }
-    let mut chosen: Vec<(&Ty<'a>, usize, String)> = counts
-        .into_iter()
-        .filter(|(ty, (count, _, _))| {
-            *count >= 2 && {
+    let Shapes {
+        mut groups, seen, ..
+    } = shapes;
+    let mut chosen: Vec<usize> = (0..groups.len())
+        .filter(|&g| {
+            let group = &groups[g];
+            group.count >= 2 && {
                 let mut text = String::new();
-                render::write_ty(&mut text, ty, &provisional);
-                worth_a_name(ty, text.len(), *count)
+                render::write_ty(&mut text, group.ty, &provisional);
+                worth_a_name(group.ty, text.len(), group.count)
             }
         })
-        .map(|(ty, (_, first, hint))| (ty, first, hint))
-        .collect();
-    chosen.sort_by_key(|(_, first, _)| *first);
-    let chosen: Vec<(Ty<'a>, String)> = chosen
-        .into_iter()
-        .map(|(ty, _, hint)| (ty.clone(), hint))
         .collect();
     if chosen.is_empty() {
         return;
     }
+    // In the order their first copies were met (a group is made once the walk has left its
+    // first copy: after the shapes inside it).
+    chosen.sort_by_key(|&g| groups[g].first);
     let base = defs.len();
-    let ids: HashMap<Ty<'a>, usize> = chosen
-        .iter()
-        .enumerate()
-        .map(|(i, (ty, _))| (ty.clone(), base + i))
-        .collect();
-    for (ty, hint) in chosen {
-        defs.push(Def {
-            name_hint: hint,
-            node: Node {
-                ty,
-                ..Node::default()
-            },
-        });
+    let mut def_of: Vec<Option<usize>> = vec![None; groups.len()];
+    for (i, &g) in chosen.iter().enumerate() {
+        def_of[g] = Some(base + i);
     }
+    let chosen: Vec<(usize, Ty<'a>, String)> = chosen
+        .into_iter()
+        .map(|g| {
+            let group = &mut groups[g];
+            (
+                group.first,
+                group.ty.clone(),
+                std::mem::take(&mut group.hint),
+            )
+        })
+        .collect();
+    drop(groups);
+    let mut replace = Replace {
+        kind,
+        seen: &seen,
+        def_of: &def_of,
+        base,
+        uses: vec![0; chosen.len()],
+    };
+    let mut cursor = 0;
     for root in roots.iter_mut() {
-        replace_children(&mut root.ty, &ids);
+        replace.children(&mut root.ty, &mut cursor);
     }
     for def in defs.iter_mut() {
-        replace_children(&mut def.node.ty, &ids);
+        replace.children(&mut def.node.ty, &mut cursor);
     }
-    inline_single_use(roots, defs, base);
+    for (first, ty, hint) in chosen {
+        // The body is its first copy as it was met: the positions under it follow its own.
+        let mut node = Node {
+            ty,
+            ..Node::default()
+        };
+        let mut cursor = first + 1;
+        replace.children(&mut node.ty, &mut cursor);
+        defs.push(Def {
+            name_hint: hint,
+            node,
+        });
+    }
+    inline_single_use(roots, defs, base, &replace.uses);
+}
+
+/// The shapes of one kind found in a catalog's trees (see [`share_shapes`]).
+struct Shapes<'t, 'a> {
+    kind: Shape,
+    /// Equal shapes, in the order their first copies were met.
+    groups: Vec<Group<'t, 'a>>,
+    index: HashMap<Hashed<'t, 'a>, usize>,
+    /// Every position holding a shape of `kind`, in walk order.
+    seen: Vec<Seen>,
+}
+
+struct Group<'t, 'a> {
+    ty: &'t Ty<'a>,
+    count: usize,
+    /// Index in `seen` of the first copy.
+    first: usize,
+    hint: String,
+}
+
+/// A shape position: its group, and the index in `seen` after the positions under it.
+#[derive(Clone, Copy)]
+struct Seen {
+    group: usize,
+    end: usize,
+}
+
+/// A type with its hash computed once; equal only when the types are.
+struct Hashed<'t, 'a>(u64, &'t Ty<'a>);
+
+impl std::hash::Hash for Hashed<'_, '_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.0);
+    }
+}
+
+impl PartialEq for Hashed<'_, '_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0 && self.1 == other.1
+    }
+}
+
+impl Eq for Hashed<'_, '_> {}
+
+impl<'t, 'a> Shapes<'t, 'a> {
+    fn new(kind: Shape) -> Self {
+        Shapes {
+            kind,
+            groups: Vec::new(),
+            index: HashMap::default(),
+            seen: Vec::new(),
+        }
+    }
+
+    /// Notes the shapes under `ty` and returns its hash (equal types, equal hashes) when
+    /// `hashed` (a shape's or a shape's part's: the hash of a tool's parameter list, or of a
+    /// list of allowed values' parent, is never looked at).
+    fn walk(&mut self, ty: &'t Ty<'a>, hint: &Hint<'_>, hashed: bool) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut state = rustc_hash::FxHasher::default();
+        if hashed {
+            hash_own(ty, &mut state);
+        }
+        for_each_child(ty, hint, &mut |node, child_hint| {
+            let is_shape = shape_of(&node.ty) == Some(self.kind);
+            let at = is_shape.then(|| {
+                self.seen.push(Seen { group: 0, end: 0 });
+                self.seen.len() - 1
+            });
+            let hash = self.walk(&node.ty, child_hint, hashed || is_shape);
+            if let Some(at) = at {
+                let group = match self.index.entry(Hashed(hash, &node.ty)) {
+                    std::collections::hash_map::Entry::Occupied(e) => *e.get(),
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        // A formatted string is named after its format (`DateTime`), not its
+                        // first use.
+                        let hint = match &node.ty {
+                            Ty::Prim {
+                                format: Some(format),
+                                ..
+                            } => (*format).to_owned(),
+                            _ => child_hint.render(),
+                        };
+                        self.groups.push(Group {
+                            ty: &node.ty,
+                            count: 0,
+                            first: at,
+                            hint,
+                        });
+                        *e.insert(self.groups.len() - 1)
+                    }
+                };
+                self.groups[group].count += 1;
+                self.seen[at] = Seen {
+                    group,
+                    end: self.seen.len(),
+                };
+            }
+            if hashed {
+                state.write_u64(hash);
+                node.doc.hash(&mut state);
+                node.default.hash(&mut state);
+                node.extras.hash(&mut state);
+            }
+        });
+        state.finish()
+    }
+}
+
+/// Hashes what `ty` holds besides its child nodes (their hashes follow, from the walk).
+fn hash_own<H: std::hash::Hasher>(ty: &Ty<'_>, state: &mut H) {
+    use std::hash::Hash;
+    std::mem::discriminant(ty).hash(state);
+    match ty {
+        Ty::Array { notes, .. } => notes.hash(state),
+        Ty::Tuple { items, rest, notes } => {
+            items.len().hash(state);
+            rest.is_some().hash(state);
+            notes.hash(state);
+        }
+        Ty::Object(obj) => {
+            state.write_usize(obj.props.len());
+            for prop in &obj.props {
+                prop.name.hash(state);
+                prop.required.hash(state);
+            }
+            state.write_usize(obj.patterns.len());
+            for (pattern, _) in &obj.patterns {
+                pattern.hash(state);
+            }
+            std::mem::discriminant(&obj.additional).hash(state);
+            obj.key.is_some().hash(state);
+            obj.notes.hash(state);
+        }
+        Ty::Union(nodes) | Ty::All(nodes) => nodes.len().hash(state),
+        Ty::Not(_) => {}
+        Ty::Cond {
+            then, otherwise, ..
+        } => {
+            then.is_some().hash(state);
+            otherwise.is_some().hash(state);
+        }
+        // No child nodes: the whole type.
+        Ty::Any | Ty::Never | Ty::Prim { .. } | Ty::Opaque(_) | Ty::Lit(_) | Ty::Def(_) => {
+            ty.hash(state)
+        }
+    }
+}
+
+/// The replacing walk of [`share_shapes`].
+struct Replace<'s> {
+    kind: Shape,
+    /// The positions [`Shapes::walk`] noted.
+    seen: &'s [Seen],
+    /// Each group's definition, if it got one.
+    def_of: &'s [Option<usize>],
+    /// The first new definition's id.
+    base: usize,
+    /// How many positions now refer to each new definition.
+    uses: Vec<usize>,
+}
+
+impl Replace<'_> {
+    /// Replaces the shapes under `ty` whose group got a definition, reading the noted
+    /// positions from `cursor` on (the same positions, in the same order).
+    fn children(&mut self, ty: &mut Ty<'_>, cursor: &mut usize) {
+        for_each_child_mut(ty, &mut |node| {
+            if shape_of(&node.ty) == Some(self.kind) {
+                let Some(&Seen { group, end }) = self.seen.get(*cursor) else {
+                    return;
+                };
+                if let Some(id) = self.def_of[group] {
+                    node.ty = Ty::Def(id);
+                    self.uses[id - self.base] += 1;
+                    *cursor = end;
+                    return;
+                }
+                *cursor += 1;
+            }
+            self.children(&mut node.ty, cursor);
+        });
+    }
 }
 
 /// A shape that repeats only inside another shared shape ends up referenced once: a name for
-/// it would cost a line and save nothing, so it goes back inline.
-fn inline_single_use<'a>(roots: &mut [Node<'a>], defs: &mut Vec<Def<'a>>, first_shape: usize) {
-    let mut uses = vec![0usize; defs.len()];
-    let mut count = |ty: &Ty<'a>| visit_defs(ty, &mut |id| uses[id] += 1);
-    roots.iter().for_each(|root| count(&root.ty));
-    defs.iter().for_each(|def| count(&def.node.ty));
-    let single: Vec<bool> = uses
-        .iter()
-        .enumerate()
-        .map(|(id, n)| id >= first_shape && *n == 1)
-        .collect();
-    if !single.contains(&true) {
+/// it would cost a line and save nothing, so it goes back inline. `uses`: how many positions
+/// refer to each definition from `first_shape` on (the replacing walk counted them).
+fn inline_single_use<'a>(
+    roots: &mut [Node<'a>],
+    defs: &mut Vec<Def<'a>>,
+    first_shape: usize,
+    uses: &[usize],
+) {
+    if !uses.contains(&1) {
         return;
     }
+    let single: Vec<bool> = (0..defs.len())
+        .map(|id| id >= first_shape && uses.get(id - first_shape) == Some(&1))
+        .collect();
     // Inline (bodies may refer to other single-use shapes: substitute until none is left),
     // then renumber the definitions that stay.
     let bodies: Vec<Ty<'a>> = defs.iter().map(|d| d.node.ty.clone()).collect();
@@ -352,13 +597,6 @@ fn inline_single_use<'a>(roots: &mut [Node<'a>], defs: &mut Vec<Def<'a>>, first_
     defs.iter_mut().for_each(|def| renumber(&mut def.node.ty));
 }
 
-fn visit_defs(ty: &Ty<'_>, f: &mut dyn FnMut(usize)) {
-    for_each_child(ty, &Hint::Name(""), &mut |node, _| match node.ty {
-        Ty::Def(id) => f(id),
-        ref ty => visit_defs(ty, f),
-    });
-}
-
 fn visit_defs_mut(ty: &mut Ty<'_>, f: &mut dyn FnMut(&mut usize)) {
     for_each_child_mut(ty, &mut |node| match &mut node.ty {
         Ty::Def(id) => f(id),
@@ -377,33 +615,6 @@ fn substitute_defs<'a>(ty: &mut Ty<'a>, single: &[bool], bodies: &[Ty<'a>]) -> b
         ref mut ty => changed |= substitute_defs(ty, single, bodies),
     });
     changed
-}
-
-fn count_children<'t, 'a>(
-    ty: &'t Ty<'a>,
-    hint: &Hint<'_>,
-    kind: Shape,
-    counts: &mut HashMap<&'t Ty<'a>, (usize, usize, String)>,
-    order: &mut usize,
-) {
-    for_each_child(ty, hint, &mut |node, child_hint| {
-        if shape_of(&node.ty) == Some(kind) {
-            let entry = counts.entry(&node.ty).or_insert_with(|| {
-                // A formatted string is named after its format (`DateTime`), not its first use.
-                let name = match &node.ty {
-                    Ty::Prim {
-                        format: Some(format),
-                        ..
-                    } => (*format).to_owned(),
-                    _ => child_hint.render(),
-                };
-                (0, *order, name)
-            });
-            entry.0 += 1;
-            *order += 1;
-        }
-        count_children(&node.ty, child_hint, kind, counts, order);
-    });
 }
 
 /// The kinds of shapes that may get a name.
@@ -438,16 +649,6 @@ fn worth_a_name(ty: &Ty<'_>, chars: usize, count: usize) -> bool {
         }
         _ => chars >= MIN_SHARED_SHAPE_CHARS,
     }
-}
-
-fn replace_children<'a>(ty: &mut Ty<'a>, ids: &HashMap<Ty<'a>, usize>) {
-    for_each_child_mut(ty, &mut |node| {
-        if let Some(&id) = shape_of(&node.ty).and_then(|_| ids.get(&node.ty)) {
-            node.ty = Ty::Def(id);
-        } else {
-            replace_children(&mut node.ty, ids);
-        }
-    });
 }
 
 /// The name a shape found at a position would get: made into text only for the shapes that

@@ -16,6 +16,7 @@ mod render;
 pub(crate) mod text;
 mod validate;
 
+pub(crate) use catalog::render_joined;
 pub use catalog::{render, render_catalog, CatalogOptions, RenderedCatalog, SchemaProblem};
 pub use example::example_arguments;
 pub(crate) use example::example_cost;
