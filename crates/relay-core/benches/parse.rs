@@ -8,7 +8,7 @@
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::rc::Rc;
 
-use relay_core::app::{bench_state, App, ChatSettings, ReplyText};
+use relay_core::app::{bench_state_with_chat, bench_stream_reply, App};
 use relay_core::model::ServerTools;
 use relay_core::parse::{bench_inputs, parse_tool_calls, SelectedTools, StreamParser};
 use relay_core::policy::Ledger;
@@ -96,29 +96,14 @@ fn many_tools(c: &mut Criterion) {
     group.bench_function("one_tag_reply_selection", |b| {
         b.iter(|| selection.parse(black_box(&reply)))
     });
-    let (mut config, tools, ids) = bench_state(&servers);
-    let chat = "1|https://chatgpt.com/c/1";
-    let settings = ChatSettings {
-        server_ids: ids,
-        ..Default::default()
-    };
-    config.chats.insert(chat.to_owned(), settings);
+    let (config, tools) = bench_state_with_chat(&servers);
     let text = bench_inputs::reply_with_calls(100_000);
     let ends = bench_inputs::chunk_ends(&text, 1_000);
     group.sample_size(20);
     group.bench_function("app_reply_updates_100KB_1000_appends", |b| {
         b.iter_batched(
             || App::restore(config.clone(), tools.clone(), Ledger::default()).0,
-            |mut app| {
-                let (mut start, mut at) = (0, 0);
-                for &end in &ends {
-                    let chunk = &text[start..end];
-                    let appended = ReplyText::Appended { at, text: chunk };
-                    black_box(app.reply_update_text(chat, "m", appended, false, true));
-                    at += chunk.encode_utf16().count();
-                    start = end;
-                }
-            },
+            |mut app| bench_stream_reply(&mut app, "m", &text, &ends),
             criterion::BatchSize::LargeInput,
         )
     });

@@ -15,7 +15,7 @@
 use std::hint::black_box;
 use std::rc::Rc;
 
-use relay_core::app::{bench_state, App, ChatSettings, ReplyText};
+use relay_core::app::{bench_state, bench_state_with_chat, bench_stream_reply, App};
 use relay_core::model::ServerTools;
 use relay_core::parse::{bench_inputs, StreamParser};
 use relay_core::policy::Ledger;
@@ -115,28 +115,14 @@ fn main() {
             // The extension's `reply/update` path: the app's updates for the 100 KB reply in
             // 1,000 appends, in a chat that selected the servers of 1,000 tools.
             let servers = bench_tools(1_000);
-            let (mut config, tools, ids) = bench_state(&servers);
-            let chat = "1|https://chatgpt.com/c/1";
-            let settings = ChatSettings {
-                server_ids: ids,
-                ..Default::default()
-            };
-            config.chats.insert(chat.to_owned(), settings);
+            let (config, tools) = bench_state_with_chat(&servers);
             let text = bench_inputs::reply_with_calls(100_000);
             let ends = bench_inputs::chunk_ends(&text, 1_000);
             let mut best = f64::MAX;
             for round in 0..n {
                 let (mut app, _) = App::restore(config.clone(), tools.clone(), Ledger::default());
-                let message = format!("m{round}");
                 let s = std::time::Instant::now();
-                let (mut start, mut at) = (0, 0);
-                for &end in &ends {
-                    let chunk = &text[start..end];
-                    let appended = ReplyText::Appended { at, text: chunk };
-                    black_box(app.reply_update_text(chat, &message, appended, false, true));
-                    at += chunk.encode_utf16().count();
-                    start = end;
-                }
+                bench_stream_reply(&mut app, &format!("m{round}"), &text, &ends);
                 best = best.min(s.elapsed().as_secs_f64());
             }
             eprintln!("app updates: best {:.3} ms for 1,000 appends", best * 1e3);

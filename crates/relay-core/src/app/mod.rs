@@ -168,6 +168,37 @@ pub fn bench_state(servers: &[ServerTools]) -> (Config, BTreeMap<String, Vec<Too
     (config, tools, ids)
 }
 
+/// The chat of [`bench_state_with_chat`].
+#[doc(hidden)]
+pub const BENCH_CHAT: &str = "1|https://chatgpt.com/c/1";
+
+/// [`bench_state`] with [`BENCH_CHAT`] selecting every server: for benchmarks of the
+/// extension's reply path (`benches/parse.rs`, `examples/bench_probe.rs`).
+#[doc(hidden)]
+pub fn bench_state_with_chat(servers: &[ServerTools]) -> (Config, BTreeMap<String, Vec<Tool>>) {
+    let (mut config, tools, ids) = bench_state(servers);
+    let settings = ChatSettings {
+        server_ids: ids,
+        ..Default::default()
+    };
+    config.chats.insert(BENCH_CHAT.to_owned(), settings);
+    (config, tools)
+}
+
+/// Feeds `app` the reply `text` of [`BENCH_CHAT`] as a content script reports it: the text up to
+/// each of `ends` appended to what came before (`reply/update` with appended text).
+#[doc(hidden)]
+pub fn bench_stream_reply(app: &mut App, message: &str, text: &str, ends: &[usize]) {
+    let (mut start, mut at) = (0, 0);
+    for &end in ends {
+        let chunk = &text[start..end];
+        let appended = ReplyText::Appended { at, text: chunk };
+        std::hint::black_box(app.reply_update_text(BENCH_CHAT, message, appended, false, true));
+        at += chunk.encode_utf16().count();
+        start = end;
+    }
+}
+
 impl App {
     /// The state after a worker (re)start, from what storage held. A call that was running
     /// when the worker stopped may or may not have run: it becomes `unknown`, its chat is told,
