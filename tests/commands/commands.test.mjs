@@ -151,6 +151,9 @@ test('cargo xtask fuzz: random seeded rounds for FUZZ_SECONDS, on stable Rust', 
   const seeds = [...r.stderr.matchAll(/round \d+, FUZZ_SEED=(\d+) FUZZ_CASES=(\d+)/g)].map((m) => m[1]);
   assert.ok(seeds.length >= 1, r.stderr.slice(-3000));
   assert.equal(new Set(seeds).size, seeds.length, 'every round has its own seed');
+  // Each round draws the property tests' cases from its own seed too.
+  const propertySeeds = [...r.stderr.matchAll(/round \d+, property tests with PROPTEST_RNG_SEED=(\d+)/g)].map((m) => m[1]);
+  assert.deepEqual(propertySeeds, seeds, r.stderr.slice(-3000));
   const done = r.stdout.match(/fuzz: (\d+) random rounds of (\d+) mutations .* in ([\d.]+)s, no failure/);
   assert.ok(done, r.stdout);
   assert.equal(Number(done[1]), seeds.length);

@@ -3,8 +3,12 @@
 //! - a call embedded anywhere in noise (noise free of braces, backticks and angle brackets) is
 //!   found, in every format, with its arguments intact;
 //! - streaming a text in arbitrary pieces finds what one full parse finds (everything, when the
-//!   text only grows; with re-renders that are later replaced, the final text's calls and no call
-//!   that was not complete in some text the parser was shown).
+//!   text only grows, whether each piece is new or given again; with re-renders that are later
+//!   replaced, the final text's calls and no call that was not complete in some text the parser
+//!   was shown).
+//!
+//! Each property draws 512 cases, or `PROPTEST_CASES` for a deeper search (`cargo xtask test`
+//! fixes the seed; `cargo xtask fuzz` and a caller's `PROPTEST_RNG_SEED` draw others).
 
 use proptest::prelude::*;
 use relay_core::model::{ServerTools, Tool};
@@ -68,7 +72,8 @@ fn structured_text() -> impl Strategy<Value = String> {
 /// Noise: any characters except `{`, `}`, `` ` ``, `<` and `>`.
 fn noise() -> impl Strategy<Value = String> {
     prop::collection::vec(
-        any::<char>().prop_filter("no structure", |c| !"{}`<>".contains(*c)),
+        // Mapped, not filtered: a filter's rejects abort a long run (`PROPTEST_CASES`).
+        any::<char>().prop_map(|c| if "{}`<>".contains(c) { ' ' } else { c }),
         0..80,
     )
     .prop_map(|v| v.into_iter().collect())
@@ -80,8 +85,11 @@ fn argument_value() -> impl Strategy<Value = Value> {
         any::<bool>().prop_map(Value::from),
         Just(Value::Null),
         // Strings may hold anything but `<`, which an XML parameter value cannot carry unescaped.
-        prop::collection::vec(any::<char>().prop_filter("no <", |c| *c != '<'), 0..12)
-            .prop_map(|v| Value::String(v.into_iter().collect())),
+        prop::collection::vec(
+            any::<char>().prop_map(|c| if c == '<' { '_' } else { c }),
+            0..12
+        )
+        .prop_map(|v| Value::String(v.into_iter().collect())),
     ];
     leaf.prop_recursive(3, 16, 4, |inner| {
         prop_oneof![
@@ -125,6 +133,23 @@ fn write_call(tool: &str, args: &Map<String, Value>, how: Written) -> String {
     }
 }
 
+/// Streams `text` by `push`, each prefix twice: the second push of a text already parsed must
+/// report nothing new (it runs the scanner again from where it stopped, on the same bytes).
+fn stream_push_twice(text: &str, cuts: &[usize]) -> Result<ParseOutput, TestCaseError> {
+    let mut p = StreamParser::new(servers());
+    for &end in cuts.iter().chain(std::iter::once(&text.len())) {
+        p.push(&text[..end]);
+        let again = p.push(&text[..end]);
+        prop_assert!(
+            again.calls.is_empty() && again.diagnostics.is_empty(),
+            "the same {end} bytes pushed again reported {:?}",
+            again
+        );
+    }
+    p.finish();
+    Ok(p.output())
+}
+
 fn stream_append(text: &str, cuts: &[usize]) -> ParseOutput {
     let mut p = StreamParser::new(servers());
     let mut start = 0;
@@ -136,6 +161,14 @@ fn stream_append(text: &str, cuts: &[usize]) -> ParseOutput {
     }
     p.finish();
     p.output()
+}
+
+/// 512, or `PROPTEST_CASES` when set (which proptest reads only where no count is given).
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(512)
 }
 
 /// Char-boundary cut points of `text` from arbitrary fractions.
@@ -156,7 +189,7 @@ fn cut_points(text: &str, fractions: &[f64]) -> Vec<usize> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
     #[test]
     fn arbitrary_unicode_never_panics(text in any::<String>(), fractions in prop::collection::vec(0.0f64..1.0, 0..8)) {
@@ -171,8 +204,10 @@ proptest! {
         fractions in prop::collection::vec(0.0f64..1.0, 0..24),
     ) {
         let full = parse_tool_calls(&text, &servers());
-        let streamed = stream_append(&text, &cut_points(&text, &fractions));
+        let cuts = cut_points(&text, &fractions);
+        let streamed = stream_append(&text, &cuts);
         prop_assert_eq!(&streamed, &full);
+        prop_assert_eq!(&stream_push_twice(&text, &cuts)?, &full);
         // One byte at a time, the extreme split.
         let bytes: Vec<usize> = (1..text.len()).filter(|&i| text.is_char_boundary(i)).collect();
         prop_assert_eq!(&stream_append(&text, &bytes), &full);

@@ -100,6 +100,28 @@ fn scenarios() -> Vec<Scenario> {
             ],
         ),
         (
+            // The search for `-->` read the byte after the last `--` to rule it out; a re-render
+            // that changes only that byte must be seen (found by the re-render property test).
+            "a re-render that completes an HTML comment's `-->` closes it",
+            vec![
+                (Push("Note <!-- hidden --"), &[], false),
+                (Push("Note <!-- hidden --a"), &[], false),
+                (Push("Note <!-- hidden -->{\"tool\": \"add\", \"arguments\": {\"a\": 1}}"), &["add"], false),
+                (Finish, &[], false),
+            ],
+        ),
+        (
+            // An inline code span still open at the end of the text: running again on the same
+            // text must still wait for its closing backtick, not take the opening one as literal.
+            "the same text pushed twice waits for an open code span both times",
+            vec![
+                (Push("See `{\"tool\": \"add\", \"arguments\": {}} here"), &[], false),
+                (Push("See `{\"tool\": \"add\", \"arguments\": {}} here"), &[], false),
+                (Push("See `{\"tool\": \"add\", \"arguments\": {}} here` is how."), &[], false),
+                (Finish, &[], false),
+            ],
+        ),
+        (
             "text after finish (a late re-render) is parsed as a finished message",
             vec![
                 (Append("Result:"), &[], false),

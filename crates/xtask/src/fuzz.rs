@@ -5,8 +5,9 @@
 //! (`tests/test_fuzz_parser.rs`: seeded mutations of the reply corpus through the full and the
 //! streaming parser, which must agree and never panic; `tests/test_fuzz_decoders.rs`: the SSE,
 //! JSON-RPC and header decoders on mutated wire data) run once as committed, then the parser's
-//! run is repeated with a fresh random seed per round until the time is up. A failure names the
-//! seed that reproduces it. `--libfuzzer` runs the coverage-guided cargo-fuzz target
+//! run and relay-core's property tests (`PROPTEST_RNG_SEED`; the test suite gives them a fixed
+//! seed) are repeated with a fresh random seed per round until the time is up. A failure names
+//! the seed that reproduces it. `--libfuzzer` runs the coverage-guided cargo-fuzz target
 //! (`crates/relay-core/fuzz`) instead; it needs cargo-fuzz (installed on first use) and nightly
 //! compiler features (opted into with `RUSTC_BOOTSTRAP=1`).
 
@@ -16,6 +17,13 @@ use crate::util::{cmd, run, step, Result, Xtask};
 
 /// Mutations per random round: a few seconds in a debug build, so the budget is kept closely.
 const CASES_PER_ROUND: u32 = 1_000;
+
+/// The seed `cargo xtask test` gives relay-core's property tests (`PROPTEST_RNG_SEED`), so the
+/// suite draws the same cases on every run; fuzz rounds draw new ones.
+pub const COMMITTED_PROPTEST_SEED: u64 = 0x5eed_2026;
+
+/// relay-core's proptest files: run again in every round with the round's seed.
+const PROPERTY_TESTS: [&str; 3] = ["test_parse_props", "test_schema_props", "test_sse"];
 
 pub fn fuzz(x: &Xtask, args: &[String]) -> Result<()> {
     let secs: u64 = match std::env::var("FUZZ_SECONDS") {
@@ -50,8 +58,9 @@ fn fuzz_tests(x: &Xtask, tests: &[&str], extra: &[&str]) -> std::process::Comman
 /// (at least one round). The budget starts once the tests are built.
 fn stable(x: &Xtask, secs: u64) -> Result<()> {
     let all = ["test_fuzz_parser", "test_fuzz_decoders"];
-    step("fuzz: building relay-core's fuzz tests");
-    run(&mut fuzz_tests(x, &all, &["--no-run"]))?;
+    step("fuzz: building relay-core's fuzz and property tests");
+    let built: Vec<&str> = all.iter().chain(&PROPERTY_TESTS).copied().collect();
+    run(&mut fuzz_tests(x, &built, &["--no-run"]))?;
     let started = Instant::now();
     let budget = Duration::from_secs(secs);
     step("fuzz: the fuzz tests as committed (parser corpus mutations, wire decoders)");
@@ -78,9 +87,20 @@ fn stable(x: &Xtask, secs: u64) -> Result<()> {
                  cargo test -p relay-core --test test_fuzz_parser"
             )
         })?;
+        step(&format!(
+            "fuzz: round {rounds}, property tests with PROPTEST_RNG_SEED={seed}"
+        ));
+        run(fuzz_tests(x, &PROPERTY_TESTS, &["--", "--quiet"])
+            .env("PROPTEST_RNG_SEED", seed.to_string()))
+        .map_err(|e| {
+            format!(
+                "{e}\nreproduce with: PROPTEST_RNG_SEED={seed} cargo test -p relay-core \
+                 --test test_parse_props --test test_schema_props --test test_sse"
+            )
+        })?;
     }
     println!(
-        "fuzz: {rounds} random rounds of {CASES_PER_ROUND} mutations (plus the committed run) in {:.1}s, no failure",
+        "fuzz: {rounds} random rounds of {CASES_PER_ROUND} mutations and the property tests (plus the committed run) in {:.1}s, no failure",
         started.elapsed().as_secs_f64()
     );
     Ok(())

@@ -40,7 +40,8 @@ commands:
                with ours)
   dist         package the extension as a zip under target/dist
   fuzz         fuzz the parser and the wire decoders for FUZZ_SECONDS (default 60): seeded
-               mutation rounds on stable Rust (`fuzz --libfuzzer`: the cargo-fuzz target)
+               mutation rounds and property tests on stable Rust, a new seed each round
+               (`fuzz --libfuzzer`: the cargo-fuzz target)
   conformance  run the official MCP client conformance suite (prints `N passed, N failed`)
   install-host register the native messaging host (local stdio servers) with Chrome and Chromium
                for the current user (idempotent; `--uninstall` removes it)

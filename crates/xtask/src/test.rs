@@ -148,11 +148,7 @@ pub fn test(x: &Xtask, args: &[String]) -> Result<()> {
 
     if only.is_none() || only == Some("native") {
         step("test: cargo test --workspace (native)");
-        let (ok, out) = run_capture(
-            cmd("cargo")
-                .args(["test", "--workspace", "--color", "never"])
-                .current_dir(&x.root),
-        )?;
+        let (ok, out) = run_capture(&mut native_test_command(x))?;
         tally.add_output("native", ok, &out);
     }
 
@@ -195,6 +191,21 @@ fn tsc_command(x: &Xtask) -> Command {
     let mut c = cmd(x.path("node_modules/.bin/tsc"));
     c.args(["--noEmit", "-p", "tsconfig.json"])
         .current_dir(&x.root);
+    c
+}
+
+fn native_test_command(x: &Xtask) -> Command {
+    let mut c = cmd("cargo");
+    c.args(["test", "--workspace", "--color", "never"])
+        .current_dir(&x.root);
+    // The property tests draw the same cases on every run, so a red run is reproduced by running
+    // it again; `cargo xtask fuzz` draws new ones (and so may a caller who sets a seed).
+    if std::env::var_os("PROPTEST_RNG_SEED").is_none() {
+        c.env(
+            "PROPTEST_RNG_SEED",
+            crate::fuzz::COMMITTED_PROPTEST_SEED.to_string(),
+        );
+    }
     c
 }
 
@@ -356,6 +367,25 @@ mod tests {
                    test result: FAILED. 3 passed; 2 failed; 0 ignored\n\
                    # tests 7\n# pass 6\n# fail 1\n";
         assert_eq!(count(out), (21, 3));
+    }
+
+    #[test]
+    fn the_native_suite_draws_the_committed_property_cases() {
+        let x = crate::util::Xtask::new().expect("root");
+        let c = super::native_test_command(&x);
+        let seed = c
+            .get_envs()
+            .find(|(k, _)| *k == "PROPTEST_RNG_SEED")
+            .and_then(|(_, v)| v);
+        // A caller's own seed (this very run may have one) is passed through instead.
+        let want = std::env::var_os("PROPTEST_RNG_SEED");
+        match want {
+            Some(_) => assert_eq!(seed, None, "the caller's seed is inherited, not replaced"),
+            None => assert_eq!(
+                seed.and_then(|s| s.to_str()),
+                Some(crate::fuzz::COMMITTED_PROPTEST_SEED.to_string().as_str())
+            ),
+        }
     }
 
     #[test]

@@ -123,6 +123,16 @@ impl Scan<'_> {
                 }
                 next = memo.to;
                 if next >= limit {
+                    if limit == self.end && !self.finished {
+                        // The search reached the end of the text so far, not its length limit:
+                        // the closing run may still come.
+                        st.mode = Mode::Code {
+                            open,
+                            run,
+                            next: limit,
+                        };
+                        return Flow::Stop;
+                    }
                     st.see(next);
                     return self.literal_backticks(st, open, run);
                 }

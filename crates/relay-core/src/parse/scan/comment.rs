@@ -26,7 +26,10 @@ impl Scan<'_> {
             None => {
                 sink.work += (limit - next) as u64;
                 if !self.finished {
-                    // Keep the last two bytes: they may begin the "-->".
+                    // Keep the last two bytes: they may begin the "-->". Ruling out a `-->` at
+                    // the byte before them read the text's last byte, so the state depends on
+                    // all of it: a rewrite of that byte alone must rewind.
+                    st.see(self.end);
                     st.mode = Mode::Comment {
                         open,
                         next: self.end.saturating_sub(2).max(open + 4),
