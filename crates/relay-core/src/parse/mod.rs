@@ -49,6 +49,8 @@ mod interpret;
 mod json;
 mod members;
 mod resolve;
+#[cfg(test)]
+mod rewind_props;
 mod scan;
 mod sink;
 mod state;

@@ -232,6 +232,17 @@ impl StreamParser {
         self.compared
     }
 
+    /// The calls and diagnostics the parser holds for its text (a finished copy's, once the
+    /// message is finished): what later steps build on, reported or not.
+    #[cfg(test)]
+    pub(crate) fn held(&self) -> (Vec<ToolCall>, Vec<Diagnostic>) {
+        let mut engine = self.engine.copy_for_finish();
+        if self.finished {
+            engine.run(&self.text, true, &self.servers);
+        }
+        (engine.calls().to_vec(), engine.diagnostics().to_vec())
+    }
+
     fn update(&mut self) -> StreamUpdate {
         self.engine.run(&self.text, false, &self.servers);
         let mut update = StreamUpdate::default();

@@ -59,6 +59,11 @@ impl Scan<'_> {
     /// Prose found `b[i]` (a `{`, a backtick or a `<`) while a tool tag is open: only its
     /// object, after nothing but blanks, keeps it.
     pub(crate) fn tool_tag_next(&self, st: &mut ScanState, sink: &mut Sink, i: usize) {
+        if st.tool_tag.is_none() {
+            return;
+        }
+        // Kept or dropped, the tag's fate is decided by `b[i]`, though the scan may stop before it.
+        st.see(i + 1);
         let Some(tag) = st.tool_tag.as_mut() else {
             return;
         };
