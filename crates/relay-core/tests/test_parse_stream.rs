@@ -122,6 +122,26 @@ fn scenarios() -> Vec<Scenario> {
             ],
         ),
         (
+            // Ruling out `<!--` reads three bytes past the `<`: a re-render of the third alone
+            // must reopen the question, or a call hidden in a comment would run.
+            "a re-render that turns `<!-<` into a comment hides the call inside",
+            vec![
+                (Push("Note <!-<"), &[], false),
+                (Push("Note <!-- {\"tool\": \"add\", \"arguments\": {\"a\": 1}} --> done"), &[], false),
+                (Finish, &[], false),
+            ],
+        ),
+        (
+            // An open tool-name tag is dropped by what follows it: a re-render of that byte
+            // must bring the tag back.
+            "a re-render after a tool-name tag that writes its object keeps the call",
+            vec![
+                (Push("<add><"), &[], false),
+                (Push("<add>{\"a\": 1}</add>"), &["add"], false),
+                (Finish, &[], false),
+            ],
+        ),
+        (
             "text after finish (a late re-render) is parsed as a finished message",
             vec![
                 (Append("Result:"), &[], false),
