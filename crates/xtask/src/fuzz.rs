@@ -24,6 +24,8 @@ pub const COMMITTED_PROPTEST_SEED: u64 = 0x5eed_2026;
 
 /// relay-core's proptest files: run again in every round with the round's seed.
 const PROPERTY_TESTS: [&str; 3] = ["test_parse_props", "test_schema_props", "test_sse"];
+/// The property tests inside relay-core's library (they read the parser's private state).
+const LIB_PROPERTIES: &str = "parse::rewind_props";
 
 pub fn fuzz(x: &Xtask, args: &[String]) -> Result<()> {
     let secs: u64 = match std::env::var("FUZZ_SECONDS") {
@@ -60,7 +62,7 @@ fn stable(x: &Xtask, secs: u64) -> Result<()> {
     let all = ["test_fuzz_parser", "test_fuzz_decoders"];
     step("fuzz: building relay-core's fuzz and property tests");
     let built: Vec<&str> = all.iter().chain(&PROPERTY_TESTS).copied().collect();
-    run(&mut fuzz_tests(x, &built, &["--no-run"]))?;
+    run(&mut fuzz_tests(x, &built, &["--lib", "--no-run"]))?;
     let started = Instant::now();
     let budget = Duration::from_secs(secs);
     step("fuzz: the fuzz tests as committed (parser corpus mutations, wire decoders)");
@@ -92,10 +94,17 @@ fn stable(x: &Xtask, secs: u64) -> Result<()> {
         ));
         run(fuzz_tests(x, &PROPERTY_TESTS, &["--", "--quiet"])
             .env("PROPTEST_RNG_SEED", seed.to_string()))
+        .and_then(|()| {
+            run(
+                fuzz_tests(x, &[], &["--lib", "--", "--quiet", LIB_PROPERTIES])
+                    .env("PROPTEST_RNG_SEED", seed.to_string()),
+            )
+        })
         .map_err(|e| {
             format!(
                 "{e}\nreproduce with: PROPTEST_RNG_SEED={seed} cargo test -p relay-core \
-                 --test test_parse_props --test test_schema_props --test test_sse"
+                 --test test_parse_props --test test_schema_props --test test_sse, and \
+                 PROPTEST_RNG_SEED={seed} cargo test -p relay-core --lib {LIB_PROPERTIES}"
             )
         })?;
     }
