@@ -112,7 +112,8 @@ proptest! {
 
     /// Pushes of prefixes of the final text and of re-rendered texts (a prefix with another
     /// tail), each possibly twice, in any order, then the final text: the parser holds what a
-    /// fresh one given the final text holds.
+    /// fresh one given the final text holds. The message may be finished at any step (sites
+    /// re-render finished messages too).
     #[test]
     fn after_any_rewrites_the_parser_holds_what_a_fresh_one_holds(
         pieces in pieces(),
@@ -120,11 +121,14 @@ proptest! {
             (any::<usize>(), 0.0f64..1.0, prop::sample::select(vec!["", "", "a", "-", ">", "`", "}", "\n", "<", "/"]), any::<bool>()),
             0..12,
         ),
-        finish in any::<bool>(),
+        finish_at in prop::option::of(0usize..16),
     ) {
         let text = pieces.concat();
         let mut p = StreamParser::new(servers());
-        for &(at, within, tail, twice) in &steps {
+        for (i, &(at, within, tail, twice)) in steps.iter().enumerate() {
+            if finish_at == Some(i) {
+                p.finish();
+            }
             let shown = format!("{}{tail}", &text[..cut(&pieces, at, within)]);
             p.push(&shown);
             if twice {
@@ -134,12 +138,11 @@ proptest! {
         p.push(&text);
         let mut fresh = StreamParser::new(servers());
         fresh.push(&text);
-        prop_assert_eq!(p.held(), fresh.held(), "after the steps");
-        if finish {
+        if finish_at.is_some() {
             p.finish();
             fresh.finish();
-            prop_assert_eq!(p.held(), fresh.held(), "finished");
         }
+        prop_assert_eq!(p.held(), fresh.held());
     }
 
     /// The same on the reply corpus (every format as models write it), cut anywhere.
@@ -150,14 +153,17 @@ proptest! {
             (0.0f64..1.0, prop::sample::select(vec!["", "", "a", "-", ">", "`", "}", "\n", "<", "/", "\""]), any::<bool>()),
             1..8,
         ),
-        finish in any::<bool>(),
+        finish_at in prop::option::of(0usize..10),
     ) {
         let (servers, text) = CORPUS.with(|(servers, replies)| {
             (servers.clone(), replies[which % replies.len()].clone())
         });
         let text = &text;
         let mut p = StreamParser::new(servers.clone());
-        for &(f, tail, twice) in &steps {
+        for (i, &(f, tail, twice)) in steps.iter().enumerate() {
+            if finish_at == Some(i) {
+                p.finish();
+            }
             let mut keep = ((text.len() as f64) * f) as usize;
             while !text.is_char_boundary(keep) {
                 keep -= 1;
@@ -171,11 +177,10 @@ proptest! {
         p.push(text);
         let mut fresh = StreamParser::new(servers.clone());
         fresh.push(text);
-        prop_assert_eq!(p.held(), fresh.held(), "after the steps");
-        if finish {
+        if finish_at.is_some() {
             p.finish();
             fresh.finish();
-            prop_assert_eq!(p.held(), fresh.held(), "finished");
         }
+        prop_assert_eq!(p.held(), fresh.held());
     }
 }
