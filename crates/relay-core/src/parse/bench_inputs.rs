@@ -393,9 +393,11 @@ pub const ADVERSARIAL: &[&str] = &[
     "json_lines_starts",
 ];
 
-/// The hostile shapes of the formats issue 22 added (tool-name tags, DeepSeek's DSML markup).
-/// Apart from [`ADVERSARIAL`], which seeds the fuzz corpus: that corpus stays as it was.
+/// The hostile shapes found after the fuzz corpus was seeded: every kind of construct left open
+/// before prose, and those of the formats issue 22 added (tool-name tags, DeepSeek's DSML
+/// markup). Apart from [`ADVERSARIAL`], which seeds the fuzz corpus: that corpus stays as it was.
 pub const ADVERSARIAL_FORMATS: &[&str] = &[
+    "every_kind_open_then_prose",
     "tool_tags_unclosed",
     "tool_tags_open_objects",
     "tool_tags_wrong_closer",
@@ -459,6 +461,12 @@ pub fn adversarial(name: &str, size: usize) -> Option<String> {
         "json_lines_starts" => {
             repeat("{\"type\":\"function_call_start\",\"name\":\"add\",\"call_id\":1}\n")
         }
+        // Every kind of construct left open once, then prose: each reads the rest of the reply
+        // when the message ends (the most reads per byte any reply costs; found by the fuzz run).
+        "every_kind_open_then_prose" => format!(
+            "<tool_call><!-- \n```json\n{{\"tool\": {}",
+            repeat("plain words ")
+        ),
         "tool_tags_unclosed" => repeat("<add>{\"a\": 1} "),
         "tool_tags_open_objects" => repeat("<add>{\"a\": <echo>{"),
         "tool_tags_wrong_closer" => repeat("<add>{\"a\": 1}</echo   "),
