@@ -144,8 +144,8 @@ impl Scan<'_> {
                 Angle::Wait
             };
         }
-        // Ruling out `<!--` read the three bytes after the `<`, whatever the tag lexer reads.
-        st.see(i + 4);
+        // Ruling out `<!--` read up to three bytes after the `<`, whatever the tag lexer reads.
+        st.see((i + 4).min(self.end));
         let (lex, looked) = xml::open_tag_looked(self.b, i, self.end, &xml::is_call_tag);
         sink.work += (looked - i) as u64;
         match lex {
