@@ -121,21 +121,10 @@ impl Scan<'_> {
                     st.see(memo.to + 1);
                     return self.literal_backticks(st, open, run);
                 }
-                next = memo.to;
-                if next >= limit {
-                    if limit == self.end && !self.finished {
-                        // The search reached the end of the text so far, not its length limit:
-                        // the closing run may still come.
-                        st.mode = Mode::Code {
-                            open,
-                            run,
-                            next: limit,
-                        };
-                        return Flow::Stop;
-                    }
-                    st.see(next);
-                    return self.literal_backticks(st, open, run);
-                }
+                // The search below decides at the limit as it always does: wait there if it is
+                // the end of the text so far, the closing run may still come; give up if it is
+                // the length limit.
+                next = memo.to.min(limit);
             }
         }
         loop {
