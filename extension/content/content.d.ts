@@ -78,6 +78,7 @@ export interface Namespace {
     stopLike(el: Element): boolean;
     enabled(btn: HTMLElement | null): boolean;
     isStreaming(): boolean;
+    dialogOpen(): boolean;
     describe(el: Element): string;
     sleep(ms: number): Promise<unknown>;
     settle(): Promise<void>;

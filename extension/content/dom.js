@@ -193,6 +193,16 @@
   }
 
   /**
+   * Whether the page holds a dialog of its own open now (a modal `<dialog>`, a `role=dialog`
+   * marked modal, an alert dialog; visible, not ours): a send it holds there has not left.
+   */
+  function dialogOpen() {
+    const sel = 'dialog[open], [role="dialog"][aria-modal="true"], [role="alertdialog"]';
+    const els = ns.discover ? ns.discover.queryDeep(sel) : [...document.querySelectorAll(sel)];
+    return els.some((e) => visible(/** @type {HTMLElement} */ (e)) && !e.closest('mcp-relay-ui, mcp-relay-teach'));
+  }
+
+  /**
    * A selector-like description of an element the generic adapter found by shape.
    * @param {Element} el
    */
@@ -211,7 +221,7 @@
   /** @type {import('./content').Namespace} */
   const ns = /** @type {any} */ ({
     Sites, state, call, t,
-    dom: { chatUrl, holdsChat, EDITABLE, SEND_LABEL, notSend, firstMatch, first, all, visible, matchesAny, genericInput, findInput, findSend, stopLike, enabled, isStreaming, describe, sleep, settle, norm },
+    dom: { chatUrl, holdsChat, EDITABLE, SEND_LABEL, notSend, firstMatch, first, all, visible, matchesAny, genericInput, findInput, findSend, stopLike, enabled, isStreaming, dialogOpen, describe, sleep, settle, norm },
   });
   globalThis.McpRelayContent = ns;
 })();

@@ -48,9 +48,12 @@
     // Quill drops the line breaks of a multi-line insertText (Gemini): line by line it is.
     quill: ['insert-text', 'lines', 'paste', 'beforeinput'],
     contenteditable: ['insert-text', 'lines', 'paste', 'dom-text'],
-    // An editor nothing names: the paths every kind takes, its own beforeinput path for a model
-    // editor that takes no other, and a raw DOM write (a contenteditable without a model) last.
-    auto: ['insert-text', 'lines', 'paste', 'beforeinput', 'dom-text'],
+    // An editor nothing names: written the way a person would, a paste first (every editor with
+    // a model of its own takes it whole, line breaks included; a plain contenteditable ignores a
+    // synthetic one), then typed input through its beforeinput path, then the browser's own
+    // commands (an editor that reads its DOM back), and a raw DOM write (a contenteditable
+    // without a model) last.
+    auto: ['paste', 'beforeinput', 'insert-text', 'lines', 'dom-text'],
   });
 
   /**
@@ -89,7 +92,51 @@
    * editor, whose DOM its model renders.
    * @param {HTMLElement} el
    */
-  const editorText = (el) => (isField(el) ? el.value : el.innerText || '');
+  const editorText = (el) => (isField(el) ? el.value : kindOf(el) === 'auto' ? modelText(el) : el.innerText || '');
+
+  const BLOCK = /^(div|p|li|pre|h[1-6]|blockquote|tr|ul|ol|section|article)$/;
+  /**
+   * The text an editor nothing names holds, as its model would serialise it: text nodes as
+   * they are (a model that renders "a\nb" into one text node holds two lines, though the page
+   * shows one), a line break for each `<br>` and around each block. `innerText` would show
+   * what the page displays, which is not what a model editor sends.
+   * @param {HTMLElement} el
+   */
+  function modelText(el) {
+    let out = '';
+    const walk = (/** @type {Node} */ n) => {
+      for (let c = n.firstChild; c; c = c.nextSibling) {
+        if (c.nodeType === Node.TEXT_NODE) out += (c.nodeValue || '').replace(/\u200b/g, '');
+        else if (c instanceof HTMLBRElement) out += '\n';
+        else if (c instanceof Element && !/^(style|script|template)$/.test(c.localName)) {
+          const block = BLOCK.test(c.localName);
+          if (block && out && !out.endsWith('\n')) out += '\n';
+          walk(c);
+          if (block && out && !out.endsWith('\n')) out += '\n';
+        }
+      }
+    };
+    walk(el);
+    return out.replace(/\r\n?/g, '\n');
+  }
+
+  /**
+   * Makes an editor nothing names show its model: a model editor renders its model over a DOM
+   * change that is not its own (a character appended), so what it shows afterwards is what
+   * it holds, not what the browser's command left in its DOM. The character is taken out
+   * again where the editor kept it (an editor without a model).
+   * @param {HTMLElement} el
+   */
+  async function showModel(el) {
+    if (isField(el) || kindOf(el) !== 'auto') return;
+    const probe = document.createTextNode('\u200b');
+    el.appendChild(probe);
+    await quiet(el);
+    if (probe.isConnected) {
+      probe.remove();
+      await quiet(el);
+    }
+  }
 
   /**
    * The lines of a text as a chat editor keeps them: spaces collapsed, blank lines dropped
@@ -370,6 +417,7 @@
       try {
         await STRATEGIES[strategy](el, cleared ? joined : text, joined);
         await quiet(el);
+        await showModel(el);
         lost = lineLoss(editorText(el), text);
         if (!lost) return { how: strategy, lost: null, partial: false };
         const heldNothing = !dom.norm(editorText(el)).includes(head);
@@ -434,17 +482,12 @@
         await dom.sleep(50);
       }
     }
-    if (!clicked) {
-      // No usable send control: most chats submit on Enter.
-      NS.read.noteSubmit();
-      input.focus();
-      input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', code: 'Enter', keyCode: 13, which: 13, bubbles: true, cancelable: true }));
-    }
     const head = alnum(text).slice(0, 40);
     const tail = alnum(text).slice(-40);
     const userSelectorsWork = () => usersBefore.size > 0 || NS.read.userMessages().length > 0;
-    for (let i = 0; i < 100; i++) { // up to 5 s
-      const emptied = !alnum(editorText(input)).includes(head) && (!chip || !chip.isConnected || !dom.visible(chip));
+    const emptied = () => !alnum(editorText(input)).includes(head) && (!chip || !chip.isConnected || !dom.visible(chip));
+    /** Whether the message left: the editor let go of it and a new user turn (or the page's answer) shows it. */
+    const left = () => {
       const showsText = !asAttachment && NS.read.userTurnsShowText();
       const turn = NS.read.userMessages().find((u) => !usersBefore.has(u)
         && (!showsText || alnum(turnText(u)).includes(head) || alnum(turnText(u)).includes(tail)));
@@ -454,9 +497,35 @@
       // letting go of the text after our click is left to see.
       const replies = NS.read.assistantCount();
       const answered = dom.isStreaming() || replies > repliesBefore || (repliesBefore === 0 && replies === 0);
-      if (emptied && (turn || (!userSelectorsWork() && answered))) return { submitted: true };
-      await dom.sleep(50);
+      return emptied() && (turn || (!userSelectorsWork() && answered));
+    };
+    /** Waits up to `ms` for the message to leave; stops early when the page holds it in a dialog of its own. */
+    const wait = async (/** @type {number} */ ms) => {
+      for (let i = 0; i < ms / 50; i++) {
+        if (left()) return true;
+        await dom.sleep(50);
+      }
+      return left();
+    };
+    // The keys chats send with, tried in turn only while the editor still holds the whole
+    // text: Enter, and where Enter only made a new line, Ctrl/Cmd+Enter.
+    const mac = /Mac|iPhone|iPad/.test(navigator.platform || '');
+    const keys = [{}, mac ? { metaKey: true } : { ctrlKey: true }];
+    const press = (/** @type {KeyboardEventInit} */ mods) => {
+      NS.read.noteSubmit();
+      input.focus();
+      for (const type of ['keydown', 'keypress', 'keyup']) {
+        input.dispatchEvent(new KeyboardEvent(type, { key: 'Enter', code: 'Enter', keyCode: 13, which: 13, bubbles: true, cancelable: true, composed: true, ...mods }));
+      }
+    };
+    if (clicked && await wait(3000)) return { submitted: true };
+    for (const mods of keys) {
+      if (!alnum(editorText(input)).includes(tail) || dom.dialogOpen()) break;
+      press(mods);
+      if (await wait(2500)) return { submitted: true };
     }
+    if (await wait(2500)) return { submitted: true };
+    if (dom.dialogOpen()) return { submitted: false, error: t('sendHeldByPage', 'The page is asking something before it sends (a dialog of its own): answer it, then press Send') };
     return { submitted: false, error: t('resultNotSent', 'The result is in the input, not sent — press Send') };
   }
 

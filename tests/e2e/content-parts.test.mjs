@@ -61,13 +61,13 @@ test('the adapter\'s editor selects the write path; the element found overrides 
     ['quill', false, ['insert-text', 'lines', 'paste', 'beforeinput']],
     ['codemirror', false, ['insert-text', 'lines', 'paste', 'beforeinput']],
     ['contenteditable', false, ['insert-text', 'lines', 'paste', 'dom-text']],
-    ['auto', false, ['insert-text', 'lines', 'paste', 'beforeinput', 'dom-text']],
+    ['auto', false, ['paste', 'beforeinput', 'insert-text', 'lines', 'dom-text']],
     ['auto', true, ['native-setter']],
-    ['no-such-editor', false, ['insert-text', 'lines', 'paste', 'beforeinput', 'dom-text']],
+    ['no-such-editor', false, ['paste', 'beforeinput', 'insert-text', 'lines', 'dom-text']],
     // The generic adapter ('auto') takes the kind the element's own markers name...
     ['auto', false, ['beforeinput', 'paste', 'insert-text', 'lines'], 'lexical'],
     ['auto', false, ['insert-text', 'lines', 'paste', 'beforeinput'], 'quill'],
-    ['auto', false, ['insert-text', 'lines', 'paste', 'beforeinput', 'dom-text'], 'auto'],
+    ['auto', false, ['paste', 'beforeinput', 'insert-text', 'lines', 'dom-text'], 'auto'],
     // ...an adapter's own editor comes first, and a field is a field.
     ['prosemirror', false, ['insert-text', 'lines', 'paste', 'beforeinput'], 'lexical'],
     ['auto', true, ['native-setter'], 'lexical'],
