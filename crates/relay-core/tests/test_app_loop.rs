@@ -9,6 +9,7 @@ use relay_core::client::ServerConfig;
 use relay_core::contract::tab::InsertOutcome;
 use relay_core::contract::{ErrorBody, ErrorKind, Role};
 use relay_core::model::{CallToolResult, Content, Tool, ToolAnnotations};
+use relay_core::page::{Observation, TurnSeen, SETTLE_MS, STOP_QUIET_MS};
 use relay_core::policy::{CallState, Ledger, ToolPolicy, UserDecision};
 use relay_core::prompt::Strategy;
 use serde_json::json;
@@ -600,4 +601,85 @@ fn a_new_reply_reads_the_tools_listed_last() {
     assert_eq!(found(&mut app, "m3"), 0, "`add` is no longer listed");
     let _ = app.set_tools("notes", vec![tool("add", false), tool("wipe", true)]);
     assert_eq!(found(&mut app, "m4"), 1, "listed again");
+}
+
+/// A content script's look at tab 7 (frame 0): the assistant turns' handles and texts (`None`:
+/// unchanged) after one user turn.
+fn look(replies: &[(u32, Option<&str>)], streaming: bool) -> Observation {
+    let mut turns = vec![TurnSeen {
+        h: 1,
+        user: true,
+        ..TurnSeen::default()
+    }];
+    turns.extend(replies.iter().map(|&(h, text)| TurnSeen {
+        h,
+        text: text.map(str::to_owned),
+        ..TurnSeen::default()
+    }));
+    Observation {
+        page: "load-1".into(),
+        conversation: Some("1".into()),
+        pattern: true,
+        streaming,
+        turns,
+        ..Observation::default()
+    }
+}
+
+/// A tab's page driving the app: each look, some time after the last, and the calls it ran.
+struct Tab {
+    app: App,
+    now: u64,
+    started: Vec<String>,
+}
+
+impl Tab {
+    fn look(&mut self, obs: Observation, wait: u64) -> usize {
+        self.now += wait;
+        let (answer, effects) = self.app.observe((7, 0), URL, &obs, self.now);
+        self.started.extend(runs(&effects));
+        answer.calls.len()
+    }
+}
+
+/// The page model and the ledger together: a reply streamed in one element, then replaced, as
+/// the stop control goes, by its final render in another (a line-number gutter before its code
+/// lines) runs its call once; the user's Regenerate runs it once more; the first answer shown
+/// again (‹ 1/2 ›) runs nothing.
+#[test]
+fn a_reply_re_rendered_with_a_gutter_runs_its_call_once_and_a_regenerated_one_once_more() {
+    let mut tab = Tab {
+        app: app_with(auto(), Some(ToolPolicy::Allow)),
+        now: 1_000,
+        started: Vec::new(),
+    };
+    let text = call_text("add", "milk");
+    let gutter = text.replace("```json\n", "```json\n1\n2\n");
+    tab.look(look(&[], false), 0);
+    let sent = Observation {
+        submitted: true,
+        ..look(&[], false)
+    };
+    tab.look(sent, 10);
+    tab.look(look(&[(2, Some("Sure."))], true), 100);
+    tab.look(look(&[(2, Some(&text))], true), 100);
+    assert_eq!(tab.look(look(&[(9, Some(&gutter))], false), 100), 1);
+    tab.look(look(&[(9, None)], false), STOP_QUIET_MS);
+    tab.look(look(&[(9, None)], false), SETTLE_MS);
+    assert_eq!(tab.started.len(), 1, "{:?}", tab.started);
+    let first = tab.started[0].clone();
+    run(&mut tab.app, &first, ok("3"));
+    // Regenerate: the reply's element goes, and the same answer is written anew.
+    tab.look(look(&[], true), 1_000);
+    tab.look(look(&[(20, Some("Sure."))], true), 100);
+    tab.look(look(&[(20, Some(&text))], true), 100);
+    tab.look(look(&[(20, None)], false), SETTLE_MS);
+    assert_eq!(tab.started.len(), 2, "{:?}", tab.started);
+    assert_ne!(tab.started[1], first, "the new reply's own call");
+    // ‹ 1/2 ›: the first answer shown again runs nothing.
+    tab.look(look(&[], false), 1_000);
+    tab.look(look(&[(30, Some(&gutter))], false), 100);
+    tab.look(look(&[(30, None)], false), SETTLE_MS);
+    assert_eq!(tab.started.len(), 2, "{:?}", tab.started);
+    assert_eq!(tab.app.ledger.calls.len(), 2);
 }

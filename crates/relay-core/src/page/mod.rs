@@ -11,8 +11,19 @@
 //!   know when it carries that turn's site id, or, where the site has none, when it shows the
 //!   same text as a turn whose element just left (a re-render, a virtualised list mounting an
 //!   old turn again), or, for a reply still being written, text that one of them extends (a
-//!   site that re-renders per token). Never a list position alone. A reload keeps the ids of
-//!   the turns it shows again (matched by text), so their calls keep their cards.
+//!   site that re-renders per token), or another render of the same reply: the text of one of
+//!   the [`RENDER_CANDIDATES`] turns whose elements left last, white space, lines of digits
+//!   (a code block's line-number gutter) and page counters (`1 / 2`) aside, give or take a few
+//!   characters anywhere (a code block's header, a button's label; [`RENDER_SLACK_CHARS`]).
+//!   So a reply's final render replacing its streamed element is that reply, however it came
+//!   (while the stop control shows, as it goes, after the reply ended, a look later), and its
+//!   calls never run again; nor does a render changing an ended reply's text in place make it
+//!   grow (only text after its own does). But where the page writes a reply (the last turn,
+//!   while the site's signal shows), a new element showing less than a reply that had ended
+//!   is a reply written anew (Regenerate, streamed from its start): a new turn whose calls
+//!   run once more. An older branch shown again (‹ 1/2 ›) is the reply it was: nothing runs.
+//!   Never a list position alone. A reload keeps the ids of the turns it shows again (matched
+//!   by text), so their calls keep their cards.
 //! - **Old or live.** What a page shows when it is first seen (a load, another conversation)
 //!   is history. A new turn that is not the newest (a re-mount above the ones we know, a reply
 //!   another already follows) is history. After a load, a move to another conversation or the
@@ -30,10 +41,12 @@
 //!   ([`Move::Fresh`]); anything else is another conversation ([`Move::Switch`]), seen afresh.
 
 mod moves;
+mod render;
 
 use serde::{Deserialize, Serialize};
 
 pub use moves::{move_kind, Move};
+pub use render::{RENDER_SLACK_CHARS, RENDER_SLACK_DIVISOR};
 
 /// Without any streaming signal, a reply has ended when its text has been still this long.
 pub const SETTLE_MS: u64 = 1500;
@@ -51,6 +64,9 @@ pub const MAX_TEXT_BYTES: usize = 1 << 20;
 /// How long a text must be before another tab showing text it extends counts as the same
 /// reply (shorter texts are too often the same by chance).
 pub const CROSS_TAB_MIN_CHARS: usize = 16;
+/// How many of the replies whose elements left most recently a new element's text is compared
+/// with as another render of them (see the module doc): what one look costs stays linear.
+pub const RENDER_CANDIDATES: usize = 4;
 
 /// One look at the page, as a content script sends it (`page/observe`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -138,6 +154,10 @@ pub struct Turn {
     /// Its text was let go to bound the page's memory (not asked for again).
     #[serde(skip)]
     forgotten: bool,
+    /// When its element left the page (the most recent ones are compared with new elements as
+    /// other renders of them).
+    #[serde(skip)]
+    left_at: u64,
 }
 
 impl Turn {
@@ -328,16 +348,22 @@ impl Page {
         for t in &mut self.turns {
             if t.handle.is_some_and(|h| !present.contains(&h)) {
                 t.handle = None;
+                t.left_at = now;
                 out.changed = true;
             }
         }
+        // The page's last turn while the page says a reply is being written: a new element
+        // there showing less than a reply that had ended is a reply written anew (Regenerate).
+        let anew = (obs.streaming)
+            .then(|| obs.turns.last().filter(|t| !t.user).map(|t| t.h))
+            .flatten();
         // Index into self.turns per seen turn; `None` entries get new turns below.
         let mut order: Vec<usize> = Vec::with_capacity(seen.len());
         let mut fresh: Vec<usize> = Vec::new();
         // Known replies shown by a new element (a re-render, a re-mount).
         let mut remounted: Vec<usize> = Vec::new();
         for s in &seen {
-            let known = self.find(s, &before, first);
+            let known = self.find(s, &before, first, anew == Some(s.h));
             let idx = match known {
                 Found::Here(i) => {
                     if self.turns[i].handle != Some(s.h) {
@@ -376,6 +402,7 @@ impl Page {
                         changed_at: now,
                         saw_signal: false,
                         forgotten: false,
+                        left_at: 0,
                     });
                     out.changed = true;
                     fresh.push(self.turns.len() - 1);
@@ -404,6 +431,19 @@ impl Page {
                     if turn.text.is_none() && turn.utf16 > 0 && turn.hash == hash(text) {
                         // The text a restarted worker asked for, unchanged: nothing grew.
                         turn.text = Some(text.clone());
+                        continue;
+                    }
+                    if turn.state != TurnState::Live
+                        && turn
+                            .text
+                            .as_deref()
+                            .is_some_and(|old| rendered_again(old, text))
+                    {
+                        // Not being written: the same reply rendered anew (highlighted, its
+                        // gutter drawn) has not grown.
+                        let changed_at = turn.changed_at;
+                        turn.set_text(text.clone(), now);
+                        turn.changed_at = changed_at;
                         continue;
                     }
                     let extends = turn
@@ -586,8 +626,9 @@ impl Page {
         out
     }
 
-    /// The known reply a seen turn is: by handle, site id, or text (see the module doc).
-    fn find(&mut self, s: &TurnSeen, before: &[Turn], first: bool) -> Found {
+    /// The known reply a seen turn is: by handle, site id, or text (see the module doc). `anew`:
+    /// the page says this element is being written now, so it shows no reply that had ended.
+    fn find(&mut self, s: &TurnSeen, before: &[Turn], first: bool, anew: bool) -> Found {
         if let Some(i) = self.turns.iter().position(|t| t.handle == Some(s.h)) {
             return Found::Here(i);
         }
@@ -608,25 +649,46 @@ impl Page {
             return Found::New;
         };
         let h = hash(text);
+        let writing = |t: &Turn| matches!(t.state, TurnState::Live | TurnState::Undecided);
         let gone = |t: &&Turn| t.handle.is_none() && t.site_id.is_none();
+        let new = render::content(text);
+        // Less text than a reply that had ended, where the page writes one: written anew.
+        let again = |t: &Turn, old: &[char]| !anew || writing(t) || new.len() >= old.len();
         if let Some(i) = self.turns.iter().position(|t| gone(&t) && t.hash == h) {
             return Found::Here(i);
         }
         // A reply being written, re-rendered per token: its new element extends its text.
-        let writing = |t: &&Turn| matches!(t.state, TurnState::Live | TurnState::Undecided);
         if let Some(i) = self.turns.iter().rposition(|t| {
-            gone(&t) && writing(&t) && t.text.as_deref().is_some_and(|old| extends(old, text))
+            gone(&t) && writing(t) && t.text.as_deref().is_some_and(|old| extends(old, text))
         }) {
             return Found::Here(i);
         }
         // A turn shown again with its text rendered a little differently (a code block's
         // button label, a lazily rendered tail): the reply whose text it extends or that
         // extends it, long enough not to be chance.
-        if let Some(i) = self
-            .turns
-            .iter()
-            .rposition(|t| gone(&t) && t.text.as_deref().is_some_and(|old| related(old, text)))
-        {
+        if let Some(i) = self.turns.iter().rposition(|t| {
+            gone(&t)
+                && (t.text.as_deref())
+                    .is_some_and(|old| related(old, text) && again(t, &render::content(old)))
+        }) {
+            return Found::Here(i);
+        }
+        // Another render of a reply whose element just left (a final render with a gutter, a
+        // header, other white space): the same content, give or take a few characters.
+        let mut recent: Vec<usize> = Vec::with_capacity(RENDER_CANDIDATES + 1);
+        for (i, t) in self.turns.iter().enumerate() {
+            if !gone(&t) || t.text.is_none() {
+                continue;
+            }
+            let at = recent.partition_point(|&j| self.turns[j].left_at >= t.left_at);
+            recent.insert(at, i);
+            recent.truncate(RENDER_CANDIDATES);
+        }
+        if let Some(i) = recent.into_iter().find(|&i| {
+            let t = &self.turns[i];
+            let old = render::content(t.text.as_deref().unwrap_or(""));
+            again(t, &old) && render::same_reply(&old, &new)
+        }) {
             return Found::Here(i);
         }
         if first {
@@ -688,6 +750,13 @@ fn related(a: &str, b: &str) -> bool {
     let squash = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
     let (a, b) = (squash(a), squash(b));
     extends(&a, &b) && a.chars().count().min(b.chars().count()) >= CROSS_TAB_MIN_CHARS
+}
+
+/// Whether `new` is `old` rendered again rather than more of it: the same content (white
+/// space, a gutter, a page counter aside), or another render of it that does not extend it.
+fn rendered_again(old: &str, new: &str) -> bool {
+    let (a, b) = (render::content(old), render::content(new));
+    a == b || (!new.starts_with(old) && render::same_reply(&a, &b))
 }
 
 /// JavaScript's length of a string: UTF-16 code units.
