@@ -69,7 +69,8 @@ export interface Namespace {
     notSend(label: string): boolean;
     firstMatch(selectors: readonly string[], root?: ParentNode): { selector: string; el: Element } | null;
     first(selectors: readonly string[], root?: ParentNode): HTMLElement | null;
-    all(selectors: readonly string[]): HTMLElement[];
+    /** Every element any selector matches, in page order, once; the outermost of nested matches. */
+    all(selectors: readonly string[], deep?: boolean): HTMLElement[];
     visible(el: Element | null | undefined): boolean;
     matchesAny(el: Element, selectors: readonly string[]): boolean;
     genericInput(): HTMLElement | null;

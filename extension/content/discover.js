@@ -375,6 +375,8 @@
       if (composer && containsDeep(cur, composer)) break;
       const parent = cur.parentNode;
       if (!parent || !(parent instanceof Element || parent instanceof ShadowRoot)) continue;
+      // A paragraph, list or code block of a rendered body is part of a turn, never one.
+      if (TEXT_BLOCK.test(cur.localName)) continue;
       const same = [...parent.children].filter((c) => c.localName === cur.localName);
       if (same.length >= 2 && !(composer && same.some((c) => containsDeep(c, composer)))) best = cur;
     }
@@ -447,6 +449,16 @@
   }
 
   /**
+   * Whether an element shows anything a turn could be: text (not only whitespace) or media.
+   * Structural containers (a support widget's mount point, layout wrappers, a virtualized
+   * list's placeholders) are empty and are never turns, whatever marks them.
+   * @param {Element} el
+   */
+  function hasContent(el) {
+    return !!dom.norm(deepText(el)) || !!el.querySelector('img, video, canvas, picture');
+  }
+
+  /**
    * Elements carrying an assistant marker in an attribute (role, author, sender… = assistant,
    * bot, model…), the outermost of each nest, grouped by the attribute that marks them.
    */
@@ -458,7 +470,7 @@
       for (let n = walker.nextNode(); n; n = walker.nextNode()) {
         const el = /** @type {HTMLElement} */ (n);
         for (const a of el.attributes) {
-          if (!ROLE_ATTR.test(a.name) || !ASSISTANT_VALUE.test(a.value.trim())) continue;
+          if (!ROLE_ATTR.test(a.name) || !ASSISTANT_VALUE.test(a.value.trim()) || !hasContent(el)) continue;
           const key = `${a.name}=${a.value}`;
           const g = groups.get(key) || [];
           if (!g.some((o) => containsDeep(o, el))) g.push(el);
@@ -483,7 +495,8 @@
    * @returns {HTMLElement[]}
    */
   function assistantTurns() {
-    const known = state.adapter.assistant.flatMap((s) => queryDeep(s));
+    // Every selector of the list, in page order, once; an empty container is no reply.
+    const known = dom.all(state.adapter.assistant, true).filter(hasContent);
     if (known.length) { how = 'marker'; return known.map(readable); }
     const scored = transcript().filter((t) => t.role === 'assistant');
     if (scored.length) { how = 'scored'; return scored.map((t) => bodyOf(t.el)); }
@@ -496,7 +509,7 @@
     if (structure && structure.sig !== undefined) {
       const mine = structure.sig;
       how = 'growth';
-      return turnsOf(structure.parent, structure.tag).filter((t) => sig(t) === mine && !ours(t)).map(readable);
+      return turnsOf(structure.parent, structure.tag).filter((t) => sig(t) === mine && !ours(t) && hasContent(t)).map(readable);
     }
     if (structure) {
       const turns = turnsOf(structure.parent, structure.tag);
@@ -506,7 +519,7 @@
       const userSigs = new Set(users.map(sig));
       const others = turns.filter((t) => !users.includes(t));
       const distinct = others.some((t) => !userSigs.has(sig(t)));
-      const replies = others.filter((t) => !(distinct && userSigs.has(sig(t))) && !ours(t));
+      const replies = others.filter((t) => !(distinct && userSigs.has(sig(t))) && !ours(t) && hasContent(t));
       how = 'structure';
       return replies.map(readable);
     }
@@ -557,15 +570,19 @@
   // Words of a reply's rendered body (what is read of a reply turn).
   const BODY_WORD = /markdown|prose|cmark|message-?content|response-?content|md-content|rendered|message-?text|msg-?content|answer-?content|reply-?content/i;
   const MARKDOWN_WORD = /markdown|prose|cmark/i;
+  // What a rendered body is made of: paragraphs, lists, code blocks, quotes, tables, headings.
+  const TEXT_BLOCK = /^(p|ul|ol|li|pre|blockquote|table|h[1-6]|dl|dt|dd|figure|hr)$/;
   // Where turns never are.
   const NOT_TRANSCRIPT = 'nav, aside, dialog, template, [role="navigation"], [role="complementary"], [role="dialog"], [role="menu"], [role="tooltip"], [role="banner"], [inert], .cdk-visually-hidden, .sr-only, .visually-hidden';
   const USER_VALUE = /^(user|human|me|self|you|customer|person|question|query|prompt|request)$/i;
   const ASSISTANT_WORD = /(^|[-_ ])(assistant|bot|ai|model|agent|llm|response|answer|reply)($|[-_ ])/i;
   const USER_WORD = /(^|[-_ ])(user|human|query|question|prompt|request|you-said|self|mine|outgoing)($|[-_ ])/i;
   // Controls only replies carry (rate, regenerate, read aloud), and those only the user's do.
-  const REPLY_CONTROL = /\b(good|bad|positive|negative) (response|feedback)|\b(dis)?like\b|thumbs?[-_ ]?(up|down)|feedback|regenerate|read aloud|redo\b|copy response|重新生成|赞|踩|良い回答|悪い回答|再生成|高く評価|低く評価|좋아요|싫어요|다시 생성|buena respuesta|mala respuesta|regenerar|bonne réponse|mauvaise réponse|régénérer|gute antwort|schlechte antwort|neu generieren|хороший ответ|плохой ответ|повторить|risposta buona|risposta negativa|rigenera/i;
+  const REPLY_CONTROL = /\b(good|bad|positive|negative) (response|feedback)|\b(dis)?like\b|thumbs?[-_ ]?(up|down)|feedback|\b(not )?helpful\b|regenerate|rewrite\b|read aloud|redo\b|copy response|重新生成|赞|踩|良い回答|悪い回答|再生成|高く評価|低く評価|좋아요|싫어요|다시 생성|buena respuesta|mala respuesta|regenerar|bonne réponse|mauvaise réponse|régénérer|gute antwort|schlechte antwort|neu generieren|хороший ответ|плохой ответ|повторить|risposta buona|risposta negativa|rigenera/i;
   const USER_CONTROL = /\bedit( prompt| message)?\b|copy prompt|编辑|編集|편집|\beditar\b|\bmodifier\b|\bbearbeiten\b|изменить|\bmodifica\b/i;
   const USER_ALIGN = /(^|\s)(items-end|justify-end|self-end|ml-auto|ms-auto|text-right|flex-row-reverse|right)(\s|$)/;
+  // Layout utilities ("self-start": align yourself to the start) say where, not whose.
+  const LAYOUT_WORD = /^(self|items|justify|place|content)-/;
   const TRANSCRIPT_TTL_MS = 300;
 
   /** The words of an element that chat UIs name messages with: tag, classes, test ids. */
@@ -606,13 +623,33 @@
       let n = 0;
       for (let node = walker.nextNode(); node && n < 50_000; node = walker.nextNode(), n++) {
         const el = /** @type {Element} */ (node);
-        if (!(roleAttr(el) || el.localName === 'article' || MSG_WORD.test(wordsOf(el)))) continue;
+        const role = roleAttr(el);
+        if (!(role || el.localName === 'article' || MSG_WORD.test(wordsOf(el)))) continue;
+        // A paragraph whose class names the message it belongs to ("…-response-body") is a
+        // part of that message's body, not a message of its own.
+        if (!role && bodyPart(el)) continue;
         if (excluded(el) || (box && (containsDeep(box, el) || containsDeep(el, box)))) continue;
         if (!dom.norm(el.textContent || '')) continue;
         out.push(el);
       }
     }
     return out;
+  }
+
+  /**
+   * Whether an element is a part of a rendered body: a text block inside another, or one
+   * among the blocks of a body (its container is named as a body, or holds text blocks of
+   * another kind beside it: paragraphs with a list or a code block). A heading alone in its
+   * container (a query shown as a title) is not.
+   * @param {Element} el
+   */
+  function bodyPart(el) {
+    if (!TEXT_BLOCK.test(el.localName)) return false;
+    const parent = el.parentElement;
+    if (!parent) return false;
+    if (TEXT_BLOCK.test(parent.localName) || parent.closest('li, blockquote, td, th')) return true;
+    const blocks = [...parent.children].filter((c) => c !== el && TEXT_BLOCK.test(c.localName));
+    return blocks.length > 0 && (BODY_WORD.test(wordsOf(parent)) || MARKDOWN_WORD.test(wordsOf(parent)) || blocks.some((c) => c.localName !== el.localName));
   }
 
   // Below this much text of its own (outside controls and links), an element that only
@@ -626,6 +663,8 @@
    */
   function messageLike(el) {
     if (roleAttr(el) || BODY_WORD.test(wordsOf(el)) || el.querySelector('[class*="markdown" i], [class*="prose" i]')) return true;
+    // A heading that message words mark is a query shown as a title: short ("P") and still one.
+    if (/^h[1-6]$/.test(el.localName)) return true;
     let own = 0;
     const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
     for (let n = walker.nextNode(); n && own < MIN_OWN_TEXT; n = walker.nextNode()) {
@@ -695,7 +734,7 @@
     if (attr === 'user') u += 6;
     const distinct = [...words].filter((w) => !common.has(w));
     if (distinct.some((w) => ASSISTANT_WORD.test(w))) a += 2;
-    if (distinct.some((w) => USER_WORD.test(w))) u += 2;
+    if (distinct.some((w) => USER_WORD.test(w) && !LAYOUT_WORD.test(w))) u += 2;
     if (reply) a += 3;
     if (user) u += 2;
     if (distinct.some((w) => USER_ALIGN.test(w))) u += 1;

@@ -95,18 +95,65 @@
   }
 
   /**
-   * Every element of the first selector that matches anything.
+   * Every element any of `selectors` matches, in page order, each once: a list of selectors
+   * means all of them (a page may show one turn in a newer layout and the next in an older
+   * one), not the first that matches. Where matches nest, the outermost is kept (one element
+   * per turn). `deep`: plain selectors search the open shadow roots too (discover.js).
    * @param {readonly string[]} selectors
+   * @param {boolean} [deep]
    * @returns {HTMLElement[]}
    */
-  function all(selectors) {
+  function all(selectors, deep = false) {
+    /** @type {Set<Element>} */
+    const found = new Set();
     for (const s of selectors) {
       try {
-        const els = s.includes('>>>') && ns.discover ? ns.discover.queryDeep(s) : document.querySelectorAll(s);
-        if (els.length) return /** @type {HTMLElement[]} */ ([...els]);
-      } catch { /* next */ }
+        // ` >>> ` hops into open shadow roots (discover.js; taught adapters use it).
+        const els = (deep || s.includes('>>>')) && ns.discover ? ns.discover.queryDeep(s) : document.querySelectorAll(s);
+        for (const el of els) found.add(el);
+      } catch { /* an adapter selector the browser does not support: the others still count */ }
     }
-    return [];
+    if (found.size < 2) return /** @type {HTMLElement[]} */ ([...found]);
+    const outer = [...found].filter((el) => {
+      for (let p = composedParent(el); p; p = composedParent(p)) if (found.has(p)) return false;
+      return true;
+    });
+    return /** @type {HTMLElement[]} */ (outer.sort(pageOrder));
+  }
+
+  /**
+   * The parent of a node, a shadow root's host for its top elements.
+   * @param {Node} n
+   * @returns {Element | null}
+   */
+  function composedParent(n) {
+    if (n.parentElement) return n.parentElement;
+    const p = n.parentNode;
+    return p instanceof ShadowRoot ? p.host : null;
+  }
+
+  /**
+   * Page order of two elements, across open shadow roots (a host's shadow content comes
+   * where the host is): compares the first pair of ancestors that differ in their chains of
+   * shadow hosts, which share one tree.
+   * @param {Element} a
+   * @param {Element} b
+   */
+  function pageOrder(a, b) {
+    /** @param {Element} el */
+    const chain = (el) => {
+      /** @type {Element[]} */
+      const out = [el];
+      for (let root = el.getRootNode(); root instanceof ShadowRoot; root = root.host.getRootNode()) out.unshift(root.host);
+      return out;
+    };
+    const ca = chain(a), cb = chain(b);
+    for (let i = 0; i < Math.min(ca.length, cb.length); i++) {
+      if (ca[i] === cb[i]) continue;
+      const pos = ca[i].compareDocumentPosition(cb[i]);
+      return pos & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : pos & Node.DOCUMENT_POSITION_PRECEDING ? 1 : 0;
+    }
+    return ca.length - cb.length;
   }
 
   /** @param {Element | null | undefined} el */

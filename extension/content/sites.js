@@ -3,9 +3,13 @@
 // entry here plus one fixture page under tests/fixtures/sites/<id>/ that reproduces the site's
 // DOM and editor behaviour (tests/e2e/sites.test.mjs fails when either is missing).
 //
-// Every list of selectors is tried in order; the first one that matches wins, so the most
-// specific (and most recently observed) selector comes first and older layouts follow as
-// fallbacks. Fields:
+// The most specific (and most recently observed) selector comes first and older layouts follow
+// as fallbacks. For one element (input, send, stop, a file input or drop zone) the first
+// selector that matches wins; a list of elements (assistant, user, code, previews, chips,
+// streaming markers) is every element any selector matches, in page order, once, the outermost
+// of nested matches (dom.all): a page may show its first turn in one layout and the next in
+// another. A fallback must therefore not also match what the selectors before it match in
+// another way (`:not(:has(…))`, `:not(… *)`), or a user's turn would count as a reply. Fields:
 //   editor     how the input box takes text: "textarea" (often React-controlled), "prosemirror"
 //              (also TipTap), "lexical", "quill", "codemirror", "contenteditable", "auto"
 //   input      the message input box
@@ -59,7 +63,7 @@
       stop: ['button.send-button.stop', 'button[aria-label="Stop response"]'],
       disabled: DISABLED,
       assistant: ['model-response message-content', 'model-response .model-response-text'],
-      user: ['user-query .query-text', 'user-query'],
+      user: ['user-query .query-text', 'user-query:not(:has(.query-text))'],
       code: ['code-block pre code', 'code-block pre'],
       files: { input: ['input[type="file"][name="Filedata"]', 'input[type="file"]'], drop: ['[xapfileselectordropzone]', '.text-input-field'], preview: ['uploader-file-preview', '.file-preview-container .file-preview'] },
       maxText: 30000,
@@ -122,7 +126,7 @@
       send: ['button[data-testid="submit-button"]', 'button[aria-label="Submit"]'],
       stop: ['button[data-testid="stop-generating-response-button"]'],
       disabled: DISABLED,
-      assistant: ['div[id^="markdown-content-"] .prose', 'div.prose'],
+      assistant: ['div[id^="markdown-content-"] .prose', 'div.prose:not([id^="markdown-content-"] *)'],
       user: ['div.group\\/query', 'h1.group\\/query'],
       code: ['div.prose pre code', 'div.prose pre'],
       files: { input: ['input[type="file"][multiple]', 'input[type="file"]'], drop: ['div#ask-input', 'div[data-lexical-editor="true"]'], preview: ['[data-testid="file-attachment"]', 'div.file-attachment'] },
@@ -135,7 +139,8 @@
       send: ['form button[type="submit"][aria-label="Submit"]', 'form button[type="submit"]'],
       stop: ['button[aria-label="Stop model response"]'],
       disabled: DISABLED,
-      assistant: ['div[id^="response-"].items-start .response-content-markdown', 'div.message-bubble .response-content-markdown'],
+      // The user's bubble holds the same markdown class: the older layout only where no turn has an id.
+      assistant: ['div[id^="response-"].items-start .response-content-markdown', 'div.message-bubble:not([id^="response-"] *) .response-content-markdown'],
       user: ['div[id^="response-"].items-end .message-bubble', '[data-testid="user-message"]'],
       code: ['.response-content-markdown pre code', '.response-content-markdown pre'],
       files: { input: ['input[type="file"][name="files"]', 'input[type="file"]'], drop: ['form', 'div.tiptap.ProseMirror'], preview: ['form [data-testid="attachment"]', 'form .file-chip'] },
@@ -212,7 +217,7 @@
       stop: ['button:has(.octicon-square-fill)'],
       disabled: DISABLED,
       // CSS-module class names keep their readable prefix across deployments.
-      assistant: ['[class*="AssistantMessage-module__content"]', '[class*="ChatMessage-module__assistantMessage"]'],
+      assistant: ['[class*="AssistantMessage-module__content"]', '[class*="ChatMessage-module__assistantMessage"]:not(:has([class*="AssistantMessage-module__content"]))'],
       user: ['[class*="UserMessage-module__container"]', '[class*="ChatMessage-module__userMessage"]'],
       code: ['[class*="AssistantMessage-module__content"] pre', 'pre'],
       files: { input: ['#image-uploader', 'input[type="file"][multiple]'], drop: ['textarea#copilot-chat-textarea'], preview: ['[class*="ChatInput-module__attachment"]'] },
@@ -237,7 +242,7 @@
       stop: ['button#stop-response-button', 'button[aria-label="Stop"]'],
       disabled: DISABLED,
       // Open WebUI's layout (Z.ai is built on it); code blocks are CodeMirror views.
-      assistant: ['div.chat-assistant #response-content-container', 'div.chat-assistant'],
+      assistant: ['div.chat-assistant #response-content-container', 'div.chat-assistant:not(:has(#response-content-container))'],
       user: ['div.chat-user'],
       code: ['div.chat-assistant .cm-content', 'div.chat-assistant pre'],
       files: { input: ['input[type="file"][multiple][hidden]', 'input[type="file"]'], drop: ['textarea#chat-input'], preview: ['div.file-item'] },
@@ -250,7 +255,7 @@
       // While a reply streams the send button is replaced by a "break" (stop) button.
       stop: ['div[class*="break-btn-"]', 'button[data-testid="chat_input_local_break_button"]'],
       disabled: DISABLED,
-      assistant: ['[data-testid="receive_message"] [data-testid="message_text_content"]', '[data-testid="receive_message"]'],
+      assistant: ['[data-testid="receive_message"] [data-testid="message_text_content"]', '[data-testid="receive_message"]:not(:has([data-testid="message_text_content"]))'],
       user: ['[data-testid="send_message"]'],
       code: ['[data-testid="receive_message"] pre', 'pre'],
       files: { input: ['input[type="file"]'], drop: ['textarea[data-testid="chat_input_input"]'], preview: ['[data-testid="chat_input_file_card"]'] },
@@ -263,8 +268,8 @@
       send: ['a#yuanbao-send-btn:not(.style__send-btn--stop)', '#yuanbao-send-btn:not(.style__send-btn--stop)'],
       stop: ['a#yuanbao-send-btn.style__send-btn--stop', '.style__send-btn--stop'],
       disabled: ['.style__send-btn--disabled', '[aria-disabled="true"]'],
-      assistant: ['.agent-chat__list__item--ai .hyc-content-md', '.agent-chat__list__item--ai'],
-      user: ['.agent-chat__list__item--human [class$="-content-text"]', '.agent-chat__list__item--human'],
+      assistant: ['.agent-chat__list__item--ai .hyc-content-md', '.agent-chat__list__item--ai:not(:has(.hyc-content-md))'],
+      user: ['.agent-chat__list__item--human [class$="-content-text"]', '.agent-chat__list__item--human:not(:has([class$="-content-text"]))'],
       code: ['.agent-chat__list__item--ai pre', 'pre'],
       files: { input: ['input[type="file"]'], drop: ['.chat-input-editor'], preview: ['.file-list .file-item'] },
       maxText: 30000,
@@ -275,7 +280,7 @@
       send: ['form button[name="submit"]', 'form button[type="submit"][aria-label="Send message"]'],
       stop: ['button[aria-label="Stop generating"]'],
       disabled: DISABLED,
-      assistant: ['div[data-message-role="assistant"] .prose', 'div[data-message-role="assistant"]'],
+      assistant: ['div[data-message-role="assistant"] .prose', 'div[data-message-role="assistant"]:not(:has(.prose))'],
       user: ['div[data-message-role="user"]'],
       code: ['div[data-message-role="assistant"] pre', 'pre'],
       files: { input: ['form input[type="file"]'], drop: ['form'], preview: ['form .file-chip'] },
@@ -289,7 +294,7 @@
       send: ['button#send-message-button'],
       stop: ['button#stop-response-button', 'div.chat-assistant ~ * button[aria-label="Stop"]'],
       disabled: DISABLED,
-      assistant: ['div.chat-assistant #response-content-container', 'div.chat-assistant'],
+      assistant: ['div.chat-assistant #response-content-container', 'div.chat-assistant:not(:has(#response-content-container))'],
       user: ['div.user-message'],
       code: ['div.chat-assistant pre code', 'div.chat-assistant pre'],
       files: { input: ['input#files-input', 'input[type="file"]'], drop: ['div#chat-input'], preview: ['div.file-item'] },

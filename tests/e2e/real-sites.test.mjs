@@ -3,10 +3,13 @@
 // once with the site's own adapter (the page's origin added as a custom site with it) and once
 // with the generic one. What the loop would use (the site check's `found`: composer, send
 // control, assistant and user turns, the last reply's text) is checked against the truth file
-// written by reading each page (tests/fixtures/real-sites/<site>.truth.json).
+// written by reading each page (tests/fixtures/real-sites/<site>[-<state>].truth.json). Pages of
+// the project's own (tests/fixtures/real-sites/pages/) check the kinds of markup the saved pages
+// show only in part. The end prints a table: per page and adapter, whether the replies (their
+// count and the last one's text) and the user's turns came out right.
 //
-// The pages are used by path, never copied into the repository; without them the suite skips
-// and says why. Requests to anything but 127.0.0.1 (the sites' stylesheets and fonts) are
+// The saved pages are used by path, never copied into the repository; without them their tests
+// skip and say why. Requests to anything but 127.0.0.1 (the sites' stylesheets and fonts) are
 // refused, so the suite runs offline and the same everywhere.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -23,18 +26,24 @@ const absent = existsSync(REAL) ? null : `the real saved pages are absent (${REA
 let ext, panel;
 const statics = [];
 before(async () => {
-  if (absent) return;
   ext = await launchExtension();
   panel = await openExtensionPage(ext, 'www/panel.html');
 });
+// What each page's replies came to, printed once at the end (the before/after record of a change).
+/** @type {{page: string, adapter: string, replies: string, users: string}[]} */
+const table = [];
 after(async () => {
+  if (table.length) {
+    table.sort((a, b) => a.page.localeCompare(b.page) || a.adapter.localeCompare(b.adapter));
+    console.log(['| page | adapter | replies | user turns |', '|---|---|---|---|', ...table.map((r) => `| ${r.page} | ${r.adapter} | ${r.replies} | ${r.users} |`)].join('\n'));
+  }
   await ext?.close();
   for (const s of statics) await s.close();
 });
 
-/** Serves the real pages on a fresh origin and registers it as a custom site with `adapter`. */
-async function addSite(adapter) {
-  const site = await serveStatic(REAL);
+/** Serves `root` (the real pages) on a fresh origin and registers it as a custom site with `adapter`. */
+async function addSite(adapter, root = REAL) {
+  const site = await serveStatic(root);
   statics.push(site);
   await ok(await coreCall(panel, { type: 'sites/add', origin: site.origin, adapter }));
   await until(() => ext.sw.evaluate(async (id) => (await chrome.scripting.getRegisteredContentScripts()).some((r) => r.id === id), 'custom:' + site.origin),
@@ -77,39 +86,50 @@ async function same(page, path, selector) {
   }, [found, selector]);
 }
 
+/**
+ * Serves `truth.page` of `root` with `adapter` and checks what the site check reports against
+ * the truth: the composer and send control it picks, the assistant and user turns it counts,
+ * and the last reply it reads (a row of the table printed at the end).
+ */
+async function checkPage(t, { root = REAL, truth, adapter, which }) {
+  const site = await addSite(adapter, root);
+  const { page, chat } = await open(`${site.origin}/${truth.page}`, adapter);
+  // The truth itself names one element per part in this page.
+  assert.equal(await page.locator(truth.composer).count(), 1, `truth: ${truth.composer} names one element`);
+  if (truth.send) assert.equal(await page.locator(truth.send).count(), 1, `truth: ${truth.send} names one element`);
+
+  const report = await ok(await coreCall(panel, { type: 'sites/check', chat }));
+  const f = report.found;
+  const got = {
+    composer: await same(page, f.input, truth.composer),
+    send: truth.send ? await same(page, f.send, truth.send) : f.send === null,
+    assistant: f.assistant,
+    user: f.user,
+    reply: f.lastReply === null ? null : f.lastReply.replace(/\s+/g, ' ').trim().slice(0, 80),
+  };
+  t.diagnostic(`${truth.site}/${adapter}: ${JSON.stringify({ ...got, input: f.input, sendPath: f.send })}`);
+  const holds = (/** @type {string | null} */ r) => (truth.lastReply ? r !== null && truth.lastReply.contains.every((s) => r.includes(s)) && !truth.lastReply.excludes.some((s) => r.includes(s)) : r === null);
+  table.push({ page: truth.page, adapter: which, replies: f.assistant === truth.assistant && holds(f.lastReply) ? 'right' : `WRONG (${f.assistant} of ${truth.assistant}${holds(f.lastReply) ? '' : ', last reply misread'})`, users: f.user === truth.user ? 'right' : `WRONG (${f.user} of ${truth.user})` });
+  assert.equal(report.adapter, adapter);
+  assert.ok(got.composer, `composer: found ${f.input}, want ${truth.composer}`);
+  assert.ok(got.send, `send: found ${f.send}, want ${truth.send}`);
+  assert.equal(f.assistant, truth.assistant, 'assistant turns');
+  assert.equal(f.user, truth.user, 'user turns');
+  if (truth.lastReply) {
+    assert.ok(f.lastReply !== null, 'a last reply was read');
+    for (const s of truth.lastReply.contains) assert.ok(f.lastReply.includes(s), `the last reply holds "${s}": ${JSON.stringify(f.lastReply)}`);
+    for (const s of truth.lastReply.excludes) assert.ok(!f.lastReply.includes(s), `the last reply leaves out "${s}": ${JSON.stringify(f.lastReply)}`);
+  } else {
+    assert.equal(f.lastReply, null, 'no reply on the page');
+  }
+  await page.close();
+}
+
 for (const truth of truths) {
   for (const which of ['site', 'generic']) {
     const adapter = which === 'site' ? truth.adapter : 'generic';
     test(`real markup, ${truth.site} with the ${which === 'site' ? 'site\'s' : 'generic'} adapter: composer, send, turns and the last reply`, { skip: absent || false }, async (t) => {
-      const site = await addSite(adapter);
-      const { page, chat } = await open(`${site.origin}/${truth.page}`, adapter);
-      // The truth itself names one element per part in this page.
-      assert.equal(await page.locator(truth.composer).count(), 1, `truth: ${truth.composer} names one element`);
-      if (truth.send) assert.equal(await page.locator(truth.send).count(), 1, `truth: ${truth.send} names one element`);
-
-      const report = await ok(await coreCall(panel, { type: 'sites/check', chat }));
-      const f = report.found;
-      const got = {
-        composer: await same(page, f.input, truth.composer),
-        send: truth.send ? await same(page, f.send, truth.send) : f.send === null,
-        assistant: f.assistant,
-        user: f.user,
-        reply: f.lastReply === null ? null : f.lastReply.replace(/\s+/g, ' ').trim().slice(0, 80),
-      };
-      t.diagnostic(`${truth.site}/${adapter}: ${JSON.stringify({ ...got, input: f.input, sendPath: f.send })}`);
-      assert.equal(report.adapter, adapter);
-      assert.ok(got.composer, `composer: found ${f.input}, want ${truth.composer}`);
-      assert.ok(got.send, `send: found ${f.send}, want ${truth.send}`);
-      assert.equal(f.assistant, truth.assistant, 'assistant turns');
-      assert.equal(f.user, truth.user, 'user turns');
-      if (truth.lastReply) {
-        assert.ok(f.lastReply !== null, 'a last reply was read');
-        for (const s of truth.lastReply.contains) assert.ok(f.lastReply.includes(s), `the last reply holds "${s}": ${JSON.stringify(f.lastReply)}`);
-        for (const s of truth.lastReply.excludes) assert.ok(!f.lastReply.includes(s), `the last reply leaves out "${s}": ${JSON.stringify(f.lastReply)}`);
-      } else {
-        assert.equal(f.lastReply, null, 'no reply on the page');
-      }
-      await page.close();
+      await checkPage(t, { truth, adapter, which });
     });
   }
 }
@@ -129,4 +149,53 @@ test('real markup, claude with an empty composer: the unlabelled button in Send\
   const report = await ok(await coreCall(panel, { type: 'sites/check', chat }));
   assert.equal(report.found.send, null, `nothing is taken for Send: ${report.found.send}`);
   await page.close();
+});
+
+// Pages of this project's own (tests/fixtures/real-sites/pages/), each modelled on what live
+// pages of the same sites show, for what the saved pages show only in part: the classes of
+// markup the generic adapter read wrong, and an adapter's selector list meaning every selector.
+const PAGES = join(TRUTH, 'pages');
+
+test('real markup, a reply as many sibling paragraphs is one turn read whole (generic adapter)', async (t) => {
+  // 23 blocks (p, ul, pre, h2) across three replies, each naming its reply in its class: three
+  // replies, the last read from its first paragraph to its last.
+  await checkPage(t, {
+    root: PAGES, adapter: 'generic', which: 'generic',
+    truth: {
+      site: 'paragraph-replies', page: 'paragraph-replies.html',
+      composer: 'form div.ProseMirror[contenteditable="true"]', send: 'form button[aria-label="Send message"]',
+      assistant: 3, user: 3,
+      lastReply: { contains: ['Salt comes from rocks, third reply begins here.', 'Sodium', 'salinity = 35', 'The last paragraph of the third reply.'], excludes: ['Why is the sea salty?', 'second reply', '6:52 PM'] },
+    },
+  });
+});
+
+test('real markup, empty containers named like messages are not replies (generic adapter)', async (t) => {
+  // A support widget's mount point and a list's placeholders, empty, beside two real exchanges.
+  await checkPage(t, {
+    root: PAGES, adapter: 'generic', which: 'generic',
+    truth: {
+      site: 'empty-containers', page: 'empty-containers.html',
+      composer: 'form textarea', send: 'form button[type="submit"]',
+      assistant: 2, user: 2,
+      lastReply: { contains: ['A little over one second, second reply.', 'about 384,000 km away'], excludes: ['And from the Moon?', 'first reply'] },
+    },
+  });
+});
+
+const headingQueries = {
+  site: 'heading-queries', page: 'heading-queries.html', adapter: 'perplexity',
+  composer: 'div#ask-input[contenteditable="true"]', send: 'button[aria-label="Submit"]',
+  assistant: 3, user: 3,
+  lastReply: { contains: ['In music p means piano, softly, third answer.', 'the last line of the third answer'], excludes: ['And in music?', 'Follow-ups', 'mezzo piano', 'Reviewed 6 sources', 'second answer'] },
+};
+
+test('real markup, the first query as a heading and later ones as divs: every query a user turn (generic adapter)', async (t) => {
+  await checkPage(t, { root: PAGES, adapter: 'generic', which: 'generic', truth: headingQueries });
+});
+
+test('real markup, an adapter\'s selector list means every selector, in page order, once (perplexity\'s adapter)', async (t) => {
+  // The first query matches only the second of the adapter's user selectors (h1), the later
+  // ones the first (div); both of its assistant selectors match each answer's body.
+  await checkPage(t, { root: PAGES, adapter: 'perplexity', which: 'site', truth: headingQueries });
 });
