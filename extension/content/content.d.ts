@@ -116,7 +116,8 @@ export interface Namespace {
     allRoots(): (Document | ShadowRoot)[];
     parentOf(n: Node): Element | null;
     containsDeep(outer: Element, inner: Element): boolean;
-    deepText(el: Element): string;
+    openRoot(el: Element): ShadowRoot | null;
+    deepText(el: Element, skip?: readonly string[]): string;
     readable(el: HTMLElement): HTMLElement;
     findComposer(): HTMLElement | null;
     findSend(input: HTMLElement | null): HTMLElement | null;

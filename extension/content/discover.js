@@ -117,6 +117,13 @@
   }
 
   /**
+   * The page's open shadow root of an element (a web component renders its turn there), or null.
+   * @param {Element} el
+   * @returns {ShadowRoot | null}
+   */
+  const openRoot = (el) => (el.shadowRoot && el.shadowRoot.mode === 'open' ? el.shadowRoot : null);
+
+  /**
    * Whether `outer` contains `inner`, across open shadow roots.
    * @param {Element} outer
    * @param {Element} inner
@@ -127,13 +134,28 @@
   }
 
   /**
-   * The text of an element including its open shadow roots' text.
+   * The text of an element including its open shadow roots' text, without the blocks `skip`
+   * selects (a reply's reasoning).
    * @param {Element} el
+   * @param {readonly string[]} [skip]
    * @returns {string}
    */
-  function deepText(el) {
-    if (!el.shadowRoot || el.shadowRoot.mode !== 'open') return /** @type {HTMLElement} */ (el).innerText || el.textContent || '';
-    return [...el.shadowRoot.children].map((c) => (c.localName === 'style' ? '' : deepText(c))).join('\n');
+  function deepText(el, skip = []) {
+    const matches = (/** @type {Element} */ e) => skip.some((s) => { try { return e.matches(s); } catch { return false; } });
+    if (!el.shadowRoot || el.shadowRoot.mode !== 'open') {
+      let text = /** @type {HTMLElement} */ (el).innerText || el.textContent || '';
+      // Blocks to leave out (reasoning), taken out of the text they are part of.
+      for (const s of skip) {
+        let inner;
+        try { inner = el.querySelectorAll(s); } catch { continue; }
+        for (const t of inner) {
+          const tt = /** @type {HTMLElement} */ (t).innerText || '';
+          if (tt) text = text.replace(tt, '');
+        }
+      }
+      return text;
+    }
+    return [...el.shadowRoot.children].map((c) => (c.localName === 'style' || matches(c) ? '' : deepText(c, skip))).join('\n');
   }
 
   /**
@@ -346,8 +368,17 @@
   }, true);
   document.addEventListener('click', (ev) => {
     const t = ev.composedPath()[0];
-    if (t instanceof Element && t.closest(BUTTONS) && !ours(t)) snapshotComposer();
+    if (!(t instanceof Element) || ours(t)) return;
+    if (t.closest(BUTTONS)) { snapshotComposer(); return; }
+    // A send control that is no button at all (a styled div with a click handler): any click
+    // beside the composer, within a few ancestors of it.
+    const input = findComposer();
+    let box = input ? parentOf(input) : null;
+    for (let i = 0; i < 3 && box && box !== document.body; i++) box = parentOf(box);
+    if (box && box !== document.body && containsDeep(box, t)) snapshotComposer();
   }, true);
+  // A form's submit (a hidden submit button, requestSubmit) sends what the composer holds.
+  document.addEventListener('submit', () => snapshotComposer(), true);
 
   /**
    * The turn list found by structure: the container, the tag of its turns and, when found by
@@ -357,9 +388,14 @@
   let structure = null;
 
   /** A turn's attributes that are the same for every turn of its kind (no ids, no numbers). */
+  // Class names are taken one by one: hashed ones (CSS modules, `Msg_user__k3J9a`) are the same
+  // for every turn of a kind, and often the only thing that tells the kinds apart; a name with
+  // a long run of digits is an instance's (a message number), not its kind's.
   const sig = (/** @type {Element} */ e) => [...e.attributes]
-    .filter((a) => !/^(id|style)$/.test(a.name) && !/\d{2,}|^\d+$/.test(a.value))
-    .map((a) => `${a.name}=${a.value}`).sort().join('&');
+    .flatMap((a) => (a.name === 'class'
+      ? a.value.split(/\s+/).filter((c) => c && !/\d{5,}|^\d+$/.test(c)).map((c) => `class=${c}`)
+      : /^(id|style)$/.test(a.name) || /\d{2,}|^\d+$/.test(a.value) ? [] : [`${a.name}=${a.value}`]))
+    .sort().join('&');
 
   /**
    * The turn an element belongs to: the highest ancestor (across shadow roots) whose parent
@@ -377,7 +413,7 @@
       if (!parent || !(parent instanceof Element || parent instanceof ShadowRoot)) continue;
       // A paragraph, list or code block of a rendered body is part of a turn, never one.
       if (TEXT_BLOCK.test(cur.localName)) continue;
-      const same = [...parent.children].filter((c) => c.localName === cur.localName);
+      const same = [...parent.children].filter((c) => c.localName === cur.localName && (c === cur || dom.visible(/** @type {HTMLElement} */ (c))));
       if (same.length >= 2 && !(composer && same.some((c) => containsDeep(c, composer)))) best = cur;
     }
     return best;
@@ -409,6 +445,37 @@
   const turnsOf = (parent, tag) => /** @type {HTMLElement[]} */ ([...parent.children].filter((c) => c.localName === tag));
 
   /**
+   * The turn list around an element showing the start of a submitted text: from the user's
+   * turn (the nearest element holding all of it), the highest level whose parent repeats that
+   * element's tag without holding the composer; never above the first level found whose parent
+   * holds the composer too (the page's header and the transcript beside it are no turns).
+   * @param {Element} anchor
+   * @param {HTMLElement | null} composer
+   * @returns {{parent: Element | ShadowRoot, tag: string} | null}
+   */
+  function structureAt(anchor, composer) {
+    /** @type {Element | null} */
+    let user = anchor;
+    while (user && !isSubmitted(deepText(user))) user = parentOf(user);
+    if (!user) return null;
+    /** @type {{parent: Element | ShadowRoot, tag: string} | null} */
+    let best = null;
+    for (let el = /** @type {Element | null} */ (user); el && el !== document.body; el = parentOf(el)) {
+      const parent = el.parentNode;
+      if (!parent || !(parent instanceof Element || parent instanceof ShadowRoot)) continue;
+      const host = parent instanceof ShadowRoot ? parent.host : parent;
+      const holdsComposer = !!composer && containsDeep(host, composer);
+      if (best && holdsComposer) break;
+      // Siblings the page shows: a hidden placeholder ("How can I help?" of an empty chat)
+      // beside the transcript is no second turn.
+      const same = turnsOf(parent, el.localName).filter((c) => c === el || dom.visible(/** @type {HTMLElement} */ (c)));
+      if (same.length >= 2 && !(composer && same.some((c) => containsDeep(c, composer)))) best = { parent, tag: el.localName };
+      if (composer && containsDeep(el, composer)) break;
+    }
+    return best;
+  }
+
+  /**
    * Finds the turn list from a user turn showing a submitted text: the deepest element holding
    * all of it, then up (across shadow roots) to the highest level whose parent repeats that
    * element's tag without holding the composer.
@@ -417,33 +484,20 @@
   function findStructure(composer) {
     if (!submitted.length) return null;
     for (const s of [...submitted].reverse()) {
-      /** @type {Element | null} */
-      let anchor = null;
+      // Where the text shows: the first words can also be a conversation's title in a sidebar
+      // or a tab: each place is tried (bounded), the transcript's wins.
+      let tried = 0;
       for (const root of allRoots()) {
         const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-        for (let n = walker.nextNode(); n && !anchor; n = walker.nextNode()) {
+        for (let n = walker.nextNode(); n && tried < 12; n = walker.nextNode()) {
           if (!dom.norm(n.nodeValue || '').includes(s.head.slice(0, 30))) continue;
           const el = n.parentElement;
-          if (!el || ours(el) || (composer && (containsDeep(composer, el) || containsDeep(el, composer)))) continue;
-          anchor = el;
+          if (!el || excluded(el) || (composer && (containsDeep(composer, el) || containsDeep(el, composer)))) continue;
+          tried += 1;
+          const found = structureAt(el, composer);
+          if (found) return found;
         }
-        if (anchor) break;
       }
-      if (!anchor) continue;
-      /** @type {Element | null} */
-      let user = anchor;
-      while (user && !isSubmitted(deepText(user))) user = parentOf(user);
-      if (!user) continue;
-      /** @type {{parent: Element | ShadowRoot, tag: string} | null} */
-      let best = null;
-      for (let el = /** @type {Element | null} */ (user); el && el !== document.body; el = parentOf(el)) {
-        const parent = el.parentNode;
-        if (!parent || !(parent instanceof Element || parent instanceof ShadowRoot)) continue;
-        const same = turnsOf(parent, el.localName);
-        if (same.length >= 2 && !(composer && same.some((c) => containsDeep(c, composer)))) best = { parent, tag: el.localName };
-        if (composer && containsDeep(el, composer)) break;
-      }
-      if (best) return best;
     }
     return null;
   }
@@ -491,13 +545,15 @@
   let how = 'none';
 
   /**
-   * The assistant turns of the page, in document order, as the elements holding their text.
+   * The assistant turns of the page, in document order, as the elements holding their text. A
+   * turn that renders into its own shadow root is its host: the page may rebuild what is in
+   * the root on every token, and the reader reads the host through it (`deepText`).
    * @returns {HTMLElement[]}
    */
   function assistantTurns() {
     // Every selector of the list, in page order, once; an empty container is no reply.
     const known = dom.all(state.adapter.assistant, true).filter(hasContent);
-    if (known.length) { how = 'marker'; return known.map(readable); }
+    if (known.length) { how = 'marker'; return known; }
     const scored = transcript().filter((t) => t.role === 'assistant');
     if (scored.length) { how = 'scored'; return scored.map((t) => bodyOf(t.el)); }
     const composer = findComposer();
@@ -509,7 +565,7 @@
     if (structure && structure.sig !== undefined) {
       const mine = structure.sig;
       how = 'growth';
-      return turnsOf(structure.parent, structure.tag).filter((t) => sig(t) === mine && !ours(t) && hasContent(t)).map(readable);
+      return turnsOf(structure.parent, structure.tag).filter((t) => sig(t) === mine && !ours(t) && hasContent(t));
     }
     if (structure) {
       const turns = turnsOf(structure.parent, structure.tag);
@@ -521,7 +577,7 @@
       const distinct = others.some((t) => !userSigs.has(sig(t)));
       const replies = others.filter((t) => !(distinct && userSigs.has(sig(t))) && !ours(t) && hasContent(t));
       how = 'structure';
-      return replies.map(readable);
+      return replies;
     }
     // Walking every attribute of the page is the costly path: at most every MARKED_TTL_MS.
     if (!markedCache || Date.now() - markedCache.at > MARKED_TTL_MS || markedCache.turns.some((t) => !t.isConnected)) {
@@ -529,7 +585,7 @@
     }
     const marked = markedCache.turns;
     how = marked.length ? 'attribute' : 'none';
-    return marked.map(readable);
+    return marked;
   }
 
   /**
@@ -767,7 +823,7 @@
       const rank = (MARKDOWN_WORD.test(words) ? 1e9 : 0) + len;
       if (len && rank > bestRank) { best = /** @type {HTMLElement} */ (el); bestRank = rank; }
     }
-    return best || readable(/** @type {HTMLElement} */ (turn));
+    return best || /** @type {HTMLElement} */ (turn);
   }
 
   /** @type {{at: number, turns: {el: Element, role: 'assistant' | 'user'}[]} | null} */
@@ -816,5 +872,5 @@
     return { input, send, turns, how, submitted: submitted.length };
   }
 
-  NS.discover = { queryDeep, allRoots, parentOf, containsDeep, deepText, readable, findComposer, findSend, assistantTurns, userTurns, noteSubmitted, isSubmitted, report, labelOf, turnOf };
+  NS.discover = { queryDeep, allRoots, parentOf, openRoot, containsDeep, deepText, readable, findComposer, findSend, assistantTurns, userTurns, noteSubmitted, isSubmitted, report, labelOf, turnOf };
 })();

@@ -51,8 +51,10 @@
   let observed = new Set();
   const replyObserver = new MutationObserver((records) => {
     for (const r of records) {
-      const el = r.target.nodeType === Node.ELEMENT_NODE ? r.target : r.target.parentElement;
-      for (const reply of observed) if (el && reply.contains(el)) dirty.set(reply, true);
+      const t = r.target;
+      const el = t instanceof ShadowRoot ? t.host : t.nodeType === Node.ELEMENT_NODE ? /** @type {Element} */ (t) : t.parentElement;
+      const inside = (/** @type {Element} */ reply) => (NS.discover ? NS.discover.containsDeep(reply, /** @type {Element} */ (el)) : reply.contains(el));
+      for (const reply of observed) if (el && inside(reply)) dirty.set(reply, true);
     }
     changed();
   });
@@ -100,6 +102,9 @@
     replyObserver.disconnect();
     for (const m of messages) {
       replyObserver.observe(m, { childList: true, subtree: true, characterData: true });
+      // A turn that renders into its own shadow root changes there, unseen from the host.
+      const root = NS.discover && NS.discover.openRoot(m);
+      if (root) replyObserver.observe(root, { childList: true, subtree: true, characterData: true });
       if (!observed.has(m)) dirty.set(m, true);
     }
     observed = new Set(messages);
@@ -118,6 +123,7 @@
    * @param {HTMLElement} el
    */
   function replyText(el) {
+    if (NS.discover && NS.discover.openRoot(el)) return NS.discover.deepText(el, state.adapter.thinking || []);
     let text = el.innerText || '';
     for (const sel of state.adapter.thinking || []) {
       let inner;

@@ -312,6 +312,9 @@
     assistant: ['[data-message-author-role="assistant"]', '[data-role="assistant"]', '[data-author="assistant"]', '.assistant-message', '.message.assistant', '.bot-message'],
     user: ['[data-message-author-role="user"]', '[data-role="user"]', '[data-author="user"]', '.user-message', '.message.user'],
     code: ['pre code', 'pre'],
+    // Reasoning blocks as chat UIs build them: a collapsible <details>, or a block named for
+    // thinking or reasoning. A call drafted there is never the reply's.
+    thinking: ['details', '[class*="think" i]', '[class*="reasoning" i]', '[class*="thought" i]', '[data-testid*="think" i]'],
     files: { input: ['input[type="file"]'], drop: [], preview: [] },
     maxText: 20000,
   };

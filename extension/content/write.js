@@ -145,6 +145,9 @@
    */
   const linesOf = (s) => s.replace(/\r\n?/g, '\n').split('\n').map((l) => l.replace(/\s+/g, ' ').trim()).filter(Boolean);
 
+  /** A line without the markdown marks an editor renders away (list bullets, code fences). @param {string} l */
+  const unmark = (l) => (/^(`{3,}|~{3,})/.test(l) ? '' : l.replace(/^([-*+]|\d+[.)])\s+/, ''));
+
   /**
    * Compares what the editor holds with what was meant, line by line: null when every line is
    * there in order as its own line, else what was lost, in words. Pure (tested without a page).
@@ -156,9 +159,15 @@
     const have = linesOf(held);
     const want = linesOf(meant);
     if (!want.length) return null;
-    for (let i = 0; i + want.length <= have.length; i++) {
-      if (want.every((l, k) => have[i + k] === l)) return null;
-    }
+    /** @param {string[]} h @param {string[]} w */
+    const within = (h, w) => {
+      for (let i = 0; i + w.length <= h.length; i++) if (w.every((l, k) => h[i + k] === l)) return true;
+      return false;
+    };
+    if (within(have, want)) return null;
+    // An editor with markdown input rules shows "- item" as a list item and a fenced block as
+    // a code block (its serialiser gives the marks back): every line there, marks aside.
+    if (within(have.map(unmark).filter(Boolean), want.map(unmark).filter(Boolean))) return null;
     const joined = have.join(' ');
     if (joined.includes(want.join(' ')) || joined.replace(/ /g, '').includes(want.join('').replace(/ /g, ''))) {
       // Every word arrived: count the breaks between meant lines that are not breaks here.

@@ -52,7 +52,7 @@ test('the adapter\'s editor selects the write path; the element found overrides 
   const cases = [
     // [editor, the element is a textarea/input, path]
     ['textarea', true, ['native-setter']],
-    ['textarea', false, ['insert-text', 'lines', 'paste', 'beforeinput', 'dom-text']], // a site moved to a rich editor
+    ['textarea', false, ['paste', 'beforeinput', 'insert-text', 'lines', 'dom-text']], // a site moved to a rich editor
     ['prosemirror', false, ['insert-text', 'lines', 'paste', 'beforeinput']],
     ['prosemirror', true, ['native-setter']], // a site moved back to a textarea (Grok's fallback)
     // Lexical joins the lines of execCommand('insertText'): its own beforeinput path first.

@@ -798,3 +798,55 @@ fn regenerated(what: &str, first: &str, streaming: bool, together: bool, last: &
         assert_eq!(tab.ids(), ids, "{what}: branch {h}");
     }
 }
+
+/// A regenerated reply whose element the page replaces by its final render while it is still
+/// being written, with the very text of the reply it replaces (the sweep's seeds 12 and 193):
+/// the render is the reply being written, not the old reply it repeats, and it ends once.
+#[test]
+fn a_regenerated_reply_re_rendered_with_the_old_reply_s_text_stays_the_new_reply() {
+    for streaming in [true, false] {
+        let mut tab = Tab::new("load-1");
+        fresh_reply(&mut tab);
+        tab.look(&[user(1), same(2), user(3), a(4, CODE)], true);
+        tab.wait(100);
+        tab.look(&[user(1), same(2), user(3), same(4)], false);
+        let old = tab.ids()[1].clone();
+        tab.look(&[user(1), same(2), user(3)], streaming);
+        tab.wait(50);
+        let mut live = tab
+            .look(&[user(1), same(2), user(3), a(20, "Sure")], streaming)
+            .reports;
+        tab.wait(100);
+        live.extend(
+            tab.look(&[user(1), same(2), user(3), a(20, CODE)], streaming)
+                .reports,
+        );
+        tab.wait(20);
+        live.extend(
+            tab.look(&[user(1), same(2), user(3), a(21, CODE)], streaming)
+                .reports,
+        );
+        tab.wait(SETTLE_MS);
+        live.extend(
+            tab.look(&[user(1), same(2), user(3), same(21)], false)
+                .reports,
+        );
+        let ids = tab.ids();
+        assert_eq!(ids.len(), 3, "streaming={streaming}: {ids:?}");
+        assert_ne!(ids[2], old);
+        assert_eq!(
+            tab.states(),
+            [TurnState::History, TurnState::Done, TurnState::Done],
+            "streaming={streaming}"
+        );
+        assert!(
+            live.iter().all(|r| r.message_id == ids[2] && !r.history),
+            "streaming={streaming}: {live:?}"
+        );
+        assert_eq!(
+            live.iter().filter(|r| r.done).count(),
+            1,
+            "streaming={streaming}: {live:?}"
+        );
+    }
+}

@@ -654,13 +654,15 @@ impl Page {
         let new = render::content(text);
         // Less text than a reply that had ended, where the page writes one: written anew.
         let again = |t: &Turn, old: &[char]| !anew || writing(t) || new.len() >= old.len();
-        if let Some(i) = self.turns.iter().position(|t| gone(&t) && t.hash == h) {
-            return Found::Here(i);
-        }
-        // A reply being written, re-rendered per token: its new element extends its text.
+        // A reply being written, re-rendered per token: its new element extends its text. First:
+        // a regenerated reply that ends with its old text again is the one being written, not
+        // the old reply it repeats.
         if let Some(i) = self.turns.iter().rposition(|t| {
             gone(&t) && writing(t) && t.text.as_deref().is_some_and(|old| extends(old, text))
         }) {
+            return Found::Here(i);
+        }
+        if let Some(i) = self.turns.iter().position(|t| gone(&t) && t.hash == h) {
             return Found::Here(i);
         }
         // A turn shown again with its text rendered a little differently (a code block's
