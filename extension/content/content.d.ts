@@ -29,6 +29,8 @@ export interface Adapter {
   readonly messageId?: readonly (readonly [string, string])[];
   /** Reasoning containers: never replies, their text never parsed. */
   readonly thinking?: readonly string[];
+  /** Inside a reply, what disclosure controls fold: left out of its text (the generic adapter). */
+  readonly folded?: readonly string[];
   /** Markers present only while a reply streams. */
   readonly streaming?: readonly string[];
   /** Long pastes become an attachment chip; `sent`: the site sends it to the model. */
@@ -116,6 +118,7 @@ export interface Namespace {
     allRoots(): (Document | ShadowRoot)[];
     parentOf(n: Node): Element | null;
     containsDeep(outer: Element, inner: Element): boolean;
+    expectChip(text: string): void;
     openRoot(el: Element): ShadowRoot | null;
     deepText(el: Element, skip?: readonly string[]): string;
     readable(el: HTMLElement): HTMLElement;

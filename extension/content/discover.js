@@ -362,6 +362,18 @@
     if (!input) return;
     const text = input instanceof HTMLTextAreaElement || input instanceof HTMLInputElement ? input.value : (input.innerText || '');
     if (dom.norm(text)) noteSubmitted(text);
+    // Text we wrote that the page took as an attachment chip goes with this send, though the
+    // editor never showed it.
+    if (inChip) { noteSubmitted(inChip.text); inChip = null; }
+  }
+  /** @type {{text: string} | null} */
+  let inChip = null;
+  /**
+   * Text write.js put into the composer as an attachment chip: the next send carries it.
+   * @param {string} text
+   */
+  function expectChip(text) {
+    inChip = { text };
   }
   document.addEventListener('keydown', (ev) => {
     if (ev.key === 'Enter' && !ev.shiftKey && !ev.isComposing && editableTarget(ev)) snapshotComposer();
@@ -872,5 +884,5 @@
     return { input, send, turns, how, submitted: submitted.length };
   }
 
-  NS.discover = { queryDeep, allRoots, parentOf, openRoot, containsDeep, deepText, readable, findComposer, findSend, assistantTurns, userTurns, noteSubmitted, isSubmitted, report, labelOf, turnOf };
+  NS.discover = { expectChip, queryDeep, allRoots, parentOf, openRoot, containsDeep, deepText, readable, findComposer, findSend, assistantTurns, userTurns, noteSubmitted, isSubmitted, report, labelOf, turnOf };
 })();

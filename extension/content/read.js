@@ -123,9 +123,10 @@
    * @param {HTMLElement} el
    */
   function replyText(el) {
-    if (NS.discover && NS.discover.openRoot(el)) return NS.discover.deepText(el, state.adapter.thinking || []);
+    const skip = [...(state.adapter.thinking || []), ...(state.adapter.folded || [])];
+    if (NS.discover && NS.discover.openRoot(el)) return NS.discover.deepText(el, skip);
     let text = el.innerText || '';
-    for (const sel of state.adapter.thinking || []) {
+    for (const sel of skip) {
       let inner;
       try { inner = el.querySelectorAll(sel); } catch { continue; }
       for (const t of inner) {

@@ -315,6 +315,9 @@
     // Reasoning blocks as chat UIs build them: a collapsible <details>, or a block named for
     // thinking or reasoning. A call drafted there is never the reply's.
     thinking: ['details', '[class*="think" i]', '[class*="reasoning" i]', '[class*="thought" i]', '[data-testid*="think" i]'],
+    // Inside a reply, what a disclosure control folds (the element after an aria-expanded
+    // toggle): reasoning and drafts sit there, collapsed once the answer comes.
+    folded: ['[aria-expanded] + *'],
     files: { input: ['input[type="file"]'], drop: [], preview: [] },
     maxText: 20000,
   };

@@ -613,6 +613,7 @@
       const error = wrote.lost || 'The chat input did not accept the text.';
       return { inserted: false, submitted: false, partial: wrote.partial, ...attached, error };
     }
+    if (wrote.how === 'chip' && NS.discover) NS.discover.expectChip(text);
     if (!doSubmit) return { inserted: true, submitted: false, how: wrote.how, ...attached };
     const sent = await submit(input, text, wrote.how === 'chip', wrote.chip);
     return { inserted: true, submitted: sent.submitted, how: wrote.how, ...attached, ...(sent.error ? { error: sent.error } : {}) };

@@ -94,19 +94,19 @@ const ARGS = {
 };
 
 /** The generator's record on a page (its top window holds it, also for the iframe structure). */
-const gen = (/** @type {import('playwright-core').Page} */ page) => page.evaluate(() => {
+export const gen = (/** @type {import('playwright-core').Page} */ page) => page.evaluate(() => {
   const g = /** @type {any} */ (window).__gen;
   return g ? { ready: !!g.ready, received: [...g.received], sends: g.sends.map((/** @type {any} */ s) => ({ ...s })), decoys: g.decoys.map((/** @type {any} */ d) => ({ ...d })), dialogs: g.dialogs.length, done: [...g.done], finals: g.finals, streaming: !!g.streaming, conv: g.conv } : null;
 });
 
 /** A trusted click where the page says a person would click `name`. */
-async function press(/** @type {import('playwright-core').Page} */ page, /** @type {string} */ name) {
+export async function press(/** @type {import('playwright-core').Page} */ page, /** @type {string} */ name) {
   const at = await until(() => page.evaluate((n) => /** @type {any} */ (window).__gen.point(n), name), { timeoutMs: 10_000, what: `the page's ${name} control` });
   await page.mouse.click(at.x, at.y);
 }
 
 /** The tab's chat as the side panel names it (its tab, its URL now). */
-async function chatOf(/** @type {any} */ rig, /** @type {import('playwright-core').Page} */ page) {
+export async function chatOf(/** @type {any} */ rig, /** @type {import('playwright-core').Page} */ page) {
   const tabs = await rig.ext.sw.evaluate(async (/** @type {string} */ u) => (await chrome.tabs.query({})).filter((t) => t.url === u).map((t) => t.id), page.url());
   return { tabId: Math.max(...tabs), url: page.url() };
 }

@@ -804,7 +804,14 @@ fn regenerated(what: &str, first: &str, streaming: bool, together: bool, last: &
 /// the render is the reply being written, not the old reply it repeats, and it ends once.
 #[test]
 fn a_regenerated_reply_re_rendered_with_the_old_reply_s_text_stays_the_new_reply() {
-    for streaming in [true, false] {
+    // What the reply showed while it streamed: its final text, or another render of it.
+    let gutter = rendered(&format!("1\n2\n3\n4\n{CODE_LINES}"));
+    for (streaming, streamed) in [
+        (true, CODE),
+        (false, CODE),
+        (true, gutter.as_str()),
+        (false, gutter.as_str()),
+    ] {
         let mut tab = Tab::new("load-1");
         fresh_reply(&mut tab);
         tab.look(&[user(1), same(2), user(3), a(4, CODE)], true);

@@ -1,6 +1,6 @@
 //! `cargo xtask`: MCP Relay's build automation, one small Rust binary instead of shell scripts.
 //!
-//! Commands: `setup`, `build`, `codegen`, `test`, `demo`, `bench`, `dist`, `fuzz`, `conformance`,
+//! Commands: `setup`, `build`, `codegen`, `test`, `demo`, `bench`, `dist`, `fuzz`, `conformance`, `sweep`,
 //! `install-host`.
 //! Every command that needs tools runs `setup` first; setup is idempotent and checks before it
 //! installs, so a second run is a no-op in seconds.
@@ -43,6 +43,9 @@ commands:
                mutation rounds and property tests on stable Rust, a new seed each round
                (`fuzz --libfuzzer`: the cargo-fuzz target)
   conformance  run the official MCP client conformance suite (prints `N passed, N failed`)
+  sweep        the tool loop on generated chat pages (tests/fixtures/generated), N random seeds
+               (`--seeds N`, default 200; `--seed S` repeatable; `--jobs J` pages at a time)
+               with a table per dimension value in target/sweep/summary.md
   install-host register the native messaging host (local stdio servers) with Chrome and Chromium
                for the current user (idempotent; `--uninstall` removes it)
 ";
@@ -75,6 +78,7 @@ fn main() -> ExitCode {
             .and_then(|()| build::dist(&x)),
         "fuzz" => fuzz::fuzz(&x, rest),
         "conformance" => test::conformance(&x),
+        "sweep" => test::sweep(&x, rest),
         "install-host" => host::install_host(&x, rest),
         "-h" | "--help" | "help" => {
             print!("{USAGE}");

@@ -318,6 +318,31 @@ pub fn demo(x: &Xtask, args: &[String]) -> Result<()> {
     run(&mut c)
 }
 
+/// `sweep [--seeds N] [--seed S]… [--jobs J]`: the generated-page loop (tests/generated) on N
+/// random seeds (default 200) or the given ones, with the table per dimension value; fails
+/// when a page failed (its seed is printed, to keep among the test's regression seeds).
+pub fn sweep(x: &Xtask, args: &[String]) -> Result<()> {
+    let mut rest = args.iter();
+    while let Some(flag) = rest.next() {
+        let ok = matches!(flag.as_str(), "--seeds" | "--seed" | "--jobs")
+            && rest.next().is_some_and(|v| v.parse::<u64>().is_ok());
+        if !ok {
+            return Err("usage: cargo xtask sweep [--seeds N] [--seed S]... [--jobs J]".into());
+        }
+    }
+    crate::setup::setup(x)?;
+    crate::build::build(x)?;
+    build_demo_server(x)?;
+    step("sweep: the tool loop on generated chat pages (tests/generated/sweep.mjs)");
+    run(cmd("node")
+        .arg(x.path("tests/generated/sweep.mjs"))
+        .args(args)
+        .current_dir(&x.root)
+        .env("RELAY_ROOT", &x.root)
+        .env("RELAY_TARGET", x.target())
+        .env("RELAY_DEMO_SERVER", demo_server_path(x)))
+}
+
 /// The official client conformance suite (`tests/interop/conformance.test.mjs`, which runs
 /// `@modelcontextprotocol/conformance` under npm's Node 22 against `tests/conformance/client.mjs`).
 /// Prints `N passed, N failed`; fails when a scenario fails or when nothing ran (a missing

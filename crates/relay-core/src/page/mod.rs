@@ -662,6 +662,17 @@ impl Page {
         }) {
             return Found::Here(i);
         }
+        // Its final render in a new element (a table drawn, a gutter), the same content give
+        // or take a few characters: still the reply being written.
+        if let Some(i) = self.turns.iter().rposition(|t| {
+            gone(&t)
+                && writing(t)
+                && (t.text.as_deref()).is_some_and(|old| {
+                    related(old, text) || render::same_reply(&render::content(old), &new)
+                })
+        }) {
+            return Found::Here(i);
+        }
         if let Some(i) = self.turns.iter().position(|t| gone(&t) && t.hash == h) {
             return Found::Here(i);
         }
