@@ -118,7 +118,10 @@ export interface Namespace {
     allRoots(): (Document | ShadowRoot)[];
     parentOf(n: Node): Element | null;
     containsDeep(outer: Element, inner: Element): boolean;
+    nearComposer(t: Element): boolean;
+    composerText(input: HTMLElement): string;
     expectChip(text: string): void;
+    chipPending(): boolean;
     openRoot(el: Element): ShadowRoot | null;
     deepText(el: Element, skip?: readonly string[]): string;
     readable(el: HTMLElement): HTMLElement;

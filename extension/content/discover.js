@@ -210,8 +210,14 @@
       return composerSignals(el) * 1_000_000 + shape;
     };
     candidates.sort((a, b) => score(b) - score(a));
+    if (candidates[0]) lastComposer = candidates[0];
+    // A composer the page locks while a reply streams (read-only, contenteditable=false) is
+    // still where the composer is: the transcript is never found in it.
+    else if (lastComposer && lastComposer.isConnected && dom.visible(lastComposer)) return lastComposer;
     return candidates[0] || null;
   }
+  /** @type {HTMLElement | null} */
+  let lastComposer = null;
 
   const EDITOR_WORD = /prosemirror|tiptap|ql-editor|lexical|cm-content|editor|composer|chat-?input|prompt/i;
   const NOT_EDITOR_WORD = /fallback|ssr|clipboard|sr-only|visually-hidden|hidden|search|title|rename/i;
@@ -375,6 +381,8 @@
   function expectChip(text) {
     inChip = { text };
   }
+  /** Whether text we wrote as an attachment chip waits in the composer. */
+  const chipPending = () => !!inChip;
   document.addEventListener('keydown', (ev) => {
     if (ev.key === 'Enter' && !ev.shiftKey && !ev.isComposing && editableTarget(ev)) snapshotComposer();
   }, true);
@@ -382,13 +390,22 @@
     const t = ev.composedPath()[0];
     if (!(t instanceof Element) || ours(t)) return;
     if (t.closest(BUTTONS)) { snapshotComposer(); return; }
-    // A send control that is no button at all (a styled div with a click handler): any click
-    // beside the composer, within a few ancestors of it.
-    const input = findComposer();
-    let box = input ? parentOf(input) : null;
-    for (let i = 0; i < 3 && box && box !== document.body; i++) box = parentOf(box);
-    if (box && box !== document.body && containsDeep(box, t)) snapshotComposer();
+    // A send control that is no button at all (a styled div with a click handler).
+    if (nearComposer(t)) snapshotComposer();
   }, true);
+
+  /**
+   * Whether an element sits beside the composer (within a few of its ancestors, not in it):
+   * where a send control is, whatever it is made of.
+   * @param {Element} t
+   */
+  function nearComposer(t) {
+    const input = findComposer();
+    if (!input || containsDeep(input, t)) return false;
+    let box = parentOf(input);
+    for (let i = 0; i < 3 && box && box !== document.body; i++) box = parentOf(box);
+    return !!box && box !== document.body && containsDeep(box, t);
+  }
   // A form's submit (a hidden submit button, requestSubmit) sends what the composer holds.
   document.addEventListener('submit', () => snapshotComposer(), true);
 
@@ -884,5 +901,5 @@
     return { input, send, turns, how, submitted: submitted.length };
   }
 
-  NS.discover = { expectChip, queryDeep, allRoots, parentOf, openRoot, containsDeep, deepText, readable, findComposer, findSend, assistantTurns, userTurns, noteSubmitted, isSubmitted, report, labelOf, turnOf };
+  NS.discover = { expectChip, chipPending, nearComposer, composerText, queryDeep, allRoots, parentOf, openRoot, containsDeep, deepText, readable, findComposer, findSend, assistantTurns, userTurns, noteSubmitted, isSubmitted, report, labelOf, turnOf };
 })();

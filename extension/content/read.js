@@ -302,9 +302,30 @@
       if (!editable) return;
     } else {
       const send = dom.findSend(dom.findInput());
-      if (!send || !(send === target || send.contains(target))) return;
+      if (!send || !(send === target || send.contains(target))) {
+        // A control nothing names as send (an icon without a name, a styled div): the click
+        // sent the message when the composer lets go of its text right after it.
+        if (NS.discover && NS.discover.nearComposer(target)) sentWhenEmptied();
+        return;
+      }
     }
     noteSubmit();
+  }
+
+  /** Notes a send once the composer, which holds text now, is emptied (checked for a second). */
+  function sentWhenEmptied() {
+    const input = dom.findInput();
+    const d = NS.discover;
+    if (!input || !d) return;
+    // Our text waiting as an attachment chip: the editor shows nothing to let go of.
+    if (d.chipPending()) { noteSubmit(); return; }
+    if (!d.composerText(input)) return;
+    let tries = 0;
+    const look = () => {
+      if (!d.composerText(input)) noteSubmit();
+      else if (++tries < 5) setTimeout(look, 200);
+    };
+    setTimeout(look, 100);
   }
 
   /** Starts watching the page; the first look shows the core what is already there. */
