@@ -145,6 +145,17 @@
    */
   const linesOf = (s) => s.replace(/\r\n?/g, '\n').split('\n').map((l) => l.replace(/\s+/g, ' ').trim()).filter(Boolean);
 
+  /**
+   * Whether every line of `w` is a line of `h`, in order (other lines between them allowed).
+   * @param {string[]} h
+   * @param {string[]} w
+   */
+  const inOrder = (h, w) => {
+    let k = 0;
+    for (let i = 0; i < h.length && k < w.length; i++) if (h[i] === w[k]) k++;
+    return k === w.length;
+  };
+
   /** A line without the markdown marks an editor renders away (list bullets, code fences). @param {string} l */
   const unmark = (l) => (/^(`{3,}|~{3,})/.test(l) ? '' : l.replace(/^([-*+]|\d+[.)])\s+/, ''));
 
@@ -166,8 +177,9 @@
     };
     if (within(have, want)) return null;
     // An editor with markdown input rules shows "- item" as a list item and a fenced block as
-    // a code block (its serialiser gives the marks back): every line there, marks aside.
-    if (within(have.map(unmark).filter(Boolean), want.map(unmark).filter(Boolean))) return null;
+    // a code block with a language label (its serialiser gives the marks back): every line
+    // there in order, marks aside.
+    if (inOrder(have.map(unmark).filter(Boolean), want.map(unmark).filter(Boolean))) return null;
     const joined = have.join(' ');
     if (joined.includes(want.join(' ')) || joined.replace(/ /g, '').includes(want.join('').replace(/ /g, ''))) {
       // Every word arrived: count the breaks between meant lines that are not breaks here.

@@ -35,6 +35,11 @@ pub const CORE_DEPENDENCIES: &[&str] = &[
 /// The longest a source file may be.
 pub const MAX_LINES: usize = 900;
 
+/// Files with a budget of their own, and why: the generic adapter's discovery finds composer,
+/// send control and turns from signals those searches share (the composer bounds the
+/// transcript, the turns bound the send search), so it stays one part (issue 30 sets it).
+pub const OWN_BUDGETS: &[(&str, usize)] = &[("extension/content/discover.js", 1_000)];
+
 /// The most lines relay-wasm's `src/` may have in all: the worker's edge is bindings and
 /// conversions (ARCHITECTURE.md, "Line budget").
 pub const WORKER_LINES: usize = 1_200;
@@ -123,11 +128,14 @@ pub fn core_dependencies(path: &str, manifest: &str) -> Vec<Violation> {
 /// A source file is at most [`MAX_LINES`] lines.
 pub fn file_length(path: &str, text: &str) -> Vec<Violation> {
     let lines = text.lines().count();
-    if lines > MAX_LINES {
+    let max = (OWN_BUDGETS.iter())
+        .find(|(p, _)| *p == path)
+        .map_or(MAX_LINES, |(_, n)| *n);
+    if lines > max {
         return vec![violation(
             "file-length",
             path,
-            format!("{lines} lines, over {MAX_LINES}: split it by topic"),
+            format!("{lines} lines, over {max}: split it by topic"),
         )];
     }
     Vec::new()
