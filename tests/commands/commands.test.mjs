@@ -140,6 +140,20 @@ test('cargo xtask conformance: the official client suite passes and prints its t
   }
 });
 
+test('cargo xtask sweep: the loop on the given generated pages, with the table per dimension value', { timeout: 600_000 }, async () => {
+  const bad = await xtask(['sweep', '--seeds', 'many'], { timeoutMs: 120_000 });
+  assert.notEqual(bad.code, 0);
+  assert.match(bad.stderr, /usage: cargo xtask sweep/);
+  const r = await xtask(['sweep', '--seed', '391', '--seed', '2', '--jobs', '2'], { timeoutMs: 580_000 });
+  ok(r, 'cargo xtask sweep');
+  assert.match(r.stdout, /^ok {3}seed 391 /m);
+  assert.match(r.stdout, /^ok {3}seed 2 /m);
+  assert.match(r.stdout, /2 of 2 seeds passed \(100\.0%\)/);
+  assert.match(r.stdout, /\| sendKey \| ctrl-enter \| 1 \| 1 \| — \|/);
+  const summary = readFileSync(join(TARGET, 'sweep/summary.md'), 'utf8');
+  assert.match(summary, /\| dimension \| value \| pages \| passed \| first failure \|/);
+});
+
 test('cargo xtask fuzz: random seeded rounds for FUZZ_SECONDS, on stable Rust', { timeout: 600_000 }, async () => {
   const bad = await xtask(['fuzz'], { env: { FUZZ_SECONDS: 'soon' }, timeoutMs: 120_000 });
   assert.notEqual(bad.code, 0);
