@@ -825,7 +825,7 @@ fn a_regenerated_reply_re_rendered_with_the_old_reply_s_text_stays_the_new_reply
             .reports;
         tab.wait(100);
         live.extend(
-            tab.look(&[user(1), same(2), user(3), a(20, CODE)], streaming)
+            tab.look(&[user(1), same(2), user(3), a(20, streamed)], streaming)
                 .reports,
         );
         tab.wait(20);
