@@ -315,9 +315,10 @@
     // Reasoning blocks as chat UIs build them: a collapsible <details>, or a block named for
     // thinking or reasoning. A call drafted there is never the reply's.
     thinking: ['details', '[class*="think" i]', '[class*="reasoning" i]', '[class*="thought" i]', '[data-testid*="think" i]'],
-    // Inside a reply, what a disclosure control folds (the element after an aria-expanded
-    // toggle): reasoning and drafts sit there, collapsed once the answer comes.
-    folded: ['[aria-expanded] + *'],
+    // Inside a reply, a disclosure: its control (whose label changes as it folds: "Thinking…",
+    // then "Thought for 3 s") and what it folds (the element after it): reasoning and drafts
+    // sit there, collapsed once the answer comes.
+    folded: ['[aria-expanded]', '[aria-expanded] + *'],
     files: { input: ['input[type="file"]'], drop: [], preview: [] },
     maxText: 20000,
   };

@@ -247,7 +247,69 @@
       if (!exact && root.querySelectorAll(s).length > 50) continue;
       return full;
     }
-    return null;
+    return structural(el, exact, avoid, hops);
+  }
+
+  /**
+   * A selector for `el` within its root by structure, where nothing of its own names it (every
+   * class hashed, no attributes): the path of child steps from its nearest ancestor that a
+   * stable selector names alone (or from the root).
+   * @param {Element} el
+   */
+  function pathTo(el) {
+    const root = /** @type {ParentNode} */ (el.getRootNode());
+    /** @type {string[]} */
+    const steps = [];
+    for (let cur = /** @type {Element | null} */ (el); cur; cur = cur.parentElement) {
+      if (cur !== el) {
+        const named = ownSelectors(cur).slice(0, -1).find((s) => root.querySelectorAll(s).length === 1);
+        if (named) { steps.unshift(named); break; }
+      }
+      const here = cur;
+      const same = here.parentElement ? [...here.parentElement.children].filter((c) => c.localName === here.localName) : [here];
+      steps.unshift(same.length > 1 ? `${CSS.escape(here.localName)}:nth-of-type(${same.indexOf(here) + 1})` : CSS.escape(here.localName));
+    }
+    return steps.join(' > ');
+  }
+
+  // Elements whose kind alone says something of a turn (what a reply holds and a user's turn
+  // seldom does), for `:has()` where no attribute tells the turns apart.
+  const TELLING = ['pre', 'table', 'ul', 'ol', 'img', 'math', 'code', 'button', 'svg'];
+
+  /**
+   * The structural selector of `el`: exact, its path; a turn, the children of its parent's
+   * path with its tag, told from the user's turns (`avoid`) by something it holds
+   * (`:has(…)`): an attribute of a descendant, or a telling element. Of those that match it
+   * and none of `avoid`, the one that matches the most turns.
+   * @param {Element} el
+   * @param {boolean} exact
+   * @param {Element[]} avoid
+   * @param {string[]} hops the shadow hosts' selectors above el
+   * @returns {string | null}
+   */
+  function structural(el, exact, avoid, hops) {
+    const d = /** @type {NonNullable<typeof NS.discover>} */ (NS.discover);
+    /** @param {string} s */
+    const hits = (s) => { try { return d.queryDeep([...hops, s].join(' >>> ')); } catch { return []; } };
+    if (exact) {
+      const path = pathTo(el);
+      const found = hits(path);
+      return found.length === 1 && found[0] === el ? [...hops, path].join(' >>> ') : null;
+    }
+    const parent = el.parentElement;
+    if (!parent) return null;
+    const base = `${pathTo(parent)} > ${CSS.escape(el.localName)}`;
+    const inner = new Set(avoid.length ? [] : [base]);
+    const all = [...el.querySelectorAll('*')].slice(0, 400);
+    for (const x of all) for (const s of ownSelectors(x).slice(0, -1)) inner.add(`${base}:has(${s})`);
+    for (const tag of TELLING) if (all.some((x) => x.localName === tag)) inner.add(`${base}:has(${tag})`);
+    let best = null, most = 0;
+    for (const s of inner) {
+      const found = hits(s);
+      if (!found.includes(/** @type {HTMLElement} */ (el)) || avoid.some((a) => found.includes(/** @type {HTMLElement} */ (a)))) continue;
+      if (found.length > most) { best = s; most = found.length; }
+    }
+    return best ? [...hops, best].join(' >>> ') : null;
   }
 
   async function finish() {
@@ -257,7 +319,14 @@
     const { input, send, assistant } = picked;
     // The user's turns beside the picked reply: same tag, holding none of the reply's text.
     const siblings = assistant.parentNode ? [...assistant.parentNode.children].filter((c) => c !== assistant && c.localName === assistant.localName) : [];
-    const users = /** @type {HTMLElement[]} */ (siblings.filter((s) => !ownSelectors(assistant).slice(0, -1).some((sel) => s.matches(sel))));
+    // Where the reply has selectors of its own, a sibling none of them matches (a user's turn
+    // that looks like the replies is matched by them: the core then refuses the adapter and
+    // says why); where nothing of its own names it (hashed classes), the siblings that show
+    // what the user sent.
+    const distinctive = ownSelectors(assistant).slice(0, -1);
+    const users = /** @type {HTMLElement[]} */ (siblings.filter((s) => (distinctive.length
+      ? !distinctive.some((sel) => s.matches(sel))
+      : d.isSubmitted(d.deepText(s)))));
     const inputSel = selectorFor(input, true);
     const sendSel = selectorFor(send, true);
     let replySel = selectorFor(assistant, false, users);

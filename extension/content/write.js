@@ -528,8 +528,8 @@
       }
       return left();
     };
-    // The keys chats send with, tried in turn only while the editor still holds the whole
-    // text: Enter, and where Enter only made a new line, Ctrl/Cmd+Enter.
+    // Without a send control, the keys chats send with, tried in turn only while the editor
+    // still holds the whole text: Enter, and where Enter only made a new line, Ctrl/Cmd+Enter.
     const mac = /Mac|iPhone|iPad/.test(navigator.platform || '');
     const keys = [{}, mac ? { metaKey: true } : { ctrlKey: true }];
     const press = (/** @type {KeyboardEventInit} */ mods) => {
@@ -539,15 +539,19 @@
         input.dispatchEvent(new KeyboardEvent(type, { key: 'Enter', code: 'Enter', keyCode: 13, which: 13, bubbles: true, cancelable: true, composed: true, ...mods }));
       }
     };
-    if (clicked && await wait(3000)) return { submitted: true };
+    // A click the page took without sending (it refused the send, its own dialog asks) is
+    // never followed by keys: the message could leave twice.
+    /** Not sent: the page's own question where it asks one, else the result waits in the input. */
+    const notSent = () => ({ submitted: false, error: dom.dialogOpen()
+      ? t('sendHeldByPage', 'The page is asking something before it sends (a dialog of its own): answer it there, then press Send')
+      : t('resultNotSent', 'The result is in the input, not sent — press Send') });
+    if (clicked) return (await wait(5000)) ? { submitted: true } : notSent();
     for (const mods of keys) {
       if (!alnum(editorText(input)).includes(tail) || dom.dialogOpen()) break;
       press(mods);
       if (await wait(2500)) return { submitted: true };
     }
-    if (await wait(2500)) return { submitted: true };
-    if (dom.dialogOpen()) return { submitted: false, error: t('sendHeldByPage', 'The page is asking something before it sends (a dialog of its own): answer it, then press Send') };
-    return { submitted: false, error: t('resultNotSent', 'The result is in the input, not sent — press Send') };
+    return (await wait(2500)) ? { submitted: true } : notSent();
   }
 
   /** @param {string} b64 */
