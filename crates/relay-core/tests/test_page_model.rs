@@ -716,7 +716,7 @@ fn re_rendered(case: &str, text: &str, when: When) {
 #[test]
 fn a_regenerated_reply_is_new_and_an_older_branch_shown_again_is_the_reply_it_was() {
     let other = CODE.replace("Sure, adding them.", "Of course: the sum.");
-    let cases: [(&str, &str, bool, bool, &str); 5] = [
+    let cases: [(&str, &str, bool, bool, &str); 6] = [
         ("streamed anew, same text", "Sure", true, false, CODE),
         ("streamed anew, other text", "Of", true, false, &other),
         ("streamed anew in the same look", "Sure", true, true, CODE),
@@ -728,6 +728,13 @@ fn a_regenerated_reply_is_new_and_an_older_branch_shown_again_is_the_reply_it_wa
             CODE,
         ),
         ("streamed anew, no signal", "Sure", false, false, CODE),
+        (
+            "streamed anew, long first look, no signal",
+            &CODE[..30],
+            false,
+            false,
+            CODE,
+        ),
     ];
     for (what, first, streaming, together, last) in cases {
         regenerated(what, first, streaming, together, last);

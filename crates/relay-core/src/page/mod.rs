@@ -21,7 +21,9 @@
 //!   grow (only text after its own does). But where the page writes a reply (the last turn,
 //!   while the site's signal shows), a new element showing less than a reply that had ended
 //!   is a reply written anew (Regenerate, streamed from its start): a new turn whose calls
-//!   run once more. An older branch shown again (‹ 1/2 ›) is the reply it was: nothing runs.
+//!   run once more; without any signal, so is one showing under nine tenths of it (a reply
+//!   shown again shows all of it). A reply being written whose element is replaced is that
+//!   reply before any older one whose text its new render repeats. An older branch shown again (‹ 1/2 ›) is the reply it was: nothing runs.
 //!   Never a list position alone. A reload keeps the ids of the turns it shows again (matched
 //!   by text), so their calls keep their cards.
 //! - **Old or live.** What a page shows when it is first seen (a load, another conversation)
@@ -652,8 +654,12 @@ impl Page {
         let writing = |t: &Turn| matches!(t.state, TurnState::Live | TurnState::Undecided);
         let gone = |t: &&Turn| t.handle.is_none() && t.site_id.is_none();
         let new = render::content(text);
-        // Less text than a reply that had ended, where the page writes one: written anew.
-        let again = |t: &Turn, old: &[char]| !anew || writing(t) || new.len() >= old.len();
+        // Less text than a reply that had ended, where the page writes one: written anew. Without
+        // a signal, much less of it (under nine tenths) is too: a reply shown again shows all
+        // of it, a regenerated one starts over.
+        let again = |t: &Turn, old: &[char]| {
+            writing(t) || new.len() >= old.len() || (!anew && new.len() * 10 >= old.len() * 9)
+        };
         // A reply being written, re-rendered per token: its new element extends its text. First:
         // a regenerated reply that ends with its old text again is the one being written, not
         // the old reply it repeats.
