@@ -119,6 +119,7 @@ export interface Namespace {
     parentOf(n: Node): Element | null;
     containsDeep(outer: Element, inner: Element): boolean;
     nearComposer(t: Element): boolean;
+    stopShown(stop: RegExp): boolean;
     composerText(input: HTMLElement): string;
     expectChip(text: string): void;
     chipPending(): boolean;

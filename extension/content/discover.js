@@ -395,6 +395,29 @@
   }, true);
 
   /**
+   * Whether a control beside the composer (within a few of its ancestors, across open shadow
+   * roots) shows a label `stop` matches: a reply is being written.
+   * @param {RegExp} stop
+   */
+  function stopShown(stop) {
+    const input = findComposer();
+    if (!input) return false;
+    let box = parentOf(input);
+    for (let i = 0; i < 3 && box && parentOf(box) && parentOf(box) !== document.body; i++) box = parentOf(box);
+    if (!box) return false;
+    /** @type {(Element | ShadowRoot)[]} */
+    const scopes = [box];
+    for (const r of allRoots()) if (r instanceof ShadowRoot && containsDeep(box, r.host)) scopes.push(r);
+    for (const sc of scopes) {
+      for (const b of sc.querySelectorAll(BUTTONS)) {
+        const label = labelOf(b);
+        if (label && stop.test(label) && !dom.SEND_LABEL.test(label) && dom.visible(/** @type {HTMLElement} */ (b)) && !ours(b)) return true;
+      }
+    }
+    return false;
+  }
+
+  /**
    * Whether an element sits beside the composer (within a few of its ancestors, not in it):
    * where a send control is, whatever it is made of.
    * @param {Element} t
@@ -901,5 +924,5 @@
     return { input, send, turns, how, submitted: submitted.length };
   }
 
-  NS.discover = { expectChip, chipPending, nearComposer, composerText, queryDeep, allRoots, parentOf, openRoot, containsDeep, deepText, readable, findComposer, findSend, assistantTurns, userTurns, noteSubmitted, isSubmitted, report, labelOf, turnOf };
+  NS.discover = { expectChip, chipPending, nearComposer, stopShown, composerText, queryDeep, allRoots, parentOf, openRoot, containsDeep, deepText, readable, findComposer, findSend, assistantTurns, userTurns, noteSubmitted, isSubmitted, report, labelOf, turnOf };
 })();

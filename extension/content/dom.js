@@ -189,8 +189,8 @@
   // What an editable box is (discovery's composers, the teach picker's input).
   const EDITABLE = 'textarea, [contenteditable="true"], [contenteditable=""], [contenteditable="plaintext-only"], input[type="text"], input:not([type])';
   // Labels of send buttons, in the languages of Chrome's top UI locales (en, zh, ja, ko, es, fr,
-  // de, pt, ru, it).
-  const SEND_LABEL = /\b(send|submit|ask|run)\b|发送|提交|发出|傳送|送出|送信|プロンプトを送信|보내기|전송|제출|\benviar\b|\benvoyer\b|\bsoumettre\b|\b(ab)?senden\b|\babschicken\b|отправить|отправка|\binvia(re)?\b/i;
+  // de, pt, ru, it, ar, hi, tr).
+  const SEND_LABEL = /\b(send|submit|ask|run)\b|إرسال|ارسال|أرسل|भेजें|भेजना|g[öo]nder|发送|提交|发出|傳送|送出|送信|プロンプトを送信|보내기|전송|제출|\benviar\b|\benvoyer\b|\bsoumettre\b|\b(ab)?senden\b|\babschicken\b|отправить|отправка|\binvia(re)?\b/i;
   // What shares the send button's place and is never clicked for a send (in those languages
   // too): stop (where Send and Stop are one button), voice and dictation (an empty composer's
   // button), attach, copy, edit, menus and the like.
@@ -234,9 +234,18 @@
     return !!btn && !matchesAny(btn, state.adapter.disabled);
   }
 
+  // Labels of a control that stops a reply being written, in those languages.
+  const STOP_LABEL = /\bstop|停止|中止|중지|\bdetener\b|\barr[êe]ter\b|stopp|\bparar\b|interrompi|остановить|إيقاف|توقف|रोक|durdur/i;
+
+  /**
+   * Whether a reply is being written: the adapter's stop control shows, or, for the generic
+   * adapter, a control beside the composer whose label says stop (Send turned Stop, a Stop
+   * above the input), in any of the languages above.
+   */
   function isStreaming() {
     const stop = first(state.adapter.stop);
-    return !!stop && visible(stop);
+    if (stop && visible(stop)) return true;
+    return state.adapter === Sites.GENERIC && !!ns.discover && ns.discover.stopShown(STOP_LABEL);
   }
 
   /**

