@@ -124,17 +124,8 @@
    */
   function replyText(el) {
     const skip = [...(state.adapter.thinking || []), ...(state.adapter.folded || [])];
-    if (NS.discover && NS.discover.openRoot(el)) return NS.discover.deepText(el, skip);
-    let text = el.innerText || '';
-    for (const sel of skip) {
-      let inner;
-      try { inner = el.querySelectorAll(sel); } catch { continue; }
-      for (const t of inner) {
-        const tt = /** @type {HTMLElement} */ (t).innerText || '';
-        if (tt) text = text.replace(tt, '');
-      }
-    }
-    return text;
+    // Through its open shadow root where it renders into one (discover.js reads those).
+    return NS.discover ? NS.discover.deepText(el, skip) : el.innerText || '';
   }
 
   /**
