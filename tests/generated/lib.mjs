@@ -150,7 +150,11 @@ export async function runSeed(rig, seed, { delay = 4 } = {}) {
   const real = (/** @type {any} */ a) => a.a === 2 && a.b === b;
   const before = { real: rig.proxy.count('add', real), draft: rig.proxy.count('add', ARGS.draft), old: rig.proxy.count('add', ARGS.old) };
   try {
-    await page.goto(`${rig.site.origin}/?seed=${seed}&delay=${delay}&b=${b}`);
+    // A regenerated reply streams as a person sees one stream: at 4 ms a token it appears whole
+    // in the look after the click, as a re-render of the old reply would, which the page
+    // model takes for the reply it was (its documented limit without a streaming signal).
+    const pace = dims.conversation === 'regenerate' || dims.conversation === 'branch-back' ? Math.max(delay, 12) : delay;
+    await page.goto(`${rig.site.origin}/?seed=${seed}&delay=${pace}&b=${b}`);
     await until(async () => (await gen(page))?.ready, { what: 'the generated page built' });
     await page.locator('mcp-relay-ui[data-state="ready"][data-adapter="generic"]').waitFor({ state: 'attached', timeout: 15_000 });
     let sends = 0;

@@ -18,6 +18,18 @@ const count = Number(opt('--seeds', '200'));
 const jobs = Math.max(1, Number(opt('--jobs', '2')));
 const seeds = given.length ? given : Array.from({ length: count }, () => randomInt(1, 2 ** 31 - 1));
 
+const dir = join(TARGET, 'sweep');
+mkdirSync(dir, { recursive: true });
+/** The summary of the seeds run so far (written after each page, so a long sweep cut short still tells). */
+function summarize() {
+  const passed = results.filter((r) => r.ok).length;
+  const summary = `${passed} of ${results.length} seeds passed (${(100 * passed / Math.max(1, results.length)).toFixed(1)}%) in ${Math.round((Date.now() - started) / 1000)} s, ${jobs} at a time`;
+  const md = `${summary}\n\n${table(results)}\n\nFailing seeds: ${results.filter((r) => !r.ok).map((r) => `${r.seed} (${r.failures[0]})`).join('; ') || 'none'}\n`;
+  writeFileSync(join(dir, 'summary.md'), md);
+  writeFileSync(join(dir, 'summary.json'), JSON.stringify(results, null, 1));
+  return { passed, md };
+}
+
 const rig = await startGenRig();
 /** @type {Awaited<ReturnType<typeof runSeed>>[]} */
 const results = [];
@@ -28,6 +40,7 @@ async function worker() {
     const seed = seeds[next++];
     const r = await runSeed(rig, seed);
     results.push(r);
+    summarize();
     console.log(`${r.ok ? 'ok  ' : 'FAIL'} seed ${seed} (${r.ms} ms) ${Object.entries(r.dims).map(([d, v]) => `${d}=${v}`).join(' ')}${r.ok ? '' : `\n     ${r.failures.join('\n     ')}`}`);
   }
 }
@@ -36,12 +49,6 @@ try {
 } finally {
   await rig.close();
 }
-const passed = results.filter((r) => r.ok).length;
-const summary = `${passed} of ${results.length} seeds passed (${(100 * passed / Math.max(1, results.length)).toFixed(1)}%) in ${Math.round((Date.now() - started) / 1000)} s, ${jobs} at a time`;
-const md = `${summary}\n\n${table(results)}\n\nFailing seeds: ${results.filter((r) => !r.ok).map((r) => `${r.seed} (${r.failures[0]})`).join('; ') || 'none'}\n`;
-const dir = join(TARGET, 'sweep');
-mkdirSync(dir, { recursive: true });
-writeFileSync(join(dir, 'summary.md'), md);
-writeFileSync(join(dir, 'summary.json'), JSON.stringify(results, null, 1));
+const { passed, md } = summarize();
 console.log(`\n${md}`);
 process.exit(passed === results.length ? 0 : 1);
