@@ -864,3 +864,73 @@ fn a_regenerated_reply_re_rendered_with_the_old_reply_s_text_stays_the_new_reply
         );
     }
 }
+
+/// A reply seen part way while it streams as raw markdown (its fence shown), whose element the
+/// page then replaces by a final render showing all of it at once, drawn differently (the
+/// fence hidden, a code block's header and gutter): the render is the reply being written —
+/// the first reply of a conversation, and a regenerated one that a render of the old reply
+/// would otherwise match (the sweep's seed 906301858).
+#[test]
+fn a_reply_caught_part_way_then_replaced_by_a_different_final_render_is_that_reply() {
+    let part = &CODE[..CODE.find("\"add\"").unwrap()];
+    let drawn = CODE
+        .replace("```json\n", "json\nCopy code\n1\n2\n3\n4\n")
+        .replace("\n```", "");
+    for (streaming, regenerate) in [(true, false), (false, false), (true, true), (false, true)] {
+        let case = format!("streaming={streaming} regenerate={regenerate}");
+        let mut tab = Tab::new("load-1");
+        fresh_reply(&mut tab);
+        let mut old = None;
+        if regenerate {
+            tab.look(&[user(1), same(2), user(3), a(4, CODE)], true);
+            tab.wait(100);
+            tab.look(&[user(1), same(2), user(3), a(5, &drawn)], false);
+            tab.wait(SETTLE_MS);
+            tab.look(&[user(1), same(2), user(3), same(5)], false);
+            assert_eq!(
+                tab.states(),
+                [TurnState::History, TurnState::Done],
+                "{case}"
+            );
+            old = Some(tab.ids()[1].clone());
+            tab.look(&[user(1), same(2), user(3)], streaming);
+            tab.wait(50);
+        }
+        let mut live = tab
+            .look(
+                &[user(1), same(2), user(3), a(20, "Sure, adding")],
+                streaming,
+            )
+            .reports;
+        tab.wait(100);
+        live.extend(
+            tab.look(&[user(1), same(2), user(3), a(20, part)], streaming)
+                .reports,
+        );
+        tab.wait(30);
+        live.extend(
+            tab.look(&[user(1), same(2), user(3), a(21, &drawn)], streaming)
+                .reports,
+        );
+        tab.wait(SETTLE_MS);
+        live.extend(
+            tab.look(&[user(1), same(2), user(3), same(21)], false)
+                .reports,
+        );
+        let ids = tab.ids();
+        assert_eq!(ids.len(), if regenerate { 3 } else { 2 }, "{case}: {ids:?}");
+        let new = ids.last().unwrap();
+        assert_ne!(Some(new), old.as_ref(), "{case}");
+        assert_eq!(tab.states().last(), Some(&TurnState::Done), "{case}");
+        assert!(
+            live.iter().all(|r| &r.message_id == new && !r.history),
+            "{case}: {live:?}"
+        );
+        assert_eq!(
+            live.iter().filter(|r| r.done).count(),
+            1,
+            "{case}: {live:?}"
+        );
+        assert_eq!(tab.page.text_of(new), Some(drawn.as_str()), "{case}");
+    }
+}

@@ -365,7 +365,8 @@ impl Page {
         // Known replies shown by a new element (a re-render, a re-mount).
         let mut remounted: Vec<usize> = Vec::new();
         for s in &seen {
-            let known = self.find(s, &before, first, anew == Some(s.h));
+            let last = obs.turns.last().is_some_and(|t| t.h == s.h);
+            let known = self.find(s, &before, first, anew == Some(s.h), last);
             let idx = match known {
                 Found::Here(i) => {
                     if self.turns[i].handle != Some(s.h) {
@@ -630,7 +631,15 @@ impl Page {
 
     /// The known reply a seen turn is: by handle, site id, or text (see the module doc). `anew`:
     /// the page says this element is being written now, so it shows no reply that had ended.
-    fn find(&mut self, s: &TurnSeen, before: &[Turn], first: bool, anew: bool) -> Found {
+    /// `last`: the element is the page's last turn, where a reply is written.
+    fn find(
+        &mut self,
+        s: &TurnSeen,
+        before: &[Turn],
+        first: bool,
+        anew: bool,
+        last: bool,
+    ) -> Found {
         if let Some(i) = self.turns.iter().position(|t| t.handle == Some(s.h)) {
             return Found::Here(i);
         }
@@ -678,6 +687,20 @@ impl Page {
                 })
         }) {
             return Found::Here(i);
+        }
+        // Its final render at the page's last place, caught part way and drawn differently
+        // (markdown rendered at its end: a fence hidden, a code block's header): still the
+        // reply being written when it starts the same way. (A reply being written whose
+        // element left is the newest one: a newer reply would have ended it.)
+        if last {
+            if let Some(i) = self.turns.iter().rposition(|t| {
+                gone(&t)
+                    && writing(t)
+                    && (t.text.as_deref())
+                        .is_some_and(|old| render::starts_alike(&render::content(old), &new))
+            }) {
+                return Found::Here(i);
+            }
         }
         if let Some(i) = self.turns.iter().position(|t| gone(&t) && t.hash == h) {
             return Found::Here(i);

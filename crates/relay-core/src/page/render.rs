@@ -48,6 +48,18 @@ pub fn same_reply(a: &[char], b: &[char]) -> bool {
         && is_subsequence(short, long)
 }
 
+/// How many characters two renders of one reply begin with alike, at least (fewer where a
+/// text is shorter), for [`starts_alike`].
+pub const START_CHARS: usize = 8;
+
+/// Whether two contents ([`content`]) begin the same way: the first [`START_CHARS`] characters
+/// (all of the shorter one's, when it has fewer), none empty. What a reply's render and a
+/// later, fuller render of it share when the later one draws its markdown differently.
+pub fn starts_alike(a: &[char], b: &[char]) -> bool {
+    let n = START_CHARS.min(a.len()).min(b.len());
+    n > 0 && a[..n] == b[..n]
+}
+
 /// Whether `short` is `long` with some characters left out (one pass over `long`).
 fn is_subsequence(short: &[char], long: &[char]) -> bool {
     let mut rest = short.iter().peekable();
