@@ -72,6 +72,8 @@ export async function startGenRig() {
   const serverId = (await call({ type: 'servers/add', server: { name: 'demo', url: proxy.url } })).id;
   await call({ type: 'tools/policy', serverId, tool: 'add', policy: 'allow' });
   await call({ type: 'sites/add', origin: site.origin, adapter: 'generic' });
+  // A person pastes into an editor that takes nothing else (editor=ce-paste).
+  await ext.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.origin });
   await until(() => ext.sw.evaluate(async (/** @type {string} */ id) => (await chrome.scripting.getRegisteredContentScripts()).some((r) => r.id === id), 'custom:' + site.origin),
     { what: `content script for ${site.origin}` });
   return {
@@ -103,6 +105,39 @@ export const gen = (/** @type {import('playwright-core').Page} */ page) => page.
 export async function press(/** @type {import('playwright-core').Page} */ page, /** @type {string} */ name) {
   const at = await until(() => page.evaluate((n) => /** @type {any} */ (window).__gen.point(n), name), { timeoutMs: 10_000, what: `the page's ${name} control` });
   await page.mouse.click(at.x, at.y);
+}
+
+// The system clipboard is the browser's, shared by the pages a sweep runs at once: one paste at
+// a time, each held until the page shows what it pasted.
+let clipboard = Promise.resolve();
+
+/**
+ * Text entered into the composer as a person enters it on this page: typed, or pasted (a real
+ * Ctrl+V) where the editor's model takes pastes only.
+ * @param {import('playwright-core').Page} page
+ * @param {Record<string, string>} dims
+ * @param {string} text
+ */
+async function enter(page, dims, text) {
+  await press(page, 'composer');
+  if (dims.editor !== 'ce-paste') { await page.keyboard.type(text); return; }
+  const run = clipboard.then(async () => {
+    await page.evaluate((t) => navigator.clipboard.writeText(t), text);
+    await page.keyboard.press('ControlOrMeta+V');
+    await until(async () => (await Promise.all(page.frames().map((f) => f.evaluate(focusedText).catch(() => '')))).some((t) => t.includes(text)),
+      { timeoutMs: 5_000, what: 'the pasted text in the composer' });
+  });
+  clipboard = run.catch(() => {});
+  await run;
+}
+
+/** The text of the element that has the focus in a frame, through open shadow roots (runs in the page). */
+function focusedText() {
+  /** @type {any} */
+  let a = document.activeElement;
+  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+  if (!a || a === document.body || a.localName === 'iframe') return '';
+  return typeof a.value === 'string' ? a.value : a.innerText || '';
 }
 
 /** The tab's chat as the side panel names it (its tab, its URL now). */
@@ -159,8 +194,7 @@ export async function runSeed(rig, seed, { delay = 4 } = {}) {
     await page.locator('mcp-relay-ui[data-state="ready"][data-adapter="generic"]').waitFor({ state: 'attached', timeout: 15_000 });
     let sends = 0;
     if (dims.conversation === 'newchat') {
-      await press(page, 'composer');
-      await page.keyboard.type('Hello there');
+      await enter(page, dims, 'Hello there');
       await press(page, 'send');
       await until(async () => (await gen(page))?.done.length >= 1, { timeoutMs: 20_000, what: 'the greeting answered' });
       sends += 1;
