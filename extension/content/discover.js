@@ -14,7 +14,8 @@
 //   author attributes, message words, reply and user controls, the submitted text, the
 //   alternation of turns), one element per turn, a reply read from its rendered body; where
 //   those tell nothing, the repeated siblings among which the user's submitted text appears,
-//   or the turn whose text grows after a send, and the turns with its attributes.
+//   or the turn whose text grows after a send, and the turns with its attributes (where all
+//   turns look alike, the user's is the one the send made appear, a file card for a paste).
 // Every search crosses open shadow roots (web components); closed ones are the page's own.
 // Selectors may name shadow hops with ` >>> ` ("host >>> inner" = inner inside host's open
 // shadow root), the form "Teach this page" saves for such pages.
@@ -322,33 +323,66 @@
   const submitted = [];
   /** @param {string} text */
   function noteSubmitted(text) {
-    const lines = text.split('\n').map((l) => dom.norm(l)).filter((l) => l.length >= 4);
-    if (!lines.length) return;
-    const head = lines[0].slice(0, 60);
-    const tail = lines[lines.length - 1].slice(-40);
-    if (submitted.some((s) => s.head === head && s.tail === tail)) return;
-    submitted.push({ head, tail });
-    if (submitted.length > 20) submitted.shift();
+    if (!remember(text)) return;
     structure = null; // a new anchor: look again
     watchGrowth();
   }
+  /**
+   * Keeps a text a user turn shows among the submitted ones; false when it was known already
+   * or has no line long enough to be known by.
+   * @param {string} text
+   */
+  function remember(text) {
+    const lines = text.split('\n').map((l) => dom.norm(l)).filter((l) => l.length >= 4);
+    if (!lines.length) return false;
+    const head = lines[0].slice(0, 60);
+    const tail = lines[lines.length - 1].slice(-40);
+    if (submitted.some((s) => s.head === head && s.tail === tail)) return false;
+    submitted.push({ head, tail });
+    if (submitted.length > 20) submitted.shift();
+    return true;
+  }
 
   // After a send, the reply is the turn whose text grows: count, for a while, where the page's
-  // text changes (bounded: GROWTH_MS after the send, our UI and the composer excluded).
+  // text changes (bounded: GROWTH_MS after the send, our UI and the composer excluded), and
+  // which elements appeared since (the user's turn for the send among them).
   const GROWTH_MS = 30_000;
   /** @type {Map<Element, number>} */
   let growth = new Map();
+  /** @type {WeakSet<Node>} */
+  let appeared = new WeakSet();
   let growthUntil = 0;
   const growthObserver = new MutationObserver((records) => {
     if (Date.now() > growthUntil) { growthObserver.disconnect(); return; }
     for (const r of records) {
       if (r.type !== 'characterData' && !r.addedNodes.length) continue;
+      for (const n of r.addedNodes) appeared.add(n);
+      if (r.removedNodes.length) carryGrowth(r);
       const el = r.target.nodeType === Node.ELEMENT_NODE ? /** @type {Element} */ (r.target) : r.target.parentElement;
       if (el && !ours(el)) growth.set(el, (growth.get(el) || 0) + 1);
     }
   });
+  /**
+   * A page that renders a reply once more when it ends (a fresh element in place of the one
+   * that streamed) took the growth away with the old element: the element that took its place
+   * carries it on, so the reply is still found after a stream too quick to be looked at.
+   * @param {MutationRecord} r
+   */
+  function carryGrowth(r) {
+    const into = [...r.addedNodes].find((n) => n instanceof Element);
+    const gone = /** @type {Element[]} */ ([...r.removedNodes].filter((n) => n instanceof Element));
+    if (!into || !gone.length) return;
+    let carried = 0;
+    for (const [el, n] of growth) {
+      if (el.isConnected || !gone.some((g) => containsDeep(g, el))) continue;
+      carried += n;
+      growth.delete(el);
+    }
+    if (carried) growth.set(/** @type {Element} */ (into), (growth.get(/** @type {Element} */ (into)) || 0) + carried);
+  }
   function watchGrowth() {
     growth = new Map();
+    appeared = new WeakSet();
     growthUntil = Date.now() + GROWTH_MS;
     growthObserver.disconnect();
     for (const r of allRoots()) {
@@ -471,14 +505,21 @@
     return best;
   }
 
+  // A few changes are not a stream.
+  const FEW_CHANGES = 2;
+
   /**
    * The turn list found by growth: the turn holding the element whose text changed most since
-   * the send, when its attributes tell it from the other turns (else it could be the user's:
-   * unsure, and the page says so).
+   * the send, when its attributes tell it from the other turns. Where all turns look alike,
+   * the user's turn is the one that appeared before it at the send and never grew (a page
+   * that shows a long paste as a file card, or folds the message): what that turn shows is
+   * kept as what the send shows, and the list is read as one found from a user turn. Else it
+   * could be the user's: unsure, and the page says so.
    * @param {HTMLElement | null} composer
+   * @returns {{parent: Element | ShadowRoot, tag: string, sig?: string} | null}
    */
   function findByGrowth(composer) {
-    let top = null, most = 2; // a few changes are not a stream
+    let top = null, most = FEW_CHANGES;
     for (const [el, n] of growth) {
       if (!el.isConnected || (composer && (containsDeep(el, composer) || containsDeep(composer, el)))) continue;
       if (n > most) { most = n; top = el; }
@@ -488,8 +529,26 @@
     const parent = /** @type {Element | ShadowRoot} */ (turn.parentNode);
     const mine = sig(turn);
     const same = turnsOf(parent, turn.localName);
-    if (!same.some((t) => sig(t) !== mine)) return null;
-    return { parent, tag: turn.localName, sig: mine };
+    if (same.some((t) => sig(t) !== mine)) return { parent, tag: turn.localName, sig: mine };
+    const user = sentTurn(same, turn);
+    if (!user) return null;
+    remember(deepText(user));
+    return isSubmitted(deepText(user)) || !hasContent(user) ? { parent, tag: turn.localName } : null;
+  }
+
+  /**
+   * The turn the page showed for the send: the nearest before the reply's among those that
+   * appeared since the send, which did not grow.
+   * @param {HTMLElement[]} same the turns of the reply's list
+   * @param {Element} reply
+   */
+  function sentTurn(same, reply) {
+    for (let i = same.indexOf(/** @type {HTMLElement} */ (reply)) - 1; i >= 0 && appeared.has(same[i]); i--) {
+      let changes = 0;
+      for (const [el, n] of growth) if (containsDeep(same[i], el)) changes += n;
+      if (changes <= FEW_CHANGES) return same[i];
+    }
+    return null;
   }
   let lastSearch = 0;
 
