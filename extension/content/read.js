@@ -76,12 +76,21 @@
     scheduleScan();
   }
 
-  /** @param {number} [delay] */
+  /** When the scheduled look runs (ms since the epoch). */
+  let scanDue = 0;
+  /**
+   * A look in `delay` ms, or sooner where one is due sooner: a change the page shows is looked
+   * at within SCAN_INTERVAL_MS even while a later look waits (the core's rescan of a reply's
+   * end, a trailing look), or a reply written meanwhile would be read only when it is whole.
+   * @param {number} [delay]
+   */
   function scheduleScan(delay = SCAN_INTERVAL_MS) {
+    const due = Date.now() + delay;
     if (scanTimer) {
-      if (delay > 0) return;
+      if (scanDue <= due) return;
       clearTimeout(scanTimer);
     }
+    scanDue = due;
     scanTimer = setTimeout(() => { scanTimer = null; scan(); }, delay);
   }
 

@@ -934,3 +934,64 @@ fn a_reply_caught_part_way_then_replaced_by_a_different_final_render_is_that_rep
         assert_eq!(tab.page.text_of(new), Some(drawn.as_str()), "{case}");
     }
 }
+
+/// Regenerate in the reply's own element: the page empties the ended reply's element (or
+/// shows only a thinking block, which is no reply text) and writes the new reply into it (the
+/// sweep's seed 394910863). The element now shows a reply written anew, whose calls run once;
+/// the old reply keeps its calls.
+#[test]
+fn a_reply_regenerated_in_its_own_element_is_a_new_reply() {
+    for (streaming, first) in [(true, ""), (false, ""), (true, "Sure"), (false, "Sure")] {
+        let case = format!("streaming={streaming} first={first:?}");
+        let mut tab = Tab::new("load-1");
+        fresh_reply(&mut tab);
+        tab.look(&[user(1), same(2), user(3), a(4, CODE)], true);
+        tab.wait(100);
+        tab.look(&[user(1), same(2), user(3), same(4)], false);
+        assert_eq!(
+            tab.states(),
+            [TurnState::History, TurnState::Done],
+            "{case}"
+        );
+        let old = tab.ids()[1].clone();
+        let mut live = tab
+            .look(&[user(1), same(2), user(3), a(4, first)], streaming)
+            .reports;
+        tab.wait(100);
+        live.extend(
+            tab.look(
+                &[user(1), same(2), user(3), a(4, "Sure, adding")],
+                streaming,
+            )
+            .reports,
+        );
+        tab.wait(100);
+        live.extend(
+            tab.look(&[user(1), same(2), user(3), a(4, CODE)], streaming)
+                .reports,
+        );
+        tab.wait(SETTLE_MS);
+        live.extend(
+            tab.look(&[user(1), same(2), user(3), same(4)], false)
+                .reports,
+        );
+        let ids = tab.ids();
+        assert_eq!(ids.len(), 3, "{case}: {ids:?}");
+        assert_eq!(ids[1], old, "{case}");
+        assert_eq!(
+            tab.states(),
+            [TurnState::History, TurnState::Done, TurnState::Done],
+            "{case}"
+        );
+        assert!(
+            live.iter().all(|r| r.message_id == ids[2] && !r.history),
+            "{case}: {live:?}"
+        );
+        assert_eq!(
+            live.iter().filter(|r| r.done).count(),
+            1,
+            "{case}: {live:?}"
+        );
+        assert_eq!(tab.page.text_of(&ids[2]), Some(CODE), "{case}");
+    }
+}

@@ -22,8 +22,11 @@
 //!   while the site's signal shows), a new element showing less than a reply that had ended
 //!   is a reply written anew (Regenerate, streamed from its start): a new turn whose calls
 //!   run once more; without any signal, so is one showing under nine tenths of it (a reply
-//!   shown again shows all of it). A reply being written whose element is replaced is that
-//!   reply before any older one whose text its new render repeats. An older branch shown again (‹ 1/2 ›) is the reply it was: nothing runs.
+//!   shown again shows all of it); and so is the page's last element when it shows, in
+//!   place, that much less of the reply it showed once that reply ended (Regenerate in the
+//!   reply's own element). A reply being written whose element is replaced is that
+//!   reply before any older one whose text its new render repeats, also where the page's
+//!   last element shows more of it at once, drawn differently, beginning alike. An older branch shown again (‹ 1/2 ›) is the reply it was: nothing runs.
 //!   Never a list position alone. A reload keeps the ids of the turns it shows again (matched
 //!   by text), so their calls keep their cards.
 //! - **Old or live.** What a page shows when it is first seen (a load, another conversation)
@@ -163,6 +166,22 @@ pub struct Turn {
 }
 
 impl Turn {
+    /// Whether its element, at the page's last place, now shows a reply written anew rather
+    /// than more or another render of this one: it had ended, and the element's whole text is
+    /// less of it than it showed (with `anew`, the site's signal that the element is being
+    /// written, any less; without, under nine tenths, as for a new element in [`Page::find`]).
+    fn written_anew(&self, s: &TurnSeen, anew: bool) -> bool {
+        let (Some(old), Some(text), None) = (self.text.as_deref(), s.text.as_deref(), s.at) else {
+            return false;
+        };
+        if !matches!(self.state, TurnState::Done | TurnState::History) || rendered_again(old, text)
+        {
+            return false;
+        }
+        let (old, new) = (render::content(old), render::content(text));
+        new.len() < old.len() && (anew || new.len() * 10 < old.len() * 9)
+    }
+
     fn set_text(&mut self, text: String, now: u64) {
         self.utf16 = utf16_len(&text);
         self.hash = hash_more(HASH_START, &text);
@@ -641,6 +660,13 @@ impl Page {
         last: bool,
     ) -> Found {
         if let Some(i) = self.turns.iter().position(|t| t.handle == Some(s.h)) {
+            if last && self.turns[i].written_anew(s, anew) {
+                // Regenerate in the reply's own element: the element shows a new reply now;
+                // the old one left (its calls stay its own).
+                self.turns[i].handle = None;
+                self.turns[i].left_at = self.seen_at;
+                return Found::New;
+            }
             return Found::Here(i);
         }
         if let Some(site) = &s.id {
