@@ -55,28 +55,33 @@
     // A scan asks several times in a row: walk the page at most every ROOTS_TTL_MS.
     const now = Date.now();
     if (rootsCache && now - rootsCache.at < ROOTS_TTL_MS && rootsCache.roots.every((r) => r instanceof Document || r.host.isConnected)) return rootsCache.roots;
-    const roots = walkRoots();
+    const roots = /** @type {(Document | ShadowRoot)[]} */ (walkRoots(document));
     rootsCache = { at: now, roots };
     return roots;
   }
   const ROOTS_TTL_MS = 100;
 
-  /** @returns {(Document | ShadowRoot)[]} */
-  function walkRoots() {
-    /** @type {(Document | ShadowRoot)[]} */
-    const out = [document];
+  /**
+   * `from` and the open shadow roots in it (its own too), depth first, bounded.
+   * @param {Document | Element} from
+   * @returns {(Document | Element | ShadowRoot)[]}
+   */
+  function walkRoots(from) {
+    /** @type {(Document | Element | ShadowRoot)[]} */
+    const out = [from];
+    const meet = (/** @type {Element} */ el) => {
+      const sr = el.shadowRoot;
+      if (!sr || sr.mode !== 'open') return;
+      out.push(sr);
+      if (!watchedRoots.has(sr)) {
+        watchedRoots.add(sr);
+        rootObserver.observe(sr, { childList: true, subtree: true });
+      }
+    };
+    if (from instanceof Element) meet(from);
     for (let i = 0; i < out.length && out.length < 2000; i++) {
       const walker = document.createTreeWalker(out[i], NodeFilter.SHOW_ELEMENT);
-      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-        const sr = /** @type {Element} */ (n).shadowRoot;
-        if (sr && sr.mode === 'open') {
-          out.push(sr);
-          if (!watchedRoots.has(sr)) {
-            watchedRoots.add(sr);
-            rootObserver.observe(sr, { childList: true, subtree: true });
-          }
-        }
-      }
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) meet(/** @type {Element} */ (n));
     }
     return out;
   }
@@ -347,6 +352,7 @@
   // text changes (bounded: GROWTH_MS after the send, our UI and the composer excluded), and
   // which elements appeared since (the user's turn for the send among them).
   const GROWTH_MS = 30_000;
+  const GROWTH_WATCH = { childList: true, subtree: true, characterData: true };
   /** @type {Map<Element, number>} */
   let growth = new Map();
   /** @type {WeakSet<Node>} */
@@ -356,7 +362,11 @@
     if (Date.now() > growthUntil) { growthObserver.disconnect(); return; }
     for (const r of records) {
       if (r.type !== 'characterData' && !r.addedNodes.length) continue;
-      for (const n of r.addedNodes) appeared.add(n);
+      for (const n of r.addedNodes) {
+        appeared.add(n);
+        // A turn that renders into its own shadow root grows there, out of the document's sight.
+        if (n instanceof Element) for (const root of walkRoots(n)) if (root instanceof ShadowRoot) growthObserver.observe(root, GROWTH_WATCH);
+      }
       if (r.removedNodes.length) carryGrowth(r);
       const el = r.target.nodeType === Node.ELEMENT_NODE ? /** @type {Element} */ (r.target) : r.target.parentElement;
       if (el && !ours(el)) growth.set(el, (growth.get(el) || 0) + 1);
@@ -369,25 +379,19 @@
    * @param {MutationRecord} r
    */
   function carryGrowth(r) {
-    const into = [...r.addedNodes].find((n) => n instanceof Element);
+    const into = /** @type {Element | undefined} */ ([...r.addedNodes].find((n) => n instanceof Element));
     const gone = /** @type {Element[]} */ ([...r.removedNodes].filter((n) => n instanceof Element));
     if (!into || !gone.length) return;
-    let carried = 0;
-    for (const [el, n] of growth) {
-      if (el.isConnected || !gone.some((g) => containsDeep(g, el))) continue;
-      carried += n;
-      growth.delete(el);
-    }
-    if (carried) growth.set(/** @type {Element} */ (into), (growth.get(/** @type {Element} */ (into)) || 0) + carried);
+    let carried = growth.get(into) || 0;
+    for (const [el, n] of growth) if (!el.isConnected && gone.some((g) => containsDeep(g, el))) { carried += n; growth.delete(el); }
+    if (carried) growth.set(into, carried);
   }
   function watchGrowth() {
     growth = new Map();
     appeared = new WeakSet();
     growthUntil = Date.now() + GROWTH_MS;
     growthObserver.disconnect();
-    for (const r of allRoots()) {
-      growthObserver.observe(r instanceof Document ? (r.body || r.documentElement) : r, { childList: true, subtree: true, characterData: true });
-    }
+    for (const r of allRoots()) growthObserver.observe(r instanceof Document ? (r.body || r.documentElement) : r, GROWTH_WATCH);
   }
   /** @param {string} text */
   const isSubmitted = (text) => {
