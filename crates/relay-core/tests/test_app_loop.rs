@@ -683,3 +683,52 @@ fn a_reply_re_rendered_with_a_gutter_runs_its_call_once_and_a_regenerated_one_on
     assert_eq!(tab.started.len(), 2, "{:?}", tab.started);
     assert_eq!(tab.app.ledger.calls.len(), 2);
 }
+
+/// A chat app in a frame of the tab: a reload replaces every frame, and the frame's old page
+/// (never looked at again) is gone once the tab's top document looks anew; the tab's view is
+/// then the new frame's, not a reply the old one left live for ever (the sweep's seeds
+/// 217521995 and 1542969659).
+#[test]
+fn a_reload_takes_the_frames_of_the_old_document_with_it() {
+    let mut app = app_with(auto(), Some(ToolPolicy::Allow));
+    let top = |page: &str| Observation {
+        page: page.into(),
+        conversation: Some("1".into()),
+        pattern: true,
+        ..Observation::default()
+    };
+    let _ = app.observe((7, 0), URL, &top("top-1"), 1_000);
+    let mut framed = look(&[(2, Some("old answer"))], false);
+    framed.page = "frame-1".into();
+    let _ = app.observe((7, 3), URL, &framed, 1_010);
+    framed.submitted = true;
+    framed.turns.push(TurnSeen {
+        h: 9,
+        text: Some("Sure, I am writing".into()),
+        ..TurnSeen::default()
+    });
+    let _ = app.observe((7, 3), URL, &framed, 1_100);
+    let view = app.page_view(7).expect("a view");
+    assert_eq!(
+        view.turns.last().map(|t| t.state),
+        Some(relay_core::page::TurnState::Live)
+    );
+    // The reload: the top document looks first, then the frame's new document (another
+    // frame id), which finds no turns yet.
+    let _ = app.observe((7, 0), URL, &top("top-2"), 1_200);
+    assert_eq!(
+        app.page_view(7).map(|v| v.turns.len()),
+        Some(0),
+        "the old frame's page is gone"
+    );
+    let mut again = top("frame-2");
+    again.turns = Vec::new();
+    let _ = app.observe((7, 4), URL, &again, 1_250);
+    let view = app.page_view(7).expect("a view");
+    assert!(view.turns.is_empty(), "{view:?}");
+    // A frame that keeps looking is no old frame: the top's next look keeps it.
+    let _ = app.observe((7, 0), URL, &top("top-2"), 1_300);
+    let _ = app.observe((7, 4), URL, &look(&[(2, Some("old answer"))], false), 1_310);
+    let _ = app.observe((7, 0), URL, &top("top-2"), 1_400);
+    assert_eq!(app.page_view(7).map(|v| v.turns.len()), Some(1));
+}

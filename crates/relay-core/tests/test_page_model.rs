@@ -995,3 +995,31 @@ fn a_reply_regenerated_in_its_own_element_is_a_new_reply() {
         assert_eq!(tab.page.text_of(&ids[2]), Some(CODE), "{case}");
     }
 }
+
+/// A reply being written whose element leaves and nothing shows it again (a branch switched
+/// away, a render nothing recognises) ends once its text has been still for [`SETTLE_MS`]:
+/// its calls are answered, and the page is looked at again until then (the sweep's seed
+/// 618306420 kept such a reply live for ever).
+#[test]
+fn a_reply_whose_element_left_for_good_ends() {
+    let mut tab = Tab::new("load-1");
+    fresh_reply(&mut tab);
+    tab.look(&[user(1), same(2), user(3), a(4, CODE)], false);
+    assert_eq!(tab.states(), [TurnState::History, TurnState::Live]);
+    tab.wait(100);
+    let out = tab.look(&[user(1), same(2), user(3)], false);
+    assert!(live_reports(&out).is_empty(), "{:?}", out.reports);
+    assert_eq!(
+        out.rescan_ms,
+        Some(SETTLE_MS),
+        "looked at again when it would end"
+    );
+    tab.wait(SETTLE_MS - 1);
+    let out = tab.look(&[user(1), same(2), user(3)], false);
+    assert_eq!(tab.states(), [TurnState::History, TurnState::Live]);
+    assert_eq!(out.rescan_ms, Some(1));
+    tab.wait(1);
+    let out = tab.look(&[user(1), same(2), user(3)], false);
+    assert_eq!(tab.states(), [TurnState::History, TurnState::Done]);
+    assert_eq!(live_reports(&out), [(true, "unchanged")]);
+}

@@ -67,15 +67,19 @@ pub fn page_key(tab: i64, frame: i64) -> String {
     format!("{tab}/{frame}")
 }
 
-/// The other tabs' pages on one conversation URL.
+/// The other tabs' pages on one conversation URL (a tab's own frames are not other tabs: a
+/// frame a reload replaced stays behind, showing what the tab showed).
 struct Others<'a> {
     pages: &'a BTreeMap<String, Page>,
     url: &'a str,
+    /// The observing tab's key prefix (`"7/"`).
+    tab: &'a str,
 }
 
 impl OtherTabs for Others<'_> {
     fn shows(&self, site_id: Option<&str>, text: &str) -> bool {
-        (self.pages.values()).any(|p| p.url == self.url && p.shows(site_id, text))
+        (self.pages.iter())
+            .any(|(k, p)| !k.starts_with(self.tab) && p.url == self.url && p.shows(site_id, text))
     }
 }
 
@@ -92,6 +96,13 @@ impl App {
         let url = url.split('#').next().unwrap_or(url);
         let key = page_key(tab, frame);
         let mut page = self.pages.remove(&key).unwrap_or_default();
+        if frame == 0 && page.instance != obs.page {
+            // The tab's top document loaded anew: it replaced every frame of the tab, so the
+            // pages of its frames that were not seen since are gone (never looked at again, a
+            // frame's page would show the tab's old turns for ever).
+            let prefix = format!("{tab}/");
+            (self.pages).retain(|k, p| !k.starts_with(&prefix) || p.seen_at >= now_ms);
+        }
         let outcome = page.observe(
             obs,
             url,
@@ -99,6 +110,7 @@ impl App {
             &Others {
                 pages: &self.pages,
                 url,
+                tab: &format!("{tab}/"),
             },
         );
         let chat = chat_key(tab, url);
@@ -177,13 +189,14 @@ impl App {
         (answer, effects)
     }
 
-    /// A tab's page as the core sees it: of its frames, the one that shows the most replies.
+    /// A tab's page as the core sees it: of its frames that show replies, the one seen last
+    /// (a frame a reload replaced stays behind until pruned, never looked at again).
     pub fn page_view(&self, tab: i64) -> Option<PageView> {
         let prefix = format!("{tab}/");
         let page = (self.pages.iter())
             .filter(|(k, _)| k.starts_with(&prefix))
             .map(|(_, p)| p)
-            .max_by_key(|p| p.turns.len())?;
+            .max_by_key(|p| (!p.turns.is_empty(), p.seen_at))?;
         Some(PageView {
             url: page.url.clone(),
             quiet: page.quiet,

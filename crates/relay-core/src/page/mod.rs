@@ -625,9 +625,17 @@ impl Page {
         let newest_shown = (order.iter().copied())
             .filter(|&i| self.turns[i].state != TurnState::History)
             .max();
+        // So has one whose element left and has not come back for [`SETTLE_MS`] (a branch
+        // switched, a render nothing recognised): its text is still, as far as anyone can see.
         for (i, turn) in self.turns.iter_mut().enumerate() {
             let writing = matches!(turn.state, TurnState::Live | TurnState::Undecided);
-            if turn.handle.is_some() || !writing || newest_shown.is_none_or(|n| n < i) {
+            if turn.handle.is_some() || !writing {
+                continue;
+            }
+            let away = now.saturating_sub(turn.left_at);
+            if newest_shown.is_none_or(|n| n < i) && away < SETTLE_MS {
+                let next = SETTLE_MS - away;
+                out.rescan_ms = Some(out.rescan_ms.map_or(next, |m: u64| m.min(next)));
                 continue;
             }
             out.changed = true;
