@@ -697,9 +697,16 @@ fn a_reload_takes_the_frames_of_the_old_document_with_it() {
         pattern: true,
         ..Observation::default()
     };
-    let _ = app.observe((7, 0), URL, &top("top-1"), 1_000);
     let mut framed = look(&[(2, Some("old answer"))], false);
     framed.page = "frame-1".into();
+    let _ = app.observe((7, 3), URL, &framed, 990);
+    // The top document's first look, after the frame's: no reload, the frame stays.
+    let _ = app.observe((7, 0), URL, &top("top-1"), 1_000);
+    assert_eq!(
+        app.page_view(7).map(|v| v.turns.len()),
+        Some(1),
+        "the frame's page stays"
+    );
     let _ = app.observe((7, 3), URL, &framed, 1_010);
     framed.submitted = true;
     framed.turns.push(TurnSeen {

@@ -96,10 +96,11 @@ impl App {
         let url = url.split('#').next().unwrap_or(url);
         let key = page_key(tab, frame);
         let mut page = self.pages.remove(&key).unwrap_or_default();
-        if frame == 0 && page.instance != obs.page {
-            // The tab's top document loaded anew: it replaced every frame of the tab, so the
-            // pages of its frames that were not seen since are gone (never looked at again, a
-            // frame's page would show the tab's old turns for ever).
+        if frame == 0 && !page.instance.is_empty() && page.instance != obs.page {
+            // The tab's top document loaded anew (a reload, not its first look): it replaced
+            // every frame of the tab, so the pages of its frames that were not seen since are
+            // gone (never looked at again, a frame's page would show the tab's old turns for
+            // ever).
             let prefix = format!("{tab}/");
             (self.pages).retain(|k, p| !k.starts_with(&prefix) || p.seen_at >= now_ms);
         }
