@@ -159,6 +159,20 @@ async function userSend(/** @type {import('playwright-core').Page} */ page, /** 
   }
 }
 
+/**
+ * Waits until the extension is ready in every frame of the site, the app's own frame too
+ * (structure=iframe): its first look at the page then precedes the person's first message,
+ * which it would otherwise take for a conversation shown at load.
+ * @param {any} rig
+ * @param {import('playwright-core').Page} page
+ * @param {string} [also] more of the selector of our UI's host
+ */
+async function extensionReady(rig, page, also = '') {
+  for (const f of page.frames().filter((fr) => fr.url().startsWith(rig.site.origin))) {
+    await f.locator(`mcp-relay-ui[data-state="ready"]${also}`).waitFor({ state: 'attached', timeout: 15_000 });
+  }
+}
+
 /** Waits until the core has looked at the page and decided every turn it shows. */
 async function settled(/** @type {any} */ rig, /** @type {any} */ chat, /** @type {import('playwright-core').Page} */ page) {
   await until(async () => {
@@ -191,7 +205,7 @@ export async function runSeed(rig, seed, { delay = 4 } = {}) {
     const pace = dims.conversation === 'regenerate' || dims.conversation === 'branch-back' ? Math.max(delay, 12) : delay;
     await page.goto(`${rig.site.origin}/?seed=${seed}&delay=${pace}&b=${b}`);
     await until(async () => (await gen(page))?.ready, { what: 'the generated page built' });
-    await page.locator('mcp-relay-ui[data-state="ready"][data-adapter="generic"]').waitFor({ state: 'attached', timeout: 15_000 });
+    await extensionReady(rig, page, '[data-adapter="generic"]');
     let sends = 0;
     if (dims.conversation === 'newchat') {
       await enter(page, dims, 'Hello there');
@@ -225,7 +239,7 @@ export async function runSeed(rig, seed, { delay = 4 } = {}) {
     } else if (dims.conversation === 'reload') {
       await page.reload();
       await until(async () => (await gen(page))?.ready, { what: 'the page built again' });
-      await page.locator('mcp-relay-ui[data-state="ready"]').waitFor({ state: 'attached', timeout: 15_000 });
+      await extensionReady(rig, page);
       await settled(rig, chat, page);
     } else if (dims.conversation === 'old') {
       const conv = (await gen(page))?.conv;
