@@ -687,7 +687,9 @@ fn a_reply_re_rendered_with_a_gutter_runs_its_call_once_and_a_regenerated_one_on
 /// A chat app in a frame of the tab: a reload replaces every frame, and the frame's old page
 /// (never looked at again) is gone once the tab's top document looks anew; the tab's view is
 /// then the new frame's, not a reply the old one left live for ever (the sweep's seeds
-/// 217521995 and 1542969659).
+/// 217521995 and 1542969659). What writes into the chat goes to the frame showing it (seed
+/// 1167418369: the portal's top page answered first that it had no input, and the result,
+/// written and sent by the chat's frame, was written again after every answer).
 #[test]
 fn a_reload_takes_the_frames_of_the_old_document_with_it() {
     let mut app = app_with(auto(), Some(ToolPolicy::Allow));
@@ -707,6 +709,8 @@ fn a_reload_takes_the_frames_of_the_old_document_with_it() {
         Some(1),
         "the frame's page stays"
     );
+    // What writes goes to the frame showing the chat, never to the portal's top page.
+    assert_eq!(app.chat_frame(7), Some(3));
     let _ = app.observe((7, 3), URL, &framed, 1_010);
     framed.submitted = true;
     framed.turns.push(TurnSeen {
@@ -727,6 +731,11 @@ fn a_reload_takes_the_frames_of_the_old_document_with_it() {
         app.page_view(7).map(|v| v.turns.len()),
         Some(0),
         "the old frame's page is gone"
+    );
+    assert_eq!(
+        app.chat_frame(7),
+        None,
+        "no frame shows the chat yet: every frame is asked"
     );
     let mut again = top("frame-2");
     again.turns = Vec::new();

@@ -56,8 +56,17 @@ fn client_errors_carry_their_kinds_details_and_cause() {
             ErrorKind::Rpc, vec![], Some(ErrorCause::NoFeature),
         ),
         (
+            // An offline server says what happened and what to do in every language.
             ClientError::Connection { url: "http://127.0.0.1:9/mcp".into(), message: "refused".into() },
-            ErrorKind::Connection, vec!["http://127.0.0.1:9/mcp"], None,
+            ErrorKind::Connection, vec!["http://127.0.0.1:9/mcp"], Some(ErrorCause::Unreachable),
+        ),
+        (
+            ClientError::RetriesExhausted {
+                method: "tools/list".into(),
+                attempts: 3,
+                last: Box::new(ClientError::Connection { url: "http://127.0.0.1:9/mcp".into(), message: "Failed to fetch".into() }),
+            },
+            ErrorKind::RetriesExhausted, vec!["3"], Some(ErrorCause::Unreachable),
         ),
         (ClientError::Timeout { method: "tools/list".into(), after_ms: 30_000 }, ErrorKind::Timeout, vec!["30"], None),
         (ClientError::Timeout { method: "tools/list".into(), after_ms: 1_500 }, ErrorKind::Timeout, vec!["1.5"], None),

@@ -40,8 +40,15 @@ pub trait Host: Sized + 'static {
     async fn write(&self, area: Area, key: &str, value: &Value) -> Result<(), ErrorBody>;
     /// Removes keys from a storage area.
     async fn remove(&self, area: Area, keys: &[String]) -> Result<(), ErrorBody>;
-    /// Sends a message to a tab's content script and returns its answer.
-    async fn to_tab(&self, tab: i64, message: &TabMessage) -> Result<Value, ErrorBody>;
+    /// Sends a message to a tab's content script and returns its answer: the one in `frame`
+    /// (Chrome's frame id), or, without one, in every frame of the tab (the first answer
+    /// counts).
+    async fn to_tab(
+        &self,
+        tab: i64,
+        frame: Option<i64>,
+        message: &TabMessage,
+    ) -> Result<Value, ErrorBody>;
     /// Makes the Origin rules these servers need ([`super::origin_rules_update`]).
     async fn origin_rules(&self, servers: &[ServerConfig]) -> Result<(), ErrorBody>;
     /// Gives back the host permission of an origin nothing uses any more (a removed chat site,

@@ -212,6 +212,19 @@ impl App {
         })
     }
 
+    /// The frame of a tab that shows its chat: of the frames whose pages show replies, the one
+    /// seen last (`None`: none shows any yet; a message then goes to every frame, and the one
+    /// holding a composer answers). Messages that write go there only: another frame of the
+    /// tab (a portal's top page around a chat app's frame) answering first that it has no
+    /// input would make a written result look unwritten, and written again.
+    pub fn chat_frame(&self, tab: i64) -> Option<i64> {
+        let prefix = format!("{tab}/");
+        (self.pages.iter())
+            .filter(|(k, p)| k.starts_with(&prefix) && !p.turns.is_empty())
+            .max_by_key(|(_, p)| p.seen_at)
+            .and_then(|(k, _)| k[prefix.len()..].parse().ok())
+    }
+
     /// The pages as they are stored (session storage: a worker restart keeps them).
     pub fn pages_to_store(&self) -> serde_json::Value {
         serde_json::to_value(&self.pages).unwrap_or_default()

@@ -448,7 +448,8 @@ impl<H: Host> Runner<H> {
                 effects,
             } => {
                 self.run_effects(effects).await?;
-                self.host.to_tab(tab, &message).await
+                let frame = self.app.borrow().chat_frame(tab);
+                self.host.to_tab(tab, frame, &message).await
             }
             Io::SitesList => self.sites().await.map(Value::from),
             Io::PageObserve {
@@ -604,7 +605,11 @@ impl<H: Host> Runner<H> {
                 let record = run.app.borrow().ledger.calls.get(&key).cloned();
                 if let (Some(tab), Some(record)) = (tab_of(&chat), record) {
                     let calls = vec![record];
-                    let _ = run.host.to_tab(tab, &TabMessage::Calls { calls }).await;
+                    // Every frame: each shows the cards of the replies it reads.
+                    let _ = run
+                        .host
+                        .to_tab(tab, None, &TabMessage::Calls { calls })
+                        .await;
                 }
             })),
             Effect::Insert { tab, text, submit } => self.host.spawn(Box::pin(async move {
@@ -614,7 +619,8 @@ impl<H: Host> Runner<H> {
                     submit,
                     attachments,
                 };
-                let _ = run.host.to_tab(tab, &message).await;
+                let frame = run.app.borrow().chat_frame(tab);
+                let _ = run.host.to_tab(tab, frame, &message).await;
             })),
             Effect::Deliver { chat, message_id } => self.host.spawn(Box::pin(async move {
                 run.deliver(&chat, &message_id).await;
@@ -737,7 +743,10 @@ impl<H: Host> Runner<H> {
         // Recorded before it is written: a worker stop from here on never sends it again.
         self.run_background(vec![Effect::SaveLedger]).await;
         let answer = match d.tab {
-            Some(tab) => self.host.to_tab(tab, &d.message()).await.ok(),
+            Some(tab) => {
+                let frame = self.app.borrow().chat_frame(tab);
+                self.host.to_tab(tab, frame, &d.message()).await.ok()
+            }
             None => None,
         };
         // A tab that did not answer (or answered nonsense) wrote nothing.
@@ -768,7 +777,8 @@ impl<H: Host> Runner<H> {
         let Some(due) = self.app.borrow_mut().send_due(id) else {
             return;
         };
-        let answer = self.host.to_tab(due.tab, &due.message).await.ok();
+        let frame = self.app.borrow().chat_frame(due.tab);
+        let answer = self.host.to_tab(due.tab, frame, &due.message).await.ok();
         let outcome = answer
             .and_then(|a| serde_json::from_value(a).ok())
             .unwrap_or_default();

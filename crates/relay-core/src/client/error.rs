@@ -29,7 +29,7 @@ use super::url::{redact_url, scrub_urls};
 #[non_exhaustive]
 pub enum ClientError {
     /// The server could not be reached, or the connection broke before an answer arrived.
-    #[error("cannot reach {}: {}", redact_url(.url), scrub_urls(.message))]
+    #[error("the server at {} could not be reached: {}", redact_url(.url), scrub_urls(.message))]
     Connection { url: String, message: String },
     /// The server refused our credentials (401) or our request's origin/permissions (403).
     #[error("{} refused the request (HTTP {status})", redact_url(.url))]
@@ -354,6 +354,7 @@ impl ClientError {
             ClientError::Tool { code, .. } if *code == ErrorCode::METHOD_NOT_FOUND => {
                 ErrorCause::UnknownTool
             }
+            ClientError::Connection { .. } => ErrorCause::Unreachable,
             ClientError::RetriesExhausted { last, .. } => return last.cause(),
             _ => return None,
         })

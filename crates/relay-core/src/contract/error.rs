@@ -189,6 +189,8 @@ error_causes! {
     UrlScheme = "url_scheme",
     /// A server URL that is not a valid address.
     UrlInvalid = "url_invalid",
+    /// Nothing answered at the server's address (offline, wrong host or port, blocked).
+    Unreachable = "unreachable",
 }
 
 impl std::fmt::Display for ErrorKind {

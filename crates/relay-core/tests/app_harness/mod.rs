@@ -288,7 +288,12 @@ impl Host for Mem {
         Ok(())
     }
 
-    async fn to_tab(&self, tab: i64, message: &TabMessage) -> Result<Value, ErrorBody> {
+    async fn to_tab(
+        &self,
+        tab: i64,
+        _frame: Option<i64>,
+        message: &TabMessage,
+    ) -> Result<Value, ErrorBody> {
         let message = message.to_value();
         let kind = message["type"].as_str().unwrap_or_default().to_owned();
         self.note(format!("tab {tab} {kind}"));

@@ -13,9 +13,13 @@ use crate::js::{from_js, message, to_js};
 
 #[wasm_bindgen]
 extern "C" {
-    /// `chrome.tabs.sendMessage(tabId, message)`; throws (caught) outside an extension.
+    /// `chrome.tabs.sendMessage(tabId, message, options)`; throws (caught) outside an extension.
     #[wasm_bindgen(catch, js_namespace = ["chrome", "tabs"], js_name = sendMessage)]
-    fn tabs_send_message(tab_id: f64, message: &JsValue) -> Result<js_sys::Promise, JsValue>;
+    fn tabs_send_message(
+        tab_id: f64,
+        message: &JsValue,
+        options: &JsValue,
+    ) -> Result<js_sys::Promise, JsValue>;
 
     /// `chrome.permissions.remove({origins})`.
     #[wasm_bindgen(catch, js_namespace = ["chrome", "permissions"], js_name = remove)]
@@ -46,11 +50,21 @@ extern "C" {
     fn runtime_get_url(path: &str) -> Result<String, JsValue>;
 }
 
-/// Sends a message of the contract to a tab's content script and returns its answer.
-pub(super) async fn send_to_tab(tab: i64, message: &TabMessage) -> HandlerResult {
+/// Sends a message of the contract to a tab's content script (in `frame`, or in every frame)
+/// and returns its answer.
+pub(super) async fn send_to_tab(
+    tab: i64,
+    frame: Option<i64>,
+    message: &TabMessage,
+) -> HandlerResult {
     let msg = to_js(&message.to_value())
         .map_err(|_| ErrorBody::new(ErrorKind::Internal, "cannot convert message"))?;
-    let promise = tabs_send_message(tab as f64, &msg).map_err(|_| {
+    let options = match frame {
+        Some(frame) => to_js(&json!({ "frameId": frame }))
+            .map_err(|_| ErrorBody::new(ErrorKind::Internal, "cannot convert options"))?,
+        None => JsValue::UNDEFINED,
+    };
+    let promise = tabs_send_message(tab as f64, &msg, &options).map_err(|_| {
         ErrorBody::new(
             ErrorKind::Unavailable,
             "chrome.tabs.sendMessage is not available here",

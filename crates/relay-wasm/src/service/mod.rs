@@ -142,8 +142,8 @@ impl Host for Browser {
         Ok(self.store(area).remove(keys).await?)
     }
 
-    async fn to_tab(&self, tab: i64, message: &TabMessage) -> HandlerResult {
-        chrome::send_to_tab(tab, message).await
+    async fn to_tab(&self, tab: i64, frame: Option<i64>, message: &TabMessage) -> HandlerResult {
+        chrome::send_to_tab(tab, frame, message).await
     }
 
     async fn origin_rules(&self, servers: &[ServerConfig]) -> Result<(), ErrorBody> {
