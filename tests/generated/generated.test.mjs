@@ -10,6 +10,13 @@ import { startGenRig, runSeed, loadSpace } from './lib.mjs';
 /** Seeds a sweep found failing, kept once fixed (what broke). */
 export const REGRESSIONS = [
   39034928, // ProseMirror with markdown input rules: its code block and list items read as lost lines
+  906301858, // a regenerated reply caught part way, replaced by a fuller render: matched to the old reply
+  394910863, // Regenerate in the reply's own element (a thinking block first): the old reply went on
+  618306420, // branches: a reply being written whose element left for good stayed live for ever
+  1220353136, // a chat app in a frame: the top page's first look took the frame's page for a reloaded one
+  1167418369, // a frame, an old conversation: the portal's top page answered "no input", the result went again and again
+  2112268862, // a long paste shown as a file card, turns alike: no reply found
+  437568720, // a paste-only editor: the person's greeting typed, never pasted (the driver's mistake)
 ];
 
 /** @type {any} */
