@@ -6,7 +6,8 @@
 //! time comes in as milliseconds; [`Page::observe`] answers with an [`Outcome`] (what each
 //! reply means for the tool loop, what to look at again and when).
 //!
-//! The rules, each with a transcript test in `tests/test_page_model.rs`:
+//! The rules, each with a transcript test in `tests/test_page_model.rs` (re-renders and
+//! regenerations: `tests/test_page_renders.rs`):
 //! - **Identity.** A turn is its element while the element lives; a new element is a turn we
 //!   know when it carries that turn's site id, or, where the site has none, when it shows the
 //!   same text as a turn whose element just left (a re-render, a virtualised list mounting an
