@@ -19,13 +19,17 @@
 //   side panel. Where the browser has no IntersectionObserver v2, Run never acts.
 // Everything the card shows is set with textContent.
 //
-// Where cards go: never over the reply. Each placement (on render, scroll and resize) measures
-// the conversation's last turn (the reply, or a result sent after it) and the composer and puts
-// the cards right after that turn's end when they fit
-// above the composer, else in a margin beside the reply, else over the composer itself. A
-// finished call becomes a small pill (in one row) that expands on a click; every card and pill
-// can be dismissed (the call itself is untouched: Activity in the side panel keeps it). Colours
-// follow the page: its computed background, else prefers-color-scheme.
+// Where cards go: never over the reply, never over the composer's text (what the user types, or
+// the results held there for review). Each placement (on render, scroll, resize and typing)
+// measures the conversation's last turn (the reply, or a result sent after it) and the
+// composer's text area with its send button, and puts the cards in the first free spot: after
+// that turn's end above the composer, beside the composer or the reply in the page's margin.
+// Where no spot holds them: over an empty composer (it hides nothing), else folded into one
+// line with a count (in the same spots); a trusted click on that line opens them, over the
+// composer if need be, until the user types again. Finished calls fold into one
+// "N calls" chip that lists them (as pills) on a click; every card and pill can be dismissed
+// (the call itself is untouched: Activity in the side panel keeps it). Colours follow the page:
+// its computed background, else prefers-color-scheme.
 (() => {
   'use strict';
   const found = globalThis.McpRelayContent;
@@ -44,7 +48,7 @@
   const shadow = host.attachShadow({ mode: 'closed' });
   const style = document.createElement('style');
   style.textContent = `
-    :host { all: initial; position: fixed; right: 12px; bottom: 96px; z-index: 2147483646; display: block; width: max-content; max-width: min(340px, calc(100vw - 16px)); }
+    :host { all: initial; position: fixed; right: 12px; bottom: 96px; z-index: 2147483646; display: block; width: max-content; max-width: min(320px, calc(100vw - 16px)); }
     :host([hidden]) { display: none; }
     .ui { font: 13px/1.35 system-ui, sans-serif; color-scheme: light;
       --bg: #ffffff; --fg: #1f2328; --muted: #59636e; --line: #d0d7de; --shadow: 0 2px 10px #0000002e;
@@ -53,8 +57,16 @@
       --bg: #22272e; --fg: #e6edf3; --muted: #9ea7b3; --line: #444c56; --shadow: 0 2px 10px #00000080;
       --error: #ff7b72; --ok: #57ab5a; --button: #2d333b; --primary: #4493f8; --primary-fg: #0d1117; }
     .list { display: flex; flex-direction: column; gap: 6px; max-height: 50vh; overflow: auto; }
-    .pills { display: flex; flex-wrap: nowrap; gap: 4px; overflow-x: auto; justify-content: flex-end; margin-top: 4px; }
-    .pills:empty { display: none; }
+    .done { display: flex; flex-direction: column; align-items: flex-end; gap: 4px; margin-top: 4px; }
+    .done[hidden], .summary[hidden] { display: none; }
+    .pills { display: flex; flex-wrap: wrap; gap: 4px; justify-content: flex-end; max-height: 30vh; overflow: auto; }
+    .done:not([data-open="true"]) .pills { display: none; }
+    .chip, .summary { display: inline-flex; align-items: center; gap: 4px; background: var(--bg); color: var(--fg); border: 1px solid var(--line); border-radius: 999px; padding: 1px 4px 1px 8px; white-space: nowrap; }
+    .chip .open, .summary .open { border: 0; background: transparent; padding: 0; font-weight: 600; }
+    .summary { box-shadow: var(--shadow); padding: 1px 4px 1px 8px; max-width: 100%; box-sizing: border-box; }
+    .summary .open { min-width: 0; overflow: hidden; text-overflow: ellipsis; }
+    .summary button[data-action="hold-send"] { flex: none; }
+    .ui[data-collapsed="true"] .list, .ui[data-collapsed="true"] .done { display: none; }
     .card { background: var(--bg); color: var(--fg); border: 1px solid var(--line); border-radius: 8px; padding: 6px 8px; box-shadow: var(--shadow); }
     .head { display: flex; align-items: center; gap: 8px; font-weight: 600; }
     .tool { flex: 1; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
@@ -79,12 +91,22 @@
   const list = document.createElement('div');
   list.className = 'list';
   list.setAttribute('role', 'log');
-  // Finished calls, as pills in one row (the newest last).
+  // Finished calls, as pills (the newest last), folded into one "N calls" chip that lists them.
   const pills = document.createElement('div');
   pills.className = 'pills';
+  const chip = document.createElement('div');
+  chip.className = 'chip';
+  const doneBox = document.createElement('div');
+  doneBox.className = 'done';
+  doneBox.hidden = true;
+  doneBox.append(pills, chip);
+  // The cards folded into one line, where no free spot holds them.
+  const summary = document.createElement('div');
+  summary.className = 'summary';
+  summary.hidden = true;
   const pendingLine = document.createElement('div');
   pendingLine.className = 'pending';
-  ui.append(list, pills, pendingLine);
+  ui.append(summary, list, doneBox, pendingLine);
   shadow.append(style, ui);
   document.documentElement.appendChild(host);
   NS.state.ui = host;
@@ -183,6 +205,21 @@
     return p;
   }
 
+  /** The plural rules of the language the messages are in (chrome.i18n has none of its own). */
+  const pluralRules = (() => {
+    try { return new Intl.PluralRules(chrome.i18n.getUILanguage()); } catch { return new Intl.PluralRules('en'); }
+  })();
+  /**
+   * A count with its noun, in the form the language takes for it: `key_one`, `key_other` (and
+   * `key_few`, `key_many`… where a locale has them), `$1` the number.
+   * @param {string} key
+   * @param {number} n
+   */
+  function plural(key, n) {
+    const subs = [String(n)];
+    return chrome.i18n.getMessage(`${key}_${pluralRules.select(n)}`, subs) || t(`${key}_other`, String(n), subs);
+  }
+
   /**
    * Whether a card shows as a pill: its call is done and its result went where it should.
    * @param {import('../contract').CallRecord} rec
@@ -220,6 +257,7 @@
     const b = button('×', 'dismiss', () => {
       entry.dismissed = true;
       entry.el.remove();
+      updateChip();
       schedulePlace();
     });
     b.className = 'icon';
@@ -237,6 +275,78 @@
     open.className = 'open';
     open.setAttribute('aria-label', `${rec.tool}: ${t('state_' + rec.state, rec.state)} — ${t('cardExpand', 'Show the call')}`);
     entry.el.replaceChildren(open, dismissButton(entry));
+  }
+
+  /** Whether the finished calls' chip lists them (a trusted click on it toggles). */
+  let chipOpen = false;
+  // The chip's and the folded line's buttons stay the same elements (a click in progress is
+  // never lost to a re-render); their texts follow the calls.
+  const chipButton = button('', 'calls', () => {
+    chipOpen = !chipOpen;
+    updateChip();
+    schedulePlace();
+  });
+  chipButton.className = 'open';
+  const chipDismiss = button('×', 'dismiss-done', () => {
+    for (const el of /** @type {HTMLElement[]} */ ([...pills.children])) {
+      const entry = entryOf.get(el);
+      if (entry) entry.dismissed = true;
+      el.remove();
+    }
+    chipOpen = false;
+    updateChip();
+    schedulePlace();
+  });
+  chipDismiss.className = 'icon';
+  chipDismiss.setAttribute('aria-label', t('cardDismissDone', 'Dismiss the finished calls'));
+  chip.append(chipButton, chipDismiss);
+  const summaryButton = button('', 'show', () => {
+    forcedOpen = true;
+    schedulePlace();
+  });
+  summaryButton.className = 'open';
+  summaryButton.title = t('cardSummaryShow', 'Show the MCP Relay cards');
+  // A countdown to an auto-send is cancelled from the folded line too (it does not wait).
+  const summaryCancel = button(t('cardCancelSend', 'Cancel sending'), 'hold-send', () => {
+    if (summaryCancel.dataset.key) holdSend(summaryCancel.dataset.key);
+  });
+  summaryCancel.hidden = true;
+  summary.append(summaryButton, summaryCancel);
+
+  /** The chip of the finished calls: their count; a click lists them, × dismisses them all. */
+  function updateChip() {
+    const done = /** @type {HTMLElement[]} */ ([...pills.children]);
+    doneBox.hidden = !done.length;
+    doneBox.dataset.open = String(chipOpen);
+    chip.dataset.count = String(done.length);
+    const tools = done.map((el) => entryOf.get(el)?.rec.tool || '').join(', ');
+    chipButton.textContent = `✓ ${plural('cardCalls', done.length)} ${chipOpen ? '▾' : '▸'}`;
+    chipButton.title = t('cardCallsDone', `Finished calls: ${tools}`, [tools]);
+    chipButton.setAttribute('aria-expanded', String(chipOpen));
+  }
+
+  /** The order in which a folded line names its calls' states: what waits for the user first. */
+  const URGENT = ['pending', 'unknown', 'running', 'failed', 'limited', 'denied', 'done'];
+
+  /**
+   * The cards as one line: how many calls, the most urgent one's state (or its countdown); a
+   * trusted click opens them.
+   */
+  function updateSummary() {
+    const open = /** @type {CardEntry[]} */ ([...list.children].map((el) => entryOf.get(el)).filter((e) => !!e));
+    const n = open.length + pills.childElementCount;
+    // A countdown first (it does not wait), then what waits for the user.
+    const rank = (/** @type {CardEntry} */ e) => (typeof e.rec.sendAt === 'number' ? -1 : URGENT.indexOf(e.rec.state));
+    const first = open.sort((a, b) => rank(a) - rank(b))[0];
+    let state = '';
+    const countdown = first ? first.el.querySelector('.countdown') : null;
+    if (first) state = countdown ? String(countdown.textContent) : first.rec.unsent ? t('state_unsent', 'Not sent') : t('state_' + first.rec.state, first.rec.state);
+    summaryCancel.hidden = !countdown;
+    summaryCancel.dataset.key = first && countdown ? first.rec.key : '';
+    const waits = !!first && (first.rec.state === 'pending' || first.rec.state === 'unknown');
+    // A countdown says only the time left (its Cancel is beside it).
+    const text = countdown ? `⚙ ${state}` : `${waits ? '⚠' : '⚙'} ${[plural('cardCalls', n), first ? `${first.rec.tool}: ${state}` : ''].filter(Boolean).join(' · ')}`;
+    if (summaryButton.textContent !== text) summaryButton.textContent = text;
   }
 
   /**
@@ -278,6 +388,7 @@
       visibility?.observe(card);
     }
     anchorsStale = true;
+    updateChip();
     schedulePlace();
     if (pill) return renderPill(entry);
     const args = document.createElement('div');
@@ -378,9 +489,9 @@
   /**
    * The last turn and the composer, looked up again after a second or when a card changed
    * (finding them can be costly on the generic adapter; scrolling only moves them).
-   * @type {{reply: Element | null, composer: Element | null, at: number}}
+   * @type {{reply: Element | null, composer: Element | null, send: Element | null, at: number}}
    */
-  const anchors = { reply: null, composer: null, at: -Infinity };
+  const anchors = { reply: null, composer: null, send: null, at: -Infinity };
   let anchorsStale = true;
 
   /** Places the cards at the next frame (once however often it is asked). */
@@ -406,27 +517,69 @@
     return { top, bottom, left: r.left, right: r.right };
   }
 
+  /** @typedef {{top: number, bottom: number, left: number, right: number}} Box */
+
   /**
-   * Where the cards go, from the last reply's and the composer's boxes: after the reply's end
-   * when the cards fit above the composer, else in a margin beside the reply, else over the
-   * composer, else the bottom-right corner. Never over the reply.
-   * @param {{top: number, bottom: number, left: number, right: number} | null} reply
-   * @param {{top: number, bottom: number, left: number, right: number} | null} composer
+   * Where the cards go, from the last reply's and the composer's text area's boxes: the first
+   * spot, in this order, that lies in the view and overlaps neither: after the reply's end
+   * (above the composer), just above the composer, beside the composer, beside the reply; with
+   * `over` (a single line), also above the reply's start. Null when none is free.
+   * @param {Box | null} reply
+   * @param {Box | null} composer
+   * @param {{width: number, height: number}} size
+   * @param {{width: number, height: number}} view
+   * @param {boolean} [over]
+   * @returns {{top: number, left: number, where: string} | null}
+   */
+  function freeSpot(reply, composer, size, view, over = false) {
+    const { width: w, height: h } = size;
+    const clampX = (/** @type {number} */ x) => Math.max(GAP, Math.min(x, view.width - w - GAP));
+    const clampY = (/** @type {number} */ y) => Math.max(GAP, Math.min(y, view.height - h - GAP));
+    const floor = composer ? composer.top - GAP : view.height - GAP;
+    /** @type {[string, number, number][]} where, top, left */
+    const spots = [];
+    if (reply) spots.push(['after-reply', reply.bottom + GAP, clampX(reply.right - w)]);
+    if (composer) {
+      spots.push(['above-composer', composer.top - GAP - h, clampX(composer.right - w)]);
+      spots.push(['beside-composer', clampY(composer.bottom - h), composer.right + GAP]);
+      spots.push(['beside-composer', clampY(composer.bottom - h), composer.left - GAP - w]);
+    }
+    if (reply) {
+      spots.push(['beside-reply', clampY(floor - h), reply.right + GAP]);
+      spots.push(['beside-reply', clampY(floor - h), reply.left - GAP - w]);
+      if (over) spots.push(['above-reply', reply.top - GAP - h, clampX(reply.right - w)]);
+    }
+    if (!reply && !composer) spots.push(['corner', clampY(view.height - h - 96), clampX(view.width - w - 12)]);
+    // What must stay uncovered, with half a gap around it.
+    const keep = [reply, composer].filter((r) => !!r).map((r) => {
+      const k = /** @type {Box} */ (r);
+      return { top: k.top - GAP / 2, bottom: k.bottom + GAP / 2, left: k.left - GAP / 2, right: k.right + GAP / 2 };
+    });
+    for (const [where, top, left] of spots) {
+      const box = { top, left, bottom: top + h, right: left + w };
+      if (top < 0 || left < 0 || box.bottom > view.height || box.right > view.width) continue;
+      if (keep.some((k) => box.left < k.right && k.left < box.right && box.top < k.bottom && k.top < box.bottom)) continue;
+      return { top, left, where };
+    }
+    return null;
+  }
+
+  /**
+   * Where the cards go when no spot is free and the user opened them: over the composer, from
+   * its top edge (or as low as the view allows, staying below the reply), else the bottom-right
+   * corner. Never over the reply.
+   * @param {Box | null} reply
+   * @param {Box | null} composer
    * @param {{width: number, height: number}} size
    * @param {{width: number, height: number}} view
    * @returns {{top: number, left: number, where: string}}
    */
   function placement(reply, composer, size, view) {
+    const free = freeSpot(reply, composer, size, view);
+    if (free) return free;
     const clampX = (/** @type {number} */ x) => Math.max(GAP, Math.min(x, view.width - size.width - GAP));
     const clampY = (/** @type {number} */ y) => Math.max(GAP, Math.min(y, view.height - size.height - GAP));
-    const floor = composer ? composer.top - GAP : view.height - GAP;
-    if (reply) {
-      if (reply.bottom + GAP + size.height <= floor) return { top: reply.bottom + GAP, left: clampX(reply.right - size.width), where: 'after-reply' };
-      if (view.width - reply.right - 2 * GAP >= size.width) return { top: clampY(floor - size.height), left: reply.right + GAP, where: 'beside-reply' };
-      if (reply.left - 2 * GAP >= size.width) return { top: clampY(floor - size.height), left: reply.left - GAP - size.width, where: 'beside-reply' };
-    }
     if (composer) {
-      // Over the composer, from its top edge (or as low as the view allows, staying below the reply).
       const top = Math.min(composer.top, view.height - size.height - GAP);
       return { top: clampY(reply ? Math.max(top, reply.bottom + GAP) : top), left: clampX(composer.right - size.width), where: 'composer' };
     }
@@ -445,27 +598,73 @@
     return matchMedia('(prefers-color-scheme: dark)').matches && /dark/.test(getComputedStyle(document.documentElement).colorScheme);
   }
 
+  /**
+   * Whether the composer holds text (typed, or results waiting there).
+   * @param {Element | null} el
+   */
+  const holdsText = (el) => !!el && (el instanceof HTMLTextAreaElement || el instanceof HTMLInputElement ? el.value : el.textContent || '').trim() !== '';
+
+  /** The user opened the folded cards (a trusted click): they may cover the composer until the user types. */
+  let forcedOpen = false;
+  /** Follows the composer's text area as it grows with what the user types. */
+  const composerSize = new ResizeObserver(() => schedulePlace());
+
   function place() {
     // The host is the cards' box (hit-testing on the page stops at it); empty, it takes no room.
     const empty = !list.childElementCount && !pills.childElementCount && !pendingLine.textContent;
     host.hidden = empty;
-    if (empty) return;
+    if (empty) {
+      forcedOpen = false;
+      return;
+    }
     ui.dataset.theme = pageIsDark() ? 'dark' : 'light';
     const now = performance.now();
     if (anchorsStale || now - anchors.at > 1000 || !anchors.reply?.isConnected || !anchors.composer?.isConnected) {
+      const composer = NS.dom.findInput();
+      if (composer !== anchors.composer) {
+        composerSize.disconnect();
+        if (composer) composerSize.observe(composer);
+      }
       anchors.reply = NS.read ? NS.read.lastTurn() : null;
-      anchors.composer = NS.dom.findInput();
+      anchors.composer = composer;
+      try { anchors.send = composer ? NS.dom.findSend(/** @type {HTMLElement} */ (composer)) : null; } catch { anchors.send = null; }
       anchors.at = now;
       anchorsStale = false;
     }
-    const box = host.getBoundingClientRect();
-    const size = { width: box.width, height: box.height };
-    const at = placement(onScreen(anchors.reply), onScreen(anchors.composer), size, { width: innerWidth, height: innerHeight });
+    const reply = onScreen(anchors.reply);
+    // The composer: its text area, with the send button beside it.
+    let composer = onScreen(anchors.composer);
+    const send = onScreen(anchors.send);
+    if (composer && send && send.top < composer.bottom + 120 && send.bottom > composer.top - 120) {
+      composer = { top: Math.min(composer.top, send.top), bottom: Math.max(composer.bottom, send.bottom), left: Math.min(composer.left, send.left), right: Math.max(composer.right, send.right) };
+    }
+    const view = { width: innerWidth, height: innerHeight };
+    const hasCards = list.childElementCount + pills.childElementCount > 0;
+    /** The host's size with the cards open (`collapsed` false) or folded into one line. */
+    const measure = (/** @type {boolean} */ collapsed) => {
+      ui.dataset.collapsed = String(collapsed);
+      summary.hidden = !collapsed || !hasCards;
+      if (collapsed) updateSummary();
+      const box = host.getBoundingClientRect();
+      return { width: box.width, height: box.height };
+    };
+    let at = freeSpot(reply, composer, measure(false), view);
+    if (!at && (forcedOpen || !holdsText(anchors.composer))) at = placement(reply, composer, measure(false), view);
+    if (!at) {
+      const size = measure(true);
+      at = freeSpot(reply, composer, size, view, true) || placement(reply, composer, size, view);
+    }
     Object.assign(host.style, { top: `${Math.round(at.top)}px`, left: `${Math.round(at.left)}px`, right: 'auto', bottom: 'auto' });
     ui.dataset.where = at.where;
   }
   addEventListener('scroll', schedulePlace, { passive: true, capture: true });
   addEventListener('resize', schedulePlace, { passive: true });
+  // Typing in the composer: the cards keep off what is typed (folded again if the user opened them over it).
+  addEventListener('input', (ev) => {
+    if (!anchors.composer || !(ev.target instanceof Node) || !anchors.composer.contains(ev.target)) return;
+    forcedOpen = false;
+    schedulePlace();
+  }, { passive: true, capture: true });
   matchMedia('(prefers-color-scheme: dark)').addEventListener('change', schedulePlace);
   // The reply grows while it streams and the composer grows with its text: follow them.
   new ResizeObserver(schedulePlace).observe(document.documentElement);
@@ -515,6 +714,7 @@
       const left = Math.ceil((Number(el.dataset.sendAt) - Date.now()) / 1000);
       el.textContent = left > 0 ? t('cardSendingIn', `Sending in ${left} s`, [String(left)]) : t('cardSendingNow', 'Sending…');
     }
+    if (ui.dataset.collapsed === 'true') updateSummary();
     if (lines.length) countdownTimer = setTimeout(tickCountdowns, 250);
   }
 
@@ -533,6 +733,8 @@
     cards.clear();
     list.replaceChildren();
     pills.replaceChildren();
+    chipOpen = false;
+    updateChip();
     setPending(false);
   }
 
