@@ -169,6 +169,8 @@ for (const { layout, width, height, history } of LAYOUTS) {
     await waitInClosedShadow(page, HOST, pending, { timeoutMs: 20_000 });
     await type(page, TYPED);
     where.pending = await assertClear(page, 'pending');
+    // RELAY_SHOTS=<folder>: the page as the user sees it then (README's screenshot of the card beside typed text).
+    if (process.env.RELAY_SHOTS) await page.screenshot({ path: join(process.env.RELAY_SHOTS, `card-${layout}-typing.png`) });
 
     // The user runs it (opening the folded line first where the cards are folded) and types on.
     await openIfFolded(page);
