@@ -186,6 +186,9 @@ function control(name, prop, required) {
         const picked = boxes.filter((b) => b.box.checked).map((b) => b.v);
         return picked.length || required ? picked : undefined;
       },
+      write: (/** @type {unknown} */ v) => {
+        for (const b of boxes) b.box.checked = Array.isArray(v) && v.some((x) => JSON.stringify(x) === JSON.stringify(b.v));
+      },
     };
   }
   if (Array.isArray(prop.enum) && prop.enum.length) {
@@ -193,14 +196,26 @@ function control(name, prop, required) {
     const el = h('select', { id, name }, required ? null : h('option', { value: '', text: t('formUnset') }), options);
     const at = prop.enum.findIndex((/** @type {unknown} */ v) => JSON.stringify(v) === JSON.stringify(dflt));
     el.value = at >= 0 ? String(at) : required ? '0' : '';
-    return { el, type: 'enum', read: () => (el.value === '' ? undefined : prop.enum[Number(el.value)]) };
+    return {
+      el, type: 'enum', read: () => (el.value === '' ? undefined : prop.enum[Number(el.value)]),
+      write: (/** @type {unknown} */ v) => {
+        const i = prop.enum.findIndex((/** @type {unknown} */ x) => JSON.stringify(x) === JSON.stringify(v));
+        el.value = i >= 0 ? String(i) : required ? '0' : '';
+      },
+    };
   }
   if (type === 'boolean') {
     // A checkbox; an optional one the user never touched (and without a default) is not given.
     const el = h('input', { id, name, type: 'checkbox', checked: dflt === true });
     let touched = required || typeof dflt === 'boolean';
     el.addEventListener('change', () => { touched = true; });
-    return { el, type, read: () => (touched ? el.checked : undefined) };
+    return {
+      el, type, read: () => (touched ? el.checked : undefined),
+      write: (/** @type {unknown} */ v) => {
+        el.checked = v === true;
+        touched = required || typeof v === 'boolean';
+      },
+    };
   }
   if (type === 'number' || type === 'integer') {
     const el = h('input', { id, name, type: 'number', step: type === 'integer' ? '1' : 'any', inputMode: type === 'integer' ? 'numeric' : 'decimal' });
@@ -216,6 +231,7 @@ function control(name, prop, required) {
         if (type === 'integer' && !Number.isInteger(n)) throw new Error(t('formNotInteger'));
         return n;
       },
+      write: (/** @type {unknown} */ v) => { el.value = v === undefined || v === null ? '' : String(v); },
     };
   }
   if (type === 'string') {
@@ -235,6 +251,7 @@ function control(name, prop, required) {
         if (problem) throw new Error(problem);
         return el.value;
       },
+      write: (/** @type {unknown} */ v) => { el.value = v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v); },
     };
   }
   // The JSON editor: checked as the user types (it must parse, and be of the schema's type).
@@ -253,13 +270,17 @@ function control(name, prop, required) {
     if (problem) throw new Error(problem);
     return value;
   };
-  return { el, type, read: parse, live: true };
+  return { el, type, read: parse, live: true, write: (/** @type {unknown} */ v) => { el.value = v === undefined ? '' : json(v); } };
 }
 
 /**
- * Builds the form body for `schema`. Returns `{element, collect, showError}`; collect() returns
- * `{ok: true, value}` or `{ok: false}` after marking the invalid fields; showError(name, message)
- * marks one field with a message from elsewhere (the core's refusal).
+ * Builds the form body for `schema`. Returns `{element, collect, read, fill, showError}`;
+ * collect() returns `{ok: true, value}` or `{ok: false}` after marking the invalid fields;
+ * read() returns what the fields hold now without judging it (a field that does not read yet is
+ * left out), fill(value) puts a value into the fields and clears their marks (another editor of
+ * the same value: the run form's "Edit as JSON"); keys the form has no field for are kept and
+ * given back by collect() and read(). showError(name, message) marks one field with a message
+ * from elsewhere (the core's refusal).
  * @param {any} schema a JSON Schema of type object
  */
 export function schemaForm(schema) {
@@ -305,9 +326,34 @@ export function schemaForm(schema) {
   }
   const element = h('div', { class: 'schema-form' },
     fields.length ? fields.map((f) => f.wrap) : h('p', { class: 'muted', text: t('formNoParams') }));
+  /** @type {Record<string, unknown>} */
+  let extra = {};
+  function read() {
+    /** @type {Record<string, unknown>} */
+    const value = { ...extra };
+    for (const f of fields) {
+      try {
+        const v = f.c.read();
+        if (v !== undefined) value[f.name] = v;
+      } catch {
+        // Not a value yet: left out.
+      }
+    }
+    return value;
+  }
+  /** @param {Record<string, unknown>} value */
+  function fill(value) {
+    const names = new Set(fields.map((f) => f.name));
+    extra = Object.fromEntries(Object.entries(value).filter(([k]) => !names.has(k)));
+    for (const f of fields) {
+      f.c.write(value[f.name]);
+      f.error.replaceChildren();
+      f.c.el.removeAttribute('aria-invalid');
+    }
+  }
   function collect() {
     /** @type {Record<string, unknown>} */
-    const value = {};
+    const value = { ...extra };
     let ok = true;
     for (const f of fields) {
       const got = check(f);
@@ -329,5 +375,5 @@ export function schemaForm(schema) {
     f.c.el.focus();
     return true;
   }
-  return { element, collect, showError };
+  return { element, collect, read, fill, showError };
 }

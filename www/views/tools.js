@@ -245,10 +245,16 @@ export function mountTools(section, app) {
     jsonArea.addEventListener('input', jsonCheck);
     const jsonMode = h('input', { type: 'checkbox', dataset: { action: 'json-mode' } });
     jsonMode.addEventListener('change', () => {
+      // One value, two editors: what one holds is what the other shows.
       if (jsonMode.checked) {
-        const args = form.collect();
-        jsonArea.value = json(args.ok ? args.value : {});
+        jsonArea.value = json(form.read());
         jsonCheck();
+      } else if (jsonCheck()) {
+        form.fill(jsonRead());
+      } else {
+        // JSON that does not parse stays in its editor until it does.
+        jsonMode.checked = true;
+        return;
       }
       jsonArea.hidden = !jsonMode.checked;
       form.element.hidden = jsonMode.checked;
