@@ -92,7 +92,7 @@
  * Why an error of a kind happened, when the kind alone does not say what to do: the
  * panel shows `errCause_<cause>` of its language as the hint (a 404 says to check the
  * `/mcp` or `/sse` path, a 401 to sign in), so no language loses the cause.
- * @typedef {"wrong_path" | "not_mcp" | "rate_limited" | "server_failed" | "sign_in" | "loopback_origin" | "scopes" | "no_feature" | "bad_arguments" | "unknown_tool" | "url_scheme" | "url_invalid"} ErrorCause
+ * @typedef {"wrong_path" | "not_mcp" | "rate_limited" | "server_failed" | "sign_in" | "loopback_origin" | "scopes" | "no_feature" | "bad_arguments" | "unknown_tool" | "url_scheme" | "url_invalid" | "unreachable"} ErrorCause
  */
 /**
  * Every kind of error the core and the extension's edges report: a stable machine name.
@@ -532,6 +532,7 @@ export const ERROR_CAUSES = Object.freeze([
   'unknown_tool',
   'url_scheme',
   'url_invalid',
+  'unreachable',
 ]);
 
 /**
