@@ -26,24 +26,31 @@ export function describeError(e) {
 
 /**
  * An inline error block: what happened and what to do, in the panel's language, with the
- * core's exact words and the error's kind (for bug reports) under "Details", never in the
- * main text. `code spans` of the core's texts are shown as code.
+ * core's exact words and what kind of failure it is, in words, under "Details"; the kind's code
+ * is only the block's `data-kind`, never text. `code spans` of the core's texts are shown as
+ * code. A cancelled request (the user's own Cancel) is no failure: a neutral "Cancelled".
  * @param {any} e an error of the core (`{kind, message, hint, details?, cause?}`) or any thrown value
  * @param {{compact?: boolean}} [options] compact: without the hint
  */
 export function errorView(e, { compact = false } = {}) {
   const { kind, message, hint } = describeError(e);
+  if (kind === 'cancelled') {
+    return h('p', { class: 'notice cancelled', attrs: { role: 'status' }, dataset: { kind } }, t('callCancelled'));
+  }
   if (kind === 'unavailable') {
     return h('p', { class: 'notice unavailable', attrs: { role: 'status' }, dataset: { kind } }, t('errUnavailable'), ' ', h('code', { text: message }));
   }
   const { message: shown, hint: advice, localized } = errorText(e);
+  // What kind of failure it is, in the panel's words, when the main text does not say it so.
+  const about = localizedError(kind, describeError(e).details);
+  const aboutText = about && about.message !== shown ? about.message : '';
   return h('div', { class: 'error', attrs: { role: 'alert' }, dataset: { kind, ...(localized ? { localized: 'true' } : {}) } },
     h('p', { class: 'error-message' }, ...withCode(shown)),
     !compact && advice ? h('p', { class: 'error-hint' }, ...withCode(advice)) : null,
     h('details', { class: 'error-details' }, h('summary', { text: t('errDetails') }),
       localized ? h('p', { class: 'error-original' }, ...withCode(message)) : null,
       localized && hint ? h('p', { class: 'error-original' }, ...withCode(hint)) : null,
-      h('p', { class: 'error-kind' }, t('errCode'), ' ', h('code', { text: kind }))));
+      aboutText ? h('p', { class: 'error-kind' }, ...withCode(aboutText)) : null));
 }
 
 /**
@@ -57,7 +64,16 @@ export function errorView(e, { compact = false } = {}) {
 export function errorText(e) {
   const { kind, message, hint, details, cause } = describeError(e);
   const localized = !currentLanguage().startsWith('en') ? localizedError(kind, details, cause) : null;
-  return localized ? { ...localized, localized: true } : { message, hint, localized: false };
+  return localized ? { ...localized, localized: true } : { message: sentence(message), hint, localized: false };
+}
+
+/**
+ * The core's message as a sentence: its first word capitalized when it is a plain word (never
+ * an address, a method like `tools/list` or a code span).
+ * @param {string} text
+ */
+function sentence(text) {
+  return /^[a-z]+[\s,]/.test(text) ? text[0].toUpperCase() + text.slice(1) : text;
 }
 
 /**

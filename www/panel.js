@@ -133,10 +133,13 @@ let pingError = null;
 function showCoreStatus() {
   const status = byId('core-status');
   if (pong) {
-    status.textContent = t('coreReady', pong.core);
+    // Nothing to read when all is well: the version is there on hover, for bug reports.
+    status.textContent = '';
+    status.title = t('coreReady', pong.core);
     status.dataset.state = 'ready';
   } else if (pingError) {
     status.textContent = t('coreError', pingError.message);
+    status.removeAttribute('title');
     status.dataset.state = 'error';
   }
 }

@@ -138,6 +138,16 @@ export function duration(ms) {
   return ms < 1000 ? t('durationMs', Math.round(ms)) : t('durationS', (ms / 1000).toFixed(1));
 }
 
+/**
+ * Whether a call ended by a Cancel (the user's, or its server's removal): the ledger says
+ * failed, a person reads "Cancelled".
+ * @param {CallShown} record
+ */
+export function isCancelled(record) {
+  const error = /** @type {any} */ (record.error);
+  return record.state === 'failed' && !!error && typeof error === 'object' && error.kind === 'cancelled';
+}
+
 /** @type {Record<string, string>} */
 const STATE_MARK = { pending: '?', running: '…', done: '✓', failed: '✗', unknown: '?', denied: '⊘', limited: '⊘' };
 
@@ -147,6 +157,7 @@ const STATE_MARK = { pending: '?', running: '…', done: '✓', failed: '✗', u
  */
 export function stateMark(record) {
   if (record.state === 'done' && record.result && record.result.isError) return '✗';
+  if (isCancelled(record)) return '⊘';
   return STATE_MARK[record.state] || '·';
 }
 
@@ -174,11 +185,14 @@ export function progressView(p) {
  */
 /**
  * @param {CallShown} record
- * @param {{onDecide?: (decision: import('../extension/contract.js').UserDecision) => void, onCancel?: () => void}} [options]
- *   onCancel: a running call shows Cancel (the core aborts it and tells the server)
+ * @param {{onDecide?: (decision: import('../extension/contract.js').UserDecision) => void, onCancel?: () => void, serverName?: string}} [options]
+ *   onCancel: a running call shows Cancel (the core aborts it and tells the server);
+ *   serverName: the server as the user named it (its id is internal: never shown)
  */
-export function callView(record, { onDecide, onCancel } = {}) {
+export function callView(record, { onDecide, onCancel, serverName = '' } = {}) {
   const state = String(record.state || 'unknown');
+  // The user's own Cancel ends a call as failed in the ledger, but it is no failure to them.
+  const cancelled = isCancelled(record);
   const buttons = [];
   if (onCancel && state === 'running') {
     buttons.push(h('button', { type: 'button', class: 'danger', text: t('callCancel'), dataset: { action: 'cancel' }, on: { click: (/** @type {Event} */ ev) => {
@@ -203,8 +217,8 @@ export function callView(record, { onDecide, onCancel } = {}) {
     h('header', { class: 'call-head' },
       h('span', { class: 'call-mark', attrs: { 'aria-hidden': 'true' }, text: stateMark(record) }),
       h('strong', { class: 'call-tool', text: String(record.tool ?? '') }),
-      h('small', { class: 'call-server', text: String(record.serverId ?? '') }),
-      h('span', { class: `badge state-${record.unsent ? 'unsent' : state}`, text: record.unsent ? t('state_unsent') : t('state_' + state) }),
+      serverName ? h('small', { class: 'call-server', text: serverName }) : null,
+      h('span', { class: `badge state-${record.unsent ? 'unsent' : cancelled ? 'cancelled' : state}`, text: record.unsent ? t('state_unsent') : cancelled ? t('callCancelled') : t('state_' + state) }),
       record.durationMs !== undefined ? h('small', { class: 'call-duration', text: duration(record.durationMs) }) : null),
     state === 'unknown' ? h('p', { class: 'notice', text: t('callUnknownExplain') }) : null,
     // The result sits in the chat's input: the user has to press Send there.
@@ -223,6 +237,6 @@ export function callView(record, { onDecide, onCancel } = {}) {
     // the chat's bound prunes it (the core says which).
     record.resultSize ? h('p', { class: 'notice', dataset: { preview: 'true' }, text: t('resultPreview', record.resultSize) }) : null,
     record.resultPruned ? h('p', { class: 'notice', dataset: { pruned: 'true' }, text: t('resultPruned') }) : null,
-    callError(record.error),
+    cancelled ? null : callError(record.error),
     buttons.length ? h('div', { class: 'actions' }, buttons) : null);
 }

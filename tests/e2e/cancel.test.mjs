@@ -33,8 +33,8 @@ async function openTool(row) {
 }
 
 const TEXT = {
-  en: { cancel: 'Cancel run', tab: 'Tools' },
-  zh_CN: { cancel: '取消运行', tab: '工具' },
+  en: { cancel: 'Cancel run', tab: 'Tools', cancelled: 'Cancelled' },
+  zh_CN: { cancel: '取消运行', tab: '工具', cancelled: '已取消' },
 };
 
 for (const lang of ['en', 'zh_CN']) {
@@ -58,9 +58,12 @@ for (const lang of ['en', 'zh_CN']) {
     const cancel = row.locator('.running button[data-action="cancel"]');
     assert.equal(await cancel.textContent(), TEXT[lang].cancel);
     await cancel.click();
-    // The run ends as cancelled, and the server saw it.
-    const error = row.locator('.run-result .error[data-kind="cancelled"]');
-    await error.waitFor({ timeout: 10_000 });
+    // The run ends as cancelled, said as a neutral note (the user's own doing, not a failure),
+    // and the server saw it.
+    const note = row.locator('.run-result [data-kind="cancelled"]');
+    await note.waitFor({ timeout: 10_000 });
+    assert.equal(await note.textContent(), TEXT[lang].cancelled);
+    assert.equal(await row.locator('.run-result .error, .run-result [role="alert"]').count(), 0);
     await until(() => cancelledAtServer() === before + 1, { what: 'the server observes the cancellation' });
     assert.equal(await row.locator('.running').count(), 0);
     assert.deepEqual(await rig.call({ type: 'calls/running' }), []);

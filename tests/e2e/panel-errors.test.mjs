@@ -92,6 +92,7 @@ for (const lang of ['en', 'zh_CN']) {
         const details = box.querySelector('details');
         return {
           text: box.innerText,
+          code: /** @type {HTMLElement} */ (box.firstElementChild).dataset.kind,
           detailsText: details ? details.textContent : '',
           hint: box.querySelector('.error-hint')?.textContent || '',
         };
@@ -111,7 +112,11 @@ for (const lang of ['en', 'zh_CN']) {
       const what = `${lang} ${s.kind}${s.cause ? '/' + s.cause : ''}: ${JSON.stringify(s.text)}`;
       if (s.kind !== 'unavailable') {
         assert.ok(!s.text.includes(s.kind) || !s.kind.includes('_'), `no code in the text, ${what}`);
-        assert.ok(s.detailsText.includes(s.kind), `the code is under Details, ${what}`);
+        // The code is the block's data-kind (for bug reports and tests), never text, not even
+        // under Details: Details says in words what kind of failure it is.
+        assert.equal(s.code, s.kind, `the block names its kind, ${what}`);
+        assert.ok(!s.detailsText.includes(s.kind) || !s.kind.includes('_'), `no code under Details, ${what}`);
+        assert.doesNotMatch(s.detailsText, /Code:|代码：/, `no "Code:" under Details, ${what}`);
       }
       if (lang === 'en') {
         // The core's own words, with its code spans as code, not backticks.

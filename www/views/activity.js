@@ -10,7 +10,7 @@
 import { h } from '../dom.js';
 import { t } from '../i18n.js';
 import { call, describeError, errorView, currentChat, onTabChange, poll, touches } from '../core.js';
-import { callView, stateMark } from '../render.js';
+import { callView, duration, isCancelled, stateMark } from '../render.js';
 import { activityMarkdown, download, fileSafe } from '../export.js';
 
 /**
@@ -23,6 +23,8 @@ export function mountActivity(section, app) {
   let chat = null;
   /** @type {import('../../extension/contract.js').CallRecord[]} */
   let records = [];
+  /** The servers' names by id: a call names its server as the user does. @type {Map<string, string>} */
+  let names = new Map();
   let signature = '';
   const who = h('p', { class: 'chat-who' });
   const chain = h('ol', { class: 'chain', attrs: { 'aria-label': t('activityChain') } });
@@ -80,15 +82,16 @@ export function mountActivity(section, app) {
     }
     who.textContent = t('chatFor', host);
     try {
-      const got = await call('activity/list', { chat });
+      const [got, servers] = await Promise.all([call('activity/list', { chat }), call('servers/list').catch(() => [])]);
       status.replaceChildren();
       records = Array.isArray(got) ? got : [];
+      names = new Map(servers.map((s) => [s.id, s.name || s.url]));
     } catch (e) {
       status.replaceChildren(errorView(e));
       records = [];
     }
     // Re-render only when something changed: keeps focus on a button across polls.
-    const sig = JSON.stringify(records);
+    const sig = JSON.stringify([records, [...names]]);
     if (sig === signature) return;
     signature = sig;
     render();
@@ -136,13 +139,13 @@ export function mountActivity(section, app) {
     pendingNote.hidden = pending === 0;
     pendingNote.textContent = pending ? t('activityPending', pending) : '';
     for (const b of /** @type {HTMLButtonElement[]} */ ([...exports.children])) b.disabled = sorted.length === 0;
-    chain.replaceChildren(...sorted.map((r) => h('li', { class: `chip state-${r.state}`, text: `${r.tool} ${stateMark(r)}` })));
+    chain.replaceChildren(...sorted.map((r) => h('li', { class: `chip state-${isCancelled(r) ? 'cancelled' : r.state}`, text: `${r.tool} ${stateMark(r)}` })));
     if (!sorted.length) {
       list.replaceChildren(h('p', { class: 'empty', text: chat ? t('activityEmpty') : '' }));
       return;
     }
     // Newest first: the call that needs attention is at the top.
-    list.replaceChildren(...sorted.reverse().map((r) => callView(r, { onDecide: (d) => decide(r, d), onCancel: () => cancel(r) })));
+    list.replaceChildren(...sorted.reverse().map((r) => callView(r, { onDecide: (d) => decide(r, d), onCancel: () => cancel(r), serverName: names.get(String(r.serverId)) || '' })));
   }
 
   build();

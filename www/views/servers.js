@@ -249,7 +249,9 @@ export function mountServers(section, app) {
 function serverDialog(app, done) {
   const title = h('h2', { id: nextId('dlg') });
   const name = h('input', { type: 'text', name: 'name', required: true, autocomplete: 'off' });
-  const url = h('input', { type: 'url', name: 'url', required: true, placeholder: 'http://127.0.0.1:3001/mcp', autocomplete: 'off', spellcheck: false });
+  // Checked by the panel, not the browser: the browser's own bubbles ("Please enter a URL.")
+  // follow its language, not the panel's, and never say how to write an address.
+  const url = h('input', { type: 'text', name: 'url', inputMode: 'url', placeholder: 'http://127.0.0.1:3001/mcp', autocomplete: 'off', spellcheck: false });
   const transport = select(TRANSPORTS.map((v) => [v, t('transport_' + v)]), 'auto', { name: 'transport' });
   const timeout = h('input', { type: 'number', name: 'timeout', min: '1', max: '600', step: '1', value: '30' });
   const enabled = h('input', { type: 'checkbox', name: 'enabled', checked: true, attrs: { role: 'switch' }, id: nextId('en') });
@@ -291,12 +293,55 @@ function serverDialog(app, done) {
     return row;
   }
 
-  const form = h('form', { method: 'dialog', class: 'stack' },
+  /** Each checked field with its message slot. @type {[HTMLInputElement, HTMLElement][]} */
+  const checked = [name, url, timeout].map((input) => [input, h('small', { class: 'field-error', id: nextId('e'), attrs: { role: 'alert' } })]);
+  /** @param {HTMLInputElement} input */
+  const slot = (input) => /** @type {HTMLElement} */ ((checked.find(([i]) => i === input) || [])[1]);
+  /** @param {HTMLElement} wrap @param {HTMLInputElement} input */
+  const withError = (wrap, input) => { wrap.append(slot(input)); return wrap; };
+  /**
+   * What is wrong with a field's value, in the panel's language, or ''.
+   * @param {HTMLInputElement} input
+   */
+  function problem(input) {
+    const v = input.value.trim();
+    if (input === name) return v ? '' : t('formRequired');
+    if (input === url) {
+      if (!v) return t('formRequired');
+      if (!/^https?:\/\//i.test(v)) return t('errCause_url_scheme');
+      try {
+        new URL(v);
+      } catch {
+        return t('errCause_url_invalid');
+      }
+      return '';
+    }
+    const n = Number(v || 30);
+    return Number.isInteger(n) && n >= 1 && n <= 600 ? '' : t('serverTimeoutRange');
+  }
+  /** Marks every field that does not fit; true when all fit. Focuses the first that does not. */
+  function validate() {
+    let first = null;
+    for (const [input, message] of checked) {
+      const text = problem(input);
+      message.textContent = text;
+      if (text) {
+        input.setAttribute('aria-invalid', 'true');
+        input.setAttribute('aria-errormessage', message.id);
+        first ??= input;
+      } else {
+        input.removeAttribute('aria-invalid');
+      }
+    }
+    first?.focus();
+    return !first;
+  }
+  const form = h('form', { method: 'dialog', class: 'stack', noValidate: true },
     title,
-    field(t('serverName'), name, { required: true }),
-    field(t('serverUrl'), url, { required: true, hint: t('serverUrlHint') }),
+    withError(field(t('serverName'), name, { required: true }), name),
+    withError(field(t('serverUrl'), url, { required: true, hint: t('serverUrlHint') }), url),
     field(t('serverTransport'), transport),
-    field(t('serverTimeout'), timeout),
+    withError(field(t('serverTimeout'), timeout), timeout),
     h('label', { class: 'switch', htmlFor: enabled.id }, enabled, h('span', { text: t('serverEnabled') })),
     h('fieldset', {},
       h('legend', { text: t('serverHeaders') }),
@@ -327,7 +372,7 @@ function serverDialog(app, done) {
         }))
         .filter((x) => x.name),
     };
-    if (!form.reportValidity()) return;
+    if (!validate()) return;
     // The permission prompt needs the click's user gesture: ask before anything is awaited.
     const granted = requestHostPermission([server.url]);
     save.disabled = true;
@@ -365,6 +410,10 @@ function serverDialog(app, done) {
       headers.replaceChildren();
       for (const hd of (s && s.headers) || []) headerRow(hd.name, hd.value, hd.secret === true);
       error.replaceChildren();
+      for (const [input, message] of checked) {
+        message.textContent = '';
+        input.removeAttribute('aria-invalid');
+      }
       element.showModal();
       name.focus();
     },
