@@ -75,6 +75,27 @@ export function t(key, ...subs) {
   return chrome.i18n.getMessage(key, strings) || key;
 }
 
+/**
+ * The message `key` in the form `count` takes: `<key>_one`, `<key>_other` (and any other plural
+ * category the language has, by Intl.PluralRules), falling back to `<key>_other`. chrome.i18n
+ * has no plural rules, so every counted message has its forms as keys of their own (Chinese
+ * writes one text in each). The substitutions are `subs`, or the count alone when none are given.
+ * @param {string} key
+ * @param {number} count
+ * @param {...(string | number)} subs
+ */
+export function tn(key, count, ...subs) {
+  const args = subs.length ? subs : [count];
+  let form = 'other';
+  try {
+    form = new Intl.PluralRules(currentLanguage()).select(count);
+  } catch {
+    // an unknown language tag: the general form
+  }
+  const text = t(`${key}_${form}`, ...args);
+  return text === `${key}_${form}` ? t(`${key}_other`, ...args) : text;
+}
+
 /** Applies the data-i18n* attributes under `root`. */
 export function localize(root = document) {
   for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = t(/** @type {HTMLElement} */ (el).dataset.i18n || '');

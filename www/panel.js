@@ -3,7 +3,7 @@
 // list. Each view reads its state from the core through the message contract and re-reads it
 // when chrome.storage changes, so several open panels agree. Plain ES modules, no build step.
 import { call, onStorageChange, touches } from './core.js';
-import { localize, setLanguage, t } from './i18n.js';
+import { localize, setLanguage, t, tn } from './i18n.js';
 import { mountServers } from './views/servers.js';
 
 /**
@@ -217,7 +217,7 @@ async function boot() {
     if (!activityTab.contains(pendingBadge)) activityTab.appendChild(pendingBadge);
     pendingBadge.textContent = text;
     pendingBadge.hidden = !text;
-    activityTab.setAttribute('aria-description', text ? t('activityPending', text) : '');
+    activityTab.setAttribute('aria-description', text ? tn('activityPending', Number(text) || 0, text) : '');
   };
   showPendingBadge = () => { showPending(); };
   showPending();

@@ -5,12 +5,35 @@
 // Refresh, Clear and Export as JSON. The log lives in the worker's memory: it starts empty when
 // the worker starts.
 import { h } from './dom.js';
-import { t } from './i18n.js';
+import { t, tn } from './i18n.js';
 import { call, errorView, poll } from './core.js';
 import { download, fileSafe } from './export.js';
 
 /** Which servers' logs are open, so a rebuilt row keeps its log open. */
 const open = new Set();
+
+/**
+ * A logged body as people read JSON: indented, one member a line. An event stream's `data:`
+ * lines are indented each; text that is not JSON stays as it came.
+ * @param {string} text
+ */
+export function pretty(text) {
+  /** @param {string} s */
+  const indent = (s) => {
+    try {
+      return JSON.stringify(JSON.parse(s), null, 2);
+    } catch {
+      return null;
+    }
+  };
+  const whole = indent(text);
+  if (whole !== null) return whole;
+  return text.split('\n').map((line) => {
+    const m = /^data:\s?(.*)$/.exec(line);
+    const body = m ? indent(m[1]) : null;
+    return body === null ? line : `data:\n${body}`;
+  }).join('\n');
+}
 
 /**
  * @param {import('../extension/contract.js').WireEntry} e
@@ -24,14 +47,14 @@ function entryView(e) {
       ? `HTTP ${e.status}${(e.headers || []).length ? ` · ${(e.headers || [])[0][1]}` : ''}`
       : t('wireMessage');
   const headers = e.kind === 'request' && (e.headers || []).length
-    ? h('details', { class: 'wire-headers' }, h('summary', { text: t('wireHeaders', String((e.headers || []).length)) }),
+    ? h('details', { class: 'wire-headers' }, h('summary', { text: tn('wireHeaders', (e.headers || []).length) }),
       h('pre', { class: 'result-json', text: (e.headers || []).map(([k, v]) => `${k}: ${v}`).join('\n') }))
     : null;
   return h('li', { class: `wire-entry wire-${e.dir}`, dataset: { kind: e.kind, dir: e.dir, exchange: String(e.exchange) } },
     h('div', { class: 'wire-head' }, h('span', { class: 'wire-dir', attrs: { 'aria-label': e.dir === 'out' ? t('wireSent') : t('wireReceived') }, text: arrow }), ' ',
       h('small', { class: 'muted', text: time }), ' ', h('code', { class: 'wire-what', text: head })),
     headers,
-    e.text ? h('pre', { class: 'result-json wire-text', text: e.text }) : null,
+    e.text ? h('pre', { class: 'result-json wire-text', text: pretty(e.text) }) : null,
     e.cut ? h('small', { class: 'muted', text: t('wireCut', String(e.cut)) }) : null);
 }
 
@@ -66,7 +89,7 @@ export function wireLog(id, name) {
   const body = () => [
     h('p', { class: 'hint', text: t('wireHint') }),
     h('div', { class: 'actions' },
-      h('button', { type: 'button', dataset: { action: 'wire-refresh' }, text: t('serverRefresh'), on: { click: () => refresh() } }),
+      h('button', { type: 'button', dataset: { action: 'wire-refresh' }, text: t('wireRefresh'), on: { click: () => refresh() } }),
       h('button', { type: 'button', dataset: { action: 'wire-export' }, text: t('wireExport'), on: { click: async () => {
         await refresh();
         download(`mcp-log-${fileSafe(name)}.json`, JSON.stringify({ server: { id, name }, entries }, null, 2), 'application/json');

@@ -94,6 +94,8 @@ test('every message the panel uses exists', () => {
   for (const { text } of sources) {
     for (const m of text.matchAll(/\bt\('([A-Za-z0-9_]+)'\s*[,)]/g)) used.add(m[1]);
     for (const m of text.matchAll(/data-i18n(?:-[a-z]+)?="([A-Za-z0-9_]+)"/g)) used.add(m[1]);
+    // A counted message (`tn('toolCount', n)`) has its plural forms as keys of their own.
+    for (const m of text.matchAll(/\btn\('([A-Za-z0-9_]+)'\s*,/g)) for (const form of ['one', 'other']) used.add(`${m[1]}_${form}`);
     for (const m of text.matchAll(/\bt\('([A-Za-z0-9_]+_)'\s*\+/g)) {
       assert.ok(FAMILIES[m[1]], `message family ${m[1]} is not listed in this test`);
       for (const v of FAMILIES[m[1]]) used.add(m[1] + v);
@@ -104,6 +106,21 @@ test('every message the panel uses exists', () => {
   assert.ok(used.size > 100, `only ${used.size} messages found: is the scan broken?`);
   const missing = [...used].filter((k) => !(k in en)).sort();
   assert.deepEqual(missing, []);
+});
+
+test('counts are said in the plural form they take, never as "(s)"', () => {
+  for (const [lang, messages] of [['en', en], ['zh_CN', zh]]) {
+    for (const [key, entry] of Object.entries(messages)) assert.doesNotMatch(entry.message, /\w\(s\)/, `${lang}.${key}`);
+  }
+  // Every counted message has both forms; English says one of a thing in the singular.
+  const counted = Object.keys(en).filter((k) => k.endsWith('_one')).map((k) => k.slice(0, -4));
+  assert.ok(counted.length >= 8, `only ${counted.length} counted messages`);
+  for (const key of counted) {
+    assert.ok(en[key + '_other'], `${key}_other`);
+    assert.ok(!(key in en), `${key}: the forms replace the plain key`);
+    const one = format(en[key + '_one'], ['1', '1', '1']);
+    assert.doesNotMatch(one, /\b1 (tools|calls|sites|servers|headers)\b/, `en.${key}_one: ${one}`);
+  }
 });
 
 test('the in-panel formatter follows chrome.i18n placeholder rules', () => {

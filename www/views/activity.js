@@ -8,7 +8,7 @@
 // The ledger lives in chrome.storage (keys starting with "ledger"): a change there refreshes
 // the list at once, and while calls are pending or running the view also polls once a second.
 import { h } from '../dom.js';
-import { t } from '../i18n.js';
+import { t, tn } from '../i18n.js';
 import { call, describeError, errorView, currentChat, onTabChange, poll, touches } from '../core.js';
 import { callView, duration, isCancelled, stateMark } from '../render.js';
 import { activityMarkdown, download, fileSafe } from '../export.js';
@@ -49,8 +49,10 @@ export function mountActivity(section, app) {
       state: (/** @type {string} */ s) => t('state_' + s),
       arguments: t('callArguments'), result: t('exportResult'), error: t('exportError'),
       server: t('exportServer'), started: t('exportStarted'),
+      took: (/** @type {number} */ ms) => t('exportTook', duration(ms)),
+      payload: (/** @type {string} */ mime, /** @type {number} */ bytes) => t('exportPayload', mime, bytes),
     };
-    download(`${name}.md`, activityMarkdown(records, { title: t('activityTitle'), chat: chat ? chat.url : '', labels }), 'text/markdown');
+    download(`${name}.md`, activityMarkdown(records, { title: t('activityTitle'), chat: chat ? chat.url : '', servers: names, labels }), 'text/markdown');
   }
 
   const exports = h('div', { class: 'actions export-actions' },
@@ -137,7 +139,7 @@ export function mountActivity(section, app) {
     const sorted = [...records].sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0) || (a.startedAt ?? 0) - (b.startedAt ?? 0));
     const pending = sorted.filter((r) => r.state === 'pending').length;
     pendingNote.hidden = pending === 0;
-    pendingNote.textContent = pending ? t('activityPending', pending) : '';
+    pendingNote.textContent = pending ? tn('activityPending', pending) : '';
     for (const b of /** @type {HTMLButtonElement[]} */ ([...exports.children])) b.disabled = sorted.length === 0;
     chain.replaceChildren(...sorted.map((r) => h('li', { class: `chip state-${isCancelled(r) ? 'cancelled' : r.state}`, text: `${r.tool} ${stateMark(r)}` })));
     if (!sorted.length) {

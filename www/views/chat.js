@@ -8,7 +8,7 @@
 // tools} or null. Auto-run and auto-send apply to this conversation only unless the user applies
 // them to the whole site (switchesForSite).
 import { h, field, select, toggle, nextId, copyText } from '../dom.js';
-import { t } from '../i18n.js';
+import { t, tn } from '../i18n.js';
 import { call, errorView, currentChat, onTabChange, touches } from '../core.js';
 import { resourceContents } from '../render.js';
 import { noteInserted } from '../guide.js';
@@ -124,7 +124,7 @@ export function mountChat(section, app) {
         });
         /** @type {Partial<import('../../extension/contract.js').ServerState>} */
         const st = srv.state || {};
-        const note = srv.enabled === false ? t('status_disabled') : st.status === 'connected' ? t('toolCount', st.toolCount ?? 0) : t('status_' + (st.status || 'idle'));
+        const note = srv.enabled === false ? t('status_disabled') : st.status === 'connected' ? tn('toolCount', st.toolCount ?? 0) : t('status_' + (st.status || 'idle'));
         return h('li', { dataset: { server: srv.id } }, input, h('label', { htmlFor: input.id }, srv.name || srv.id, h('small', { class: 'muted', text: ` · ${note}` })));
       }))
       : h('p', { class: 'muted', text: t('chatNoServers') });
@@ -185,7 +185,7 @@ export function mountChat(section, app) {
     insert.addEventListener('click', () => insertText(p.text, note, insert));
     promptBox.replaceChildren(
       h('h3', { text: t('promptTitle') }),
-      h('p', { class: 'prompt-stats', id: 'prompt-stats', text: t('promptStats', p.chars ?? p.text.length, p.tokensEstimate ?? '?', toolCount ?? '?') }),
+      h('p', { class: 'prompt-stats', id: 'prompt-stats', text: tn('promptStats', Number(toolCount) || 0, p.chars ?? p.text.length, p.tokensEstimate ?? '?', toolCount ?? '?') }),
       h('div', { class: 'actions' },
         insert,
         h('button', { type: 'button', id: 'prompt-copy', text: t('copy'), on: { click: async () => { note.textContent = (await copyText(p.text)) ? t('copied') : t('copyFailed'); } } })),

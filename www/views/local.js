@@ -5,7 +5,7 @@
 // the host, which asks the user itself before it adds anything.
 
 import { h } from '../dom.js';
-import { t } from '../i18n.js';
+import { t, tn } from '../i18n.js';
 import { call, errorView } from '../core.js';
 
 /** @typedef {import('../../extension/contract.js').LocalHostView} LocalHostView */
@@ -39,7 +39,7 @@ export function localSection() {
         host.error ? h('p', { class: 'hint local-error', text: host.error }) : '');
       return;
     }
-    element.replaceChildren(title, h('p', { class: 'hint', text: host.servers.length ? t('localListed', host.servers.length) : t('localEmpty') }));
+    element.replaceChildren(title, h('p', { class: 'hint', text: host.servers.length ? tn('localListed', host.servers.length) : t('localEmpty') }));
   }
 
   return {

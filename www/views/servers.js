@@ -9,7 +9,7 @@
 // toolCount?, error?, lastLatencyMs?}, auth: null | {signedIn, scope?, expiresAtMs?, refreshable,
 // origins}} (never a token).
 import { h, field, select, toggle, nextId, copyText } from '../dom.js';
-import { t } from '../i18n.js';
+import { t, tn } from '../i18n.js';
 import { call, errorView, requestHostPermission, remoteOrigin, poll, touches } from '../core.js';
 import { duration } from '../render.js';
 import { wireLog } from '../wire-log.js';
@@ -141,7 +141,7 @@ export function mountServers(section, app) {
     const info = st.info || {};
     const protocol = info.protocolVersion;
     if (st.status === 'connected') {
-      detail.push(h('span', { text: t('serverConnected', protocol || '?', st.toolCount ?? 0) }));
+      detail.push(h('span', { text: tn('serverConnected', st.toolCount ?? 0, protocol || '?', st.toolCount ?? 0) }));
       const impl = info.serverInfo;
       if (impl && impl.name) detail.push(h('span', { class: 'server-impl', text: t('serverReports', [impl.name, impl.version].filter(Boolean).join(' ')) }));
     }

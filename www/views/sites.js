@@ -7,7 +7,7 @@
 // for its side effect, it defines globalThis.McpRelaySites.
 import '../../extension/content/sites.js';
 import { h, field, select } from '../dom.js';
-import { t } from '../i18n.js';
+import { t, tn } from '../i18n.js';
 import { call, currentChat, errorView, requestHostPermission } from '../core.js';
 
 /** Adapter ids and names: the built-in site descriptions, plus the generic adapter. */
@@ -155,7 +155,7 @@ export function mountSites(container) {
         let sites = [];
         for (const x of entries) sites = await call('sites/add', { origin: x.origin, adapter: x.adapter });
         render(sites);
-        jsonStatus.replaceChildren(h('p', { class: 'ok', id: 'sites-imported', text: t('sitesImported', String(entries.length)) }));
+        jsonStatus.replaceChildren(h('p', { class: 'ok', id: 'sites-imported', text: tn('sitesImported', entries.length) }));
       } catch (e) {
         jsonStatus.replaceChildren(errorView(e));
       }

@@ -9,7 +9,7 @@
 // tools it covers and why, and sends back exactly those (name and revision): the core allows
 // them as they were shown, and a tool that changes or appears later asks again.
 import { h, select, nextId, json } from '../dom.js';
-import { t } from '../i18n.js';
+import { t, tn } from '../i18n.js';
 import { call, describeError, errorText, errorView, poll, touches, withCode } from '../core.js';
 import { schemaForm, editType, resolve } from '../schema-form.js';
 import { callView, progressView } from '../render.js';
@@ -134,11 +134,11 @@ export function mountTools(section, app) {
     const area = group.querySelector('.row-error');
     if (!area) return;
     const seen = covered.map((tool) => ({ name: tool.name, revision: tool.revision }));
-    const view = h('div', { class: 'confirm read-only-preview', attrs: { role: 'alertdialog', 'aria-label': t('toolsReadOnlyWhat', covered.length) }, dataset: { kind: 'read_only' } },
-      h('p', { text: t('toolsReadOnlyWhat', covered.length) }),
+    const view = h('div', { class: 'confirm read-only-preview', attrs: { role: 'alertdialog', 'aria-label': tn('toolsReadOnlyWhat', covered.length) }, dataset: { kind: 'read_only' } },
+      h('p', { text: tn('toolsReadOnlyWhat', covered.length) }),
       h('ul', { class: 'read-only-list' }, covered.map((tool) => h('li', { dataset: { tool: tool.name } }, h('code', { text: tool.name }), ' ', h('small', { class: 'muted', text: t('toolsReadOnlyWhy') })))),
       h('p', { class: 'error-hint', text: t('toolsReadOnlyLater') }),
-      h('button', { type: 'button', class: 'primary', dataset: { action: 'confirm-read-only' }, text: t('toolsReadOnlyConfirm', covered.length), on: { click: () => setPolicy({ serverId, policy: 'allow', readOnly: true, seen }, group) } }),
+      h('button', { type: 'button', class: 'primary', dataset: { action: 'confirm-read-only' }, text: tn('toolsReadOnlyConfirm', covered.length), on: { click: () => setPolicy({ serverId, policy: 'allow', readOnly: true, seen }, group) } }),
       h('button', { type: 'button', dataset: { action: 'cancel-read-only' }, text: t('cancel'), on: { click: () => area.replaceChildren() } }));
     area.replaceChildren(view);
     /** @type {HTMLButtonElement | null} */ (view.querySelector('button[data-action="confirm-read-only"]'))?.focus();
@@ -345,7 +345,7 @@ export function mountTools(section, app) {
         attrs: { 'aria-label': t('toolsAllowReadOnlyFor', names.get(serverId) || serverId) },
         on: { click: () => showReadOnly(group, serverId, covered) } });
       group.append(
-        h('div', { class: 'group-head' }, h('h3', { id: headingId, text: names.get(serverId) || serverId }), h('small', { class: 'muted', text: t('toolCount', list.length) }), readOnly, bulk),
+        h('div', { class: 'group-head' }, h('h3', { id: headingId, text: names.get(serverId) || serverId }), h('small', { class: 'muted', text: tn('toolCount', list.length) }), readOnly, bulk),
         h('div', { class: 'row-error' }),
         h('ul', { class: 'tool-list' }, list.map(toolItem)));
       return group;
@@ -367,7 +367,7 @@ export function mountTools(section, app) {
       group.hidden = any === 0;
       shown += any;
     }
-    count.textContent = tools.length ? t('toolsShown', shown, tools.length) : '';
+    count.textContent = tools.length ? tn('toolsShown', tools.length, shown, tools.length) : '';
     // A search that hides every tool says so, and how to get them back.
     noHits.hidden = !(tools.length && q && shown === 0);
     noHits.textContent = noHits.hidden ? '' : t('toolsNoMatch', search.value.trim());
