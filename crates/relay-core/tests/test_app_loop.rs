@@ -748,3 +748,58 @@ fn a_reload_takes_the_frames_of_the_old_document_with_it() {
     let _ = app.observe((7, 0), URL, &top("top-2"), 1_400);
     assert_eq!(app.page_view(7).map(|v| v.turns.len()), Some(1));
 }
+
+/// Results on their way into the chat when the tab reloads right after the send (its answer to
+/// the write is lost): when the page wrote a reply after them meanwhile, they reached the chat
+/// and are not written again after the reload (the sweep's seed 472700998); without such a
+/// reply nothing shows they were written, and the chat's next update writes them.
+#[test]
+fn results_the_page_answered_are_not_written_again_when_the_tab_s_answer_is_lost() {
+    for answered in [true, false] {
+        let mut tab = Tab {
+            app: app_with(auto(), Some(ToolPolicy::Allow)),
+            now: 1_000,
+            started: Vec::new(),
+        };
+        let text = call_text("add", "milk");
+        tab.look(look(&[], false), 0);
+        let sent = Observation {
+            submitted: true,
+            ..look(&[], false)
+        };
+        tab.look(sent, 10);
+        tab.look(look(&[(2, Some(&text))], true), 100);
+        tab.look(look(&[(2, None)], false), STOP_QUIET_MS);
+        assert_eq!(tab.started.len(), 1);
+        let key = tab.started[0].clone();
+        let effects = run(&mut tab.app, &key, ok("3"));
+        let message_id = tab.app.ledger.calls[&key].message_id.clone();
+        assert!(effects.iter().any(|e| matches!(e, Effect::Deliver { .. })));
+        let d = tab
+            .app
+            .take_delivery(&chat(), &message_id)
+            .expect("on its way");
+        if answered {
+            // The page sent it and its model answers, before the tab reloads.
+            let sent = Observation {
+                submitted: true,
+                ..look(&[(2, None)], false)
+            };
+            tab.look(sent, 100);
+            tab.look(look(&[(2, None), (3, Some("The sum is 3."))], true), 100);
+        }
+        let outcome = tab.app.unanswered_outcome(&d);
+        assert_eq!(outcome.inserted, answered);
+        let _ = tab.app.delivery_written(&d, &outcome);
+        // The reload: the page shows the conversation again.
+        let mut again = look(&[(12, Some(&text))], false);
+        again.page = "load-2".into();
+        let (_, effects) = tab.app.observe((7, 0), URL, &again, tab.now + 500);
+        let delivers = effects
+            .iter()
+            .filter(|e| matches!(e, Effect::Deliver { .. }))
+            .count();
+        assert_eq!(delivers, usize::from(!answered), "answered={answered}");
+        assert_eq!(tab.app.ledger.calls[&key].delivered, answered);
+    }
+}

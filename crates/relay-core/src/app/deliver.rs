@@ -85,6 +85,7 @@ impl App {
                 // first); [`App::delivery_written`] confirms it.
                 x.delivered = true;
                 x.in_flight = true;
+                x.answered = false;
             }
         }
         let settings = self.config.chat(chat);
@@ -141,6 +142,29 @@ impl App {
     /// second write would add a second copy) but unsent, with what was lost. Not written at all
     /// (gone, reloading, no input found): the results stay deliverable for the chat's next
     /// update.
+    /// What a delivery did when the tab never answered (it reloaded or closed meanwhile):
+    /// written and sent when the page wrote a reply after it while it was on its way
+    /// ([`App::note_answered`]), else nothing was written.
+    pub fn unanswered_outcome(&self, delivery: &Delivery) -> InsertOutcome {
+        let answered = !delivery.keys.is_empty()
+            && (delivery.keys.iter()).all(|k| self.ledger.calls.get(k).is_some_and(|r| r.answered));
+        InsertOutcome {
+            inserted: answered,
+            submitted: answered,
+            ..InsertOutcome::default()
+        }
+    }
+
+    /// The page wrote replies (`live`: their message ids) in a chat: results on their way into
+    /// it, for another message, were answered by them.
+    pub fn note_answered(&mut self, chat: &str, live: &[String]) {
+        for r in self.ledger.calls.values_mut() {
+            if r.in_flight && r.chat == chat && !live.contains(&r.message_id) {
+                r.answered = true;
+            }
+        }
+    }
+
     pub fn delivery_written(
         &mut self,
         delivery: &Delivery,

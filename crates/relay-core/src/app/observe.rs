@@ -126,6 +126,7 @@ impl App {
             ..PageAnswer::default()
         };
         let mut parsed = false;
+        let mut live: Vec<String> = Vec::new();
         for report in outcome.reports {
             if report.history {
                 answer
@@ -134,6 +135,7 @@ impl App {
                 continue;
             }
             parsed = true;
+            live.push(report.message_id.clone());
             let text = match &report.text {
                 ReportText::Whole(t) => ReplyText::Whole(t),
                 ReportText::Appended { at, text } => ReplyText::Appended { at: *at, text },
@@ -176,7 +178,9 @@ impl App {
             answer.calls.extend(update.calls);
             effects.extend(more);
         }
-        if !parsed {
+        if parsed {
+            self.note_answered(&chat, &live);
+        } else {
             // The page answers: results that finished while it could not take them (a reload,
             // a worker stopped mid-call) go out now, once their reply has ended
             // ([`App::reply_update_text`] does so for the replies it reads).

@@ -749,10 +749,12 @@ impl<H: Host> Runner<H> {
             }
             None => None,
         };
-        // A tab that did not answer (or answered nonsense) wrote nothing.
-        let outcome = answer
-            .and_then(|a| serde_json::from_value(a).ok())
-            .unwrap_or_default();
+        // A tab that did not answer (or answered nonsense) wrote nothing, unless the page
+        // answered the message meanwhile (it reloaded right after the send).
+        let outcome = match answer.and_then(|a| serde_json::from_value(a).ok()) {
+            Some(outcome) => outcome,
+            None => self.app.borrow().unanswered_outcome(&d),
+        };
         let effects = self.app.borrow_mut().delivery_written(&d, &outcome);
         self.run_background(effects).await;
         // Auto-send with a delay: the send waits for its timer (or the user's Cancel).

@@ -102,6 +102,11 @@ pub struct CallRecord {
     /// passes over it in silence (see [`Ledger::recover_after_restart`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub in_flight: bool,
+    /// While its results were on their way, the page wrote a reply after them (the model
+    /// answered the message they went in): they reached the chat, even where the tab's own
+    /// answer is lost (a reload right after the send).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub answered: bool,
     /// Why the last delivery did not go as asked (what was lost, why the send did not take).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delivery_note: Option<String>,
@@ -250,6 +255,7 @@ impl Ledger {
             delivered: false,
             unsent: false,
             in_flight: false,
+            answered: false,
             delivery_note: None,
             send_at: None,
             destructive: call.destructive,
