@@ -281,6 +281,19 @@ for (const lang of ['en', 'zh_CN']) {
       if (view === 'tools') await panel.locator('li.tool').first().waitFor({ timeout: 10_000 });
       const text = await visibleText(panel);
       assert.deepEqual(codesIn(text), [], `${view}, ${lang}: ${text}`);
+      // The server's id, in the panel's own text (not in what the server wrote, nor in the
+      // instructions for the model, which may name it).
+      const ids = await panel.evaluate((id) => {
+        const re = new RegExp(`(?<![\\w-])${id}(?![\\w-])`);
+        const hits = [];
+        const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+          const el = n.parentElement;
+          if (el && !el.closest('#prompt-text, textarea, input, pre, code, .tool-desc, .param-desc, .tool-title, .result-text') && el.checkVisibility() && re.test(n.textContent || '')) hits.push(n.textContent);
+        }
+        return hits;
+      }, rig.serverId);
+      assert.deepEqual(ids, [], `${view}, ${lang}: the id ${rig.serverId} of ${NAME}`);
       if (lang === 'zh_CN') assert.deepEqual(await englishIn(panel), [], `${view}: English in the Chinese panel`);
     }
   });
