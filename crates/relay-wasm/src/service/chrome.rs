@@ -15,11 +15,7 @@ use crate::js::{from_js, message, to_js};
 extern "C" {
     /// `chrome.tabs.sendMessage(tabId, message, options)`; throws (caught) outside an extension.
     #[wasm_bindgen(catch, js_namespace = ["chrome", "tabs"], js_name = sendMessage)]
-    fn tabs_send_message(
-        tab_id: f64,
-        message: &JsValue,
-        options: &JsValue,
-    ) -> Result<js_sys::Promise, JsValue>;
+    fn tabs_send_message(t: f64, m: &JsValue, o: &JsValue) -> Result<js_sys::Promise, JsValue>;
 
     /// `chrome.permissions.remove({origins})`.
     #[wasm_bindgen(catch, js_namespace = ["chrome", "permissions"], js_name = remove)]
@@ -52,24 +48,15 @@ extern "C" {
 
 /// Sends a message of the contract to a tab's content script (in `frame`, or in every frame)
 /// and returns its answer.
-pub(super) async fn send_to_tab(
-    tab: i64,
-    frame: Option<i64>,
-    message: &TabMessage,
-) -> HandlerResult {
-    let msg = to_js(&message.to_value())
-        .map_err(|_| ErrorBody::new(ErrorKind::Internal, "cannot convert message"))?;
-    let options = match frame {
-        Some(frame) => to_js(&json!({ "frameId": frame }))
-            .map_err(|_| ErrorBody::new(ErrorKind::Internal, "cannot convert options"))?,
-        None => JsValue::UNDEFINED,
-    };
-    let promise = tabs_send_message(tab as f64, &msg, &options).map_err(|_| {
-        ErrorBody::new(
-            ErrorKind::Unavailable,
-            "chrome.tabs.sendMessage is not available here",
-        )
-    })?;
+pub(super) async fn send_to_tab(tab: i64, frame: Option<i64>, m: &TabMessage) -> HandlerResult {
+    let unconvertible = |_| ErrorBody::new(ErrorKind::Internal, "cannot convert message");
+    let msg = to_js(&m.to_value()).map_err(unconvertible)?;
+    let options = (frame.map(|f| to_js(&json!({ "frameId": f })).map_err(unconvertible)))
+        .transpose()?
+        .unwrap_or(JsValue::UNDEFINED);
+    let unavailable = "chrome.tabs.sendMessage is not available here";
+    let promise = tabs_send_message(tab as f64, &msg, &options)
+        .map_err(|_| ErrorBody::new(ErrorKind::Unavailable, unavailable))?;
     let answer = JsFuture::from(promise).await.map_err(|_| {
         ErrorBody::new(ErrorKind::Tab, "The chat tab did not answer.")
             .with_hint("Reload the chat page so MCP Relay can connect to it.")
