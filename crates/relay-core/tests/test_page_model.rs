@@ -460,3 +460,36 @@ fn a_long_conversation_keeps_the_newest_texts_and_still_knows_the_old_replies() 
     tab.look(&again, false);
     assert_eq!(tab.ids(), ids);
 }
+
+/// Another conversation opened from a sidebar without a URL change while the last reply was
+/// still being written as far as the core knew (the look that shows it ended came later): the
+/// reply's element goes and the other conversation's turns come, complete. They are history:
+/// their calls never run (the sweep's seed 1946257797).
+#[test]
+fn another_conversation_shown_while_a_reply_was_being_written_is_history() {
+    for streaming in [false, true] {
+        // The generic adapter reports no user turns: only the sends it sees.
+        let mut tab = Tab::new("load-1");
+        tab.look(&[a(2, "old answer")], false);
+        tab.send(&[a(2, "old answer")]);
+        tab.wait(100);
+        tab.look(&[same(2), a(4, "The sum is 5.")], true);
+        tab.wait(20);
+        tab.look(&[a(10, "Add 7 and 8."), a(11, CALL)], streaming);
+        tab.wait(20);
+        tab.look(&[a(11, CALL)], streaming);
+        tab.wait(SETTLE_MS);
+        let out = tab.look(&[same(11)], false);
+        assert!(live_reports(&out).is_empty(), "{:?}", out.reports);
+        assert_eq!(
+            tab.states(),
+            [
+                TurnState::History,
+                TurnState::Done,
+                TurnState::History,
+                TurnState::History
+            ],
+            "streaming={streaming}"
+        );
+    }
+}

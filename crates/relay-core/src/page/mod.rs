@@ -36,7 +36,8 @@
 //!   end of a reply the page is *quiet* until the user sends something (a new user turn, or a
 //!   send the content script made) or a reply is seen being written: a reply that appears
 //!   complete then is that conversation loading or an old turn shown again, and is history
-//!   once it ends unless it grew under our eyes. A new turn that another tab on the same conversation already shows (the site
+//!   once it ends unless it grew under our eyes. So is what appears where a reply being
+//!   written since the last send left the page (another conversation opened in place). A new turn that another tab on the same conversation already shows (the site
 //!   mirrors a conversation into every tab that has it open) is that tab's: the first tab to
 //!   see a reply being written runs its calls.
 //! - **End.** Signals first (a stop control, a streaming marker): a reply that saw one ends
@@ -275,6 +276,9 @@ pub struct Page {
     /// When the page was last observed (pruning).
     #[serde(default)]
     pub seen_at: u64,
+    /// When the page last sent a message (the user's Send, ours, a new user turn).
+    #[serde(default)]
+    sent_at: u64,
 }
 
 impl Page {
@@ -359,6 +363,7 @@ impl Page {
         let new_user = users.iter().any(|h| !self.users.contains(h));
         if obs.submitted || (new_user && !first && !self.users.is_empty()) {
             self.quiet = false;
+            self.sent_at = now;
         }
         if users != self.users {
             self.users = users;
@@ -516,6 +521,16 @@ impl Page {
             })
             .collect();
 
+        // A reply being written since the last send whose element left in this look, shown by
+        // no element now: the page moved away from it (another conversation opened from a
+        // sidebar without a URL change), not on to the answer of a new message. What appears
+        // in its place is taken as live only once it grows.
+        let displaced = self.turns.iter().any(|t| {
+            t.handle.is_none()
+                && t.left_at == now
+                && t.changed_at > self.sent_at
+                && matches!(t.state, TurnState::Live | TurnState::Undecided)
+        });
         // Old or live, for the replies seen for the first time.
         let last = order.len().checked_sub(1);
         for (k, &idx) in order.iter().enumerate() {
@@ -532,7 +547,7 @@ impl Page {
             let turn = &mut self.turns[idx];
             if history {
                 turn.state = TurnState::History;
-            } else if obs.streaming || !self.quiet {
+            } else if !displaced && (obs.streaming || !self.quiet) {
                 turn.state = TurnState::Live;
                 self.quiet = false;
             }
