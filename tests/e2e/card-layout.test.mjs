@@ -20,7 +20,7 @@ let rig;
 before(async () => {
   const server = await startProcess(process.env.RELAY_DEMO_SERVER || join(TARGET, 'debug/relay-demo-server'), ['--port', '0'],
     { ready: /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/ });
-  const chat = await serveStatic(join(ROOT, 'tests/fixtures/sites/card-layouts'));
+  const chat = await serveStatic(join(ROOT, 'tests/fixtures/cards/layouts'));
   const ext = await launchExtension();
   const panel = await openExtensionPage(ext, 'www/panel.html');
   const call = async (message) => ok(await coreCall(panel, message));

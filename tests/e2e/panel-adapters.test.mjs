@@ -28,7 +28,7 @@ test('import a refused adapter, a valid one, export it, and the page uses it', a
   await panel.click('#sites-import');
   const alert = panel.locator('[role="alert"] .error-message');
   await alert.first().waitFor();
-  assert.match(await alert.first().innerText(), /adapter field 'assistant'/);
+  assert.match(await alert.first().innerText(), /adapter field 'assistant'/i);
   assert.equal(await panel.locator(`#sites-list li[data-origin="${site.origin}"]`).count(), 0);
 
   await panel.fill('#sites-json', JSON.stringify([{ origin: site.origin, custom: ADAPTER }]));

@@ -87,12 +87,13 @@ export async function startGenRig() {
   };
 }
 
-// Each run's real call adds 2 and a number of its own (the page's `?b=`), so pages running at
-// the same time against one server are told apart at its door.
+// Each run's calls carry a number of its own (the page's `?b=`): the real call adds 2 and b, the
+// draft in a thinking block 1000 and b, the old conversation's call 7 and 1000 + b; so pages
+// running at the same time against one server are told apart at its door.
 let nextB = 100;
 const ARGS = {
-  draft: (/** @type {any} */ a) => a.a === 1000 && a.b === 1,
-  old: (/** @type {any} */ a) => a.a === 7 && a.b === 8,
+  draft: (/** @type {number} */ b) => (/** @type {any} */ a) => a.a === 1000 && a.b === b,
+  old: (/** @type {number} */ b) => (/** @type {any} */ a) => a.a === 7 && a.b === 1000 + b,
 };
 
 /** The generator's record on a page (its top window holds it, also for the iframe structure). */
@@ -197,7 +198,7 @@ export async function runSeed(rig, seed, { delay = 4 } = {}) {
   const page = await rig.ext.context.newPage();
   const b = nextB++;
   const real = (/** @type {any} */ a) => a.a === 2 && a.b === b;
-  const before = { real: rig.proxy.count('add', real), draft: rig.proxy.count('add', ARGS.draft), old: rig.proxy.count('add', ARGS.old) };
+  const before = { real: rig.proxy.count('add', real), draft: rig.proxy.count('add', ARGS.draft(b)), old: rig.proxy.count('add', ARGS.old(b)) };
   try {
     // A regenerated reply streams as a person sees one stream: at 4 ms a token it appears whole
     // in the look after the click, as a re-render of the old reply would, which the page
@@ -262,8 +263,8 @@ export async function runSeed(rig, seed, { delay = 4 } = {}) {
     check(answers >= finals, `${answers} right final answers, ${finals} expected`);
     const ran = rig.proxy.count('add', real) - before.real;
     check(ran === runs, `the call ran ${ran} times at the server, ${runs} expected`);
-    check(rig.proxy.count('add', ARGS.draft) === before.draft, 'the draft in the thinking block ran');
-    check(rig.proxy.count('add', ARGS.old) === before.old, 'the old conversation\'s call ran');
+    check(rig.proxy.count('add', ARGS.draft(b)) === before.draft, 'the draft in the thinking block ran');
+    check(rig.proxy.count('add', ARGS.old(b)) === before.old, 'the old conversation\'s call ran');
     check(g.decoys.length === 0, `decoys pressed: ${g.decoys.map((/** @type {any} */ d) => d.label).join(', ')}`);
   } catch (e) {
     failures.push(String(/** @type {any} */ (e)?.message || e).split('\n')[0]);
