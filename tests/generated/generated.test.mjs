@@ -17,6 +17,7 @@ export const REGRESSIONS = [
   1167418369, // a frame, an old conversation: the portal's top page answered "no input", the result went again and again
   2112268862, // a long paste shown as a file card, turns alike: no reply found
   437568720, // a paste-only editor: the person's greeting typed, never pasted (the driver's mistake)
+  1946257797, // an old conversation opened in place while the last reply was live: its call ran
 ];
 
 /** @type {any} */
