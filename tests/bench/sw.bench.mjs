@@ -55,7 +55,7 @@ try {
     const ms = await coldStart();
     if (ms === null) {
       dropped += 1;
-      if (++droppedHere > 12) throw new Error(`a cold start's message was dropped 12 times in a row (${dropped} drops in all)`);
+      if (++droppedHere > 24) throw new Error(`a cold start's message was dropped 24 times in a row (${dropped} drops in all)`);
       // Chrome reports the worker stopped before its teardown is over; each drop of one start
       // waits longer, at most 2 s (as in coldstart.bench.mjs).
       await new Promise((r) => setTimeout(r, 250 * Math.min(droppedHere, 8)));
