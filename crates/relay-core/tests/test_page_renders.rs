@@ -5,7 +5,20 @@
 mod page_tab;
 
 use page_tab::*;
-use relay_core::page::{ReportText, TurnState, SETTLE_MS};
+use relay_core::page::{Report, ReportText, TurnState, SETTLE_MS};
+
+/// What the loop was told is all about reply `id`, read live (never history), and it ended once.
+fn only_this_reply_ran_and_ended_once(live: &[Report], id: &str, case: &str) {
+    assert!(
+        live.iter().all(|r| r.message_id == id && !r.history),
+        "{case}: {live:?}"
+    );
+    assert_eq!(
+        live.iter().filter(|r| r.done).count(),
+        1,
+        "{case}: {live:?}"
+    );
+}
 
 // Re-renders and regenerations: a reply's element replaced by its final render is the same
 // reply; a reply the user had written again (Regenerate) is a new one; an older branch shown
@@ -272,15 +285,7 @@ fn a_regenerated_reply_re_rendered_with_the_old_reply_s_text_stays_the_new_reply
             [TurnState::History, TurnState::Done, TurnState::Done],
             "streaming={streaming}"
         );
-        assert!(
-            live.iter().all(|r| r.message_id == ids[2] && !r.history),
-            "streaming={streaming}: {live:?}"
-        );
-        assert_eq!(
-            live.iter().filter(|r| r.done).count(),
-            1,
-            "streaming={streaming}: {live:?}"
-        );
+        only_this_reply_ran_and_ended_once(&live, &ids[2], &format!("streaming={streaming}"));
     }
 }
 
@@ -402,15 +407,7 @@ fn a_reply_regenerated_in_its_own_element_is_a_new_reply() {
             [TurnState::History, TurnState::Done, TurnState::Done],
             "{case}"
         );
-        assert!(
-            live.iter().all(|r| r.message_id == ids[2] && !r.history),
-            "{case}: {live:?}"
-        );
-        assert_eq!(
-            live.iter().filter(|r| r.done).count(),
-            1,
-            "{case}: {live:?}"
-        );
+        only_this_reply_ran_and_ended_once(&live, &ids[2], &case);
         assert_eq!(tab.page.text_of(&ids[2]), Some(CODE), "{case}");
     }
 }
