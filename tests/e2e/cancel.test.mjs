@@ -42,6 +42,9 @@ for (const lang of ['en', 'zh_CN']) {
     const before = cancelledAtServer();
     const panel = rig.panel;
     await rig.call({ type: 'settings/set', settings: { ...(await rig.call({ type: 'settings/get' })), language: lang } });
+    // A fresh load (the panel may already show #tools, where a goto would not reload it): the
+    // language is the stored one from the first paint.
+    await panel.goto('about:blank');
     await panel.goto(rig.ext.url('www/panel.html#tools'));
     await panel.locator('#core-status[data-state="ready"]').waitFor();
     assert.equal(await panel.locator('#tab-tools').textContent(), TEXT[lang].tab);
