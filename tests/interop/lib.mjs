@@ -170,3 +170,33 @@ export function within(ms, promise, what = 'operation') {
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
+
+/**
+ * The official MCP Apps example `@modelcontextprotocol/server-basic-vanillajs` (tool `get-time`,
+ * app `ui://get-time/mcp-app.html`), served on 127.0.0.1 by `tests/apps/example-server.mjs`.
+ * Resolves with `{url, port, proc, close(), ...startProcess}`.
+ */
+export async function startAppsExampleServer() {
+  const entry = path.join(repoRoot, 'tests', 'apps', 'example-server.mjs');
+  const server = await startProcess(process.execPath, [entry, '0'], {
+    env: { RELAY_NODE_MODULES: nodeModules() },
+    ready: /listening (http:\/\/127\.0\.0\.1:(\d+)\/mcp)/,
+  });
+  return { ...server, url: server.match[1], port: Number(server.match[2]), proc: server.child, close: server.stop };
+}
+
+/**
+ * `tests/python/apps_server.py` (PyPI `mcp`'s `mcp.server.apps`): `show_chart`, `refresh_chart`
+ * (app-only), `secret_admin` (model-only) and `hostile_view`; `origin` serves `/leak-count` and
+ * `/calls`. Resolves with `{url, origin, port, proc, close(), ...startProcess}`.
+ */
+export async function startPythonAppsServer() {
+  const port = await freePort();
+  const script = path.join(repoRoot, 'tests', 'python', 'apps_server.py');
+  const server = await startProcess(python(), [script, '--port', String(port)], {
+    ready: /listening (http:\/\/127\.0\.0\.1:(\d+)\/mcp)/,
+    timeoutMs: 30_000,
+  });
+  const url = server.match[1];
+  return { ...server, url, origin: new URL(url).origin, port: Number(server.match[2]), proc: server.child, close: server.stop };
+}
