@@ -1,8 +1,8 @@
 // What a user is told: an allowed tool that waits because auto-run is off says so on its card
 // and in the panel; waiting calls show as a badge on the toolbar icon and on the Activity tab
-// (gone once decided); servers and switches picked in one chat are the site's (a new chat of
-// the site starts with them) unless one chat is overridden; in Chinese, the core's errors are
-// said in Chinese with the core's own words kept as details.
+// (gone once decided); settings set for the whole site reach the site's conversations without
+// their own, and one conversation's own stay in it; in Chinese, the core's errors are said in
+// Chinese with the core's own words kept as details.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -53,16 +53,12 @@ test('auto-run off: the card says why an allowed tool waits; badges count waitin
   await page.close();
 });
 
-test('picked once per site: a new chat of the site starts with it; an override stays in its chat', async () => {
+test('set for the whole site: a new chat of the site uses it, auto-run too; a conversation of its own keeps its own', async () => {
   const a = await openTab('/?a');
-  const picked = await call({ type: 'chat/set', chat: a.chatRef, settings: { serverIds: [rig.serverId], autoExecute: true, autoSubmit: true } });
-  assert.equal(picked.source, 'chat');
+  const picked = await call({ type: 'chat/set', chat: a.chatRef, settings: { serverIds: [rig.serverId], autoExecute: true, autoSubmit: true }, scope: 'site' });
+  assert.equal(picked.source, 'site');
   const b = await openTab('/?b');
-  // Auto-run and auto-send stay in their conversation unless applied to the whole site.
-  const own = await call({ type: 'chat/get', chat: b.chatRef });
-  assert.equal(own.source, 'site');
-  assert.deepEqual([own.serverIds, own.autoExecute, own.autoSubmit], [[rig.serverId], false, false]);
-  await call({ type: 'chat/set', chat: a.chatRef, settings: { ...picked, switchesForSite: true } });
+  // The user chose the whole site: its other conversations get the switches too.
   const inherited = await call({ type: 'chat/get', chat: b.chatRef });
   assert.equal(inherited.source, 'site');
   assert.deepEqual([inherited.serverIds, inherited.autoExecute, inherited.autoSubmit], [[rig.serverId], true, true]);
@@ -70,8 +66,11 @@ test('picked once per site: a new chat of the site starts with it; an override s
   await call({ type: 'chat/set', chat: b.chatRef, settings: { ...inherited, autoExecute: false }, scope: 'chat' });
   const c = await openTab('/?c');
   const site = await call({ type: 'chat/get', chat: c.chatRef });
-  assert.equal(site.autoExecute, true, 'overriding one chat did not change the site');
+  assert.equal(site.autoExecute, true, 'one conversation of its own did not change the site');
   assert.equal((await call({ type: 'chat/get', chat: b.chatRef })).autoExecute, false);
+  // A change that names no scope stays in its conversation.
+  await call({ type: 'chat/set', chat: c.chatRef, settings: { serverIds: [], autoExecute: false } });
+  assert.equal((await call({ type: 'chat/get', chat: a.chatRef })).autoExecute, true);
   for (const p of [a, b, c]) await p.page.close();
 });
 

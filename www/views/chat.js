@@ -4,9 +4,10 @@
 // resources its servers offer (browsed here, inserted into the chat).
 //
 // A chat is {tabId, url}; ChatSettings = {serverIds, strategy, template?, autoExecute, autoSubmit,
-// maxConsecutive, maxTotal, switchesForSite}; prompt/build answers {text, chars, tokensEstimate,
-// tools} or null. Auto-run and auto-send apply to this conversation only unless the user applies
-// them to the whole site (switchesForSite).
+// maxConsecutive, maxTotal}; prompt/build answers {text, chars, tokensEstimate, tools} or null.
+// One choice at the top says where every setting of the view applies: this conversation (its
+// own settings) or the whole site (every conversation of the site without its own); the core
+// keeps both (chat/set with that scope; chat/scope switches, starting from the values in use).
 import { h, field, select, toggle, nextId, copyText } from '../dom.js';
 import { t, tn } from '../i18n.js';
 import { call, errorView, currentChat, onTabChange, touches } from '../core.js';
@@ -28,7 +29,7 @@ const listOf = (answer, key) => (Array.isArray(answer) ? answer : (answer && Arr
 export function mountChat(section, app) {
   /** @type {import('../../extension/contract.js').ChatRef | null} */
   let chat = null;
-  /** @type {import('../../extension/contract.js').ChatSettings | null} */
+  /** @type {import('../../extension/contract.js').ChatView | null} */
   let settings = null;
   /** @type {import('../../extension/contract.js').ServerView[]} */
   let servers = [];
@@ -91,21 +92,51 @@ export function mountChat(section, app) {
     discovery.replaceChildren(h('p', { class: 'notice', attrs: { role: 'status' }, text: t('sitesUnsure') }), teach);
   }
 
-  // Settings are picked once per site (the core remembers them for the chat's origin); this
-  // switch keeps a change to this chat only.
-  let onlyThisChat = false;
+  /**
+   * Where the settings shown apply: a conversation with settings of its own is edited on its
+   * own; any other uses (and so edits) its site's.
+   * @returns {import('../../extension/contract.js').Scope}
+   */
+  const scopeNow = () => (settings && settings.source === 'chat' ? 'chat' : 'site');
 
-  /** @param {Partial<import('../../extension/contract.js').ChatSettings>} patch */
-  async function save(patch) {
+  /**
+   * Writes the core's answer to a settings change (or shows why there is none) and redraws.
+   * @param {() => Promise<import('../../extension/contract.js').ChatView>} change
+   */
+  async function apply(change) {
     status.replaceChildren();
     if (!chat) return;
     try {
-      settings = await call('chat/set', { chat, settings: { ...settings, ...patch }, scope: onlyThisChat ? 'chat' : 'site' });
+      settings = await change();
     } catch (e) {
       status.replaceChildren(errorView(e));
     }
     renderSettings();
     await Promise.all([refreshPrompt(), renderLibrary()]);
+  }
+
+  /** @param {Partial<import('../../extension/contract.js').ChatSettings>} patch */
+  const save = (patch) => apply(() => call('chat/set', { chat: /** @type {any} */ (chat), settings: { ...settings, ...patch }, scope: scopeNow() }));
+
+  /** The scope choice: a radio group, the one place the view names where settings apply. */
+  function scopeChoice() {
+    let host = '';
+    try { host = chat ? new URL(chat.url).host : ''; } catch { /* not a URL */ }
+    const now = scopeNow();
+    const name = nextId('scope');
+    /** @param {import('../../extension/contract.js').Scope} value @param {string} label */
+    const option = (value, label) => {
+      const input = h('input', { type: 'radio', name, value, id: `chat-scope-${value}`, checked: now === value });
+      input.addEventListener('change', () => {
+        if (input.checked) apply(() => call('chat/scope', { chat: /** @type {any} */ (chat), scope: value }));
+      });
+      return h('label', { htmlFor: input.id }, input, h('span', { text: label }));
+    };
+    return h('fieldset', { class: 'chat-scope segmented', id: 'chat-scope', dataset: { scope: now } },
+      h('legend', { text: t('chatScope') }),
+      h('div', { class: 'segments' }, option('chat', t('chatScopeChat')), option('site', t('chatScopeSite', host))),
+      // What the choice means here, and what leaving "this conversation" costs.
+      h('p', { class: 'muted', id: 'chat-scope-note', text: now === 'chat' ? t('chatScopeChatNote') : t('chatScopeSiteNote', host) }));
   }
 
   function renderSettings() {
@@ -145,22 +176,12 @@ export function mountChat(section, app) {
       });
       return el;
     };
-    /** @type {any} */
-    const src = settings && /** @type {any} */ (settings).source;
-    let origin = '';
-    try { origin = chat ? new URL(chat.url).origin : ''; } catch { /* not a URL */ }
-    const scopeNote = h('p', { class: 'muted', id: 'chat-source', dataset: { source: String(src || 'default') },
-      text: src === 'site' ? t('chatFromSite', origin) : src === 'chat' ? t('chatOwnSettings', origin) : t('chatDefaults', origin) });
     settingsBox.replaceChildren(
-      scopeNote,
-      toggle(t('chatOnlyThis'), onlyThisChat, (on) => { onlyThisChat = on; }, { id: 'chat-only-this' }),
+      scopeChoice(),
       h('fieldset', { class: 'chat-servers' }, h('legend', { text: t('chatServers') }), serverChecks),
       field(t('chatStrategy'), strategy, { hint: t('strategyHint_' + (s.strategy || fallback)) }),
       toggle(t('chatAutoExecute'), !!s.autoExecute, (on) => save({ autoExecute: on }), { id: 'chat-auto-execute' }),
       toggle(t('chatAutoSubmit'), !!s.autoSubmit, (on) => save({ autoSubmit: on }), { id: 'chat-auto-submit' }),
-      // Off by default: the switches stay in this conversation (a bot in another conversation
-      // of the site gets no automatic tools unless the user says so here).
-      toggle(t('chatSwitchesForSite', origin), !!s.switchesForSite, (on) => save({ switchesForSite: on }), { id: 'chat-switches-site' }),
       h('div', { class: 'row2' },
         field(t('chatMaxConsecutive'), num('chat-max-consecutive', s.maxConsecutive, 'maxConsecutive')),
         field(t('chatMaxTotal'), num('chat-max-total', s.maxTotal, 'maxTotal'))),

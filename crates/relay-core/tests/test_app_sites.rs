@@ -1,9 +1,10 @@
-//! Chat settings remembered per site: a user picks servers once per site (every chat of the
-//! site without settings of its own starts with them; auto-run and auto-send only where the
-//! user applied them to the whole site) and can override one chat.
+//! Where chat settings apply: one conversation, or its whole site (every conversation of the
+//! site without settings of its own), one choice per chat (`chat/set`, `chat/scope`).
 
-use relay_core::app::{chat_key, chat_origin, App, ChatSettings, Config};
+use relay_core::app::{chat_key, chat_origin, App, ChatSettings, Config, Sender, Step};
+use relay_core::contract::{admit, ErrorBody, Role};
 use relay_core::policy::Ledger;
+use serde_json::{json, Value};
 
 fn picked(servers: &[&str], auto: bool) -> ChatSettings {
     ChatSettings {
@@ -33,61 +34,161 @@ fn origins_of_chat_keys() {
     }
 }
 
+/// The panel's settings request, through the contract's admission as the worker sends it.
+fn ask(app: &mut App, message: Value) -> Result<Value, ErrorBody> {
+    let sender = Sender {
+        role: "page".into(),
+        origin: "chrome-extension://abc".into(),
+        ..Sender::default()
+    };
+    let request = admit(&message, Role::Page).map_err(ErrorBody::from)?;
+    match app.handle(request, &sender)? {
+        Step::Done(value, _) => Ok(value),
+        other => panic!("{message}: expected an answer, got {other:?}"),
+    }
+}
+
+/// `{tabId, url}` of a chat key.
+fn chat_ref(key: &str) -> Value {
+    let (tab, url) = key.split_once('|').expect("a chat key");
+    json!({"tabId": tab.parse::<i64>().expect("a tab"), "url": url})
+}
+
+/// (source, servers, auto-run) of a chat, as `chat/get` answers.
+fn seen(app: &mut App, key: &str) -> (String, Vec<String>, bool) {
+    let v = ask(app, json!({"type": "chat/get", "chat": chat_ref(key)})).expect("chat/get");
+    (
+        v["source"].as_str().expect("source").to_owned(),
+        serde_json::from_value(v["serverIds"].clone()).expect("serverIds"),
+        v["autoExecute"].as_bool().expect("autoExecute"),
+    )
+}
+
+fn set(app: &mut App, key: &str, servers: &[&str], auto: bool, scope: Option<&str>) {
+    let mut m = json!({"type": "chat/set", "chat": chat_ref(key),
+        "settings": {"serverIds": servers, "autoExecute": auto, "autoSubmit": auto}});
+    if let Some(scope) = scope {
+        m["scope"] = json!(scope);
+    }
+    ask(app, m).expect("chat/set");
+}
+
+fn scope(app: &mut App, key: &str, scope: &str) -> Value {
+    ask(
+        app,
+        json!({"type": "chat/scope", "chat": chat_ref(key), "scope": scope}),
+    )
+    .expect("scope")
+}
+
+/// One choice says where a chat's settings apply: this conversation or its whole site. Every
+/// setting, auto-run included, is written where that choice says and only there; switching to
+/// "this conversation" starts from what the conversation used; switching back to "the whole
+/// site" drops the conversation's own settings.
 #[test]
-fn pick_once_per_site_override_per_chat() {
+fn one_scope_decides_where_every_setting_lands() {
     let (mut app, _) = App::restore(Config::default(), Default::default(), Ledger::default());
     let a = chat_key(1, "https://chat.example.com/c/1");
     let b = chat_key(2, "https://chat.example.com/c/2"); // same site, another tab and chat
     let other = chat_key(3, "https://other.example.org/");
-    let fresh = |app: &App, k: &str| app.config.chat(k);
-
-    assert_eq!(
-        fresh(&app, &b),
-        ChatSettings::default(),
-        "nothing picked yet"
-    );
-    app.set_chat(&a, picked(&["s1"], true));
-    // (chat, settings it gets, where they come from): the switches stay in their chat.
-    let table = [
-        (&a, picked(&["s1"], true), "chat"),
-        (&b, picked(&["s1"], false), "site"),
-        (&other, ChatSettings::default(), "default"),
-    ];
-    for (k, want, source) in table {
-        assert_eq!(fresh(&app, k), want, "{k}");
-        assert_eq!(
-            serde_json::to_value(app.config.chat_source(k)).expect("json"),
-            source,
-            "{k}"
-        );
-    }
-
-    // One chat overridden: its site and the site's other chats are unchanged.
-    app.set_chat_only(&b, picked(&["s2"], false));
-    assert_eq!(fresh(&app, &b), picked(&["s2"], false));
-    assert_eq!(fresh(&app, &a), picked(&["s1"], true));
-    let c = chat_key(4, "https://chat.example.com/new");
-    assert_eq!(
-        fresh(&app, &c),
-        picked(&["s1"], false),
-        "a new chat of the site starts with the site's pick, switches off"
-    );
-
-    // A new pick on the site is what its chats without their own settings start with; the
-    // switches too when the user applied them to the whole site.
-    let site_wide = ChatSettings {
-        switches_for_site: true,
-        ..picked(&["s3"], true)
+    let s = |x: &str, servers: &[&str], auto: bool| {
+        (
+            x.to_owned(),
+            servers.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>(),
+            auto,
+        )
     };
-    app.set_chat(&c, site_wide.clone());
-    let d = chat_key(5, "https://chat.example.com/c/5");
-    assert_eq!(fresh(&app, &d), site_wide);
-    assert_eq!(fresh(&app, &b), picked(&["s2"], false), "an override stays");
+    assert_eq!(
+        seen(&mut app, &b),
+        s("default", &[], false),
+        "nothing set yet"
+    );
 
-    // Removing a server forgets it in the sites' picks too.
+    // The whole site: both conversations use it, auto-run too; nothing is a chat's own.
+    set(&mut app, &a, &["s1"], true, Some("site"));
+    assert_eq!(seen(&mut app, &a), s("site", &["s1"], true));
+    assert_eq!(seen(&mut app, &b), s("site", &["s1"], true));
+    assert_eq!(seen(&mut app, &other), s("default", &[], false));
+    assert!(app.config.chats.is_empty(), "{:?}", app.config.chats);
+
+    // This conversation: it starts from the site's values, and a change stays in it.
+    let started = scope(&mut app, &b, "chat");
+    assert_eq!(started["source"], "chat");
+    assert_eq!(seen(&mut app, &b), s("chat", &["s1"], true));
+    set(&mut app, &b, &["s2"], false, Some("chat"));
+    assert_eq!(seen(&mut app, &b), s("chat", &["s2"], false));
+    assert_eq!(
+        seen(&mut app, &a),
+        s("site", &["s1"], true),
+        "the site is unchanged"
+    );
+
+    // A site change reaches every conversation without its own settings, not b.
+    set(&mut app, &a, &["s3"], false, Some("site"));
+    let c = chat_key(4, "https://chat.example.com/new");
+    assert_eq!(seen(&mut app, &c), s("site", &["s3"], false));
+    assert_eq!(
+        seen(&mut app, &b),
+        s("chat", &["s2"], false),
+        "its own settings stay"
+    );
+
+    // Back to the whole site: b's own settings are dropped; the site's apply.
+    assert_eq!(scope(&mut app, &b, "site")["source"], "site");
+    assert_eq!(seen(&mut app, &b), s("site", &["s3"], false));
+    assert!(!app.config.chats.contains_key(&b));
+
+    // Saying "this conversation" for a chat that has it, or "the whole site" for one that
+    // follows it, changes nothing.
+    set(&mut app, &b, &["s4"], true, Some("chat"));
+    assert!(app
+        .set_chat_scope(&b, relay_core::contract::request::Scope::Chat)
+        .is_empty());
+    assert!(app
+        .set_chat_scope(&a, relay_core::contract::request::Scope::Site)
+        .is_empty());
+    assert_eq!(seen(&mut app, &b), s("chat", &["s4"], true));
+
+    // A request that names no scope changes this conversation only: nothing spreads unasked.
+    set(&mut app, &c, &["s5"], true, None);
+    assert_eq!(seen(&mut app, &c), s("chat", &["s5"], true));
+    assert_eq!(seen(&mut app, &a), s("site", &["s3"], false));
+
+    // A page without an origin has no site: its settings stay its own.
+    let blank = chat_key(5, "about:blank");
+    set(&mut app, &blank, &["s1"], false, Some("site"));
+    assert_eq!(seen(&mut app, &blank), s("chat", &["s1"], false));
+
+    // chat/scope needs a scope, and only the panel may send it.
+    let missing = ask(
+        &mut app,
+        json!({"type": "chat/scope", "chat": chat_ref(&a)}),
+    );
+    assert!(missing.is_err(), "{missing:?}");
+    let m = json!({"type": "chat/scope", "chat": chat_ref(&a), "scope": "chat"});
+    assert!(
+        admit(&m, Role::Content).is_err(),
+        "a content script may not change scopes"
+    );
+
+    // Removing a server forgets it in the sites' settings too.
     let mut config = app.config.clone();
     config.remove_server("s3");
-    assert_eq!(config.chat(&d).server_ids, Vec::<String>::new());
+    assert_eq!(config.chat(&a).server_ids, Vec::<String>::new());
+}
+
+/// Site settings remembered before the scope choice existed came from one conversation: the
+/// site's other conversations get its servers with auto-run and auto-send off.
+#[test]
+fn older_site_settings_keep_the_switches_in_their_conversation() {
+    let mut config = Config::default();
+    let a = chat_key(1, "https://chat.example.com/c/1");
+    config.sites.insert(
+        chat_origin(&a).expect("origin"),
+        picked(&["s1"], true), // switches_for_site: false, as stored before
+    );
+    let (app, _) = App::restore(config, Default::default(), Ledger::default());
+    assert_eq!(app.config.chat(&a), picked(&["s1"], false));
 }
 
 /// A pending call says why it waits: an allowed tool in a chat without auto-run, or a tool
@@ -97,7 +198,6 @@ fn a_waiting_call_says_why() {
     use relay_core::client::ServerConfig;
     use relay_core::model::Tool;
     use relay_core::policy::{CallState, ToolPolicy};
-    use serde_json::json;
     let chat = chat_key(7, "https://chat.example/c/1");
     // (policy, auto-run, state, wait)
     let cases = [

@@ -46,9 +46,11 @@ pub struct ChatSettings {
     pub auto_submit: bool,
     pub max_consecutive: Option<u32>,
     pub max_total: Option<u32>,
-    /// The user chose to apply auto-run and auto-send to every conversation of the site. Off,
-    /// the site's other conversations start with its servers and choices but with both
-    /// switches off: a bot in a conversation the user never set up gets no automatic tools.
+    /// Set by the core on settings the user made for the whole site (`chat/set` with scope
+    /// "site"): their auto-run and auto-send apply to the site's conversations too. Site
+    /// settings remembered before that choice existed (from one conversation) lack it, and
+    /// the site's other conversations get them with both switches off: a bot in a
+    /// conversation the user never set up gets no automatic tools.
     pub switches_for_site: bool,
 }
 
@@ -109,8 +111,8 @@ pub struct Config {
     pub servers: Vec<ServerConfig>,
     pub tools: BTreeMap<String, BTreeMap<String, ToolSetting>>,
     pub chats: BTreeMap<String, ChatSettings>,
-    /// Per site (origin): the settings picked last on that site, which every chat of the site
-    /// starts with until it is given its own.
+    /// Per site (origin): the settings made for the whole site, which every chat of the site
+    /// uses until it is given its own.
     pub sites: BTreeMap<String, ChatSettings>,
     pub settings: Settings,
     /// What each server was found to speak (protocol 2026-07-28 or a session), so a restarted
@@ -134,9 +136,8 @@ pub fn chat_origin(chat: &str) -> Option<String> {
 }
 
 impl Config {
-    /// A chat's settings: its own, else those remembered for its site (a user picks servers
-    /// once per site; auto-run and auto-send only where applied to the whole site,
-    /// [`ChatSettings::for_another_chat`]), else the defaults.
+    /// A chat's settings: its own, else its site's (auto-run and auto-send only where they
+    /// were set for the whole site, [`ChatSettings::for_another_chat`]), else the defaults.
     pub fn chat(&self, chat: &str) -> ChatSettings {
         match self.chats.get(chat) {
             Some(own) => own.clone(),

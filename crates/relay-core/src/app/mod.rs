@@ -33,6 +33,7 @@ mod turn;
 use std::collections::{BTreeMap, HashMap};
 
 use crate::auth::AuthState;
+use crate::contract::request::Scope;
 use crate::model::{ServerTools, Tool};
 use crate::parse::{SelectedTools, StreamParser};
 use crate::policy::Ledger;
@@ -318,14 +319,49 @@ impl App {
         vec![Effect::SaveLedger]
     }
 
-    /// Sets a chat's settings and remembers them for its site: the site's chats that have no
-    /// settings of their own (new ones included) start with them.
+    /// Sets one conversation's own settings: its site's settings and the site's other
+    /// conversations are unchanged.
     pub fn set_chat(&mut self, chat: &str, settings: ChatSettings) -> Vec<Effect> {
-        if let Some(origin) = config::chat_origin(chat) {
-            self.config.sites.insert(origin, settings.clone());
-        }
+        let settings = ChatSettings {
+            switches_for_site: false,
+            ..settings
+        };
         self.config.chats.insert(chat.to_owned(), settings);
         vec![Effect::SaveConfig]
+    }
+
+    /// Sets the settings of a chat's whole site: every conversation of the site without
+    /// settings of its own uses them, this one included (its own, if it had any, are dropped),
+    /// auto-run and auto-send too: the user chose the whole site. A chat without an origin
+    /// has no site: the settings stay its own.
+    pub fn set_site(&mut self, chat: &str, settings: ChatSettings) -> Vec<Effect> {
+        let Some(origin) = config::chat_origin(chat) else {
+            return self.set_chat(chat, settings);
+        };
+        let settings = ChatSettings {
+            switches_for_site: true,
+            ..settings
+        };
+        self.config.sites.insert(origin, settings);
+        self.config.chats.remove(chat);
+        vec![Effect::SaveConfig]
+    }
+
+    /// Where a chat's settings apply from now on. `Chat`: the conversation gets settings of
+    /// its own, starting from what it uses now (its site's, else the defaults). `Site`: its own
+    /// settings are dropped and it uses its site's again. Nothing changes when the chat is
+    /// already there.
+    pub fn set_chat_scope(&mut self, chat: &str, scope: Scope) -> Vec<Effect> {
+        let own = self.config.chats.contains_key(chat);
+        match scope {
+            Scope::Chat if !own => self.set_chat(chat, self.config.chat(chat)),
+            // Without an origin there is no site to go back to: the chat keeps its own.
+            Scope::Site if own && config::chat_origin(chat).is_some() => {
+                self.config.chats.remove(chat);
+                vec![Effect::SaveConfig]
+            }
+            _ => Vec::new(),
+        }
     }
 
     /// How many calls wait for the user's decision, in every chat: the toolbar badge.
@@ -359,12 +395,5 @@ impl App {
         (counts.into_iter())
             .map(|(tab, n)| (tab, run::badge_text(n)))
             .collect()
-    }
-
-    /// Sets one chat's own settings (an override): its site's remembered settings and the
-    /// site's other chats are unchanged.
-    pub fn set_chat_only(&mut self, chat: &str, settings: ChatSettings) -> Vec<Effect> {
-        self.config.chats.insert(chat.to_owned(), settings);
-        vec![Effect::SaveConfig]
     }
 }

@@ -600,12 +600,18 @@ impl App {
                 scope,
             } => {
                 let chat = self.chat_for(sender, chat.as_ref())?;
-                // Picked once per site, unless the user overrides this chat only.
                 let effects = match scope.unwrap_or_default() {
-                    Scope::Chat => self.set_chat_only(&chat, settings.0),
-                    Scope::Site => self.set_chat(&chat, settings.0),
+                    Scope::Chat => self.set_chat(&chat, settings.0),
+                    Scope::Site => self.set_site(&chat, settings.0),
                 };
                 let view = answer::<answers::ChatSet>(self.chat_view(&chat));
+                Ok(Step::Done(view, effects))
+            }
+            Request::ChatScope { chat, scope } => {
+                let chat = self.chat_for(sender, chat.as_ref())?;
+                let scope = scope.ok_or_else(|| invalid("scope is required"))?;
+                let effects = self.set_chat_scope(&chat, scope);
+                let view = answer::<answers::ChatScope>(self.chat_view(&chat));
                 Ok(Step::Done(view, effects))
             }
             Request::PromptBuild {
@@ -632,6 +638,7 @@ impl App {
                     text,
                     submit: submit.unwrap_or(false),
                     attachments: Vec::new(),
+                    without_files: None,
                 };
                 io(Io::Tab {
                     tab,
@@ -750,7 +757,12 @@ impl App {
                 effects: Vec::new(),
             }),
             Request::SitesAdapter {} => io(Io::SitesAdapter(sender.origin.clone())),
-            Request::LocalList {} => io(Io::Local(LocalIo::List)),
+            Request::LocalList { os, extension_id } => {
+                io(Io::Local(LocalIo::List(local::Platform {
+                    os,
+                    extension_id,
+                })))
+            }
             Request::LocalLog { name } => {
                 local::check_name(&name)?;
                 io(Io::Local(LocalIo::Log(name)))

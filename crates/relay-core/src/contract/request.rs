@@ -121,15 +121,17 @@ pub struct ServerInput {
     pub enabled: Option<bool>,
 }
 
-/// How `chat/set` applies settings.
+/// Where a chat's settings apply (`chat/set`, `chat/scope`): one conversation, or every
+/// conversation of its site that has no settings of its own.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Scope {
-    /// The chat and its site (the settings every new chat of the site starts with).
-    #[default]
+    /// The whole site: its conversations without settings of their own, this one included.
     Site,
-    /// This chat only.
+    /// This conversation only. A `chat/set` that names no scope means it: nothing spreads to
+    /// the site's other conversations unasked (auto-run least of all).
+    #[default]
     Chat,
 }
 
@@ -309,10 +311,15 @@ messages! {
         answer: ChatView, {
             #[serde(default, deserialize_with = "lenient::chat")] chat: Option<ChatRef>,
         }
-    ChatSet = "chat/set", roles: PAGE, doc: "{chat, settings, scope?} sets the chat's settings and remembers them for its site (scope \"chat\": this chat only). → ChatView",
+    ChatSet = "chat/set", roles: PAGE, doc: "{chat, settings, scope?} sets the settings of the chat's conversation (scope \"chat\", the default) or of its whole site (\"site\": every conversation of the site without its own, this one's own dropped). → ChatView",
         answer: ChatView, {
             #[serde(default, deserialize_with = "lenient::chat")] chat: Option<ChatRef>,
             #[serde(default)] settings: ChatSettingsInput,
+            #[serde(default)] scope: Option<Scope>,
+        }
+    ChatScope = "chat/scope", roles: PAGE, doc: "{chat, scope} where the chat's settings apply from now on: \"chat\" gives the conversation its own, starting from those it uses now; \"site\" drops its own for the site's. → ChatView",
+        answer: ChatView, {
+            #[serde(default, deserialize_with = "lenient::chat")] chat: Option<ChatRef>,
             #[serde(default)] scope: Option<Scope>,
         }
     PromptBuild = "prompt/build", roles: BOTH,
@@ -409,8 +416,11 @@ messages! {
             #[serde(default, deserialize_with = "lenient::chat")] chat: Option<ChatRef>,
         }
     LocalList = "local/list", roles: PAGE,
-        doc: "The native host's servers with their status; servers the extension does not know yet are added (marked local). When Chrome cannot start the host: {installed: false, error, install} with the one command that installs it. → LocalHostView",
-        answer: LocalHostView, {}
+        doc: "The native host's servers with their status; servers the extension does not know yet are added (marked local). {os, extensionId} (chrome.runtime.getPlatformInfo's os, chrome.runtime.id) name the install command's platform and id. When Chrome cannot start the host: {installed: false, error, install, developer} with the one command that installs it. → LocalHostView",
+        answer: LocalHostView, {
+            #[serde(default, deserialize_with = "lenient::text")] os: String,
+            #[serde(default, deserialize_with = "lenient::text")] extension_id: String,
+        }
     LocalLog = "local/log", roles: PAGE, doc: "{name} a local server's recent stderr lines. → LocalLogView",
         answer: LocalLogView, {
             #[serde(default, deserialize_with = "lenient::text")] name: String,
