@@ -3,8 +3,8 @@
 // Server data is untrusted: text goes into text nodes; an image is shown only when its MIME type
 // is image/* and its payload is base64, through a data: URL on an <img> (which never runs
 // script); links are made only for http(s) URLs.
-import { h, json } from './dom.js';
-import { t } from './i18n.js';
+import { h, json, nextId } from './dom.js';
+import { t, tn } from './i18n.js';
 import { errorView } from './core.js';
 
 const IMAGE_MIME = /^image\/[a-z0-9.+-]+$/i;
@@ -157,6 +157,7 @@ const STATE_MARK = { pending: '?', running: '…', done: '✓', failed: '✗', u
  */
 export function stateMark(record) {
   if (record.state === 'done' && record.result && record.result.isError) return '✗';
+  if (record.state === 'done' && record.unattached) return '⚠';
   if (isCancelled(record)) return '⊘';
   return STATE_MARK[record.state] || '·';
 }
@@ -175,6 +176,38 @@ export function progressView(p) {
       ? h('progress', { value, max: total, attrs: { 'aria-label': t('callProgress') } })
       : null,
     h('small', { text: [p.message, Number.isFinite(value) ? (Number.isFinite(total) ? `${value}/${total}` : String(value)) : ''].filter(Boolean).join(' · ') }));
+}
+
+/**
+ * What of a call's result the page left out, as the core recorded it: "1 image not attached".
+ * @param {import('../extension/contract.js').Unattached} u
+ */
+function unattachedCount(u) {
+  return tn(u.images ? 'callUnattachedImages' : 'callUnattachedFiles', Number(u.count) || 0);
+}
+
+/**
+ * The note under a call whose files the page did not take: how many, why, and that the chat
+ * was told.
+ * @param {import('../extension/contract.js').Unattached} u
+ */
+function unattachedNote(u) {
+  const why = t(u.reason === 'no_target' ? 'attachFailure_no_target' : 'attachFailure_not_shown');
+  return h('p', { class: 'notice warn', dataset: { unattached: String(u.reason) }, attrs: { role: 'status' }, text: t('callUnattachedWhy', unattachedCount(u), why) });
+}
+
+/**
+ * The mark of a pending call its server declares destructive, beside Run and Always allow,
+ * with the sentence that says what it means (the buttons point to it for screen readers).
+ * @returns {{mark: HTMLElement, why: HTMLElement, id: string}}
+ */
+function destructiveMark() {
+  const id = nextId('destructive-why');
+  return {
+    id,
+    mark: h('span', { class: 'badge bad', dataset: { destructive: 'true' }, text: t('callDestructive') }),
+    why: h('p', { class: 'notice call-destructive', attrs: { id }, text: t('callDestructiveWhy') }),
+  };
 }
 
 /**
@@ -200,11 +233,16 @@ export function callView(record, { onDecide, onCancel, serverName = '' } = {}) {
       onCancel();
     } } }));
   }
+  // A tool its server marks destructive is approved here only: the mark sits beside Run and
+  // Always allow, and those buttons are described by the sentence that explains it.
+  const destructive = onDecide && state === 'pending' && record.destructive === true ? destructiveMark() : null;
+  const described = destructive ? { 'aria-describedby': destructive.id } : {};
   if (onDecide && state === 'pending') {
+    if (destructive) buttons.push(destructive.mark);
     buttons.push(
-      h('button', { type: 'button', class: 'primary', text: t('callRun'), dataset: { decision: 'run' }, on: { click: () => onDecide('run') } }),
+      h('button', { type: 'button', class: 'primary', text: t('callRun'), dataset: { decision: 'run' }, attrs: described, on: { click: () => onDecide('run') } }),
       h('button', { type: 'button', text: t('callDeny'), dataset: { decision: 'deny' }, on: { click: () => onDecide('deny') } }),
-      h('button', { type: 'button', text: t('callAlways'), dataset: { decision: 'always' }, on: { click: () => onDecide('always') } }));
+      h('button', { type: 'button', text: t('callAlways'), dataset: { decision: 'always' }, attrs: described, on: { click: () => onDecide('always') } }));
   }
   if (onDecide && state === 'unknown') {
     buttons.push(h('button', { type: 'button', text: t('callRerun'), dataset: { decision: 'run' }, on: { click: () => onDecide('run') } }));
@@ -218,12 +256,16 @@ export function callView(record, { onDecide, onCancel, serverName = '' } = {}) {
       h('span', { class: 'call-mark', attrs: { 'aria-hidden': 'true' }, text: stateMark(record) }),
       h('strong', { class: 'call-tool', text: String(record.tool ?? '') }),
       serverName ? h('small', { class: 'call-server', text: serverName }) : null,
-      h('span', { class: `badge state-${record.unsent ? 'unsent' : cancelled ? 'cancelled' : state}`, text: record.unsent ? t('state_unsent') : cancelled ? t('callCancelled') : t('state_' + state) }),
+      record.unattached && state === 'done' && !record.unsent
+        // Delivered without its files: a warning, never a plain Done.
+        ? h('span', { class: 'badge state-unattached', text: `⚠ ${unattachedCount(record.unattached)}` })
+        : h('span', { class: `badge state-${record.unsent ? 'unsent' : cancelled ? 'cancelled' : state}`, text: record.unsent ? t('state_unsent') : cancelled ? t('callCancelled') : t('state_' + state) }),
       record.durationMs !== undefined ? h('small', { class: 'call-duration', text: duration(record.durationMs) }) : null),
     state === 'unknown' ? h('p', { class: 'notice', text: t('callUnknownExplain') }) : null,
     // The result sits in the chat's input: the user has to press Send there.
     record.unsent ? h('p', { class: 'notice', dataset: { unsent: 'true' }, text: t('resultNotSent') }) : null,
     record.deliveryNote ? h('p', { class: 'error-message', text: String(record.deliveryNote) }) : null,
+    record.unattached ? unattachedNote(record.unattached) : null,
     // Why a call waits (the core says): an allowed tool in a chat with auto-run off, or a tool
     // that asks every time.
     state === 'pending' && record.wait ? h('p', { class: 'notice call-wait', dataset: { wait: String(record.wait) }, text: t(record.wait === 'auto_run_off' ? 'callWaitAutoRunOff' : 'callWaitPolicyAsk') }) : null,
@@ -238,5 +280,6 @@ export function callView(record, { onDecide, onCancel, serverName = '' } = {}) {
     record.resultSize ? h('p', { class: 'notice', dataset: { preview: 'true' }, text: t('resultPreview', record.resultSize) }) : null,
     record.resultPruned ? h('p', { class: 'notice', dataset: { pruned: 'true' }, text: t('resultPruned') }) : null,
     cancelled ? null : callError(record.error),
+    destructive ? destructive.why : null,
     buttons.length ? h('div', { class: 'actions' }, buttons) : null);
 }

@@ -434,7 +434,9 @@
       if (rec.destructive === true) {
         // The core refuses a content script's approval of a destructive tool: say where it can
         // be approved rather than offer a button that cannot work.
-        body.appendChild(line(t('callApproveInPanel', 'Approve in the MCP Relay side panel'), 'note'));
+        const why = line(t('callDestructiveApproveInPanel', 'This tool can change or delete things (its server marks it destructive). Approve it in the MCP Relay side panel.'), 'note');
+        why.dataset.destructive = 'true';
+        body.appendChild(why);
       } else {
         const label = rec.state === 'pending' ? t('callRun', 'Run') : t('callRerun', 'Run again');
         const current = entry;

@@ -145,7 +145,8 @@ export interface Namespace {
     unsure(): boolean;
   };
   write: {
-    insert(text: string, submit: boolean, attachments: Attachment[]): Promise<InsertOutcome>;
+    /** `withoutFiles`: the core's text for when the page does not take the attachments. */
+    insert(text: string, submit: boolean, attachments: Attachment[], withoutFiles?: string): Promise<InsertOutcome>;
     /** Sends results written earlier if the input still holds them (the delay before auto-send's end). */
     submitNow(text: string): Promise<import('../contract.js').SubmitOutcome>;
     writePath(editor: string, isField: boolean, kind?: string): readonly WriteStrategy[];

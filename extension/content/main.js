@@ -21,7 +21,7 @@
    * @type {import('../contract').TabHandlers}
    */
   const handlers = {
-    'relay/insert': (m) => NS.write.insert(String(m.text || ''), !!m.submit, Array.isArray(m.attachments) ? m.attachments : [])
+    'relay/insert': (m) => NS.write.insert(String(m.text || ''), !!m.submit, Array.isArray(m.attachments) ? m.attachments : [], typeof m.withoutFiles === 'string' ? m.withoutFiles : undefined)
       .catch((e) => ({ inserted: false, submitted: false, error: String(e && e.message || e) })),
     'relay/check': () => NS.check.check(),
     'relay/calls': (m) => {

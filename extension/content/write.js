@@ -566,21 +566,24 @@
 
   /**
    * Attaches files the way the site takes them: its file input, else a drop on its drop zone,
-   * else a paste into the editor. Verified by the site's attachment previews when it has any.
+   * else a paste into the editor. Verified by the site's attachment previews when it has any;
+   * a drop or paste no handler of the page took (none cancelled it) reached nothing.
+   * `failure` is what the core is told when the files did not go in.
    * @param {File[]} files
    * @param {HTMLElement} input
-   * @returns {Promise<{attached: number, how?: string, verified?: boolean, error?: string}>}
+   * @returns {Promise<{attached: number, how?: string, verified?: boolean, failure?: import('../contract').AttachFailure}>}
    */
   async function attachFiles(files, input) {
     const siteFiles = state.adapter.files;
     if (!files.length) return { attached: 0 };
-    if (!siteFiles) return { attached: 0, error: 'This site takes no files.' };
+    if (!siteFiles) return { attached: 0, failure: 'no_target' };
     const before = previewCount();
     const data = new DataTransfer();
     for (const f of files) data.items.add(f);
     const fileInput = dom.first(siteFiles.input);
     const zone = dom.first(siteFiles.drop);
     let how;
+    let taken = true;
     if (fileInput instanceof HTMLInputElement) {
       fileInput.files = data.files;
       fileInput.dispatchEvent(new Event('input', { bubbles: true }));
@@ -588,51 +591,59 @@
       how = 'input';
     } else if (zone) {
       for (const type of ['dragenter', 'dragover', 'drop']) {
-        zone.dispatchEvent(new DragEvent(type, { dataTransfer: data, bubbles: true, cancelable: true }));
+        taken = !zone.dispatchEvent(new DragEvent(type, { dataTransfer: data, bubbles: true, cancelable: true }));
       }
       how = 'drop';
     } else {
-      input.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+      taken = !input.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
       how = 'paste';
     }
+    if (!taken) return { attached: 0, how, failure: 'no_target' };
     if (!siteFiles.preview.length) return { attached: files.length, how, verified: false };
     for (let i = 0; i < 60; i++) {
       if (previewCount() >= before + files.length) return { attached: files.length, how, verified: true };
       await dom.sleep(50);
     }
-    return { attached: 0, how, error: 'The site did not show the attached files.' };
+    return { attached: 0, how, failure: 'not_shown' };
   }
 
   /**
    * Writes text (and files) into the chat input and submits when asked. "inserted" means the
-   * editor holds the text line by line as meant; "submitted" that the message left.
+   * editor holds the text line by line as meant; "submitted" that the message left. Where the
+   * page does not take the files, the core's `withoutFiles` text is written instead (it says
+   * the files are missing) and the answer says why.
    * @param {string} text
    * @param {boolean} doSubmit
    * @param {import('../contract').Attachment[]} attachments
+   * @param {string} [withoutFiles]
    * @returns {Promise<import('../contract').InsertOutcome>}
    */
-  async function insert(text, doSubmit, attachments) {
+  async function insert(text, doSubmit, attachments, withoutFiles) {
     const adapter = state.adapter;
     const input = dom.findInput();
     if (!input) return { inserted: false, submitted: false, error: 'No input box found on this page.' };
     const files = attachments.map((a) => new File([base64ToBytes(String(a.data || ''))], String(a.fileName || 'attachment'), { type: String(a.mimeType || 'application/octet-stream') }));
+    const whole = text;
     // Text over the site's limit goes as a file (where the site takes files) with a short note.
     if (text.length > adapter.maxText && adapter.files) {
       files.push(new File([text], 'tool-results.md', { type: 'text/markdown' }));
       const head = text.slice(0, 400).replace(/\s+\S*$/, '');
       text = `${head}\n…\n[The full tool results (${text.length} characters) are attached as tool-results.md.]`;
     }
-    const attached = await attachFiles(files, input);
+    const { failure, ...attached } = await attachFiles(files, input);
+    // The files did not go in: never a text that says they did.
+    if (failure) text = attachments.length && withoutFiles ? withoutFiles : whole;
+    const report = { ...attached, ...(failure && attachments.length ? { attachFailure: failure } : {}) };
     const wrote = await writeText(input, text);
     if (!wrote.how) {
       // Never "inserted" when the editor holds something else: say what was lost.
       const error = wrote.lost || 'The chat input did not accept the text.';
-      return { inserted: false, submitted: false, partial: wrote.partial, ...attached, error };
+      return { inserted: false, submitted: false, partial: wrote.partial, ...report, error };
     }
     if (wrote.how === 'chip' && NS.discover) NS.discover.expectChip(text);
-    if (!doSubmit) return { inserted: true, submitted: false, how: wrote.how, ...attached };
+    if (!doSubmit) return { inserted: true, submitted: false, how: wrote.how, ...report };
     const sent = await submit(input, text, wrote.how === 'chip', wrote.chip);
-    return { inserted: true, submitted: sent.submitted, how: wrote.how, ...attached, ...(sent.error ? { error: sent.error } : {}) };
+    return { inserted: true, submitted: sent.submitted, how: wrote.how, ...report, ...(sent.error ? { error: sent.error } : {}) };
   }
 
   /**

@@ -140,7 +140,7 @@ test('a destructive tool\'s call is not approvable on the page: the card sends t
   const [rec] = await calls(chatRef);
   assert.equal(rec.destructive, true, 'the core marks the call destructive');
   const [text] = await textsInClosedShadow(page, HOST, pending);
-  assert.match(text, /Approve in the MCP Relay side panel/);
+  assert.match(text, /Approve it in the MCP Relay side panel/);
   assert.equal((await closedShadowNodes(page, HOST, `${pending} button[data-action="run"]`)).length, 0, 'no Run on the page');
   await trustedClickInClosedShadow(page, HOST, `${pending} button[data-action="deny"]`);
   await until(async () => (await calls(chatRef))[0].state === 'denied', { timeoutMs: 10_000, what: 'the denial' });

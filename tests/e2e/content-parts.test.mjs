@@ -132,7 +132,7 @@ test('every message the content script shows exists in both locales', () => {
   for (const f of files) {
     for (const m of readFileSync(join(ROOT, f), 'utf8').matchAll(/\bt\('([A-Za-z0-9_]+)'\s*[,)]/g)) used.add(m[1]);
   }
-  assert.ok(used.has('callApproveInPanel') && used.has('callRun'), [...used].join());
+  assert.ok(used.has('callDestructiveApproveInPanel') && used.has('callRun'), [...used].join());
   assert.deepEqual([...used].filter((k) => !(k in en) || !(k in zh)), []);
 });
 

@@ -189,6 +189,7 @@ fn inserting_into_a_chat_starts_a_new_turn_before_the_text_goes_out() {
             text: "hi".into(),
             submit: true,
             attachments: Vec::new(),
+            without_files: None,
         },
         effects: vec![Effect::SaveLedger],
     };

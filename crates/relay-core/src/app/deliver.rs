@@ -1,13 +1,18 @@
 //! Results back into the chat: once every call of an assistant message reached an end, their
 //! formatted results are written into the chat's input together, exactly once, and kept for a
-//! later try while the tab cannot take them.
+//! later try while the tab cannot take them. Where the page does not take their files, the tab
+//! writes the text that says so (`Delivery::without_files`) and each call's record keeps what
+//! was left out and why (`CallRecord::unattached`), which the panel shows as a warning.
 
 use crate::contract::tab::InsertOutcome;
 use crate::contract::ErrorKind;
 use crate::model::CallToolResult;
 use crate::page::TurnState;
 use crate::policy::{CallRecord, CallState};
-use crate::result::{format_results, Attachment, Nudge, Outcome, ResultInput, ResultOptions};
+use crate::result::{
+    format_results, AttachFailure, Attachment, Nudge, Outcome, ResultInput, ResultOptions,
+    Unattached,
+};
 
 use serde::Deserialize;
 
@@ -22,6 +27,9 @@ pub struct Delivery {
     pub keys: Vec<String>,
     pub text: String,
     pub attachments: Vec<Attachment>,
+    /// The text as written when the page does not take the attachments (each placeholder says
+    /// its file is missing); `None` without attachments.
+    pub without_files: Option<String>,
     /// Whether to send the chat's message right after writing (the chat's auto-submit, without
     /// a delay before auto-send).
     pub submit: bool,
@@ -31,12 +39,28 @@ pub struct Delivery {
 }
 
 impl Delivery {
+    /// Whether the page left out the files of this delivery (the tab attached fewer than it
+    /// was given; a tab that says nothing attached none).
+    pub fn files_refused(&self, outcome: &InsertOutcome) -> bool {
+        !self.attachments.is_empty()
+            && (outcome.attached.unwrap_or(0) as usize) < self.attachments.len()
+    }
+
+    /// The text the tab wrote: the one without the files when it left them out.
+    pub fn written_text(&self, outcome: &InsertOutcome) -> &str {
+        match &self.without_files {
+            Some(without) if self.files_refused(outcome) => without,
+            _ => &self.text,
+        }
+    }
+
     /// The message that writes these results into the chat.
     pub fn message(&self) -> crate::contract::TabMessage {
         crate::contract::TabMessage::Insert {
             text: self.text.clone(),
             submit: self.submit,
             attachments: self.attachments.clone(),
+            without_files: self.without_files.clone(),
         }
     }
 }
@@ -107,16 +131,29 @@ impl App {
             ..ResultOptions::default()
         };
         let formatted = format_results(&inputs, &options);
-        let mut text = formatted.text;
-        if options.nudge == Nudge::None && records.iter().any(|r| r.state == CallState::Limited) {
-            text.push_str(Nudge::Answer.text().unwrap_or(""));
-        }
+        let limited =
+            options.nudge == Nudge::None && records.iter().any(|r| r.state == CallState::Limited);
+        let finish = |mut text: String| {
+            if limited {
+                text.push_str(Nudge::Answer.text().unwrap_or(""));
+            }
+            text
+        };
+        let without_files = (!formatted.attachments.is_empty()).then(|| {
+            let refused = ResultOptions {
+                files_refused: true,
+                ..options.clone()
+            };
+            finish(format_results(&inputs, &refused).text)
+        });
+        let text = finish(formatted.text);
         Some(Delivery {
             chat: chat.to_owned(),
             tab: tab_of(chat),
             keys: records.into_iter().map(|r| r.key).collect(),
             text,
             attachments: formatted.attachments,
+            without_files,
             submit: settings.auto_submit && delay == 0,
             send_delay_ms: (settings.auto_submit && delay > 0).then_some(delay),
         })
@@ -177,6 +214,11 @@ impl App {
         } else {
             None
         };
+        // The page took the text but not the files: the text written was the one that says so,
+        // and each call whose files were left out carries what and why.
+        let files_refused = written && delivery.files_refused(outcome);
+        let reason = outcome.attach_failure.unwrap_or(AttachFailure::NotShown);
+        let text = delivery.written_text(outcome);
         let mut effects = vec![Effect::SaveLedger];
         for key in &delivery.keys {
             if let Some(x) = self.ledger.calls.get_mut(key) {
@@ -184,7 +226,10 @@ impl App {
                 x.in_flight = false;
                 x.unsent = unsent;
                 x.delivery_note = note.clone();
-                x.reply_text = Some(super::store::cut(&delivery.text, PREVIEW_BYTES).to_owned());
+                x.reply_text = Some(super::store::cut(text, PREVIEW_BYTES).to_owned());
+                x.unattached = files_refused
+                    .then(|| Unattached::of_call(&delivery.attachments, &x.call_id, reason))
+                    .flatten();
             }
             if written {
                 self.release_result(key);

@@ -618,6 +618,7 @@ impl<H: Host> Runner<H> {
                     text,
                     submit,
                     attachments,
+                    without_files: None,
                 };
                 let frame = run.app.borrow().chat_frame(tab);
                 let _ = run.host.to_tab(tab, frame, &message).await;

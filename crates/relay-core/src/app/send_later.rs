@@ -65,7 +65,7 @@ impl App {
                 chat: delivery.chat.clone(),
                 tab,
                 keys: delivery.keys.clone(),
-                text: delivery.text.clone(),
+                text: delivery.written_text(outcome).to_owned(),
                 at,
             },
         );

@@ -314,6 +314,7 @@ mod tests {
                     text: "hi".into(),
                     submit: true,
                     attachments: vec![],
+                    without_files: None,
                 },
                 json!({"type": "relay/insert", "text": "hi", "submit": true}),
             ),

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::views::{SiteCheck, Started};
 use super::Role;
 use crate::policy::CallRecord;
-use crate::result::Attachment;
+use crate::result::{AttachFailure, Attachment};
 
 /// No role sends these to the core: the core sends them.
 const CORE: &[Role] = &[];
@@ -26,6 +26,10 @@ messages! {
             submit: bool,
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
             attachments: Vec<Attachment>,
+            /// The text to write instead when the page did not take the attachments: it says
+            /// they are missing (the core's words; the content script only reports which).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            without_files: Option<String>,
         }
     Check = "relay/check", roles: CORE,
         doc: "Report which adapter selectors match on the page.",
@@ -81,6 +85,10 @@ pub struct InsertOutcome {
     /// Whether the site showed the attached files.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verified: Option<bool>,
+    /// Why the files were not attached (then the text written is the message's
+    /// `withoutFiles`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attach_failure: Option<AttachFailure>,
 }
 
 impl TabMessage {

@@ -110,6 +110,10 @@ pub struct CallRecord {
     /// Why the last delivery did not go as asked (what was lost, why the send did not take).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delivery_note: Option<String>,
+    /// The result went into the chat without its files (the page did not take them): the
+    /// text said so, and the panel warns rather than calling the call simply done.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unattached: Option<crate::result::Unattached>,
     /// Whether the tool's server declares it destructive: such a call is approved in the side
     /// panel only (see `policy::approval`).
     #[serde(default)]
@@ -257,6 +261,7 @@ impl Ledger {
             in_flight: false,
             answered: false,
             delivery_note: None,
+            unattached: None,
             send_at: None,
             destructive: call.destructive,
             wait: None,

@@ -12,6 +12,9 @@
 //! The fence is longer than any backtick run in the content, so a result cannot close it
 //! early and smuggle text outside. Images, audio and binary resources become attachments with
 //! a placeholder line (the anchors dropped them); huge results are cut with a visible marker.
+//! For a chat page that does not take files, the same text is made with each placeholder saying
+//! its file was not attached (`ResultOptions::files_refused`): the model is never told of a
+//! file it did not get.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -221,6 +224,9 @@ pub struct ResultOptions {
     pub first_attachment: usize,
     /// File names of attachments are `{prefix}-{number}.{ext}`.
     pub attachment_prefix: String,
+    /// The text for a page that did not take the files: each placeholder line says its file
+    /// was not attached (and why), never "attached as".
+    pub files_refused: bool,
 }
 
 impl Default for ResultOptions {
@@ -230,6 +236,7 @@ impl Default for ResultOptions {
             nudge: Nudge::None,
             first_attachment: 1,
             attachment_prefix: "tool-result".to_owned(),
+            files_refused: false,
         }
     }
 }
@@ -269,6 +276,51 @@ pub struct Attachment {
     /// The resource URI, for blob resources.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uri: Option<String>,
+}
+
+/// Why the files of a delivery did not reach the chat, as the content script saw it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum AttachFailure {
+    /// The page has no way in for files: its adapter names none, or it has no file input and
+    /// nothing on it took a drop or a paste of files.
+    NoTarget,
+    /// The page was given the files but never showed them attached.
+    NotShown,
+}
+
+/// The files of one call that did not reach the chat with its result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Unattached {
+    /// How many files.
+    pub count: u32,
+    /// Whether every one of them is an image (the panel says "image" rather than "file").
+    pub images: bool,
+    pub reason: AttachFailure,
+}
+
+impl Unattached {
+    /// What of `attachments` (a delivery's) belongs to `call_id`, when the page took none.
+    pub fn of_call(
+        attachments: &[Attachment],
+        call_id: &str,
+        reason: AttachFailure,
+    ) -> Option<Self> {
+        let mine: Vec<&Attachment> = attachments
+            .iter()
+            .filter(|a| a.call_id == call_id)
+            .collect();
+        (!mine.is_empty()).then(|| Unattached {
+            count: u32::try_from(mine.len()).unwrap_or(u32::MAX),
+            images: mine.iter().all(|a| a.mime_type.starts_with("image/")),
+            reason,
+        })
+    }
 }
 
 /// The message text for the chat and the files to attach with it.
@@ -391,8 +443,14 @@ fn completed(
         let file_name = format!("{}-{number}.{}", options.attachment_prefix, extension(mime));
         let size = base64_len(data);
         let place = uri.map(|u| format!(", {u}")).unwrap_or_default();
+        let fate = if options.files_refused {
+            // Never a claim the page did not make good: the model is told the file is missing.
+            "not attached: the chat page did not take files".to_owned()
+        } else {
+            format!("attached as {file_name}")
+        };
         let text = format!(
-            "[{kind} {number}: {mime}, {}{place}, attached as {file_name}]",
+            "[{kind} {number}: {mime}, {}{place}, {fate}]",
             human_size(size)
         );
         attachments.push(Attachment {
