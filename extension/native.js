@@ -1,8 +1,8 @@
 // @ts-check
 // The native host's port: `relayNative(request)` for the core (relay-wasm binds it). Chrome
-// starts the host (`com.mcp_relay.host`, registered by `cargo xtask install-host`) on the first
-// request; the port then stays open while it is used and is closed after IDLE_MS without a
-// request, which makes the host stop its servers and exit. Requests get their id here; the
+// starts the host (`com.mcp_relay.host`, registered by the release zip's install-host script or
+// `cargo xtask install-host`) on the first request; the port then stays open while it is used
+// and is closed after IDLE_MS without a request, which makes the host stop its servers and exit. Requests get their id here; the
 // host's answers are matched by it. Nothing here decides anything: the core builds every
 // request and reads every answer.
 

@@ -1,5 +1,6 @@
 // The README's commands, run for real (after `cargo xtask build`, whose outputs they reuse):
-// `cargo xtask dist` (the zip, unpacked, loads in Chromium and answers), `cargo xtask
+// `cargo xtask dist` (the zip, unpacked, loads in Chromium and answers; its install-host.sh
+// installs the packed native host into a temporary HOME and removes it again), `cargo xtask
 // install-host` (the native host registered, idempotent, removed again), `cargo xtask
 // conformance` (the official suite passes and says so), a short `cargo xtask fuzz`, and
 // `cargo xtask bench --quick` (every figure lands in target/bench/summary.json).
@@ -43,7 +44,7 @@ function zipEntries(zip) {
   return out.split('\n').filter(Boolean);
 }
 
-test('cargo xtask dist: a zip of only what Chrome loads, which loads unpacked and answers', { timeout: 300_000 }, async () => {
+test('cargo xtask dist: a zip of only what Chrome loads, which loads unpacked and answers, with the native host its script installs', { timeout: 300_000 }, async () => {
   const r = await xtask(['dist'], { timeoutMs: 280_000 });
   ok(r, 'cargo xtask dist');
   const manifest = JSON.parse(readFileSync(join(ROOT, 'manifest.json'), 'utf8'));
@@ -71,6 +72,37 @@ test('cargo xtask dist: a zip of only what Chrome loads, which loads unpacked an
     assert.equal(await served('manifest.json'), true);
     assert.equal(existsSync(join(ROOT, 'extension/content/content.d.ts')), true);
     assert.equal(await served('extension/content/content.d.ts'), false);
+
+    // Local servers without Rust: this platform's host and both install scripts, the id filled in.
+    const platform = `${{ linux: 'linux', darwin: 'macos', win32: 'windows' }[process.platform]}-${{ x64: 'x86_64', arm64: 'aarch64' }[process.arch]}`;
+    assert.ok(entries.includes(`host/${platform}/relay-host`), `host/${platform}/relay-host in the zip`);
+    for (const script of ['install-host.sh', 'install-host.ps1']) {
+      assert.ok(entries.includes(script), `${script} in the zip`);
+      assert.ok(readFileSync(join(dir, script), 'utf8').includes(ext.extensionId), `${script} names the extension's id`);
+    }
+    // The shell script, run as a user would (unzipped by a tool that drops the executable bit),
+    // installs for the user of a temporary HOME, and --uninstall removes it again.
+    const home = mkdtempSync(join(tmpdir(), 'mcp-relay-home-'));
+    try {
+      const { XDG_DATA_HOME: _d, XDG_CONFIG_HOME: _c, ...rest } = process.env;
+      const env = { ...rest, HOME: home };
+      const mac = process.platform === 'darwin';
+      const exe = join(home, mac ? 'Library/Application Support/mcp-relay/bin/relay-host' : '.local/share/mcp-relay/bin/relay-host');
+      const manifests = (mac ? ['Library/Application Support/Google/Chrome', 'Library/Application Support/Chromium'] : ['.config/google-chrome', '.config/chromium'])
+        .map((b) => join(home, b, 'NativeMessagingHosts/com.mcp_relay.host.json'));
+      execFileSync('sh', [join(dir, 'install-host.sh')], { env, encoding: 'utf8' });
+      assert.ok(existsSync(exe), `the host is copied to ${exe}`);
+      for (const file of manifests) {
+        const m = JSON.parse(readFileSync(file, 'utf8'));
+        assert.equal(m.path, exe, `${file} names the copy`);
+        assert.deepEqual(m.allowed_origins, [`chrome-extension://${ext.extensionId}/`]);
+      }
+      execFileSync('sh', [join(dir, 'install-host.sh'), '--uninstall'], { env, encoding: 'utf8' });
+      assert.ok(!existsSync(exe), 'the copy is removed');
+      for (const file of manifests) assert.ok(!existsSync(file), `${file} is removed`);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   } finally {
     await ext?.close();
     rmSync(dir, { recursive: true, force: true });

@@ -89,6 +89,8 @@ test('servers added with the host CLI are listed in the panel, marked local, and
     await panel.locator(`li.server .local-server[data-local="${name}"]`).waitFor({ timeout: 20_000 });
   }
   assert.match(await panel.locator('.local-server[data-local="py"] .local-command code').innerText(), /py_stdio_server\.py/);
+  // The user has local servers: their section is open (it folds away only for those without).
+  await panel.locator('details.local-host[open] .local-body .hint').waitFor({ timeout: 10_000 });
   mkdirSync(join(TARGET, 'screenshots'), { recursive: true });
   await panel.screenshot({ path: join(TARGET, 'screenshots/local-servers.png'), fullPage: true });
   // The panel's refresh added them; a list made meanwhile may not name their ids yet.
@@ -267,23 +269,33 @@ test('the worker stopped mid-call on a local server: the call becomes unknown, n
   }
 });
 
-test('without the host installed, the panel and the import dialog say the one command that installs it', async () => {
+test('without the host installed, the panel and the import dialog say the release zip\'s one command, in words, never Chrome\'s', async () => {
   const bare = await launchExtension(); // a fresh profile: no NativeMessagingHosts folder
   try {
     const page = await openExtensionPage(bare, 'www/panel.html');
     await page.click('#tab-servers');
-    const install = page.locator('.local-host .local-install code');
-    await install.waitFor({ timeout: 10_000 });
-    assert.equal(await install.innerText(), 'cargo xtask install-host');
-    const view = await ok(await coreCall(page, { type: 'local/list' }));
+    const section = page.locator('details.local-host');
+    const install = section.locator('.local-install code');
+    await install.waitFor({ state: 'attached', timeout: 10_000 });
+    assert.equal(await section.evaluate((d) => d.open), false, 'folded for a user without local servers');
+    await section.locator('summary').click();
+    // The zip's script with this extension's id; cargo only as the developer's alternative.
+    assert.equal(await install.innerText(), `sh install-host.sh ${EXTENSION_ID}`);
+    assert.equal(await section.locator('.local-developer code').innerText(), 'cargo xtask install-host');
+    assert.match(await section.locator('.local-not-installed').innerText(), /not installed\. Download MCP Relay's zip, unzip it and run/);
+    assert.doesNotMatch(await section.innerText(), /native messaging host/i);
+    const view = await ok(await coreCall(page, { type: 'local/list', os: 'win', extensionId: EXTENSION_ID }));
     assert.equal(view.installed, false);
-    assert.match(view.error, /native messaging host not found/i);
+    assert.equal(view.error.kind, 'local_host');
+    assert.equal(view.error.cause, 'host_missing', 'Chrome\'s "Specified native messaging host not found." as a cause');
+    assert.doesNotMatch(view.error.message, /native messaging host/i);
+    assert.equal(view.install, `powershell -ExecutionPolicy Bypass -File .\\install-host.ps1 ${EXTENSION_ID}`);
     await page.click('#server-import');
     await page.locator('.import-dialog textarea').fill(JSON.stringify({ mcpServers: { git: { command: 'uvx', args: ['mcp-server-git'] } } }));
     await page.click('#import-preview');
     await page.locator('.import-dialog .import-local .local-command').waitFor({ timeout: 10_000 });
     assert.equal(await page.locator('.import-dialog .import-local .local-command').innerText(), 'uvx mcp-server-git');
-    assert.equal(await page.locator('.import-dialog .local-install code').innerText(), 'cargo xtask install-host');
+    assert.equal(await page.locator('.import-dialog .local-install code').innerText(), `sh install-host.sh ${EXTENSION_ID}`);
     assert.equal(await page.locator('.import-dialog .actions.end button.primary').isDisabled(), true, 'nothing to add here without the host');
   } finally {
     await bare.close();

@@ -2,7 +2,8 @@
 // form's editors; servers by their names and no internal ids or codes on screen; the panel's own
 // words for a bad address, an offline server and a Cancel; the protocol log's own button and
 // readable JSON; counted things in their plural form; the Markdown export without base64 and
-// with its duration labelled. And every view's visible text checked for internal codes, "(s)"
+// with its duration labelled; local servers folded away, with the release zip's command. And
+// every view's visible text checked for internal codes, "(s)"
 // and, in Chinese, English sentences.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -254,8 +255,7 @@ function codesIn(text) {
  */
 const englishIn = (page) => page.evaluate(() => {
   for (const d of document.querySelectorAll('details[open]')) d.open = false;
-  // (.local-error: Chrome's own message about the native host, issue 33 item 9, not this one.)
-  const theirs = '.local-error, code, pre, textarea, input, .tool-desc, .tool-title, .param-desc, .param-type, .tool-name, .call-tool, .call-args, .result-text, .result, .prompt-text, #prompt-text, .server-url, .error-original, .question-message';
+  const theirs = 'code, pre, textarea, input, .tool-desc, .tool-title, .param-desc, .param-type, .tool-name, .call-tool, .call-args, .result-text, .result, .prompt-text, #prompt-text, .server-url, .error-original, .question-message';
   const hits = [];
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
@@ -296,5 +296,49 @@ for (const lang of ['en', 'zh_CN']) {
       assert.deepEqual(ids, [], `${view}, ${lang}: the id ${rig.serverId} of ${NAME}`);
       if (lang === 'zh_CN') assert.deepEqual(await englishIn(panel), [], `${view}: English in the Chinese panel`);
     }
+  });
+}
+
+// ——— Local servers (item 9) ———
+
+for (const lang of ['en', 'zh_CN']) {
+  test(`local servers fold away for a new user; opened, they say the release zip's command in the panel's words, never Chrome's (item 9, ${lang})`, async () => {
+    await rig.panel.evaluate(() => localStorage.removeItem('mcpRelay.localSectionOpen'));
+    const panel = await panelIn(lang, 'servers');
+    const section = panel.locator('details.local-host');
+    const install = section.locator('.local-install code');
+    // The host's answer is in (this profile has none installed), and the section stays folded.
+    await install.waitFor({ state: 'attached', timeout: 15_000 });
+    assert.equal(await section.evaluate((d) => d.open), false, 'folded for a user without local servers');
+    assert.equal(await install.isVisible(), false);
+    assert.equal(await section.locator('summary').innerText(), lang === 'en' ? 'Local servers (on this computer)' : '本地服务器（在这台电脑上）');
+    await section.locator('summary').click();
+    await install.waitFor();
+    const id = rig.ext.extensionId || 'ellfknbogpmjfnllbfnllmflekcknadb';
+    assert.equal(await install.innerText(), `sh install-host.sh ${id}`, 'the release zip\'s script, with this extension\'s id');
+    const text = await section.innerText();
+    assert.match(text, lang === 'en' ? /is not installed\. Download MCP Relay's zip, unzip it and run/ : /尚未安装。请下载 MCP Relay 的 zip 压缩包，解压后/);
+    assert.doesNotMatch(text, /native messaging host|Native host/i, 'Chrome\'s own message is never shown');
+    // cargo is the developer's alternative only, not the instruction.
+    const cargo = await section.evaluate((s) => [...s.querySelectorAll('code')].filter((c) => c.textContent.includes('cargo')).map((c) => (c.closest('.local-developer') ? 'developer' : c.textContent)));
+    assert.deepEqual(cargo, ['developer']);
+    if (lang === 'zh_CN') {
+      const english = await section.evaluate((s) => {
+        const hits = [];
+        const walker = document.createTreeWalker(s, NodeFilter.SHOW_TEXT);
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+          if (n.parentElement?.closest('code, pre')) continue;
+          const m = /[A-Za-z]{2,}(?:[ ,'’-]+[A-Za-z]{2,}){3,}/.exec(n.textContent || '');
+          if (m) hits.push(m[0]);
+        }
+        return hits;
+      });
+      assert.deepEqual(english, [], 'no English in the Chinese section');
+    }
+    // Opened once, it stays open for this user.
+    const again = await panelIn(lang, 'servers');
+    await again.locator('details.local-host .local-install code').waitFor({ state: 'attached', timeout: 15_000 });
+    assert.equal(await again.locator('details.local-host').evaluate((d) => d.open), true, 'the user\'s choice is remembered');
+    await again.evaluate(() => localStorage.removeItem('mcpRelay.localSectionOpen'));
   });
 }

@@ -1,7 +1,8 @@
 // @ts-check
 // Local servers in the side panel: the native host's (`relay-host`) state beside the remote
-// servers, each local server's status, log and Restart, and the one command that installs the
-// host when Chrome cannot start it. The host's list is the host's: the panel shows it and asks
+// servers, each local server's status, log and Restart, and the one command of the release zip
+// that installs the host when Chrome cannot start it (folded away until the user has local
+// servers or opens it). The host's list is the host's: the panel shows it and asks
 // the host, which asks the user itself before it adds anything.
 
 import { h } from '../dom.js';
@@ -11,40 +12,80 @@ import { call, errorView } from '../core.js';
 /** @typedef {import('../../extension/contract.js').LocalHostView} LocalHostView */
 /** @typedef {import('../../extension/contract.js').LocalServerView} LocalServerView */
 
-/** The host's section of the servers view. */
-export function localSection() {
-  const element = h('section', { class: 'local-host', attrs: { 'aria-label': t('localTitle') } });
+/** Where the panel keeps whether the user opened or closed the section (this panel's own view
+ * state, not a setting: nothing else reads it). */
+const OPEN_KEY = 'mcpRelay.localSectionOpen';
+
+/** @returns {boolean | null} the user's last choice, or null before they made one */
+function rememberedOpen() {
+  try {
+    const v = localStorage.getItem(OPEN_KEY);
+    return v === null ? null : v === '1';
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The host's section of the servers view: a disclosure, folded for everyone who has no local
+ * servers until they open it (the choice is remembered), open for those who have some.
+ * @param {() => boolean} [configured] whether the user has local servers configured
+ */
+export function localSection(configured = () => false) {
+  const body = h('div', { class: 'local-body' });
+  const element = h('details', { class: 'local-host' },
+    h('summary', { class: 'local-summary', text: t('localTitle') }), body);
   /** @type {LocalHostView | null} */
   let host = null;
+  let chosen = rememberedOpen();
+  // What the panel set last: a `toggle` that differs from it is the user's.
+  let shown = false;
+  element.addEventListener('toggle', () => {
+    if (element.open === shown) return;
+    shown = element.open;
+    chosen = element.open;
+    try { localStorage.setItem(OPEN_KEY, chosen ? '1' : '0'); } catch { /* private storage off: not remembered */ }
+  });
+
+  /** Opens or folds the section as the user chose, else by whether they have local servers. */
+  function sync() {
+    const listed = !!host && host.servers.length > 0;
+    const open = chosen ?? (configured() || listed);
+    if (open !== element.open) {
+      shown = open;
+      element.open = open;
+    }
+  }
+  sync();
 
   /** Asks the host again (which also adds its new servers to the extension's list). */
   async function refresh() {
     try {
-      host = await call('local/list');
+      const platform = await chrome.runtime.getPlatformInfo().catch(() => null);
+      host = await call('local/list', { os: platform ? platform.os : '', extensionId: chrome.runtime.id });
     } catch (e) {
       host = null;
-      element.replaceChildren(h('h3', { text: t('localTitle') }), errorView(e));
+      body.replaceChildren(errorView(e));
+      sync();
       return;
     }
     render();
   }
 
   function render() {
+    sync();
     if (!host) return;
-    const title = h('h3', { text: t('localTitle') });
     if (!host.installed) {
-      element.replaceChildren(title,
-        h('p', { class: 'hint', text: t('localNotInstalled') }),
-        h('pre', { class: 'local-install' }, h('code', { text: host.install })),
-        host.error ? h('p', { class: 'hint local-error', text: host.error }) : '');
+      body.replaceChildren(...notInstalled(host));
       return;
     }
-    element.replaceChildren(title, h('p', { class: 'hint', text: host.servers.length ? tn('localListed', host.servers.length) : t('localEmpty') }));
+    body.replaceChildren(h('p', { class: 'hint', text: host.servers.length ? tn('localListed', host.servers.length) : t('localEmpty') }));
   }
 
   return {
     element,
     refresh,
+    sync,
     /** @returns {LocalHostView | null} */
     host: () => host,
     /**
@@ -54,6 +95,23 @@ export function localSection() {
      */
     status: (name) => host?.servers.find((s) => s.name === name),
   };
+}
+
+/**
+ * What to do when Chrome cannot start the host, in the panel's words: not installed (the usual
+ * case: no alarm, the one command of the release zip's script), or the core's typed failure
+ * with its advice (Chrome's own English only under Details); then the command, and the
+ * developer's alternative.
+ * @param {LocalHostView} host
+ */
+function notInstalled(host) {
+  const missing = !host.error || host.error.cause === 'host_missing';
+  return [
+    missing ? h('p', { class: 'hint local-not-installed', text: t('localNotInstalled') }) : errorView(host.error),
+    missing ? '' : h('p', { class: 'hint', text: t('localInstallAgain') }),
+    h('pre', { class: 'local-install' }, h('code', { text: host.install })),
+    h('p', { class: 'hint local-developer' }, t('localDeveloper'), ' ', h('code', { text: host.developer })),
+  ];
 }
 
 /**
@@ -107,8 +165,7 @@ export function importLocalPreview(plan, host) {
     h('li', {}, h('strong', { text: s.name }), ' ', h('code', { class: 'local-command', text: s.display }))));
   if (!host || !host.installed) {
     return h('div', {}, h('h3', { text: t('importLocalNoHost', plan.servers.length) }), items,
-      h('p', { class: 'hint', text: t('localNotInstalled') }),
-      h('pre', { class: 'local-install' }, h('code', { text: host ? host.install : 'cargo xtask install-host' })));
+      ...(host ? notInstalled(host) : []));
   }
   return h('div', {}, h('h3', { text: t('importLocal', plan.servers.length) }), items,
     h('p', { class: 'hint', text: t('importLocalHint') }));

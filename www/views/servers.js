@@ -34,7 +34,7 @@ export function mountServers(section, app) {
   const status = h('div', { class: 'view-status', attrs: { 'aria-live': 'polite' } });
   const dialog = serverDialog(app, () => refresh());
   // Local servers: the native host's state; its servers join the list below, marked local.
-  const local = localSection();
+  const local = localSection(() => servers.some((s) => !!s.local));
   const importer = importDialog(app, () => refresh(), local);
   const exporter = exportDialog();
 
@@ -84,6 +84,7 @@ export function mountServers(section, app) {
   // (or an error message) away from a row that stayed the same.
   let rows = new Map(); // id -> {sig, el}
   function render() {
+    local.sync();
     if (!servers.length) {
       rows = new Map();
       list.replaceChildren(h('li', { class: 'empty', text: loaded ? t('serversEmpty') : t('loading') }));

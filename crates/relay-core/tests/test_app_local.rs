@@ -3,13 +3,13 @@
 //! to confirm, proposals' bounds, and which of the host's servers the extension lacks.
 
 use relay_core::app::local::{
-    check_name, display, endpoint, host_data, named, plan, propose_message, with_endpoint,
-    INSTALL_COMMAND, MAX_PROPOSED,
+    check_name, display, endpoint, host_data, host_failure, install_command, named, not_installed,
+    plan, propose_message, with_endpoint, Platform, DEVELOPER_COMMAND, MAX_PROPOSED,
 };
 use relay_core::app::App;
 use relay_core::client::ServerConfig;
 use relay_core::contract::local::LocalProposal;
-use relay_core::contract::ErrorKind;
+use relay_core::contract::{ErrorBody, ErrorCause, ErrorKind};
 use serde_json::json;
 use std::collections::BTreeMap;
 
@@ -176,9 +176,17 @@ fn the_hosts_servers_the_extension_lacks_are_added_once_and_marked_local() {
         {"name": "git", "command": "uvx mcp-server-git", "status": "crashed", "detail": "exit status: 1", "crashes": 2},
         {"name": "../x", "command": "sh", "status": "stopped", "detail": "", "crashes": 0},
     ]});
-    let (view, missing) = app.local_view(&data).unwrap();
+    let linux = Platform {
+        os: "linux".into(),
+        extension_id: "ellfknbogpmjfnllbfnllmflekcknadb".into(),
+    };
+    let (view, missing) = app.local_view(&data, &linux).unwrap();
     assert_eq!(missing, ["fs", "git"]);
-    assert_eq!(view.install, INSTALL_COMMAND);
+    assert_eq!(
+        view.install,
+        "sh install-host.sh ellfknbogpmjfnllbfnllmflekcknadb"
+    );
+    assert_eq!(view.developer, DEVELOPER_COMMAND);
     assert_eq!(
         view.servers.len(),
         2,
@@ -190,14 +198,14 @@ fn the_hosts_servers_the_extension_lacks_are_added_once_and_marked_local() {
     assert_eq!(server.url, "http://127.0.0.1/local/fs");
     assert!(server.headers.is_empty());
     app.config.servers.push(server.clone());
-    let (view, missing) = app.local_view(&data).unwrap();
+    let (view, missing) = app.local_view(&data, &linux).unwrap();
     assert_eq!(missing, ["git"]);
     assert_eq!(
         view.servers[0].server_id.as_deref(),
         Some(server.id.as_str())
     );
     assert_eq!(app.local_name(&server.id).as_deref(), Some("fs"));
-    assert!(app.local_view(&json!({"nope": 1})).is_err());
+    assert!(app.local_view(&json!({"nope": 1}), &linux).is_err());
     // Dropped from the host's list: the configured server is stale; remote ones never are.
     app.config.servers.push(ServerConfig::new(
         "remote",
@@ -205,8 +213,67 @@ fn the_hosts_servers_the_extension_lacks_are_added_once_and_marked_local() {
         "http://127.0.0.1:9/mcp",
     ));
     let gone = json!({"servers": [{"name": "git", "command": "uvx", "status": "stopped", "detail": "", "crashes": 0}]});
-    let (view, _) = app.local_view(&gone).unwrap();
+    let (view, _) = app.local_view(&gone, &linux).unwrap();
     assert_eq!(app.local_stale(&view), vec![server.id.clone()]);
-    let (view, _) = app.local_view(&data).unwrap();
+    let (view, _) = app.local_view(&data, &linux).unwrap();
     assert!(app.local_stale(&view).is_empty());
+}
+
+#[test]
+fn the_install_command_is_the_zips_script_for_this_platform_and_id() {
+    let id = "ellfknbogpmjfnllbfnllmflekcknadb";
+    let on = |os: &str, id: &str| {
+        install_command(&Platform {
+            os: os.into(),
+            extension_id: id.into(),
+        })
+    };
+    assert_eq!(on("mac", id), format!("sh install-host.sh {id}"));
+    assert_eq!(on("linux", id), format!("sh install-host.sh {id}"));
+    assert_eq!(
+        on("win", id),
+        format!("powershell -ExecutionPolicy Bypass -File .\\install-host.ps1 {id}")
+    );
+    // Never a command holding text the panel did not get from Chrome as an id.
+    assert_eq!(
+        on("linux", "x; rm -rf ~"),
+        "sh install-host.sh EXTENSION_ID"
+    );
+    assert!(!on("linux", id).contains("cargo"));
+}
+
+#[test]
+fn chromes_native_messaging_errors_become_causes_with_what_to_do() {
+    let chrome = |m: &str| ErrorBody::new(ErrorKind::LocalHost, m);
+    for (raw, cause) in [
+        (
+            "Specified native messaging host not found.",
+            ErrorCause::HostMissing,
+        ),
+        ("Native host has exited.", ErrorCause::HostExited),
+        (
+            "Access to the specified native messaging host is forbidden.",
+            ErrorCause::HostForbidden,
+        ),
+    ] {
+        let e = host_failure(chrome(raw));
+        assert_eq!(e.kind, ErrorKind::LocalHost);
+        assert_eq!(e.cause, Some(cause), "{raw}");
+        assert!(
+            !e.message.contains(raw),
+            "Chrome's words are not the message: {}",
+            e.message
+        );
+        assert!(e.hint.as_deref().is_some_and(|h| !h.is_empty()));
+    }
+    // Anything else stays as it was; other kinds are not touched.
+    let other = chrome("Error when communicating with the native messaging host.");
+    assert_eq!(host_failure(other.clone()), other);
+    let view = not_installed(
+        chrome("Specified native messaging host not found."),
+        &Platform::default(),
+    );
+    assert!(!view.installed);
+    assert_eq!(view.error.unwrap().cause, Some(ErrorCause::HostMissing));
+    assert_eq!(view.install, "sh install-host.sh EXTENSION_ID");
 }

@@ -6,15 +6,14 @@
 //! relay-host remove NAME
 //! relay-host list
 //! relay-host import FILE [--yes]
-//! relay-host install --extension-id ID [--dir DIR]... [--uninstall]
+//! relay-host install --extension-id ID [--copy] [--dir DIR]... [--uninstall]   (see `install`)
 //! relay-host chrome-extension://ID/     (how Chrome starts it)
 //! ```
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use serde_json::json;
 use thiserror::Error;
 
 use crate::config::{plan_import, Config, ConfigError, ServerEntry};
@@ -29,7 +28,8 @@ usage:
   relay-host remove NAME
   relay-host list
   relay-host import FILE [--yes]      (an mcpServers JSON file; shows what it would add first)
-  relay-host install --extension-id ID [--dir DIR]... [--uninstall]
+  relay-host install --extension-id ID [--copy] [--dir DIR]... [--uninstall]
+                                      (--copy: into your data folder first, and register the copy)
 The list lives in $RELAY_HOST_CONFIG_DIR/servers.json (default: the user's config folder).";
 
 /// A command-line failure.
@@ -124,7 +124,7 @@ pub fn run(args: &[String], out: &mut dyn Write) -> Result<(), CliError> {
             config.save_to(&path)?;
             let _ = writeln!(out, "saved {}", path.display());
         }
-        "install" => install(rest, out)?,
+        "install" => crate::install::install(rest, out)?,
         other => return Err(usage(&format!("unknown command {other:?}"))),
     }
     Ok(())
@@ -176,103 +176,4 @@ fn parse_add(args: &[String]) -> Result<(String, ServerEntry), CliError> {
 /// Whether `id` looks like a Chrome extension id (32 letters a–p).
 pub fn valid_extension_id(id: &str) -> bool {
     id.len() == 32 && id.bytes().all(|b| (b'a'..=b'p').contains(&b))
-}
-
-/// The folders Chrome and Chromium read per-user host manifests from.
-pub fn default_manifest_dirs() -> Vec<PathBuf> {
-    let Some(home) = std::env::var_os("HOME").map(PathBuf::from) else {
-        return Vec::new();
-    };
-    if cfg!(target_os = "macos") {
-        let base = home.join("Library/Application Support");
-        vec![
-            base.join("Google/Chrome/NativeMessagingHosts"),
-            base.join("Chromium/NativeMessagingHosts"),
-        ]
-    } else {
-        let base = std::env::var_os("XDG_CONFIG_HOME")
-            .filter(|d| !d.is_empty())
-            .map(PathBuf::from)
-            .unwrap_or_else(|| home.join(".config"));
-        vec![
-            base.join("google-chrome/NativeMessagingHosts"),
-            base.join("chromium/NativeMessagingHosts"),
-        ]
-    }
-}
-
-fn install(args: &[String], out: &mut dyn Write) -> Result<(), CliError> {
-    let usage = |m: &str| CliError::Usage(m.to_owned());
-    let mut id = None;
-    let mut dirs = Vec::new();
-    let mut uninstall = false;
-    let mut it = args.iter();
-    while let Some(flag) = it.next() {
-        match flag.as_str() {
-            "--extension-id" => id = it.next().cloned(),
-            "--dir" => dirs.push(PathBuf::from(
-                it.next().ok_or_else(|| usage("--dir needs a value"))?,
-            )),
-            "--uninstall" => uninstall = true,
-            other => return Err(usage(&format!("unknown option {other:?}"))),
-        }
-    }
-    if dirs.is_empty() {
-        dirs = default_manifest_dirs();
-    }
-    if cfg!(windows) && !uninstall {
-        let id = id
-            .as_deref()
-            .filter(|i| valid_extension_id(i))
-            .unwrap_or("EXTENSION_ID");
-        let _ = writeln!(out, "On Windows, save this manifest as {HOST_NAME}.json and point the registry at it:\n  reg add HKCU\\Software\\Google\\Chrome\\NativeMessagingHosts\\{HOST_NAME} /ve /t REG_SZ /d PATH\\{HOST_NAME}.json /f\n{}", manifest_text(id).unwrap_or_default());
-    }
-    for dir in &dirs {
-        let file = dir.join(format!("{HOST_NAME}.json"));
-        if uninstall {
-            match std::fs::remove_file(&file) {
-                Ok(()) => {
-                    let _ = writeln!(out, "removed {}", file.display());
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(source) => return Err(CliError::Io { path: file, source }),
-            }
-            continue;
-        }
-        let id = id
-            .as_deref()
-            .filter(|i| valid_extension_id(i))
-            .ok_or_else(|| {
-                usage("install needs --extension-id with the extension's 32-letter id")
-            })?;
-        write_manifest(&file, id)?;
-        let _ = writeln!(out, "registered {}", file.display());
-    }
-    Ok(())
-}
-
-/// Writes the host manifest naming this program and the one extension allowed to start it.
-pub fn write_manifest(file: &Path, extension_id: &str) -> Result<(), CliError> {
-    let io = |source| CliError::Io {
-        path: file.to_owned(),
-        source,
-    };
-    let text = manifest_text(extension_id).map_err(io)?;
-    if let Some(dir) = file.parent() {
-        std::fs::create_dir_all(dir).map_err(io)?;
-    }
-    std::fs::write(file, text).map_err(io)
-}
-
-/// The host manifest: this program, and the one extension allowed to start it.
-fn manifest_text(extension_id: &str) -> std::io::Result<String> {
-    let exe = std::env::current_exe()?.canonicalize()?;
-    let manifest = json!({
-        "name": HOST_NAME,
-        "description": "MCP Relay local servers",
-        "path": exe,
-        "type": "stdio",
-        "allowed_origins": [format!("chrome-extension://{extension_id}/")],
-    });
-    Ok(serde_json::to_string_pretty(&manifest).unwrap_or_default() + "\n")
 }

@@ -7,6 +7,7 @@ pub mod bridge;
 pub mod cli;
 pub mod config;
 pub mod framing;
+pub mod install;
 pub mod native;
 pub mod protocol;
 pub mod supervisor;

@@ -481,3 +481,93 @@ fn requests_at_the_idle_boundary_never_land_on_a_process_being_stopped() {
         "the server idled and started again at least once ({starts} starts)"
     );
 }
+
+/// The release zip's `install-host.sh` (crates/xtask/assets, the id filled in as `cargo xtask
+/// dist` does) beside the host as the zip lays it out: it installs for the user of a temporary
+/// HOME (the copy in the data folder, a manifest per browser naming that copy and the one
+/// extension), again without harm, and `--uninstall` removes all of it.
+#[cfg(unix)]
+#[test]
+fn the_zips_install_script_installs_into_home_and_uninstalls() {
+    let dir = temp_dir("zip");
+    let (zip, home) = (dir.join("zip"), dir.join("home"));
+    let platform = format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH);
+    std::fs::create_dir_all(zip.join("host").join(&platform)).unwrap();
+    std::fs::copy(BIN, zip.join("host").join(&platform).join("relay-host")).unwrap();
+    let template = Path::new(env!("CARGO_MANIFEST_DIR")).join("../xtask/assets/install-host.sh");
+    let id = "ellfknbogpmjfnllbfnllmflekcknadb";
+    let text = std::fs::read_to_string(template).unwrap();
+    std::fs::write(
+        zip.join("install-host.sh"),
+        text.replace("@EXTENSION_ID@", id),
+    )
+    .unwrap();
+    let script = |args: &[&str]| {
+        let out = Command::new("sh")
+            .arg(zip.join("install-host.sh"))
+            .args(args)
+            .env("HOME", &home)
+            .env_remove("XDG_DATA_HOME")
+            .env_remove("XDG_CONFIG_HOME")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "install-host.sh {args:?}: {text}");
+        text
+    };
+    let (data, config) = if cfg!(target_os = "macos") {
+        let base = home.join("Library/Application Support");
+        (
+            base.join("mcp-relay/bin"),
+            vec![base.join("Google/Chrome"), base.join("Chromium")],
+        )
+    } else {
+        (
+            home.join(".local/share/mcp-relay/bin"),
+            vec![
+                home.join(".config/google-chrome"),
+                home.join(".config/chromium"),
+            ],
+        )
+    };
+    let exe = data.join("relay-host");
+    let manifests: Vec<PathBuf> = config
+        .iter()
+        .map(|b| b.join("NativeMessagingHosts/com.mcp_relay.host.json"))
+        .collect();
+    for _ in 0..2 {
+        script(&[]);
+        assert!(exe.is_file(), "the host is copied to {}", exe.display());
+        for file in &manifests {
+            let m: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+            assert_eq!(m["name"], "com.mcp_relay.host");
+            assert_eq!(m["type"], "stdio");
+            assert_eq!(
+                Path::new(m["path"].as_str().unwrap()),
+                exe,
+                "{} names the copy",
+                file.display()
+            );
+            assert_eq!(
+                m["allowed_origins"],
+                json!([format!("chrome-extension://{id}/")])
+            );
+        }
+    }
+    // Another id as the argument (a store build): the manifests name that one only.
+    let other = "abcdefghijklmnopabcdefghijklmnop";
+    script(&[other]);
+    let m: Value = serde_json::from_str(&std::fs::read_to_string(&manifests[0]).unwrap()).unwrap();
+    assert_eq!(
+        m["allowed_origins"],
+        json!([format!("chrome-extension://{other}/")])
+    );
+    script(&["--uninstall"]);
+    assert!(!exe.exists(), "the copy is removed");
+    for file in &manifests {
+        assert!(!file.exists(), "{} is removed", file.display());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -3,7 +3,8 @@
 //! build: for wasm32 (size profile), relay-wasm for the extension and relay-node (the Node
 //! build's JavaScript API on top of it) → wasm-bindgen `--target web` into `extension/pkg`
 //! (generated, gitignored, never edited) and `--target nodejs` into `target/relay-node` (for tests
-//! and tools) → wasm-opt from npm's binaryen on both. dist: a zip with only what the extension needs.
+//! and tools) → wasm-opt from npm's binaryen on both. dist: a zip with only what the extension needs,
+//! and this platform's native host with its install scripts (`host::dist_files`).
 
 use std::fs;
 use std::io::Write;
@@ -243,9 +244,16 @@ pub fn dist(x: &Xtask) -> Result<()> {
         zip.start_file(name, opts)?;
         zip.write_all(&fs::read(path)?)?;
     }
+    // The native host for this platform and its install scripts: local servers without Rust.
+    let host = crate::host::dist_files(x)?;
+    for file in &host {
+        let mode = if file.executable { 0o755 } else { 0o644 };
+        zip.start_file(file.name.as_str(), opts.unix_permissions(mode))?;
+        zip.write_all(&file.bytes)?;
+    }
     zip.finish()?;
     let size = fs::metadata(&zip_path)?.len();
-    eprintln!("    {} files, {} KB", files.len(), size / 1024);
+    eprintln!("    {} files, {} KB", files.len() + host.len(), size / 1024);
     println!("{}", zip_path.display());
     Ok(())
 }

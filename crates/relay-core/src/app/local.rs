@@ -16,10 +16,14 @@ use serde_json::{json, Value};
 use super::App;
 use crate::client::{ServerConfig, SkipReason, SkippedServer};
 use crate::contract::local::{LocalHostView, LocalPlanView, LocalProposal, LocalServerView};
-use crate::contract::{ErrorBody, ErrorKind};
+use crate::contract::{ErrorBody, ErrorCause, ErrorKind};
 
-/// The one command that installs the host (README, "Local servers").
-pub const INSTALL_COMMAND: &str = "cargo xtask install-host";
+/// The developer's command that builds and installs the host from a checkout (README, "Local
+/// servers"); a user runs the release zip's script instead ([`install_command`]).
+pub const DEVELOPER_COMMAND: &str = "cargo xtask install-host";
+/// The release zip's install scripts (`cargo xtask dist` puts them beside the host's binaries).
+pub const INSTALL_SCRIPT_SH: &str = "install-host.sh";
+pub const INSTALL_SCRIPT_PS1: &str = "install-host.ps1";
 /// The host's name for Chrome (`chrome.runtime.connectNative`).
 pub const HOST_NAME: &str = "com.mcp_relay.host";
 /// Longest server name the host takes.
@@ -32,14 +36,71 @@ pub const MAX_MESSAGE: usize = 60 * 1024;
 /// What the runner asks the host for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LocalIo {
-    /// The host's list, synchronised into the configuration; answer [`LocalHostView`].
-    List,
+    /// The host's list, synchronised into the configuration; answer [`LocalHostView`] (with
+    /// the install command for the panel's platform).
+    List(Platform),
     /// A server's log.
     Log(String),
     /// Stop and start a server again.
     Restart(String),
     /// Servers the host adds once the user confirms them in the host's own dialog.
     Propose(Vec<LocalProposal>),
+}
+
+/// Where the panel runs, for the install command: `chrome.runtime.getPlatformInfo().os` and
+/// `chrome.runtime.id`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Platform {
+    pub os: String,
+    pub extension_id: String,
+}
+
+/// The one command that installs the host from the unzipped release, in that folder: the
+/// PowerShell script on Windows, the shell script elsewhere, with this extension's id (a store
+/// build's id differs from the unpacked one's, so the script is told).
+pub fn install_command(platform: &Platform) -> String {
+    let id = &platform.extension_id;
+    let id_ok = id.len() == 32 && id.bytes().all(|b| (b'a'..=b'p').contains(&b));
+    let id = if id_ok { id.as_str() } else { "EXTENSION_ID" };
+    match platform.os.as_str() {
+        "win" => format!("powershell -ExecutionPolicy Bypass -File .\\{INSTALL_SCRIPT_PS1} {id}"),
+        _ => format!("sh {INSTALL_SCRIPT_SH} {id}"),
+    }
+}
+
+/// Chrome's message when it cannot use the native host, as a kind and a cause with what to do:
+/// its English words are replaced, not shown (the panel says the cause in the user's language).
+pub fn host_failure(error: ErrorBody) -> ErrorBody {
+    if error.kind != ErrorKind::LocalHost || error.cause.is_some() {
+        return error;
+    }
+    let raw = error.message.trim();
+    let known: &[(&str, ErrorCause, &str, &str)] = &[
+        (
+            "Specified native messaging host not found.",
+            ErrorCause::HostMissing,
+            "the local host is not installed",
+            "Download MCP Relay's zip, unzip it and run the command below in that folder.",
+        ),
+        (
+            "Native host has exited.",
+            ErrorCause::HostExited,
+            "the local host stopped",
+            "If this repeats, its program is missing or broken: run the install command below again.",
+        ),
+        (
+            "Access to the specified native messaging host is forbidden.",
+            ErrorCause::HostForbidden,
+            "the local host is installed for another copy of the extension",
+            "Run the install command below: it names this extension's id.",
+        ),
+    ];
+    match known.iter().find(|(m, ..)| raw.eq_ignore_ascii_case(m)) {
+        Some((_, cause, message, hint)) => ErrorBody::new(ErrorKind::LocalHost, *message)
+            .with_hint(*hint)
+            .with_cause(Some(*cause)),
+        None => error,
+    }
 }
 
 fn local_error(message: impl Into<String>) -> ErrorBody {
@@ -284,7 +345,11 @@ impl App {
     }
 
     /// The panel's view of the host's `list` data, and the names the configuration lacks.
-    pub fn local_view(&self, data: &Value) -> Result<(LocalHostView, Vec<String>), ErrorBody> {
+    pub fn local_view(
+        &self,
+        data: &Value,
+        platform: &Platform,
+    ) -> Result<(LocalHostView, Vec<String>), ErrorBody> {
         let list = data
             .get("servers")
             .and_then(Value::as_array)
@@ -323,7 +388,8 @@ impl App {
         let view = LocalHostView {
             installed: true,
             error: None,
-            install: INSTALL_COMMAND.to_owned(),
+            install: install_command(platform),
+            developer: DEVELOPER_COMMAND.to_owned(),
             servers,
         };
         Ok((view, missing))
@@ -339,12 +405,13 @@ impl App {
     }
 }
 
-/// The view when Chrome could not start the host: the one command that installs it.
-pub fn not_installed(error: &ErrorBody) -> LocalHostView {
+/// The view when Chrome could not start the host: why, and the one command that installs it.
+pub fn not_installed(error: ErrorBody, platform: &Platform) -> LocalHostView {
     LocalHostView {
         installed: false,
-        error: Some(error.message.clone()),
-        install: INSTALL_COMMAND.to_owned(),
+        error: Some(host_failure(error)),
+        install: install_command(platform),
+        developer: DEVELOPER_COMMAND.to_owned(),
         servers: Vec::new(),
     }
 }

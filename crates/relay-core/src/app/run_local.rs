@@ -18,22 +18,27 @@ type Answer = Result<Value, ErrorBody>;
 impl<H: Host> Runner<H> {
     /// One request to the host, its data or its error.
     async fn ask_host(&self, message: &Value) -> Answer {
-        local::host_data(self.host.native(message).await?)
+        let answer = self
+            .host
+            .native(message)
+            .await
+            .map_err(local::host_failure)?;
+        local::host_data(answer)
     }
 
     /// Performs a `local/*` request.
     pub(super) async fn local(self: &Rc<Self>, op: LocalIo) -> Answer {
         match op {
-            LocalIo::List => {
+            LocalIo::List(platform) => {
                 let data = match self.ask_host(&json!({"type": "list"})).await {
                     Ok(data) => data,
                     Err(e) => {
                         return Ok(super::answer::<answers::LocalList>(local::not_installed(
-                            &e,
+                            e, &platform,
                         )))
                     }
                 };
-                let (view, missing) = self.app.borrow().local_view(&data)?;
+                let (view, missing) = self.app.borrow().local_view(&data, &platform)?;
                 // Removed from the host's list: removed here too, like a server the user removed.
                 let stale = self.app.borrow().local_stale(&view);
                 for id in stale {
@@ -63,7 +68,7 @@ impl<H: Host> Runner<H> {
                     }
                     self.local_adding.borrow_mut().remove(&name);
                 }
-                let (view, _) = self.app.borrow().local_view(&data)?;
+                let (view, _) = self.app.borrow().local_view(&data, &platform)?;
                 Ok(super::answer::<answers::LocalList>(view))
             }
             LocalIo::Log(name) => {

@@ -342,7 +342,8 @@ fn import_entry(name: &str, entry: &Value) -> Result<ServerConfig, Skip> {
             command,
             format!(
                 "runs `{command}` as a local process (stdio), which a browser cannot start; add it to \
-                 the local host (`cargo xtask install-host`), or expose it over HTTP and add its URL"
+                 the local host (`install-host.sh` or `install-host.ps1` in MCP Relay's zip installs it), or \
+                 expose it over HTTP and add its URL"
             ),
         ));
     }

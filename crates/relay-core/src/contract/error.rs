@@ -191,6 +191,12 @@ error_causes! {
     UrlInvalid = "url_invalid",
     /// Nothing answered at the server's address (offline, wrong host or port, blocked).
     Unreachable = "unreachable",
+    /// Chrome found no native messaging host: the local host is not installed.
+    HostMissing = "host_missing",
+    /// The local host started and exited (its program is gone or broken).
+    HostExited = "host_exited",
+    /// The local host is installed for another extension id.
+    HostForbidden = "host_forbidden",
 }
 
 impl std::fmt::Display for ErrorKind {

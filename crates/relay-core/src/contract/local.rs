@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::ErrorBody;
+
 /// The native host and its servers (`local/list`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -12,10 +14,14 @@ use serde::{Deserialize, Serialize};
 pub struct LocalHostView {
     /// Whether Chrome could start the host.
     pub installed: bool,
-    /// Why the host could not be reached, when it could not.
-    pub error: Option<String>,
-    /// The one command that installs the host.
+    /// Why the host could not be reached, when it could not: Chrome's message as a kind and a
+    /// cause with what to do (Chrome's own words only in the message, never as the advice).
+    pub error: Option<ErrorBody>,
+    /// The one command that installs the host from the release zip, for this platform and this
+    /// extension's id (`sh install-host.sh ID`, or the PowerShell line on Windows).
     pub install: String,
+    /// The developer's alternative in a checkout of the repository (`cargo xtask install-host`).
+    pub developer: String,
     pub servers: Vec<LocalServerView>,
 }
 
