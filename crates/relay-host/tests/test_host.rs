@@ -537,8 +537,28 @@ fn the_zips_install_script_installs_into_home_and_uninstalls() {
         .iter()
         .map(|b| b.join("NativeMessagingHosts/com.mcp_relay.host.json"))
         .collect();
+    // A browser whose profile folder exists gets its manifest too (Edge here); one that is
+    // not there (Brave) gets no folder of its.
+    let (edge, brave) = if cfg!(target_os = "macos") {
+        let base = home.join("Library/Application Support");
+        (base.join("Microsoft Edge"), base.join("BraveSoftware"))
+    } else {
+        (
+            home.join(".config/microsoft-edge"),
+            home.join(".config/BraveSoftware"),
+        )
+    };
+    std::fs::create_dir_all(&edge).unwrap();
+    let manifests: Vec<PathBuf> = manifests
+        .into_iter()
+        .chain([edge.join("NativeMessagingHosts/com.mcp_relay.host.json")])
+        .collect();
     for _ in 0..2 {
         script(&[]);
+        assert!(
+            !brave.exists(),
+            "nothing is made for a browser that is not there"
+        );
         assert!(exe.is_file(), "the host is copied to {}", exe.display());
         for file in &manifests {
             let m: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
