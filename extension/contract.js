@@ -29,8 +29,12 @@
  * @typedef {"user" | "read_only"} AllowedBy
  */
 /**
- * Why the files of a delivery did not reach the chat, as the content script saw it.
- * @typedef {"no_target" | "not_shown"} AttachFailure
+ * An app's document, ready for its frame.
+ * @typedef {{ uri: string, html: string, csp: string, allow: string, prefersBorder?: boolean, }} AppDocument
+ */
+/**
+ * An app opened (`apps/open`): what the side panel needs to render it and to start its bridge.
+ * @typedef {{ instance: string, serverId: string, serverName: string, tool: Tool, arguments: JsonValue, result?: JsonValue, callKey?: string, chat: boolean, document: AppDocument, }} AppOpen
  */
 /**
  * A binary part of a result, passed on as a file (never dropped).
@@ -42,7 +46,7 @@
  */
 /**
  * One call in the ledger.
- * @typedef {{ key: string, chat: string, messageId: string, callId: string, serverId: string, tool: string, arguments: JsonValue, state: CallState, seq: number, startedAt?: number | null, durationMs?: number | null, result?: JsonValue | null, resultSize?: number | null, resultPruned?: boolean, error?: ErrorBody | null, replyText?: string | null, progress?: JsonValue | null, delivered: boolean, unsent?: boolean, inFlight?: boolean, answered?: boolean, deliveryNote?: string | null, unattached?: Unattached | null, destructive: boolean, wait?: WaitReason | null, asking?: string | null, sendAt?: number | null, }} CallRecord
+ * @typedef {{ key: string, chat: string, messageId: string, callId: string, serverId: string, tool: string, arguments: JsonValue, state: CallState, seq: number, startedAt?: number | null, durationMs?: number | null, result?: JsonValue | null, resultSize?: number | null, resultPruned?: boolean, error?: ErrorBody | null, replyText?: string | null, progress?: JsonValue | null, delivered: boolean, unsent?: boolean, inFlight?: boolean, answered?: boolean, deliveryNote?: string | null, destructive: boolean, wait?: WaitReason | null, asking?: string | null, sendAt?: number | null, byApp?: string | null, }} CallRecord
  */
 /**
  * The state of one call in the ledger.
@@ -96,7 +100,7 @@
  * Why an error of a kind happened, when the kind alone does not say what to do: the
  * panel shows `errCause_<cause>` of its language as the hint (a 404 says to check the
  * `/mcp` or `/sse` path, a 401 to sign in), so no language loses the cause.
- * @typedef {"wrong_path" | "not_mcp" | "rate_limited" | "server_failed" | "sign_in" | "loopback_origin" | "scopes" | "no_feature" | "bad_arguments" | "unknown_tool" | "url_scheme" | "url_invalid" | "unreachable" | "host_missing" | "host_exited" | "host_forbidden"} ErrorCause
+ * @typedef {"wrong_path" | "not_mcp" | "rate_limited" | "server_failed" | "sign_in" | "loopback_origin" | "scopes" | "no_feature" | "bad_arguments" | "unknown_tool" | "url_scheme" | "url_invalid" | "unreachable"} ErrorCause
  */
 /**
  * Every kind of error the core and the extension's edges report: a stable machine name.
@@ -131,7 +135,7 @@
  * A content script's answer to `relay/insert`: what the chat's editor holds and whether the
  * message left. Read leniently: a tab that answered nothing (closed, reloading) is
  * `InsertOutcome::default()`, nothing written.
- * @typedef {{ inserted: boolean, submitted: boolean, partial?: boolean, error?: string, how?: string, attached?: number, verified?: boolean, attachFailure?: AttachFailure, }} InsertOutcome
+ * @typedef {{ inserted: boolean, submitted: boolean, partial?: boolean, error?: string, how?: string, attached?: number, verified?: boolean, }} InsertOutcome
  */
 /**
  * @typedef {any} JsonValue
@@ -150,7 +154,7 @@
  */
 /**
  * The native host and its servers (`local/list`).
- * @typedef {{ installed: boolean, error: ErrorBody | null, install: string, developer: string, servers: Array<LocalServerView>, }} LocalHostView
+ * @typedef {{ installed: boolean, error: string | null, install: string, servers: Array<LocalServerView>, }} LocalHostView
  */
 /**
  * A server's recent stderr lines and the host's notes (`local/log`).
@@ -205,7 +209,7 @@
  */
 /**
  * The body of an embedded resource (`resource` content, `resources/read` result).
- * @typedef {{ uri: string, mimeType?: string | null, text?: string | null, blob?: string | null, }} ResourceContents
+ * @typedef {{ uri: string, mimeType?: string | null, text?: string | null, blob?: string | null, _meta?: JsonValue, }} ResourceContents
  */
 /**
  * Who sent a message, as the service worker established from `chrome.runtime.MessageSender`.
@@ -217,8 +221,7 @@
  * @typedef {{ key: string, serverId: string, tool: string, startedAt: number, progress?: JsonValue, }} RunningCall
  */
 /**
- * Where a chat's settings apply (`chat/set`, `chat/scope`): one conversation, or every
- * conversation of its site that has no settings of its own.
+ * How `chat/set` applies settings.
  * @typedef {"site" | "chat"} Scope
  */
 /**
@@ -309,6 +312,15 @@
  * @typedef {{ submitted: boolean, error?: string, }} SubmitOutcome
  */
 /**
+ * One tool definition as `tools/list` returns it. Stored whole (seed 001: names alone are not
+ * enough for a model to call a tool).
+ * Deserialized by hand (below): `#[serde(flatten)]` would buffer every tool into serde's
+ * `Content` tree first, which is slower and, monomorphised per input format, the largest
+ * serde code in the wasm module; reading into a `Map` first and taking the named members out
+ * of it cost a map per tool.
+ * @typedef {{ name: string, title?: string | null, description?: string | null, inputSchema: JsonValue, outputSchema?: JsonValue | null, annotations?: ToolAnnotations | null, }} Tool
+ */
+/**
  * Hints a server gives about a tool's behaviour (MCP `ToolAnnotations`). Untrusted: they only
  * choose a policy default, never bypass the user's policy.
  * @typedef {{ title?: string | null, readOnlyHint?: boolean | null, destructiveHint?: boolean | null, idempotentHint?: boolean | null, openWorldHint?: boolean | null, }} ToolAnnotations
@@ -340,10 +352,6 @@
 /**
  * One reply of a [`PageView`].
  * @typedef {{ messageId: string, state: TurnState, onPage: boolean, length: number, }} TurnView
- */
-/**
- * The files of one call that did not reach the chat with its result.
- * @typedef {{ count: number, images: boolean, reason: AttachFailure, }} Unattached
  */
 /**
  * What the user decided about one call.
@@ -382,10 +390,16 @@
  *   'prompts/list': { serverId: string, },
  *   'prompts/get': { serverId: string, name: string, arguments?: { [key in string]: string }, },
  *   'resources/list': { serverId: string, },
+ *   'apps/open': { key?: string, chat?: ChatRef, serverId?: string, tool?: string, arguments?: JsonValue, result?: JsonValue, },
+ *   'apps/call': { instance: string, tool: string, arguments?: JsonValue, approved?: boolean, },
+ *   'apps/read': { instance: string, uri: string, },
+ *   'apps/message': { instance: string, text: string, },
+ *   'apps/context': { instance: string, text: string, },
+ *   'apps/log': { instance: string, text: string, },
+ *   'apps/close': { instance: string, },
  *   'resources/read': { serverId: string, uri: string, },
  *   'chat/get': { chat?: ChatRef, },
  *   'chat/set': { chat?: ChatRef, settings: Partial<ChatSettings>, scope?: Scope, },
- *   'chat/scope': { chat?: ChatRef, scope?: Scope, },
  *   'prompt/build': { chat?: ChatRef, serverIds?: Array<string>, options?: PromptOptions, },
  *   'chat/insert': { chat?: ChatRef, text: string, submit?: boolean, },
  *   'reply/parse': { text: string, serverIds?: Array<string>, },
@@ -405,7 +419,7 @@
  *   'sites/adapter': {},
  *   'sites/taught': { adapter?: Partial<AdapterData>, },
  *   'sites/teach': { chat?: ChatRef, },
- *   'local/list': { os: string, extensionId: string, },
+ *   'local/list': {},
  *   'local/log': { name: string, },
  *   'local/restart': { name: string, },
  *   'local/plan': { json: string, },
@@ -434,10 +448,16 @@
  *   'prompts/list': JsonValue,
  *   'prompts/get': JsonValue,
  *   'resources/list': JsonValue,
+ *   'apps/open': AppOpen,
+ *   'apps/call': JsonValue,
+ *   'apps/read': JsonValue,
+ *   'apps/message': InsertOutcome,
+ *   'apps/context': boolean,
+ *   'apps/log': null,
+ *   'apps/close': boolean,
  *   'resources/read': JsonValue,
  *   'chat/get': ChatView,
  *   'chat/set': ChatView,
- *   'chat/scope': ChatView,
  *   'prompt/build': Prompt | null,
  *   'chat/insert': InsertOutcome,
  *   'reply/parse': ParseOutput,
@@ -544,9 +564,6 @@ export const ERROR_CAUSES = Object.freeze([
   'url_scheme',
   'url_invalid',
   'unreachable',
-  'host_missing',
-  'host_exited',
-  'host_forbidden',
 ]);
 
 /**
@@ -592,14 +609,26 @@ export const MESSAGES = Object.freeze({
   'prompts/get': ['page'],
   /** {serverId} → MCP resources */
   'resources/list': ['page'],
+  /** {key?, chat?, serverId?, tool?, arguments?, result?} opens the interface (MCP App) of a call of a tool that has one: a chat call's (`key`, its ledger key: the app may then call its server's tools into that chat's Activity, write into its composer and give the model context), or a run by hand's (`serverId`, `tool`, `arguments`, `result`; `chat`: the chat it may write into). The core reads the tool's ui:// resource (resources/read, kept per server and URI until the server's lists change) and builds the frame's CSP and permissions from the resource's declarations only. → AppOpen */
+  'apps/open': ['page'],
+  /** {instance, tool, arguments?, approved?} an open app's tools/call: its own server's tools visible to apps only (others: forbidden), under the user's policy; a tool that asks, and every call past the app's budget, answers confirm_required until the panel sends `approved` after the user's click. Recorded in the chat's Activity, never sent into the chat. → MCP CallToolResult */
+  'apps/call': ['page'],
+  /** {instance, uri} an open app's resources/read, of its own server only. → MCP ReadResourceResult */
+  'apps/read': ['page'],
+  /** {instance, text} an open app's ui/message: written into its chat's composer, sent only where the chat sends by itself. → InsertOutcome */
+  'apps/message': ['page'],
+  /** {instance, text} an open app's ui/update-model-context: kept (the last one wins) and put into the next results sent to its chat. → whether it is kept (false: the app has no chat) */
+  'apps/context': ['page'],
+  /** {instance, text} an open app's log message, into its server's protocol log. → null */
+  'apps/log': ['page'],
+  /** {instance} the app's frame closed: its instance ends (later requests of it are refused). → whether it was open */
+  'apps/close': ['page'],
   /** {serverId, uri} → MCP ReadResourceResult */
   'resources/read': ['page'],
   /** {chat?} this chat's settings (content scripts: their own tab): its own, else its site's, else the defaults (source says which). → ChatView */
   'chat/get': ['page', 'content'],
-  /** {chat, settings, scope?} sets the settings of the chat's conversation (scope "chat", the default) or of its whole site ("site": every conversation of the site without its own, this one's own dropped). → ChatView */
+  /** {chat, settings, scope?} sets the chat's settings and remembers them for its site (scope "chat": this chat only). → ChatView */
   'chat/set': ['page'],
-  /** {chat, scope} where the chat's settings apply from now on: "chat" gives the conversation its own, starting from those it uses now; "site" drops its own for the site's. → ChatView */
-  'chat/scope': ['page'],
   /** {chat?, serverIds?, options?} → Prompt {text, chars, tokensEstimate, tools} or null */
   'prompt/build': ['page', 'content'],
   /** {chat, text, submit?} asks the chat tab's content script to insert text. → InsertOutcome */
@@ -638,7 +667,7 @@ export const MESSAGES = Object.freeze({
   'sites/taught': ['content'],
   /** {chat} starts "Teach this page" in the chat's tab (the user then picks the parts with trusted clicks). → {started} */
   'sites/teach': ['page'],
-  /** The native host's servers with their status; servers the extension does not know yet are added (marked local). {os, extensionId} (chrome.runtime.getPlatformInfo's os, chrome.runtime.id) name the install command's platform and id. When Chrome cannot start the host: {installed: false, error, install, developer} with the one command that installs it. → LocalHostView */
+  /** The native host's servers with their status; servers the extension does not know yet are added (marked local). When Chrome cannot start the host: {installed: false, error, install} with the one command that installs it. → LocalHostView */
   'local/list': ['page'],
   /** {name} a local server's recent stderr lines. → LocalLogView */
   'local/log': ['page'],
@@ -655,7 +684,7 @@ export const MESSAGES = Object.freeze({
 /**
  * Fields (without `type`) of each message the core sends to a chat tab's content script.
  * @typedef {{
- *   'relay/insert': { text: string, submit: boolean, attachments: Array<Attachment>, withoutFiles?: string, },
+ *   'relay/insert': { text: string, submit: boolean, attachments: Array<Attachment>, },
  *   'relay/check': {},
  *   'relay/calls': { calls: Array<CallRecord>, },
  *   'relay/teach': {},

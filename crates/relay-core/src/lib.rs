@@ -8,6 +8,7 @@
 //! - [`sse`]: incremental Server-Sent Events decoder.
 //! - [`client`]: the sans-IO MCP client session (Streamable HTTP and legacy HTTP+SSE).
 //! - [`auth`]: MCP authorization (OAuth 2.1 sign-in for remote servers), sans-IO.
+//! - [`apps`]: MCP Apps (tools with an interface): what a tool declares, who may call it.
 //! - [`elicitation`]: reading `elicitation/create` requests and building their answers.
 //! - [`link`]: a URL as the user must see it (the host it opens, IDN, userinfo).
 //! - [`schema`]: JSON Schema rendering (for prompts) and argument validation.
@@ -19,6 +20,7 @@
 //! - [`contract`]: the message contract between the core, content scripts and the side panel.
 
 pub mod app;
+pub mod apps;
 pub mod auth;
 pub mod client;
 pub mod contract;

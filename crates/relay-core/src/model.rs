@@ -231,6 +231,11 @@ pub struct ResourceContents {
     /// Base64 data of a binary resource.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blob: Option<String>,
+    /// The contents' metadata (an MCP App's document declares its frame's policy here,
+    /// `_meta.ui`).
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub meta: Option<Value>,
 }
 
 /// One content block of a tool result or prompt message.

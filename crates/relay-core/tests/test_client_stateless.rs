@@ -650,3 +650,51 @@ fn a_cancelled_call_closes_its_stream_and_sends_no_notification() {
         "no notification in 2026-07-28"
     );
 }
+
+/// MCP Apps, where the host renders them, is declared under the capabilities' `extensions` in
+/// every request's `_meta` (2026-07-28) and in `initialize` (older servers), beside the other
+/// capabilities; a host that does not render them declares nothing.
+#[test]
+fn apps_are_declared_on_every_protocol_version_when_rendered() {
+    let ui = json!({"mimeTypes": ["text/html;profile=mcp-app"]});
+    for (discover, apps) in [(true, true), (false, true), (true, false), (false, false)] {
+        let mut cfg = stateless_config();
+        cfg.discover = discover;
+        cfg.apps = apps;
+        cfg.elicitation = true;
+        let mut h = Harness::new(
+            cfg,
+            stateless_server(|req| match req.rpc_method() {
+                "tools/list" => Some(Reply::result(
+                    &req.id(),
+                    json!({"resultType": "complete", "tools": []}),
+                )),
+                _ => None,
+            }),
+        );
+        let listed = h.submit(list());
+        h.run(1_000);
+        assert!(matches!(h.ok(listed), Output::Tools(_)));
+        let declared: Vec<Value> = if discover {
+            posts(&h, "tools/list")
+                .iter()
+                .map(|r| r.params()["_meta"]["io.modelcontextprotocol/clientCapabilities"].clone())
+                .collect()
+        } else {
+            posts(&h, "initialize")
+                .iter()
+                .map(|r| r.params()["capabilities"].clone())
+                .collect()
+        };
+        assert!(!declared.is_empty(), "discover={discover}");
+        for caps in declared {
+            assert!(caps["elicitation"].is_object(), "{caps}");
+            let got = &caps["extensions"]["io.modelcontextprotocol/ui"];
+            if apps {
+                assert_eq!(got, &ui, "discover={discover}: {caps}");
+            } else {
+                assert!(got.is_null(), "discover={discover}: {caps}");
+            }
+        }
+    }
+}

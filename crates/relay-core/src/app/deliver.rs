@@ -133,10 +133,13 @@ impl App {
         let formatted = format_results(&inputs, &options);
         let limited =
             options.nudge == Nudge::None && records.iter().any(|r| r.state == CallState::Limited);
+        // What the model learns of apps goes with either text, once.
+        let app_lines = self.app_lines(chat, &records);
         let finish = |mut text: String| {
             if limited {
                 text.push_str(Nudge::Answer.text().unwrap_or(""));
             }
+            text.push_str(&app_lines);
             text
         };
         let without_files = (!formatted.attachments.is_empty()).then(|| {

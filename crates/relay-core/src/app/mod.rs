@@ -11,6 +11,7 @@
 //! even when the tab could not take them at first.
 
 mod adapter;
+mod apps;
 mod chat;
 mod config;
 mod deliver;
@@ -21,6 +22,7 @@ pub mod local;
 mod observe;
 mod requests;
 mod run;
+mod run_apps;
 mod run_local;
 mod run_signin;
 mod send_later;
@@ -39,6 +41,7 @@ use crate::parse::{SelectedTools, StreamParser};
 use crate::policy::Ledger;
 
 pub use adapter::{validate_adapter, AdapterError, EDITORS};
+pub use apps::{PendingApp, MAX_CONTEXT_CHARS};
 pub use chat::{chat_key, content_chat, tab_of};
 pub use config::{
     chat_origin, ChatSettings, Config, Settings, ToolSetting, CONFIG_KEY, LEDGER_KEEP, LEDGER_KEY,
@@ -151,6 +154,8 @@ pub struct App {
     pending_sends: HashMap<String, send_later::PendingSend>,
     /// Delayed sends asked of the tab, until it answers.
     sent_waiting: HashMap<String, send_later::PendingSend>,
+    /// The MCP Apps open in the side panel (not persisted: their frames die with the panel).
+    apps: apps::Apps,
 }
 
 /// The stored state of an app that knows `servers` and their tools (loopback URLs that are
@@ -229,6 +234,7 @@ impl App {
             stash: store::Stash::default(),
             pending_sends: HashMap::new(),
             sent_waiting: HashMap::new(),
+            apps: apps::Apps::default(),
         };
         app.stash = store::Stash::loaded(&app.ledger, true);
         let recovered = app.ledger.recover_after_restart();
@@ -256,7 +262,7 @@ impl App {
     }
 
     /// The tools of the given servers as the prompt and the parser see them: enabled servers,
-    /// enabled tools.
+    /// enabled tools the model may see.
     pub fn selected_tools(&self, ids: &[String]) -> Vec<ServerTools> {
         ids.iter()
             .filter_map(|id| {
@@ -265,7 +271,7 @@ impl App {
                     .servers
                     .iter()
                     .find(|s| &s.id == id && s.enabled)?;
-                let list = self.enabled_tools(id).into_iter().cloned().collect();
+                let list = self.model_tools(id).into_iter().cloned().collect();
                 Some(ServerTools::new(s.id.clone(), s.name.clone(), list))
             })
             .collect()
@@ -290,6 +296,15 @@ impl App {
         let on = |t: &&Tool| self.config.tool_setting(id, &t.name).1;
         let known = self.tools.get(id).map(Vec::as_slice).unwrap_or_default();
         known.iter().filter(on).collect()
+    }
+
+    /// A server's tools as the model sees them: enabled ones whose visibility includes the
+    /// model (an MCP App's own tools, visible to `"app"` only, never reach the prompt, the
+    /// parser's names or the model's calls).
+    pub fn model_tools(&self, id: &str) -> Vec<&Tool> {
+        let mut tools = self.enabled_tools(id);
+        tools.retain(|t| crate::apps::visible_to_model(t));
+        tools
     }
 
     /// Records a server's freshly listed tools; persisted only when they changed.

@@ -139,6 +139,18 @@ pub enum Io {
     SitesAdapter(String),
     /// Ask the native host ([`super::local`]).
     Local(super::local::LocalIo),
+    /// Read an app's document (`resources/read`), then [`App::app_read`] answers its view.
+    AppsOpen(super::PendingApp),
+    /// An open app's call, allowed ([`App::apps_request`]): run it, then
+    /// [`App::app_call_done`] records it and answers its result.
+    AppsCall {
+        instance: String,
+        server: String,
+        tool: String,
+        arguments: Map<String, Value>,
+    },
+    /// Add an app's log message to its server's protocol log.
+    AppsLog { server: String, text: String },
     /// [`App::observe`] with the time now, carry out its effects, answer its [`super::PageAnswer`].
     PageObserve {
         tab: i64,
@@ -582,6 +594,13 @@ impl App {
                 server: required(server_id, "serverId")?,
                 op: Operation::ListResources,
             }),
+            r @ (Request::AppsOpen { .. }
+            | Request::AppsCall { .. }
+            | Request::AppsRead { .. }
+            | Request::AppsMessage { .. }
+            | Request::AppsContext { .. }
+            | Request::AppsLog { .. }
+            | Request::AppsClose { .. }) => self.apps_request(r, sender),
             Request::ResourcesRead { server_id, uri } => {
                 let server = required(server_id, "serverId")?;
                 let uri = required(uri, "uri")?;

@@ -267,7 +267,11 @@ impl<H: Host> Runner<H> {
         view.ok_or_else(|| ErrorBody::new(ErrorKind::InvalidArgument, format!("no server '{id}'")))
     }
 
-    async fn mcp_op(self: &Rc<Self>, server: &str, op: Operation) -> Result<Output, ErrorBody> {
+    pub(super) async fn mcp_op(
+        self: &Rc<Self>,
+        server: &str,
+        op: Operation,
+    ) -> Result<Output, ErrorBody> {
         (self.mcp(server, op, None, None).await).map_err(|e| ErrorBody::from(&e))
     }
 
@@ -359,6 +363,18 @@ impl<H: Host> Runner<H> {
                 }))
             }
             Io::Local(op) => self.local(op).await,
+            Io::AppsOpen(pending) => self.app_open(pending).await,
+            Io::AppsCall {
+                instance,
+                server,
+                tool,
+                arguments,
+            } => self.app_call(instance, server, tool, arguments).await,
+            Io::AppsLog { server, text } => {
+                self.host
+                    .pool(|pool, now| pool.note_app_log(&server, &text, now));
+                Ok(Value::Null)
+            }
             Io::ServersSignIn(id) => {
                 (self.sign_in(&id).await).map(answer::<answers::ServersSignIn>)
             }
@@ -659,6 +675,11 @@ impl<H: Host> Runner<H> {
     /// Hears what a server says outside an answer: a question for the user (elicitation) goes
     /// to the app, which shows it in the side panel and cancels it if nobody answers in time.
     pub fn server_event(self: &Rc<Self>, server: &str, event: &SessionEvent) {
+        if let SessionEvent::ListChanged(_) = event {
+            // Its interfaces may have changed with its lists: read them again when opened.
+            self.app.borrow_mut().app_documents_changed(server);
+            return;
+        }
         let SessionEvent::Request {
             id, params, call, ..
         } = event

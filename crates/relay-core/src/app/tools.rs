@@ -205,7 +205,7 @@ impl App {
                 let names: Vec<ServerTools> = enabled
                     .map(|s| ServerTools::new(s.id.clone(), s.name.clone(), Vec::new()))
                     .collect();
-                let tools = |server: &ServerTools| self.enabled_tools(&server.id);
+                let tools = |server: &ServerTools| self.model_tools(&server.id);
                 let selection = prepare_chosen(&names, ids, |_| false, tools);
                 &cache.insert(PromptCache { key, selection }).selection
             }

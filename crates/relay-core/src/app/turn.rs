@@ -187,7 +187,10 @@ impl App {
             if history {
                 continue; // replies that were on the page before we looked are never run
             }
-            let tool = self.find_tool(&call.server, &call.tool);
+            // A tool the model may not see is not there for its calls (MCP Apps' visibility).
+            let tool = self
+                .find_tool(&call.server, &call.tool)
+                .filter(|t| crate::apps::visible_to_model(t));
             let destructive = tool.is_some_and(is_destructive);
             let decision =
                 self.config

@@ -49,6 +49,9 @@ pub struct PoolOptions {
     pub client_version: String,
     /// Declare elicitation and pass servers' requests on ([`SessionEvent::Request`]).
     pub elicitation: bool,
+    /// Declare MCP Apps (`io.modelcontextprotocol/ui`): servers then offer their tools'
+    /// interfaces, which the host must render.
+    pub apps: bool,
     /// The log level to ask servers for (none: no log messages are asked for).
     pub log_level: Option<LogLevel>,
 }
@@ -57,6 +60,12 @@ impl PoolOptions {
     /// These options with elicitation declared.
     pub fn with_elicitation(mut self) -> Self {
         self.elicitation = true;
+        self
+    }
+
+    /// These options with MCP Apps declared.
+    pub fn with_apps(mut self) -> Self {
+        self.apps = true;
         self
     }
 }
@@ -75,6 +84,7 @@ impl Default for PoolOptions {
             client_name: "mcp-relay".to_owned(),
             client_version: env!("CARGO_PKG_VERSION").to_owned(),
             elicitation: false,
+            apps: false,
             log_level: None,
         }
     }
@@ -230,6 +240,7 @@ impl Pool {
         cfg.max_concurrent = o.max_concurrent.max(1);
         cfg.listen = o.listen;
         cfg.elicitation = o.elicitation;
+        cfg.apps = o.apps;
         cfg.log_level = o.log_level;
         cfg.tools_ttl_ms = o.tools_ttl_ms;
         cfg.jitter_seed = self.seed ^ serial.wrapping_mul(0x9E37_79B9_7F4A_7C15);
@@ -421,6 +432,15 @@ impl Pool {
             .get(id)
             .map(|s| s.log.entries())
             .unwrap_or_default()
+    }
+
+    /// Adds a log message of one of the server's MCP Apps to its protocol log (secrets masked
+    /// like the server's own messages).
+    pub fn note_app_log(&mut self, id: &str, text: &str, now_ms: u64) {
+        if let Some(slot) = self.slots.get_mut(id) {
+            let secrets = secrets_of(&slot.session);
+            slot.log.app_log(text, &secrets, now_ms);
+        }
     }
 
     /// Forgets a server's protocol log.

@@ -288,6 +288,23 @@ impl WireLog {
         });
     }
 
+    /// A log message an MCP App of this server sent from its frame (`notifications/message`).
+    pub fn app_log(&mut self, text: &str, secrets: &Secrets<'_>, now_ms: u64) {
+        let (text, cut) = mask_text(text, secrets);
+        self.push(WireEntry {
+            at: now_ms,
+            dir: "in",
+            kind: "app",
+            exchange: 0,
+            method: Some("notifications/message".to_owned()),
+            url: None,
+            status: None,
+            headers: Vec::new(),
+            text: Some(text),
+            cut,
+        });
+    }
+
     /// The entries, oldest first.
     pub fn entries(&self) -> Vec<WireEntry> {
         self.entries.iter().cloned().collect()

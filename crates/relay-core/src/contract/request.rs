@@ -20,8 +20,8 @@ use serde_json::{Map, Value};
 use super::local::{LocalAdded, LocalHostView, LocalLogView, LocalPlanView, LocalProposal};
 use super::tab::InsertOutcome;
 use super::views::{
-    AdapterData, ChatView, ElicitationView, ExportAnswer, Header, ImportAnswer, ManualRun, Pong,
-    RunningCall, ServerView, Site, SiteAdapter, SiteCheck, Started, ToolView,
+    AdapterData, AppOpen, ChatView, ElicitationView, ExportAnswer, Header, ImportAnswer, ManualRun,
+    Pong, RunningCall, ServerView, Site, SiteAdapter, SiteCheck, Started, ToolView,
 };
 use super::Role;
 use crate::app::{ChatSettings, PageAnswer, PageView, Settings};
@@ -300,6 +300,53 @@ messages! {
     ResourcesList = "resources/list", roles: PAGE, doc: "{serverId} → MCP resources",
         answer: Value, {
             #[serde(default, deserialize_with = "lenient::text")] server_id: String,
+        }
+    AppsOpen = "apps/open", roles: PAGE,
+        doc: "{key?, chat?, serverId?, tool?, arguments?, result?} opens the interface (MCP App) of a call of a tool that has one: a chat call's (`key`, its ledger key: the app may then call its server's tools into that chat's Activity, write into its composer and give the model context), or a run by hand's (`serverId`, `tool`, `arguments`, `result`; `chat`: the chat it may write into). The core reads the tool's ui:// resource (resources/read, kept per server and URI until the server's lists change) and builds the frame's CSP and permissions from the resource's declarations only. → AppOpen",
+        answer: AppOpen, {
+            #[serde(default, deserialize_with = "lenient::string")] key: Option<String>,
+            #[serde(default, deserialize_with = "lenient::chat")] chat: Option<ChatRef>,
+            #[serde(default, deserialize_with = "lenient::string")] server_id: Option<String>,
+            #[serde(default, deserialize_with = "lenient::string")] tool: Option<String>,
+            #[serde(default)] arguments: Option<Value>,
+            #[serde(default)] result: Option<Value>,
+        }
+    AppsCall = "apps/call", roles: PAGE,
+        doc: "{instance, tool, arguments?, approved?} an open app's tools/call: its own server's tools visible to apps only (others: forbidden), under the user's policy; a tool that asks, and every call past the app's budget, answers confirm_required until the panel sends `approved` after the user's click. Recorded in the chat's Activity, never sent into the chat. → MCP CallToolResult",
+        answer: Value, {
+            #[serde(default, deserialize_with = "lenient::text")] instance: String,
+            #[serde(default, deserialize_with = "lenient::text")] tool: String,
+            #[serde(default)] arguments: Option<Value>,
+            #[serde(default, deserialize_with = "lenient::flag")] approved: Option<bool>,
+        }
+    AppsRead = "apps/read", roles: PAGE,
+        doc: "{instance, uri} an open app's resources/read, of its own server only. → MCP ReadResourceResult",
+        answer: Value, {
+            #[serde(default, deserialize_with = "lenient::text")] instance: String,
+            #[serde(default, deserialize_with = "lenient::text")] uri: String,
+        }
+    AppsMessage = "apps/message", roles: PAGE,
+        doc: "{instance, text} an open app's ui/message: written into its chat's composer, sent only where the chat sends by itself. → InsertOutcome",
+        answer: InsertOutcome, {
+            #[serde(default, deserialize_with = "lenient::text")] instance: String,
+            #[serde(default, deserialize_with = "lenient::text")] text: String,
+        }
+    AppsContext = "apps/context", roles: PAGE,
+        doc: "{instance, text} an open app's ui/update-model-context: kept (the last one wins) and put into the next results sent to its chat. → whether it is kept (false: the app has no chat)",
+        answer: bool, {
+            #[serde(default, deserialize_with = "lenient::text")] instance: String,
+            #[serde(default, deserialize_with = "lenient::text")] text: String,
+        }
+    AppsLog = "apps/log", roles: PAGE,
+        doc: "{instance, text} an open app's log message, into its server's protocol log. → null",
+        answer: (), {
+            #[serde(default, deserialize_with = "lenient::text")] instance: String,
+            #[serde(default, deserialize_with = "lenient::text")] text: String,
+        }
+    AppsClose = "apps/close", roles: PAGE,
+        doc: "{instance} the app's frame closed: its instance ends (later requests of it are refused). → whether it was open",
+        answer: bool, {
+            #[serde(default, deserialize_with = "lenient::text")] instance: String,
         }
     ResourcesRead = "resources/read", roles: PAGE, doc: "{serverId, uri} → MCP ReadResourceResult",
         answer: Value, {

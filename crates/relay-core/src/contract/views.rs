@@ -347,3 +347,30 @@ pub struct SiteFound {
 pub struct Started {
     pub started: bool,
 }
+
+/// An app opened (`apps/open`): what the side panel needs to render it and to start its bridge.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct AppOpen {
+    /// The open app's handle for `apps/*` requests.
+    pub instance: String,
+    pub server_id: String,
+    pub server_name: String,
+    /// The tool whose interface it is (for the app's host context).
+    pub tool: Tool,
+    /// The call's arguments (`ui/notifications/tool-input`).
+    pub arguments: Value,
+    /// The call's result, when it has one (`ui/notifications/tool-result`).
+    #[cfg_attr(feature = "ts", ts(optional))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    /// The chat call it shows, if any.
+    #[cfg_attr(feature = "ts", ts(optional))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call_key: Option<String>,
+    /// Whether the app has a chat to write into (`ui/message`, model context).
+    pub chat: bool,
+    /// The document and its frame's policy.
+    pub document: crate::apps::AppDocument,
+}

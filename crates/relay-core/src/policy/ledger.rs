@@ -129,6 +129,55 @@ pub struct CallRecord {
     /// chat's delay before auto-send counts down; the card shows the countdown and a Cancel.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub send_at: Option<u64>,
+    /// The call was made by the interface (MCP App) of this tool's call, from the side panel:
+    /// recorded for Activity, never delivered into the chat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by_app: Option<String>,
+}
+
+impl CallRecord {
+    /// A call an open app made (`app`: the tool whose interface it is), as Activity records it:
+    /// already delivered (its result went to the app, never into the chat), running until its
+    /// end is written.
+    pub fn by_app(key: &str, chat: &str, server: &str, tool: &str, app: &str, seq: u64) -> Self {
+        let (message_id, call_id) = key
+            .strip_prefix(chat)
+            .and_then(|rest| rest.strip_prefix('|'))
+            .and_then(|rest| rest.rsplit_once('|'))
+            .map_or((String::new(), String::new()), |(m, c)| {
+                (m.to_owned(), c.to_owned())
+            });
+        CallRecord {
+            key: key.to_owned(),
+            chat: chat.to_owned(),
+            message_id,
+            call_id,
+            server_id: server.to_owned(),
+            tool: tool.to_owned(),
+            arguments: Value::Object(serde_json::Map::new()),
+            state: CallState::Running,
+            seq,
+            started_at: None,
+            duration_ms: None,
+            result: None,
+            result_size: None,
+            result_pruned: false,
+            error: None,
+            reply_text: None,
+            progress: None,
+            delivered: true,
+            unsent: false,
+            in_flight: false,
+            answered: false,
+            delivery_note: None,
+            destructive: false,
+            wait: None,
+            asking: None,
+            send_at: None,
+            unattached: None,
+            by_app: Some(app.to_owned()),
+        }
+    }
 }
 
 /// A call as it arrives from the parser, with where it came from.
@@ -266,6 +315,7 @@ impl Ledger {
             destructive: call.destructive,
             wait: None,
             asking: None,
+            by_app: None,
         };
         self.calls.insert(key, record.clone());
         Admission::New(record)

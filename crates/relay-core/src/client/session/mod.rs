@@ -92,6 +92,10 @@ pub struct SessionConfig {
     /// `elicitation/create` to the driver ([`SessionEvent::Request`]); without it, the request
     /// is refused as a method this client does not offer.
     pub elicitation: bool,
+    /// Declare MCP Apps ([`crate::apps`]) under the capabilities' `extensions`, on every
+    /// protocol version (servers of versions without extensions ignore a member they do not
+    /// know).
+    pub apps: bool,
     /// Try protocol 2026-07-28 (`server/discover`, no session) before `initialize`.
     pub discover: bool,
     /// The client capabilities declared (`initialize` and, in 2026-07-28, every request's
@@ -120,6 +124,7 @@ impl SessionConfig {
             max_call_ms: 10 * 60 * 1000,
             jitter_seed: 0,
             elicitation: false,
+            apps: false,
             discover: true,
             capabilities: Value::Object(serde_json::Map::new()),
             log_level: None,
@@ -365,7 +370,7 @@ impl Session {
     }
 
     /// The capabilities this client declares: the configured ones, plus elicitation (form and
-    /// URL modes) when the driver answers it.
+    /// URL modes) when the driver answers it, and MCP Apps when the host renders them.
     pub(super) fn capabilities(&self) -> Value {
         let mut capabilities = self.cfg.capabilities.clone();
         if self.cfg.elicitation {
@@ -373,6 +378,9 @@ impl Session {
                 let modes = serde_json::json!({"form": {}, "url": {}});
                 m.insert("elicitation".to_owned(), modes);
             }
+        }
+        if self.cfg.apps {
+            crate::apps::declare(&mut capabilities);
         }
         capabilities
     }
