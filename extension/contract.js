@@ -37,6 +37,10 @@
  * @typedef {{ instance: string, serverId: string, serverName: string, tool: Tool, arguments: JsonValue, result?: JsonValue, callKey?: string, chat: boolean, document: AppDocument, }} AppOpen
  */
 /**
+ * Why the files of a delivery did not reach the chat, as the content script saw it.
+ * @typedef {"no_target" | "not_shown"} AttachFailure
+ */
+/**
  * A binary part of a result, passed on as a file (never dropped).
  * @typedef {{ number: number, fileName: string, mimeType: string, data: string, size: number, callId: string, uri?: string | null, }} Attachment
  */
@@ -46,7 +50,7 @@
  */
 /**
  * One call in the ledger.
- * @typedef {{ key: string, chat: string, messageId: string, callId: string, serverId: string, tool: string, arguments: JsonValue, state: CallState, seq: number, startedAt?: number | null, durationMs?: number | null, result?: JsonValue | null, resultSize?: number | null, resultPruned?: boolean, error?: ErrorBody | null, replyText?: string | null, progress?: JsonValue | null, delivered: boolean, unsent?: boolean, inFlight?: boolean, answered?: boolean, deliveryNote?: string | null, destructive: boolean, wait?: WaitReason | null, asking?: string | null, sendAt?: number | null, byApp?: string | null, }} CallRecord
+ * @typedef {{ key: string, chat: string, messageId: string, callId: string, serverId: string, tool: string, arguments: JsonValue, state: CallState, seq: number, startedAt?: number | null, durationMs?: number | null, result?: JsonValue | null, resultSize?: number | null, resultPruned?: boolean, error?: ErrorBody | null, replyText?: string | null, progress?: JsonValue | null, delivered: boolean, unsent?: boolean, inFlight?: boolean, answered?: boolean, deliveryNote?: string | null, unattached?: Unattached | null, destructive: boolean, wait?: WaitReason | null, asking?: string | null, sendAt?: number | null, byApp?: string | null, }} CallRecord
  */
 /**
  * The state of one call in the ledger.
@@ -100,7 +104,7 @@
  * Why an error of a kind happened, when the kind alone does not say what to do: the
  * panel shows `errCause_<cause>` of its language as the hint (a 404 says to check the
  * `/mcp` or `/sse` path, a 401 to sign in), so no language loses the cause.
- * @typedef {"wrong_path" | "not_mcp" | "rate_limited" | "server_failed" | "sign_in" | "loopback_origin" | "scopes" | "no_feature" | "bad_arguments" | "unknown_tool" | "url_scheme" | "url_invalid" | "unreachable"} ErrorCause
+ * @typedef {"wrong_path" | "not_mcp" | "rate_limited" | "server_failed" | "sign_in" | "loopback_origin" | "scopes" | "no_feature" | "bad_arguments" | "unknown_tool" | "url_scheme" | "url_invalid" | "unreachable" | "host_missing" | "host_exited" | "host_forbidden"} ErrorCause
  */
 /**
  * Every kind of error the core and the extension's edges report: a stable machine name.
@@ -135,7 +139,7 @@
  * A content script's answer to `relay/insert`: what the chat's editor holds and whether the
  * message left. Read leniently: a tab that answered nothing (closed, reloading) is
  * `InsertOutcome::default()`, nothing written.
- * @typedef {{ inserted: boolean, submitted: boolean, partial?: boolean, error?: string, how?: string, attached?: number, verified?: boolean, }} InsertOutcome
+ * @typedef {{ inserted: boolean, submitted: boolean, partial?: boolean, error?: string, how?: string, attached?: number, verified?: boolean, attachFailure?: AttachFailure, }} InsertOutcome
  */
 /**
  * @typedef {any} JsonValue
@@ -154,7 +158,7 @@
  */
 /**
  * The native host and its servers (`local/list`).
- * @typedef {{ installed: boolean, error: string | null, install: string, servers: Array<LocalServerView>, }} LocalHostView
+ * @typedef {{ installed: boolean, error: ErrorBody | null, install: string, developer: string, servers: Array<LocalServerView>, }} LocalHostView
  */
 /**
  * A server's recent stderr lines and the host's notes (`local/log`).
@@ -221,7 +225,8 @@
  * @typedef {{ key: string, serverId: string, tool: string, startedAt: number, progress?: JsonValue, }} RunningCall
  */
 /**
- * How `chat/set` applies settings.
+ * Where a chat's settings apply (`chat/set`, `chat/scope`): one conversation, or every
+ * conversation of its site that has no settings of its own.
  * @typedef {"site" | "chat"} Scope
  */
 /**
@@ -354,6 +359,10 @@
  * @typedef {{ messageId: string, state: TurnState, onPage: boolean, length: number, }} TurnView
  */
 /**
+ * The files of one call that did not reach the chat with its result.
+ * @typedef {{ count: number, images: boolean, reason: AttachFailure, }} Unattached
+ */
+/**
  * What the user decided about one call.
  * @typedef {"run" | "deny" | "always"} UserDecision
  */
@@ -400,6 +409,7 @@
  *   'resources/read': { serverId: string, uri: string, },
  *   'chat/get': { chat?: ChatRef, },
  *   'chat/set': { chat?: ChatRef, settings: Partial<ChatSettings>, scope?: Scope, },
+ *   'chat/scope': { chat?: ChatRef, scope?: Scope, },
  *   'prompt/build': { chat?: ChatRef, serverIds?: Array<string>, options?: PromptOptions, },
  *   'chat/insert': { chat?: ChatRef, text: string, submit?: boolean, },
  *   'reply/parse': { text: string, serverIds?: Array<string>, },
@@ -419,7 +429,7 @@
  *   'sites/adapter': {},
  *   'sites/taught': { adapter?: Partial<AdapterData>, },
  *   'sites/teach': { chat?: ChatRef, },
- *   'local/list': {},
+ *   'local/list': { os: string, extensionId: string, },
  *   'local/log': { name: string, },
  *   'local/restart': { name: string, },
  *   'local/plan': { json: string, },
@@ -458,6 +468,7 @@
  *   'resources/read': JsonValue,
  *   'chat/get': ChatView,
  *   'chat/set': ChatView,
+ *   'chat/scope': ChatView,
  *   'prompt/build': Prompt | null,
  *   'chat/insert': InsertOutcome,
  *   'reply/parse': ParseOutput,
@@ -564,6 +575,9 @@ export const ERROR_CAUSES = Object.freeze([
   'url_scheme',
   'url_invalid',
   'unreachable',
+  'host_missing',
+  'host_exited',
+  'host_forbidden',
 ]);
 
 /**
@@ -627,8 +641,10 @@ export const MESSAGES = Object.freeze({
   'resources/read': ['page'],
   /** {chat?} this chat's settings (content scripts: their own tab): its own, else its site's, else the defaults (source says which). → ChatView */
   'chat/get': ['page', 'content'],
-  /** {chat, settings, scope?} sets the chat's settings and remembers them for its site (scope "chat": this chat only). → ChatView */
+  /** {chat, settings, scope?} sets the settings of the chat's conversation (scope "chat", the default) or of its whole site ("site": every conversation of the site without its own, this one's own dropped). → ChatView */
   'chat/set': ['page'],
+  /** {chat, scope} where the chat's settings apply from now on: "chat" gives the conversation its own, starting from those it uses now; "site" drops its own for the site's. → ChatView */
+  'chat/scope': ['page'],
   /** {chat?, serverIds?, options?} → Prompt {text, chars, tokensEstimate, tools} or null */
   'prompt/build': ['page', 'content'],
   /** {chat, text, submit?} asks the chat tab's content script to insert text. → InsertOutcome */
@@ -667,7 +683,7 @@ export const MESSAGES = Object.freeze({
   'sites/taught': ['content'],
   /** {chat} starts "Teach this page" in the chat's tab (the user then picks the parts with trusted clicks). → {started} */
   'sites/teach': ['page'],
-  /** The native host's servers with their status; servers the extension does not know yet are added (marked local). When Chrome cannot start the host: {installed: false, error, install} with the one command that installs it. → LocalHostView */
+  /** The native host's servers with their status; servers the extension does not know yet are added (marked local). {os, extensionId} (chrome.runtime.getPlatformInfo's os, chrome.runtime.id) name the install command's platform and id. When Chrome cannot start the host: {installed: false, error, install, developer} with the one command that installs it. → LocalHostView */
   'local/list': ['page'],
   /** {name} a local server's recent stderr lines. → LocalLogView */
   'local/log': ['page'],
@@ -684,7 +700,7 @@ export const MESSAGES = Object.freeze({
 /**
  * Fields (without `type`) of each message the core sends to a chat tab's content script.
  * @typedef {{
- *   'relay/insert': { text: string, submit: boolean, attachments: Array<Attachment>, },
+ *   'relay/insert': { text: string, submit: boolean, attachments: Array<Attachment>, withoutFiles?: string, },
  *   'relay/check': {},
  *   'relay/calls': { calls: Array<CallRecord>, },
  *   'relay/teach': {},
