@@ -50,7 +50,7 @@
  */
 /**
  * One call in the ledger.
- * @typedef {{ key: string, chat: string, messageId: string, callId: string, serverId: string, tool: string, arguments: JsonValue, state: CallState, seq: number, startedAt?: number | null, durationMs?: number | null, result?: JsonValue | null, resultSize?: number | null, resultPruned?: boolean, error?: ErrorBody | null, replyText?: string | null, progress?: JsonValue | null, delivered: boolean, unsent?: boolean, inFlight?: boolean, answered?: boolean, deliveryNote?: string | null, unattached?: Unattached | null, destructive: boolean, wait?: WaitReason | null, asking?: string | null, sendAt?: number | null, byApp?: string | null, }} CallRecord
+ * @typedef {{ key: string, chat: string, messageId: string, callId: string, serverId: string, tool: string, arguments: JsonValue, state: CallState, seq: number, startedAt?: number | null, durationMs?: number | null, result?: JsonValue | null, resultSize?: number | null, resultPruned?: boolean, error?: ErrorBody | null, replyText?: string | null, progress?: JsonValue | null, delivered: boolean, unsent?: boolean, inFlight?: boolean, answered?: boolean, deliveryNote?: string | null, unattached?: Unattached | null, destructive: boolean, wait?: WaitReason | null, asking?: string | null, sendAt?: number | null, byApp?: string | null, hasApp?: boolean, }} CallRecord
  */
 /**
  * The state of one call in the ledger.
@@ -405,6 +405,7 @@
  *   'apps/message': { instance: string, text: string, },
  *   'apps/context': { instance: string, text: string, },
  *   'apps/log': { instance: string, text: string, },
+ *   'apps/link': { instance: string, url: string, },
  *   'apps/close': { instance: string, },
  *   'resources/read': { serverId: string, uri: string, },
  *   'chat/get': { chat?: ChatRef, },
@@ -464,6 +465,7 @@
  *   'apps/message': InsertOutcome,
  *   'apps/context': boolean,
  *   'apps/log': null,
+ *   'apps/link': Link,
  *   'apps/close': boolean,
  *   'resources/read': JsonValue,
  *   'chat/get': ChatView,
@@ -635,6 +637,8 @@ export const MESSAGES = Object.freeze({
   'apps/context': ['page'],
   /** {instance, text} an open app's log message, into its server's protocol log. → null */
   'apps/log': ['page'],
+  /** {instance, url} an open app's ui/open-link: the link as the user must see it before a click opens it (the host it opens, crate::link); anything but http(s) is refused. → Link */
+  'apps/link': ['page'],
   /** {instance} the app's frame closed: its instance ends (later requests of it are refused). → whether it was open */
   'apps/close': ['page'],
   /** {serverId, uri} → MCP ReadResourceResult */

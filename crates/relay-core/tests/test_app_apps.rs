@@ -193,11 +193,38 @@ fn open(app: &mut App, key: &str, meta: Value) -> Value {
 fn a_chat_calls_app_opens_with_its_call_and_a_policy_from_its_declarations() {
     let mut app = app();
     let key = forecast_call(&mut app);
+    assert!(
+        app.ledger.calls[&key].has_app,
+        "Activity offers the call's app"
+    );
     let view = open(
         &mut app,
         &key,
         json!({"ui": {"csp": {"connectDomains": ["https://api.weather.example"]}}}),
     );
+    let instance = view["instance"].as_str().unwrap().to_owned();
+    // Its links open only as the core reads them, and nothing but http(s).
+    let link = |app: &mut App, url: &str| {
+        handle(
+            app,
+            json!({"type": "apps/link", "instance": instance, "url": url}),
+        )
+    };
+    let Ok(Step::Done(shown, _)) = link(&mut app, "https://example.com/docs") else {
+        panic!("an https link is shown")
+    };
+    assert_eq!(shown["host"], "example.com");
+    for bad in [
+        "javascript:alert(1)",
+        "data:text/html,x",
+        "https://a.example\\@b.example/",
+    ] {
+        assert_eq!(
+            link(&mut app, bad).unwrap_err().kind,
+            ErrorKind::Forbidden,
+            "{bad}"
+        );
+    }
     assert_eq!(view["serverId"], "weather");
     assert_eq!(view["tool"]["name"], "show_forecast");
     assert_eq!(view["arguments"], json!({"text": "Oslo"}));

@@ -186,6 +186,19 @@ impl App {
                 let server = self.instance(&instance)?.server.clone();
                 Ok(Step::Io(Io::AppsLog { server, text }))
             }
+            Request::AppsLink { instance, url } => {
+                self.instance(&instance)?;
+                let link = crate::link::Link::parse(&url).map_err(|e| {
+                    ErrorBody::new(
+                        ErrorKind::Forbidden,
+                        format!("The app's link was refused: {e}."),
+                    )
+                })?;
+                Ok(Step::Done(
+                    super::answer::<crate::contract::request::answers::AppsLink>(link),
+                    Vec::new(),
+                ))
+            }
             Request::AppsClose { instance } => {
                 let was = self.apps.open.remove(&instance).is_some();
                 Ok(Step::Done(Value::Bool(was), Vec::new()))

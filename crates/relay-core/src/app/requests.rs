@@ -600,6 +600,7 @@ impl App {
             | Request::AppsMessage { .. }
             | Request::AppsContext { .. }
             | Request::AppsLog { .. }
+            | Request::AppsLink { .. }
             | Request::AppsClose { .. }) => self.apps_request(r, sender),
             Request::ResourcesRead { server_id, uri } => {
                 let server = required(server_id, "serverId")?;

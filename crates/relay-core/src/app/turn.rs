@@ -192,6 +192,7 @@ impl App {
                 .find_tool(&call.server, &call.tool)
                 .filter(|t| crate::apps::visible_to_model(t));
             let destructive = tool.is_some_and(is_destructive);
+            let has_app = tool.is_some_and(|t| crate::apps::ToolUi::of(t).has_app());
             let decision =
                 self.config
                     .decision(&call.server, &call.tool, tool, settings.auto_execute);
@@ -210,6 +211,11 @@ impl App {
             );
             if let Admission::New(rec) = admission {
                 changed = true;
+                if has_app {
+                    if let Some(r) = self.ledger.calls.get_mut(&rec.key) {
+                        r.has_app = true;
+                    }
+                }
                 if rec.state == CallState::Pending {
                     // Say why it waits: an allowed tool in a chat without auto-run is the case
                     // users cannot guess ("Allow" in the tools view, "waiting" on the card).

@@ -343,6 +343,12 @@ messages! {
             #[serde(default, deserialize_with = "lenient::text")] instance: String,
             #[serde(default, deserialize_with = "lenient::text")] text: String,
         }
+    AppsLink = "apps/link", roles: PAGE,
+        doc: "{instance, url} an open app's ui/open-link: the link as the user must see it before a click opens it (the host it opens, crate::link); anything but http(s) is refused. → Link",
+        answer: crate::link::Link, {
+            #[serde(default, deserialize_with = "lenient::text")] instance: String,
+            #[serde(default, deserialize_with = "lenient::text")] url: String,
+        }
     AppsClose = "apps/close", roles: PAGE,
         doc: "{instance} the app's frame closed: its instance ends (later requests of it are refused). → whether it was open",
         answer: bool, {

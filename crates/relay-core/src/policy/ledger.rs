@@ -133,6 +133,9 @@ pub struct CallRecord {
     /// recorded for Activity, never delivered into the chat.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub by_app: Option<String>,
+    /// The tool has an interface (MCP App) the side panel can open for this call.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub has_app: bool,
 }
 
 impl CallRecord {
@@ -176,6 +179,7 @@ impl CallRecord {
             send_at: None,
             unattached: None,
             by_app: Some(app.to_owned()),
+            has_app: false,
         }
     }
 }
@@ -316,6 +320,7 @@ impl Ledger {
             wait: None,
             asking: None,
             by_app: None,
+            has_app: false,
         };
         self.calls.insert(key, record.clone());
         Admission::New(record)
