@@ -161,6 +161,8 @@ async function select(view, { focus = false } = {}) {
   }
   if (focus) byId('tab-' + view).focus();
   if (previous) controllers[previous]?.hide();
+  // The guide never offers the view shown, and its last line leaves when the user moves on.
+  guide?.navigated();
   if (location.hash !== '#' + view) history.replaceState(null, '', '#' + view);
   // aria-busy until the view has its data: assistive technology waits, and so can a test.
   const panel = byId('view-' + view);
@@ -236,7 +238,7 @@ async function boot() {
   await select(location.hash.slice(1) || VIEWS[0]);
   // The load-time answers serve the first view only: one another view would take later is old.
   prefetched.clear();
-  import('./guide.js').then((m) => { guide = m.mountGuide(byId('guide'), { go: (view) => select(view) }); });
+  import('./guide.js').then((m) => { guide = m.mountGuide(byId('guide'), { go: (view) => select(view), current: () => app.current }); });
   // Warm the other views' code once the first one is on screen, so switching tabs is instant.
   const warm = () => VIEWS.forEach((v) => { if (v !== app.current) MOUNT[v]().catch(() => {}); });
   if ('requestIdleCallback' in window) requestIdleCallback(warm, { timeout: 2000 });
