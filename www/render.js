@@ -218,11 +218,12 @@ function destructiveMark() {
  */
 /**
  * @param {CallShown} record
- * @param {{onDecide?: (decision: import('../extension/contract.js').UserDecision) => void, onCancel?: () => void, serverName?: string}} [options]
+ * @param {{onDecide?: (decision: import('../extension/contract.js').UserDecision) => void, onCancel?: () => void, onOpenApp?: () => void, serverName?: string}} [options]
  *   onCancel: a running call shows Cancel (the core aborts it and tells the server);
+ *   onOpenApp: a finished call of a tool with an interface shows Open app;
  *   serverName: the server as the user named it (its id is internal: never shown)
  */
-export function callView(record, { onDecide, onCancel, serverName = '' } = {}) {
+export function callView(record, { onDecide, onCancel, onOpenApp, serverName = '' } = {}) {
   const state = String(record.state || 'unknown');
   // The user's own Cancel ends a call as failed in the ledger, but it is no failure to them.
   const cancelled = isCancelled(record);
@@ -244,6 +245,10 @@ export function callView(record, { onDecide, onCancel, serverName = '' } = {}) {
       h('button', { type: 'button', text: t('callDeny'), dataset: { decision: 'deny' }, on: { click: () => onDecide('deny') } }),
       h('button', { type: 'button', text: t('callAlways'), dataset: { decision: 'always' }, attrs: described, on: { click: () => onDecide('always') } }));
   }
+  // A tool with an interface (MCP App): its app opens in the panel once the call has a result.
+  if (onOpenApp && record.hasApp && (state === 'done' || state === 'failed') && record.result) {
+    buttons.push(h('button', { type: 'button', class: 'primary', dataset: { action: 'open-app' }, text: t('appOpen'), attrs: { title: t('appOpenHint') }, on: { click: () => onOpenApp() } }));
+  }
   if (onDecide && state === 'unknown') {
     buttons.push(h('button', { type: 'button', text: t('callRerun'), dataset: { decision: 'run' }, on: { click: () => onDecide('run') } }));
   }
@@ -262,6 +267,7 @@ export function callView(record, { onDecide, onCancel, serverName = '' } = {}) {
         : h('span', { class: `badge state-${record.unsent ? 'unsent' : cancelled ? 'cancelled' : state}`, text: record.unsent ? t('state_unsent') : cancelled ? t('callCancelled') : t('state_' + state) }),
       record.durationMs !== undefined ? h('small', { class: 'call-duration', text: duration(record.durationMs) }) : null),
     state === 'unknown' ? h('p', { class: 'notice', text: t('callUnknownExplain') }) : null,
+    record.byApp ? h('p', { class: 'call-by-app', dataset: { byApp: String(record.byApp) }, text: t('callByApp', String(record.byApp)) }) : null,
     // The result sits in the chat's input: the user has to press Send there.
     record.unsent ? h('p', { class: 'notice', dataset: { unsent: 'true' }, text: t('resultNotSent') }) : null,
     record.deliveryNote ? h('p', { class: 'error-message', text: String(record.deliveryNote) }) : null,

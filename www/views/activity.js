@@ -12,6 +12,7 @@ import { t, tn } from '../i18n.js';
 import { call, describeError, errorView, currentChat, onTabChange, poll, touches } from '../core.js';
 import { callView, duration, isCancelled, stateMark } from '../render.js';
 import { activityMarkdown, download, fileSafe } from '../export.js';
+import { mountApps } from '../apps.js';
 
 /**
  * @param {HTMLElement} section
@@ -31,6 +32,20 @@ export function mountActivity(section, app) {
   const status = h('div', { class: 'view-status' });
   const list = h('div', { class: 'call-list', attrs: { 'aria-live': 'polite', 'aria-relevant': 'additions text' } });
   const pendingNote = h('p', { class: 'notice', hidden: true, attrs: { role: 'status' } });
+  // The chat's open apps (MCP Apps) live apart from the list, which is re-rendered on every
+  // change: a frame moved or rebuilt would reload its app.
+  const appsArea = h('div', { class: 'apps-area', hidden: true });
+  const apps = mountApps(appsArea);
+  let appsChat = '';
+
+  /** @param {import('../../extension/contract.js').CallRecord} record */
+  async function openApp(record) {
+    try {
+      await apps.open({ key: record.key }, appsChat);
+    } catch (e) {
+      status.replaceChildren(errorView(e));
+    }
+  }
 
   /** @param {'json' | 'md'} format */
   function exportAs(format) {
@@ -64,11 +79,18 @@ export function mountActivity(section, app) {
     const [asJson, asMd] = /** @type {HTMLButtonElement[]} */ ([...exports.children]);
     asJson.textContent = t('activityExportJson');
     asMd.textContent = t('activityExportMarkdown');
-    section.replaceChildren(h('h2', { text: t('activityTitle') }), who, pendingNote, exports, chain, status, list);
+    appsArea.setAttribute('aria-label', t('appsTitle'));
+    section.replaceChildren(h('h2', { text: t('activityTitle') }), who, pendingNote, appsArea, exports, chain, status, list);
   }
 
   async function refresh() {
     chat = await currentChat().catch(() => null);
+    // Another chat: its apps are not this one's (they stay open, hidden, for when it is back).
+    const chatId = chat ? `${chat.tabId}|${chat.url}` : '';
+    if (chatId !== appsChat) {
+      appsChat = chatId;
+      apps.showChat(chatId);
+    }
     if (!chat) {
       who.textContent = t('chatNone');
       records = [];
@@ -147,7 +169,7 @@ export function mountActivity(section, app) {
       return;
     }
     // Newest first: the call that needs attention is at the top.
-    list.replaceChildren(...sorted.reverse().map((r) => callView(r, { onDecide: (d) => decide(r, d), onCancel: () => cancel(r), serverName: names.get(String(r.serverId)) || '' })));
+    list.replaceChildren(...sorted.reverse().map((r) => callView(r, { onDecide: (d) => decide(r, d), onCancel: () => cancel(r), onOpenApp: () => openApp(r), serverName: names.get(String(r.serverId)) || '' })));
   }
 
   build();
@@ -173,6 +195,7 @@ export function mountActivity(section, app) {
     },
     relocalize() {
       build();
+      apps.contextChanged();
       signature = '';
       refresh();
     },
