@@ -339,8 +339,12 @@
  * @typedef {"allow" | "ask" | "deny"} ToolPolicy
  */
 /**
+ * What a tool says about its interface, read from its `_meta`.
+ * @typedef {{ resourceUri?: string, model: boolean, app: boolean, }} ToolUi
+ */
+/**
  * An MCP tool plus the user's settings for it.
- * @typedef {{ serverId: string, policy: ToolPolicy, enabled: boolean, revision: string, readOnly: boolean, allowedBy?: AllowedBy, changed: boolean, name: string, title?: string | null, description?: string | null, inputSchema: JsonValue, outputSchema?: JsonValue | null, annotations?: ToolAnnotations | null, }} ToolView
+ * @typedef {{ serverId: string, policy: ToolPolicy, enabled: boolean, revision: string, readOnly: boolean, allowedBy?: AllowedBy, changed: boolean, ui?: ToolUi, name: string, title?: string | null, description?: string | null, inputSchema: JsonValue, outputSchema?: JsonValue | null, annotations?: ToolAnnotations | null, }} ToolView
  */
 /**
  * Which HTTP transport to speak to a server.

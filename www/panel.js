@@ -8,9 +8,13 @@ import { mountServers } from './views/servers.js';
 
 /**
  * What every view's mount function returns.
- * @typedef {{show(): unknown, hide(): void, changed(changes: Record<string, chrome.storage.StorageChange>): void, relocalize(): void}} ViewController
+ * @typedef {{show(): unknown, hide(): void, changed(changes: Record<string, chrome.storage.StorageChange>): void, relocalize(): void, openApp?: (what: AppTarget) => Promise<void>}} ViewController
  */
 /** @typedef {(section: HTMLElement, app: App) => ViewController} Mount */
+/**
+ * An app to open (MCP Apps): a chat call's (its ledger key), or a run by hand's.
+ * @typedef {{key?: string, serverId?: string, tool?: string, arguments?: unknown, result?: unknown}} AppTarget
+ */
 /**
  * The panel as the views see it.
  * @typedef {object} App
@@ -20,6 +24,7 @@ import { mountServers } from './views/servers.js';
  * @property {(view: string) => boolean} visible
  * @property {<T extends import('../extension/contract.js').MessageType>(type: T) => Promise<import('../extension/contract.js').Responses[T]> | undefined} takePrefetch
  * @property {(lang: string) => Promise<void>} applyLanguage
+ * @property {(what: AppTarget) => Promise<void>} openApp opens an app in Activity, where the chat's apps live
  * @property {import('../extension/contract.js').Settings} [settings] the core's Settings as the chat view last read them
  */
 
@@ -72,6 +77,10 @@ const app = {
     prefetched.delete(type);
     // Set only under its own message's name, with that message's answer.
     return /** @type {Promise<import('../extension/contract.js').Responses[typeof type]> | undefined} */ (p);
+  },
+  async openApp(what) {
+    await select('activity');
+    await (await controller('activity')).openApp?.(what);
   },
   /** Switches the panel's language (stored in settings by the settings view). */
   async applyLanguage(/** @type {string} */ lang) {

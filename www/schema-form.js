@@ -43,7 +43,8 @@ export function resolve(prop, root, depth = 0) {
     const real = alts.filter((/** @type {any} */ a) => !(a && a.type === 'null'));
     const { [key]: _, ...own } = p;
     if (real.length === 1 && alts.length === 2) {
-      p = { ...resolve(real[0], root, depth + 1), ...own };
+      // `Option<T>`: the field is T's, and null (often its default) stays a valid value.
+      p = { ...resolve(real[0], root, depth + 1), ...own, nullable: true };
     } else if (alts.length && alts.every((/** @type {any} */ a) => a && 'const' in a)) {
       // Titled options (`{const, title}`) keep their titles for the select to show.
       const titles = alts.map((/** @type {any} */ a) => (typeof a.title === 'string' ? a.title : undefined));
@@ -157,6 +158,7 @@ function jsonProblem(prop, value) {
   const types = Array.isArray(prop.type) ? prop.type : prop.type ? [prop.type] : [];
   if (!types.length) return '';
   const kind = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'object' ? 'object' : typeof value;
+  if (kind === 'null' && prop.nullable) return '';
   const fits = types.some((/** @type {string} */ ty) => ty === kind || (ty === 'integer' && Number.isInteger(value)) || (ty === 'number' && kind === 'number'));
   return fits ? '' : t('formJsonType', types.join(' | '));
 }

@@ -154,3 +154,34 @@ test('a hostile app reaches nothing: not the extension, not the panel, not undec
   await panel.close();
   await page.close();
 });
+
+test("a run by hand opens its tool's app too; the Tools view marks app-only tools and This chat lists the chat's apps", async () => {
+  const { page, panel, record } = await chatCalling(pyId, 'show_chart', { points: [1, 2] });
+  // This chat lists the chat's calls that have an app; its button opens it in Activity.
+  await panel.locator('#tab-chat').click();
+  const listed = panel.locator(`.chat-apps li[data-key="${record.key}"] button[data-action="open-app"]`);
+  await listed.click();
+  await panel.locator('#tab-activity[aria-selected="true"]').waitFor();
+  await panel.locator('section.app-view[data-tool="show_chart"]').waitFor();
+  const chartFrame = await appFrame(panel);
+  await chartFrame.locator('#result', { hasText: 'chart of 2 points' }).waitFor({ timeout: 15_000 });
+  await panel.locator('section.app-view button[data-action="app-close"]').click();
+
+  // The Tools view: the app-only tool says so; a run by hand of the tool with an app opens it.
+  await panel.locator('#tab-tools').click();
+  const refresh = panel.locator(`li.tool[data-tool="refresh_chart"]`);
+  await refresh.locator('[data-ui="app-only"]').waitFor({ timeout: 15_000 });
+  const row = panel.locator(`li.tool[data-tool="show_chart"]`);
+  await row.locator('[data-ui="app"]').waitFor();
+  const more = row.locator('button.more');
+  if ((await more.getAttribute('aria-expanded')) !== 'true') await more.click();
+  await row.locator('form.run-form button[type="submit"]').click();
+  await row.locator('.run-result article.call, .run-result .error').first().waitFor({ timeout: 15_000 });
+  await row.locator('.run-result button[data-action="open-app"]').click();
+  await panel.locator('#tab-activity[aria-selected="true"]').waitFor();
+  await panel.locator('section.app-view[data-tool="show_chart"]').waitFor();
+  const byHand = await appFrame(panel);
+  await byHand.locator('#result', { hasText: 'chart of 3 points' }).waitFor({ timeout: 15_000 });
+  await panel.close();
+  await page.close();
+});

@@ -181,7 +181,9 @@ test('generator wrappers around a property are undone before choosing its contro
   const cases = [
     [{ $ref: '#/$defs/Color', default: 'blue', description: 'Colour of the gradient.' }, { type: 'string', enum: ['red', 'blue'], default: 'blue', description: 'Colour of the gradient.' }],
     [{ allOf: [{ $ref: '#/definitions/Size' }], default: 16 }, { type: 'integer', minimum: 1, default: 16 }],
-    [{ anyOf: [{ type: 'string' }, { type: 'null' }], description: 'optional text' }, { type: 'string', description: 'optional text' }],
+    [{ anyOf: [{ type: 'string' }, { type: 'null' }], description: 'optional text' }, { type: 'string', description: 'optional text', nullable: true }],
+    // Python's `list[float] | None = None`: an array field whose default, null, stays valid.
+    [{ anyOf: [{ type: 'array', items: { type: 'number' } }, { type: 'null' }], default: null }, { type: 'array', items: { type: 'number' }, default: null, nullable: true }],
     [{ oneOf: [{ const: 'a', description: 'A' }, { const: 'b' }] }, { enum: ['a', 'b'], type: 'string' }],
     [{ anyOf: [{ type: 'string' }, { type: 'number' }] }, { anyOf: [{ type: 'string' }, { type: 'number' }] }],
     [{ $ref: '#/$defs/Missing', title: 'kept' }, { title: 'kept' }],

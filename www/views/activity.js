@@ -38,10 +38,11 @@ export function mountActivity(section, app) {
   const apps = mountApps(appsArea);
   let appsChat = '';
 
-  /** @param {import('../../extension/contract.js').CallRecord} record */
-  async function openApp(record) {
+  /** @param {import('../panel.js').AppTarget} what */
+  async function openApp(what) {
     try {
-      await apps.open({ key: record.key }, appsChat);
+      // A run by hand's app may write into the chat this view shows.
+      await apps.open(what.key ? what : { ...what, chat }, appsChat);
     } catch (e) {
       status.replaceChildren(errorView(e));
     }
@@ -169,7 +170,7 @@ export function mountActivity(section, app) {
       return;
     }
     // Newest first: the call that needs attention is at the top.
-    list.replaceChildren(...sorted.reverse().map((r) => callView(r, { onDecide: (d) => decide(r, d), onCancel: () => cancel(r), onOpenApp: () => openApp(r), serverName: names.get(String(r.serverId)) || '' })));
+    list.replaceChildren(...sorted.reverse().map((r) => callView(r, { onDecide: (d) => decide(r, d), onCancel: () => cancel(r), onOpenApp: () => openApp({ key: r.key }), serverName: names.get(String(r.serverId)) || '' })));
   }
 
   build();
@@ -192,6 +193,10 @@ export function mountActivity(section, app) {
     },
     changed(changes) {
       if (touches(changes, ['ledger', 'call:'])) refresh();
+    },
+    async openApp(what) {
+      await refresh();
+      await openApp(what);
     },
     relocalize() {
       build();

@@ -41,9 +41,26 @@ export function mountChat(section, app) {
   const promptBox = h('section', { class: 'prompt-box', attrs: { 'aria-label': t('promptTitle') } });
   const library = h('div', { class: 'library' });
   const libraryOpen = new Set();
+  const appsBox = h('section', { class: 'chat-apps', hidden: true });
 
   function build() {
-    section.replaceChildren(h('h2', { text: t('chatTitle') }), who, status, settingsBox, promptBox, library);
+    section.replaceChildren(h('h2', { text: t('chatTitle') }), who, status, appsBox, settingsBox, promptBox, library);
+  }
+
+  /**
+   * The chat's calls whose tools come with an interface (MCP Apps), newest first: each opens
+   * its app in Activity, where the chat's apps live.
+   * @param {import('../../extension/contract.js').ChatRef} forChat
+   */
+  async function renderApps(forChat) {
+    const records = await call('activity/list', { chat: forChat }).catch(() => []);
+    const withApps = records.filter((r) => r.hasApp && r.result && !r.byApp).sort((a, b) => b.seq - a.seq).slice(0, 5);
+    appsBox.hidden = withApps.length === 0;
+    appsBox.replaceChildren(h('h3', { text: t('appsTitle') }), h('ul', { class: 'chat-apps-list' }, withApps.map((r) =>
+      h('li', { dataset: { key: r.key } },
+        h('strong', { text: r.tool }), ' ',
+        h('small', { text: servers.find((s) => s.id === r.serverId)?.name || '' }), ' ',
+        h('button', { type: 'button', dataset: { action: 'open-app' }, text: t('appOpen'), on: { click: () => app.openApp({ key: r.key }) } })))));
   }
 
   async function refresh() {
@@ -74,7 +91,7 @@ export function mountChat(section, app) {
       return;
     }
     renderSettings();
-    await Promise.all([refreshPrompt(), renderLibrary(), showDiscovery(chat)]);
+    await Promise.all([refreshPrompt(), renderLibrary(), showDiscovery(chat), renderApps(chat)]);
   }
 
   // A page where the generic adapter cannot tell the parts: say so here too, with the way out.

@@ -191,6 +191,8 @@ export function mountTools(section, app) {
         subtitle ? h('span', { class: 'tool-title', text: subtitle }) : null,
         ann.readOnlyHint ? h('span', { class: 'badge', text: t('toolReadOnly') }) : null,
         ann.destructiveHint ? h('span', { class: 'badge bad', text: t('toolDestructive') }) : null,
+        tool.ui?.resourceUri ? h('span', { class: 'badge', dataset: { ui: 'app' }, text: t('toolHasApp') }) : null,
+        tool.ui && !tool.ui.model ? h('span', { class: 'badge', dataset: { ui: 'app-only' }, text: t('toolAppOnly'), attrs: { title: t('toolAppOnlyWhy') } }) : null,
         tool.allowedBy === 'read_only' ? h('span', { class: 'badge', dataset: { allowance: 'read_only' }, text: t('toolAllowedReadOnly'), attrs: { title: t('toolAllowedReadOnlyWhy') } }) : null,
         tool.changed ? h('span', { class: 'badge bad', dataset: { allowance: 'changed' }, text: t('toolChangedAsks'), attrs: { title: t('toolChangedAsksWhy') } }) : null,
         tool.description ? h('p', { class: 'tool-desc', text: String(tool.description) }) : null),
@@ -208,7 +210,9 @@ export function mountTools(section, app) {
     const out = h('div', { class: 'run-result', attrs: { 'aria-live': 'polite' } });
     const run = h('button', { type: 'submit', class: 'primary', text: t('toolRun') });
     /** @param {import('../render.js').CallShown} record */
-    const showRecord = (record) => out.replaceChildren(callView(record, {
+    const showRecord = (record) => out.replaceChildren(callView({ ...record, hasApp: !!tool.ui?.resourceUri }, {
+      // A tool with an interface: its app opens in Activity, with this run's input and result.
+      onOpenApp: () => app.openApp({ serverId: tool.serverId, tool: tool.name, arguments: record.arguments, result: record.result }),
       onDecide: async (decision) => {
         try {
           showRecord(await call('activity/decide', { key: record.key || '', decision }));

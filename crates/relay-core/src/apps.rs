@@ -56,10 +56,12 @@ pub fn declare(capabilities: &mut Value) {
 
 /// What a tool says about its interface, read from its `_meta`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ToolUi {
     /// The `ui://` resource holding the tool's interface, if it has one.
+    #[cfg_attr(feature = "ts", ts(optional))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resource_uri: Option<String>,
     /// The model may see and call the tool.

@@ -50,6 +50,7 @@ impl App {
             read_only: allows_read_only(tool),
             allowed_by,
             changed: self.config.read_only_lapsed(server, tool),
+            ui: Some(crate::apps::ToolUi::of(tool)).filter(|ui| *ui != Default::default()),
         }
     }
 

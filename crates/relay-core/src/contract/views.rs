@@ -169,6 +169,10 @@ pub struct ToolView {
     /// It was allowed as read-only, and has changed (or stopped claiming to only read) since
     /// the user saw it: it asks until they look again.
     pub changed: bool,
+    /// Its interface and who may call it (MCP Apps), when it says anything about them.
+    #[cfg_attr(feature = "ts", ts(optional))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ui: Option<crate::apps::ToolUi>,
 }
 
 /// The answer to `tools/call`: how a run by hand ended.
