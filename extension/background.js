@@ -67,6 +67,11 @@ chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   if (role === 'content' && typeof tabId === 'number') who = { role, origin, tabId, frameId: sender.frameId ?? 0, url };
   else if (role === 'page') who = { role, origin };
   else return false;
+  // The in-page card's Open in panel (MCP Apps): the panel opens within the click's gesture,
+  // before anything is awaited; the core then decides whether the call's app is shown there.
+  if (role === 'content' && message && message.type === 'apps/show' && typeof tabId === 'number') {
+    chrome.sidePanel.open({ tabId }).catch(() => {});
+  }
   if (startup.message === undefined) startup.message = performance.now();
   ready
     .then(() => {

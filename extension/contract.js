@@ -50,7 +50,7 @@
  */
 /**
  * One call in the ledger.
- * @typedef {{ key: string, chat: string, messageId: string, callId: string, serverId: string, tool: string, arguments: JsonValue, state: CallState, seq: number, startedAt?: number | null, durationMs?: number | null, result?: JsonValue | null, resultSize?: number | null, resultPruned?: boolean, error?: ErrorBody | null, replyText?: string | null, progress?: JsonValue | null, delivered: boolean, unsent?: boolean, inFlight?: boolean, answered?: boolean, deliveryNote?: string | null, unattached?: Unattached | null, destructive: boolean, wait?: WaitReason | null, asking?: string | null, sendAt?: number | null, byApp?: string | null, hasApp?: boolean, }} CallRecord
+ * @typedef {{ key: string, chat: string, messageId: string, callId: string, serverId: string, tool: string, arguments: JsonValue, state: CallState, seq: number, startedAt?: number | null, durationMs?: number | null, result?: JsonValue | null, resultSize?: number | null, resultPruned?: boolean, error?: ErrorBody | null, replyText?: string | null, progress?: JsonValue | null, delivered: boolean, unsent?: boolean, inFlight?: boolean, answered?: boolean, deliveryNote?: string | null, unattached?: Unattached | null, destructive: boolean, wait?: WaitReason | null, asking?: string | null, sendAt?: number | null, byApp?: string | null, hasApp?: boolean, showApp?: boolean, }} CallRecord
  */
 /**
  * The state of one call in the ledger.
@@ -410,6 +410,7 @@
  *   'apps/context': { instance: string, text: string, },
  *   'apps/log': { instance: string, text: string, },
  *   'apps/link': { instance: string, url: string, },
+ *   'apps/show': { key: string, },
  *   'apps/close': { instance: string, },
  *   'resources/read': { serverId: string, uri: string, },
  *   'chat/get': { chat?: ChatRef, },
@@ -470,6 +471,7 @@
  *   'apps/context': boolean,
  *   'apps/log': null,
  *   'apps/link': Link,
+ *   'apps/show': null,
  *   'apps/close': boolean,
  *   'resources/read': JsonValue,
  *   'chat/get': ChatView,
@@ -643,6 +645,8 @@ export const MESSAGES = Object.freeze({
   'apps/log': ['page'],
   /** {instance, url} an open app's ui/open-link: the link as the user must see it before a click opens it (the host it opens, crate::link); anything but http(s) is refused. → Link */
   'apps/link': ['page'],
+  /** {key} the in-page card's Open in panel (after a trusted click): a finished call of the sender's own chat whose tool has an interface is marked for the side panel to open its app (`showApp` on its record, cleared by apps/open). → null */
+  'apps/show': ['content'],
   /** {instance} the app's frame closed: its instance ends (later requests of it are refused). → whether it was open */
   'apps/close': ['page'],
   /** {serverId, uri} → MCP ReadResourceResult */

@@ -2,7 +2,7 @@
 // The side panel: the views of VIEW_LIST (below) behind an ARIA tab
 // list. Each view reads its state from the core through the message contract and re-reads it
 // when chrome.storage changes, so several open panels agree. Plain ES modules, no build step.
-import { call, onStorageChange, touches } from './core.js';
+import { call, currentChat, onStorageChange, touches } from './core.js';
 import { localize, setLanguage, t, tn } from './i18n.js';
 import { mountServers } from './views/servers.js';
 
@@ -232,8 +232,16 @@ async function boot() {
   };
   showPendingBadge = () => { showPending(); };
   showPending();
+  // The in-page card's Open in panel marks a call (`showApp`): its app opens here.
+  const showAsked = async () => {
+    const chat = await currentChat().catch(() => null);
+    const records = chat ? await call('activity/list', { chat }).catch(() => []) : [];
+    const asked = records.find((r) => r.showApp);
+    if (asked) await app.openApp({ key: asked.key });
+  };
   onStorageChange(async (changes) => {
     prefetched.clear();
+    if (touches(changes, ['ledger'])) showAsked();
     if (touches(changes, ['ledger', 'call:'])) showPending();
     if (app.current) controllers[app.current]?.changed(changes);
     guide?.changed(changes);
@@ -245,6 +253,7 @@ async function boot() {
     }
   });
   await select(location.hash.slice(1) || VIEWS[0]);
+  showAsked();
   // The load-time answers serve the first view only: one another view would take later is old.
   prefetched.clear();
   import('./guide.js').then((m) => { guide = m.mountGuide(byId('guide'), { go: (view) => select(view), current: () => app.current }); });

@@ -274,7 +274,21 @@
     const open = button(`✓ ${rec.tool}`, 'expand', () => { entry.expanded = true; renderCard(entry.rec); });
     open.className = 'open';
     open.setAttribute('aria-label', `${rec.tool}: ${t('state_' + rec.state, rec.state)} — ${t('cardExpand', 'Show the call')}`);
-    entry.el.replaceChildren(open, dismissButton(entry));
+    entry.el.replaceChildren(open, ...(rec.hasApp ? [openAppButton(rec)] : []), dismissButton(entry));
+  }
+
+  /**
+   * Open in panel, for a finished call whose tool has an interface (MCP App): the side panel
+   * opens and shows the app (the app never runs on this page). The core checks the call is
+   * this chat's.
+   * @param {import('../contract').CallRecord} rec
+   */
+  function openAppButton(rec) {
+    const b = button(t('cardOpenApp', 'Open in panel'), 'open-app', () => {
+      call('apps/show', { key: rec.key }).catch((/** @type {any} */ e) => setStatus('error', String(e && e.kind || 'error')));
+    });
+    b.classList.add('open-app');
+    return b;
   }
 
   /** Whether the finished calls' chip lists them (a trusted click on it toggles). */
@@ -469,6 +483,7 @@
       actions.appendChild(button(t('cardCancelSend', 'Cancel sending'), 'hold-send', () => holdSend(rec.key)));
       tickCountdowns();
     }
+    if (rec.hasApp && rec.state === 'done') actions.appendChild(openAppButton(rec));
     if (rec.unsent) body.appendChild(line(t('resultNotSent', 'The result is in the input, not sent — press Send'), 'note'));
     if (rec.deliveryNote) body.appendChild(line(String(rec.deliveryNote), 'error'));
     // Loop limits, denials and unknown outcomes are said on the card, never silently dropped.

@@ -7,7 +7,7 @@
 // app tries every way out of its frame: each is refused and nothing runs.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openExtensionPage, until } from './harness.mjs';
+import { openExtensionPage, until, waitInClosedShadow, trustedClickInClosedShadow } from './harness.mjs';
 import { startRig } from '../fixtures/sites/_shared/loop.mjs';
 import { startPythonAppsServer, startAppsExampleServer } from '../interop/lib.mjs';
 
@@ -68,8 +68,12 @@ test("the model's call of a tool with an interface opens its app, which calls it
   const submitted = await until(async () => (await page.evaluate(() => window.__fixture.submitted)).map((s) => s.text).find((s) => s.includes('chart of 3 points')), { what: 'results in the chat' });
   assert.match(submitted, /show_chart also shows the user an interactive view/);
 
-  const card = panel.locator(`article.call[data-key="${record.key}"]`);
-  await card.locator('button[data-action="open-app"]').click();
+  // The in-page card's Open in panel (a trusted click on the chip's pill): the panel shows it.
+  await page.bringToFront();
+  await waitInClosedShadow(page, 'mcp-relay-ui', '.chip button[data-action="calls"]');
+  await trustedClickInClosedShadow(page, 'mcp-relay-ui', '.chip button[data-action="calls"]');
+  await trustedClickInClosedShadow(page, 'mcp-relay-ui', 'button[data-action="open-app"]');
+  await panel.bringToFront();
   const app = panel.locator('section.app-view[data-tool="show_chart"]');
   await app.waitFor();
   const frame = await appFrame(panel);

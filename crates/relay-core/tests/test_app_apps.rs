@@ -445,3 +445,40 @@ fn an_apps_message_goes_to_its_chats_composer_and_its_context_to_the_next_result
     );
     assert_eq!(e.unwrap_err().kind, ErrorKind::InvalidState);
 }
+
+fn content(tab: i64) -> Sender {
+    Sender {
+        role: "content".into(),
+        origin: "https://chat.example".into(),
+        tab_id: Some(tab),
+        frame_id: Some(0),
+        url: Some(URL.into()),
+        reported_url: None,
+    }
+}
+
+#[test]
+fn the_cards_open_in_panel_marks_its_own_chats_call_for_the_panel_until_it_opens() {
+    let mut app = app();
+    let key = forecast_call(&mut app);
+    let show = |app: &mut App, sender: &Sender, key: &str| {
+        let request = admit(&json!({"type": "apps/show", "key": key}), sender.role()?)
+            .map_err(ErrorBody::from)?;
+        app.handle(request, sender)
+    };
+    // Another tab's content script cannot; a panel cannot (the card's message only).
+    assert!(show(&mut app, &content(8), &key).is_err());
+    assert!(show(&mut app, &panel(), &key).is_err());
+    assert!(!app.ledger.calls[&key].show_app);
+    let Ok(Step::Done(_, effects)) = show(&mut app, &content(7), &key) else {
+        panic!("the chat's own card may")
+    };
+    assert!(
+        !effects.is_empty(),
+        "the mark is saved for the panel to see"
+    );
+    assert!(app.ledger.calls[&key].show_app);
+    // Opening the app answers it.
+    let _ = open(&mut app, &key, json!({}));
+    assert!(!app.ledger.calls[&key].show_app);
+}

@@ -199,6 +199,20 @@ impl App {
                     Vec::new(),
                 ))
             }
+            Request::AppsShow { key } => {
+                let chat = self.chat_for(sender, None)?;
+                let rec = (self.ledger.calls.get_mut(&key))
+                    .filter(|r| r.chat == chat && r.has_app && r.state.is_final())
+                    .ok_or_else(|| {
+                        ErrorBody::new(
+                            ErrorKind::InvalidState,
+                            "no finished call of this chat with an interface",
+                        )
+                    })?;
+                rec.show_app = true;
+                let effects = vec![Effect::SaveLedger, Effect::Notify { chat, key }];
+                Ok(Step::Done(Value::Null, effects))
+            }
             Request::AppsClose { instance } => {
                 let was = self.apps.open.remove(&instance).is_some();
                 Ok(Step::Done(Value::Bool(was), Vec::new()))
@@ -257,8 +271,14 @@ impl App {
         result: Option<Value>,
         sender: &Sender,
     ) -> Result<Step, ErrorBody> {
+        let mut shown = Vec::new();
         let pending = match key.filter(|k| !k.is_empty()) {
             Some(key) => {
+                // Opened: the card's request to show it is answered.
+                if let Some(r) = self.ledger.calls.get_mut(&key).filter(|r| r.show_app) {
+                    r.show_app = false;
+                    shown = vec![Effect::SaveLedger];
+                }
                 let rec = self.ledger.calls.get(&key).ok_or_else(|| {
                     ErrorBody::new(ErrorKind::InvalidState, format!("no call '{key}'"))
                 })?;
@@ -308,7 +328,9 @@ impl App {
             .get(&(pending.server.clone(), pending.uri.clone()))
             .cloned();
         match cached {
-            Some(document) => Ok(Step::Done(self.app_opened(pending, document), Vec::new())),
+            Some(document) => Ok(Step::Done(self.app_opened(pending, document), shown)),
+            // The mark's clearing is saved with the ledger's next change: a worker stopped
+            // before that shows the app once more, nothing worse.
             None => Ok(Step::Io(Io::AppsOpen(pending))),
         }
     }

@@ -601,6 +601,7 @@ impl App {
             | Request::AppsContext { .. }
             | Request::AppsLog { .. }
             | Request::AppsLink { .. }
+            | Request::AppsShow { .. }
             | Request::AppsClose { .. }) => self.apps_request(r, sender),
             Request::ResourcesRead { server_id, uri } => {
                 let server = required(server_id, "serverId")?;

@@ -349,6 +349,11 @@ messages! {
             #[serde(default, deserialize_with = "lenient::text")] instance: String,
             #[serde(default, deserialize_with = "lenient::text")] url: String,
         }
+    AppsShow = "apps/show", roles: CONTENT,
+        doc: "{key} the in-page card's Open in panel (after a trusted click): a finished call of the sender's own chat whose tool has an interface is marked for the side panel to open its app (`showApp` on its record, cleared by apps/open). → null",
+        answer: (), {
+            #[serde(default, deserialize_with = "lenient::text")] key: String,
+        }
     AppsClose = "apps/close", roles: PAGE,
         doc: "{instance} the app's frame closed: its instance ends (later requests of it are refused). → whether it was open",
         answer: bool, {

@@ -136,6 +136,10 @@ pub struct CallRecord {
     /// The tool has an interface (MCP App) the side panel can open for this call.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub has_app: bool,
+    /// The user asked (from the in-page card) to see this call's app: the side panel opens it,
+    /// which clears the mark.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub show_app: bool,
 }
 
 impl CallRecord {
@@ -180,6 +184,7 @@ impl CallRecord {
             unattached: None,
             by_app: Some(app.to_owned()),
             has_app: false,
+            show_app: false,
         }
     }
 }
@@ -321,6 +326,7 @@ impl Ledger {
             asking: None,
             by_app: None,
             has_app: false,
+            show_app: false,
         };
         self.calls.insert(key, record.clone());
         Admission::New(record)
