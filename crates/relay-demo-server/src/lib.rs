@@ -21,6 +21,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
+mod board;
 pub mod cli;
 mod clock;
 mod corpus;

@@ -26,6 +26,7 @@ use rmcp::{
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::board;
 use crate::clock::{self, TIME_ZONE_PATTERN};
 use crate::corpus::{self, Index, DOCS_URI_PREFIX};
 use crate::image::{self, Color};
@@ -416,6 +417,30 @@ impl DemoServer {
     }
 
     #[tool(
+        description = "Show notes as a board of cards, newest first, optionally only those \
+                       with a given tag. Hosts that render MCP Apps show the board to the user, \
+                       who can add notes from it; the result's text lists the notes.",
+        annotations(read_only_hint = true, open_world_hint = false),
+        meta = board::tool_meta()
+    )]
+    fn notes_board(
+        &self,
+        Parameters(args): Parameters<NotesListArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let limit = match in_range("limit", args.limit, 1, LIST_MAX) {
+            Ok(limit) => limit,
+            Err(e) => return Ok(tool_error(e)),
+        };
+        let notes = self.state.notes.list(args.tag.as_deref(), limit);
+        let text = board::summary(&notes);
+        let structured = serde_json::to_value(NoteList::new(notes))
+            .map_err(|e| ErrorData::internal_error(format!("serializing the board: {e}"), None))?;
+        let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+        result.structured_content = Some(structured);
+        Ok(result)
+    }
+
+    #[tool(
         description = "Find notes containing every word of the query in their title, body or \
                        tags; best matches first, at most 20.",
         annotations(read_only_hint = true, open_world_hint = false)
@@ -671,9 +696,10 @@ impl ServerHandler for DemoServer {
         .with_instructions(
             "Demo server bundled with MCP Relay. Tools: arithmetic (add, multiply, divide), echo, \
              current_time, an in-memory notebook (notes_add, notes_list, notes_search, \
-             notes_delete), retrieve over bundled documents, slow_count (progress), \
-             generate_image and read_guide. Prompts: simple_chat, context_engineering. \
-             Resources: demo://docs/guide, demo://notes.",
+             notes_delete, and notes_board, whose MCP App shows them as cards), retrieve over \
+             bundled documents, slow_count (progress), generate_image and read_guide. Prompts: \
+             simple_chat, context_engineering. Resources: demo://docs/guide, demo://notes, \
+             ui://demo/notes-board.html.",
         )
     }
 
@@ -685,6 +711,7 @@ impl ServerHandler for DemoServer {
         Ok(ListResourcesResult::with_all_items(vec![
             guide_resource(),
             notes_resource(),
+            board::resource(),
         ]))
     }
 
@@ -728,6 +755,8 @@ impl ServerHandler for DemoServer {
             let id: u64 = id.parse().map_err(|_| not_found())?;
             let note = self.state.notes.get(id).map_err(|_| not_found())?;
             ResourceContents::text(to_json(uri, &note)?, uri).with_mime_type(JSON)
+        } else if uri == board::BOARD_URI {
+            board::resource_contents()
         } else if let Some(id) = uri.strip_prefix(DOCS_URI_PREFIX) {
             let doc = corpus::document(id).ok_or_else(not_found)?;
             ResourceContents::text(doc.text, uri).with_mime_type(MARKDOWN)

@@ -60,7 +60,7 @@ fn tool_annotations_are_truthful() {
         .request("tools/list", json!({}))
         .expect("tools/list");
     let tools = tools["tools"].as_array().expect("tools array");
-    assert_eq!(tools.len(), 13);
+    assert_eq!(tools.len(), 14);
     let writes = ["notes_add", "notes_delete"];
     for tool in tools {
         let name = tool["name"].as_str().expect("name");
@@ -357,6 +357,64 @@ fn resources_read_guide_documents_and_report_unknown_uris() {
             .expect_err(uri);
         assert_eq!(error["code"], -32002, "{uri}: {error}");
     }
+}
+
+#[test]
+fn notes_board_names_its_app_and_the_app_is_readable() {
+    let server = Server::start(&[]);
+    let mut session = Session::open(&server);
+    let empty = session
+        .request(
+            "tools/call",
+            json!({"name": "notes_board", "arguments": {}}),
+        )
+        .expect("empty board");
+    assert_eq!(
+        text_of(&empty),
+        "The notes board is empty: no notes yet.",
+        "{empty}"
+    );
+    session
+        .request(
+            "tools/call",
+            json!({"name": "notes_add", "arguments": {"title": "Milk", "body": "", "tags": ["home"]}}),
+        )
+        .expect("notes_add");
+    let board = session
+        .request(
+            "tools/call",
+            json!({"name": "notes_board", "arguments": {}}),
+        )
+        .expect("board");
+    assert!(!is_error(&board), "{board}");
+    assert_eq!(board["structuredContent"]["count"], 1, "{board}");
+    assert_eq!(board["structuredContent"]["notes"][0]["title"], "Milk");
+    assert!(
+        text_of(&board).starts_with("1 note on the board: #"),
+        "{board}"
+    );
+
+    let tools = session
+        .request("tools/list", json!({}))
+        .expect("tools/list");
+    let tool = tools["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .find(|t| t["name"] == "notes_board")
+        .expect("notes_board listed");
+    let uri = tool["_meta"]["ui"]["resourceUri"]
+        .as_str()
+        .expect("resourceUri");
+    assert!(uri.starts_with("ui://"), "{tool}");
+    let read = session
+        .request("resources/read", json!({"uri": uri}))
+        .expect("the app's resource");
+    let contents = &read["contents"][0];
+    assert_eq!(contents["mimeType"], "text/html;profile=mcp-app");
+    assert!(contents["text"]
+        .as_str()
+        .is_some_and(|html| html.starts_with("<!doctype html>") && html.contains("ui/initialize")));
 }
 
 #[test]
