@@ -3,7 +3,8 @@
 // with the extension, and walks the loop through the side panel's UI and the chat page: the
 // chat site added in Settings, the server added in Servers (from the first-run guide), picked in
 // This chat with auto-run and auto-send on, the instructions inserted, a question sent, the first
-// call approved ("Always allow") in Activity, the second call run by itself, the final answer.
+// call approved ("Always allow") in Activity, the second call run by itself, the final answer;
+// then a call with an interface (the notes board, an MCP App) opened from Activity in the panel.
 //
 // The side panel: Chromium's own side panel cannot be opened or captured by automation, so the
 // panel page (www/panel.html, unchanged) is opened as an extension page in its own tab at a side
@@ -43,6 +44,9 @@ const CHAT = { width: 880, height: 820 };
 /** The composed picture's scale (keeps the committed PNGs small). */
 const SCALE = 0.75;
 const QUESTION = 'What is 2 + 3 + 4?';
+/** The question whose call has an app (the notes board), and the note added from the app. */
+const BOARD_QUESTION = 'Show my notes on a board.';
+const BOARD_NOTE = 'Try the notes board';
 
 let stepNo = 0;
 const step = (msg) => console.log(`[demo] ${String(++stepNo).padStart(2)}. ${msg}`);
@@ -276,6 +280,51 @@ async function main() {
       assert.equal(p.view, 'activity');
       assert.equal(await panel.locator('#view-activity article.call[data-state="done"]').count(), 2);
       return { panel: { view: p.view, text: stable(p.text) }, chat: { roles: c.turns.map((x) => x.role), answer: stable(c.turns.at(-1).text) } };
+    });
+
+    // An app: the chat asks for the notes board; its call (approved once in Activity) has an
+    // interface, opened from Activity into the panel, where a note is added from the app itself.
+    await chat.bringToFront();
+    await chat.locator('#input').fill(BOARD_QUESTION);
+    await chat.click('#send');
+    const boardCall = panel.locator('#view-activity article.call[data-state="pending"]');
+    await boardCall.waitFor({ timeout: 20_000 });
+    await chat.locator('#stop').waitFor({ state: 'hidden', timeout: 20_000 });
+    await boardCall.locator('button[data-decision="run"]').click();
+    const boardReply = chat.locator('.turn[data-role="assistant"]', { hasText: 'in the side panel, from Activity' });
+    await boardReply.waitFor({ timeout: 30_000 });
+    await chat.locator('#stop').waitFor({ state: 'hidden', timeout: 20_000 });
+    step(`"${BOARD_QUESTION}": notes_board ran once (Activity → Run); the assistant answered: ${(await boardReply.innerText()).trim()}`);
+    await panel.locator('#view-activity article.call[data-state="done"] button[data-action="open-app"]').click();
+    const appView = panel.locator('section.app-view[data-tool="notes_board"]');
+    await appView.waitFor({ timeout: 10_000 });
+    const board = await until(() => panel.frames().find((f) => f.parentFrame()?.url().endsWith('/www/app/frame.html')), { timeoutMs: 15_000, what: "the app's frame" });
+    await board.locator('body[data-state="rendered"]').waitFor({ timeout: 15_000 });
+    step('Activity → Open app: the notes board renders the call\'s result in the panel');
+    await board.locator('#title').fill(BOARD_NOTE);
+    await board.locator('#add-note').click();
+    // notes_add asks before it runs: the panel asks the user, never the app.
+    await appView.locator('button[data-action="app-approve"]').click();
+    await board.locator('#answer', { hasText: /^Added note #\d+/ }).waitFor({ timeout: 15_000 });
+    await until(async () => (await appView.locator('.app-status').innerText()) === '', { what: "the panel's question gone from the app" });
+    // The app reports its size; the panel sizes its frame to it (no scrolling inside).
+    const fits = () => board.evaluate(() => document.documentElement.scrollHeight <= window.innerHeight);
+    await until(fits, { what: 'the app sized to its content' });
+    step(`the app added "${BOARD_NOTE}" through notes_add, approved in the panel`);
+    await shot('7-app-in-panel.png', "An app in the side panel: the notes board of the chat's notes_board call, a note added from it", pages, async () => {
+      const p = await panelState(panel);
+      assert.equal(p.view, 'activity');
+      assert.equal(await appView.count(), 1);
+      assert.equal(await appView.locator('.app-status').innerText(), '', 'no question waits in the app');
+      assert.equal(await board.locator('body').getAttribute('data-state'), 'rendered');
+      assert.equal(await board.locator('#cards li').count(), 1);
+      assert.equal(await fits(), true, 'the app fits its frame');
+      const c = await chatState(chat);
+      assert.equal(c.replying, false);
+      return {
+        app: { head: stable(await appView.locator('.app-head').innerText()), board: stable(await board.locator('body').innerText()) },
+        chat: { lastReply: stable(c.turns.at(-1).text) },
+      };
     });
 
     writeFileSync(join(shotsDir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
