@@ -151,7 +151,7 @@ test('cargo xtask demo: the whole loop on bundled defaults, headless, with its s
   assert.match(steps, /the assistant called add: the call waits for approval/);
   assert.match(steps, /Final answer: 2 \+ 3 \+ 4 = 9/);
   const manifest = JSON.parse(readFileSync(join(shots, 'manifest.json'), 'utf8'));
-  const files = ['1-server-added.png', '2-chat-servers-picked.png', '3-call-waiting.png', '4-result-in-chat.png', '5-final-answer.png'];
+  const files = ['1-server-added.png', '2-chat-servers-picked.png', '3-call-waiting.png', '4-result-in-chat.png', '5-final-answer.png', '7-app-in-panel.png'];
   assert.deepEqual(manifest.shots.map((x) => x.file), files);
   for (const png of files) assert.ok(existsSync(join(shots, png)), `screenshot ${png}`);
 });

@@ -106,7 +106,10 @@ after(async () => {
 const ask = (question) => coreCall(caller, { type: 'tools/call', serverId, tool: 'ask', arguments: { question } });
 
 test('the client declares elicitation', () => {
-  assert.deepEqual(seen.capabilities, { elicitation: { form: {}, url: {} } });
+  assert.deepEqual(seen.capabilities.elicitation, { form: {}, url: {} });
+  // Besides it, only the protocol's extensions the extension implements (MCP Apps...).
+  assert.deepEqual(Object.keys(seen.capabilities).filter((k) => k !== 'extensions'), ['elicitation']);
+  assert.ok(seen.capabilities.extensions['io.modelcontextprotocol/ui'], 'MCP Apps are declared');
 });
 
 test('a form question shows in the panel; the answer, with SEP-1034 defaults, is the tool\'s result', async () => {
