@@ -50,11 +50,18 @@
  */
 /**
  * One call in the ledger.
- * @typedef {{ key: string, chat: string, messageId: string, callId: string, serverId: string, tool: string, arguments: JsonValue, state: CallState, seq: number, startedAt?: number | null, durationMs?: number | null, result?: JsonValue | null, resultSize?: number | null, resultPruned?: boolean, error?: ErrorBody | null, replyText?: string | null, progress?: JsonValue | null, delivered: boolean, unsent?: boolean, inFlight?: boolean, answered?: boolean, deliveryNote?: string | null, unattached?: Unattached | null, destructive: boolean, wait?: WaitReason | null, asking?: string | null, sendAt?: number | null, byApp?: string | null, hasApp?: boolean, showApp?: boolean, }} CallRecord
+ * @typedef {{ key: string, chat: string, messageId: string, callId: string, serverId: string, tool: string, arguments: JsonValue, state: CallState, seq: number, startedAt?: number | null, durationMs?: number | null, result?: JsonValue | null, resultSize?: number | null, resultPruned?: boolean, error?: ErrorBody | null, replyText?: string | null, progress?: JsonValue | null, delivered: boolean, unsent?: boolean, inFlight?: boolean, answered?: boolean, deliveryNote?: string | null, unattached?: Unattached | null, destructive: boolean, wait?: WaitReason | null, asking?: string | null, sendAt?: number | null, byApp?: string | null, hasApp?: boolean, showApp?: boolean, task?: CallTask | null, }} CallRecord
  */
 /**
  * The state of one call in the ledger.
  * @typedef {"pending" | "running" | "done" | "failed" | "unknown" | "denied" | "limited" | "quoted"} CallState
+ */
+/**
+ * The task a server answered a call with (`io.modelcontextprotocol/tasks`): kept with the
+ * call so that after a worker restart the call's own server is asked about it again, instead
+ * of the call ending unknown. Never a capability: only this call's server is ever asked, and
+ * only by this call's record.
+ * @typedef {{ id: string, form: TaskForm, }} CallTask
  */
 /**
  * The result of `tools/call`.
@@ -315,6 +322,11 @@
 /**
  * A content script's answer to `relay/submit`. Read leniently: no answer is not sent.
  * @typedef {{ submitted: boolean, error?: string, }} SubmitOutcome
+ */
+/**
+ * Which form of the tasks protocol a server speaks: SEP-2663's extension (protocol
+ * 2026-07-28), or SEP-1686 before it (2025-11-25).
+ * @typedef {"extension" | "legacy"} TaskForm
  */
 /**
  * One tool definition as `tools/list` returns it. Stored whole (seed 001: names alone are not

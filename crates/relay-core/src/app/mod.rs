@@ -29,6 +29,7 @@ mod send_later;
 mod servers;
 mod signin;
 mod store;
+mod tasks;
 mod tools;
 mod turn;
 
@@ -247,6 +248,8 @@ impl App {
                 }
             }
         }
+        // A call its server answered with a task is asked about again: its result, not a rerun.
+        effects.extend(app.ledger.tasks_to_resume().into_iter().map(Effect::Run));
         (app, effects)
     }
 

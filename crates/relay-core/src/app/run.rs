@@ -675,6 +675,23 @@ impl<H: Host> Runner<H> {
     /// Hears what a server says outside an answer: a question for the user (elicitation) goes
     /// to the app, which shows it in the side panel and cancels it if nobody answers in time.
     pub fn server_event(self: &Rc<Self>, server: &str, event: &SessionEvent) {
+        if let SessionEvent::TaskCreated {
+            call,
+            task_id,
+            form,
+        } = event
+        {
+            let (server, call, task_id, form) = (server.to_owned(), *call, task_id.clone(), *form);
+            let run = Rc::clone(self);
+            self.host.spawn(Box::pin(async move {
+                // The chat call it answers: a call's cancel key is its ledger key.
+                let key = run.host.pool(|pool, _| pool.call_key(&server, call));
+                if let Some(key) = key {
+                    run.task_created(&server, &key, &task_id, form).await;
+                }
+            }));
+            return;
+        }
         if let SessionEvent::ListChanged(_) = event {
             // Its interfaces may have changed with its lists: read them again when opened.
             self.app.borrow_mut().app_documents_changed(server);
@@ -710,6 +727,19 @@ impl<H: Host> Runner<H> {
                 }),
             );
         }));
+    }
+
+    /// The server of the running call `key` answered it with a task: kept with the call, so a
+    /// restarted worker asks for its result instead of calling it unknown.
+    pub async fn task_created(
+        self: &Rc<Self>,
+        server: &str,
+        key: &str,
+        task_id: &str,
+        form: crate::client::TaskForm,
+    ) {
+        let effects = (self.app.borrow_mut()).task_created(server, key, task_id, form);
+        self.run_background(effects).await;
     }
 
     /// Sends one admitted call to its server and reports how it ended.

@@ -44,22 +44,31 @@ pub enum ReplyText<'a> {
     Appended { at: usize, text: &'a str },
 }
 
-/// A call ready to send: validated arguments, its server and tool.
+/// A call ready to send: validated arguments, its server and tool; or the task its server
+/// answered it with before the worker restarted.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PreparedCall {
     pub key: String,
     pub server_id: String,
     pub tool: String,
     pub arguments: Map<String, Value>,
+    pub task: Option<crate::policy::CallTask>,
 }
 
 impl PreparedCall {
-    /// The `tools/call` to send (with progress: the card shows it).
+    /// The `tools/call` to send (with progress: the card shows it), or the polling of its task.
     pub fn operation(&self) -> crate::client::Operation {
-        crate::client::Operation::CallTool {
-            name: self.tool.clone(),
-            arguments: self.arguments.clone(),
-            progress: true,
+        match &self.task {
+            Some(task) => crate::client::Operation::ResumeTask {
+                name: self.tool.clone(),
+                task_id: task.id.clone(),
+                form: task.form,
+            },
+            None => crate::client::Operation::CallTool {
+                name: self.tool.clone(),
+                arguments: self.arguments.clone(),
+                progress: true,
+            },
         }
     }
 }
@@ -360,6 +369,16 @@ impl App {
         if rec.state != CallState::Running {
             return Err(Vec::new());
         }
+        // Its task is asked about as it is: the tool list and the arguments had their check.
+        if let Some(task) = rec.task.clone() {
+            return Ok(PreparedCall {
+                key: key.to_owned(),
+                server_id: rec.server_id,
+                tool: rec.tool,
+                arguments: Map::new(),
+                task: Some(task),
+            });
+        }
         if let Some(r) = self.ledger.calls.get_mut(key) {
             r.started_at = Some(now_ms);
         }
@@ -376,6 +395,7 @@ impl App {
                         server_id: rec.server_id,
                         tool: rec.tool,
                         arguments: checked.arguments.as_object().cloned().unwrap_or_default(),
+                        task: None,
                     });
                 }
                 let message = checked.message_for_model(&rec.tool).unwrap_or_default();

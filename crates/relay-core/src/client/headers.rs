@@ -125,11 +125,14 @@ fn needs_base64(s: &str) -> bool {
         || (s.starts_with("=?base64?") && s.ends_with("?="))
 }
 
-/// What `Mcp-Name` carries for a request: the tool or prompt name, or the resource URI.
+/// What `Mcp-Name` carries for a request: the tool or prompt name, the resource URI, or the
+/// task id.
 pub fn name_header(method: &str, params: Option<&Value>) -> Option<String> {
     let key = match method {
         "tools/call" | "prompts/get" => "name",
         "resources/read" | "resources/subscribe" | "resources/unsubscribe" => "uri",
+        // The tasks extension routes a task's requests by its id.
+        "tasks/get" | "tasks/update" | "tasks/cancel" | "tasks/result" => "taskId",
         _ => return None,
     };
     params?.get(key)?.as_str().map(str::to_owned)

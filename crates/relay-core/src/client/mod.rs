@@ -37,6 +37,6 @@ pub use pool::{OpId, Pool, PoolAction, PoolOptions, Progress, ServerStatus};
 pub use retry::{Jitter, RetryPolicy};
 pub use session::{
     CallId, ListKind, ProtocolMode, ServerInfo, Session, SessionConfig, SessionEvent, SessionStats,
-    Transport,
+    TaskForm, Transport, MAX_POLL_MS, MIN_POLL_MS, TASKS_EXTENSION_ID,
 };
 pub use url::{loopback_origin, redact_url, scrub_urls, HttpUrl};

@@ -47,6 +47,14 @@ pub enum Operation {
     },
     #[serde(rename = "resources/read")]
     ReadResource { uri: String },
+    /// Polls the task a `tools/call` of `name` was answered with before (the caller restarted
+    /// meanwhile): the call's outcome, never a second run. Its result is the tool's.
+    #[serde(rename = "tasks/get", rename_all = "camelCase")]
+    ResumeTask {
+        name: String,
+        task_id: String,
+        form: super::session::TaskForm,
+    },
 }
 
 /// Arguments: an object, or none when `null`.
@@ -66,11 +74,13 @@ impl Operation {
             Operation::CallTool { .. } => "tools/call",
             Operation::GetPrompt { .. } => "prompts/get",
             Operation::ReadResource { .. } => "resources/read",
+            Operation::ResumeTask { .. } => "tasks/get",
         }
     }
 
     /// Whether repeating the request cannot do harm, so transient failures may be retried.
-    /// A tool call never is: the tool may have side effects, and may already have run.
+    /// A tool call never is: the tool may have side effects, and may already have run. Polling
+    /// a task is (its failures still leave the call's outcome unknown).
     pub fn is_idempotent(&self) -> bool {
         !matches!(self, Operation::CallTool { .. })
     }
@@ -117,6 +127,7 @@ impl Operation {
                 json!({ "name": name, "arguments": arguments })
             }
             Operation::ReadResource { uri } => json!({ "uri": uri }),
+            Operation::ResumeTask { task_id, .. } => json!({ "taskId": task_id }),
         };
         if let (Some(token), Some(object)) = (progress_token, params.as_object_mut()) {
             object.insert("_meta".to_owned(), json!({ "progressToken": token }));
@@ -154,7 +165,9 @@ pub(crate) fn read_output(op: &Operation, result: Value) -> Result<Output, Strin
         Operation::ListResourceTemplates => {
             Output::ResourceTemplates(parse(result, "resource templates")?)
         }
-        Operation::CallTool { .. } => Output::ToolResult(parse(result, "tool result")?),
+        Operation::CallTool { .. } | Operation::ResumeTask { .. } => {
+            Output::ToolResult(parse(result, "tool result")?)
+        }
         Operation::GetPrompt { .. } => Output::Prompt(parse(result, "prompt")?),
         Operation::ReadResource { .. } => Output::Resource(parse(result, "resource contents")?),
     })

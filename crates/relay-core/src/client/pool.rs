@@ -52,6 +52,8 @@ pub struct PoolOptions {
     /// Declare MCP Apps (`io.modelcontextprotocol/ui`): servers then offer their tools'
     /// interfaces, which the host must render.
     pub apps: bool,
+    /// Declare tasks (`io.modelcontextprotocol/tasks`): calls answered with a task are polled.
+    pub tasks: bool,
     /// The log level to ask servers for (none: no log messages are asked for).
     pub log_level: Option<LogLevel>,
 }
@@ -67,6 +69,21 @@ impl PoolOptions {
     pub fn with_apps(mut self) -> Self {
         self.apps = true;
         self
+    }
+
+    /// These options with tasks declared.
+    pub fn with_tasks(mut self) -> Self {
+        self.tasks = true;
+        self
+    }
+
+    /// What the browser extension declares: elicitation (the side panel asks the user), MCP
+    /// Apps (the side panel renders them) and tasks (polled, and resumed after a restart).
+    pub fn browser() -> Self {
+        PoolOptions::default()
+            .with_elicitation()
+            .with_apps()
+            .with_tasks()
     }
 }
 
@@ -85,6 +102,7 @@ impl Default for PoolOptions {
             client_version: env!("CARGO_PKG_VERSION").to_owned(),
             elicitation: false,
             apps: false,
+            tasks: false,
             log_level: None,
         }
     }
@@ -241,6 +259,7 @@ impl Pool {
         cfg.listen = o.listen;
         cfg.elicitation = o.elicitation;
         cfg.apps = o.apps;
+        cfg.tasks = o.tasks;
         cfg.log_level = o.log_level;
         cfg.tools_ttl_ms = o.tools_ttl_ms;
         cfg.jitter_seed = self.seed ^ serial.wrapping_mul(0x9E37_79B9_7F4A_7C15);
@@ -716,6 +735,9 @@ impl SessionEvent {
                 json!({"type": "progress", "progress": progress, "total": total, "message": message})
             }
             SessionEvent::Completed { .. } => json!({"type": "completed"}),
+            SessionEvent::TaskCreated { task_id, form, .. } => {
+                json!({"type": "task", "taskId": task_id, "form": form})
+            }
             SessionEvent::Request {
                 id, method, params, ..
             } => {

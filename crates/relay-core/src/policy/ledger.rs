@@ -52,6 +52,18 @@ pub enum WaitReason {
     PolicyAsk,
 }
 
+/// The task a server answered a call with (`io.modelcontextprotocol/tasks`): kept with the
+/// call so that after a worker restart the call's own server is asked about it again, instead
+/// of the call ending unknown. Never a capability: only this call's server is ever asked, and
+/// only by this call's record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct CallTask {
+    pub id: String,
+    pub form: crate::client::TaskForm,
+}
+
 /// One call in the ledger.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -140,6 +152,9 @@ pub struct CallRecord {
     /// which clears the mark.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub show_app: bool,
+    /// The server answered with a task, which is polled until it ends (see [`CallTask`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<CallTask>,
 }
 
 impl CallRecord {
@@ -185,6 +200,7 @@ impl CallRecord {
             by_app: Some(app.to_owned()),
             has_app: false,
             show_app: false,
+            task: None,
         }
     }
 }
@@ -327,6 +343,7 @@ impl Ledger {
             by_app: None,
             has_app: false,
             show_app: false,
+            task: None,
         };
         self.calls.insert(key, record.clone());
         Admission::New(record)
@@ -423,10 +440,11 @@ impl Ledger {
         }
     }
 
-    /// After a service-worker restart: calls that were running have an unknown outcome, and a
-    /// delivery that was on its way when the worker stopped left the worker (it is not sent
-    /// again) but was never confirmed: its card says to check the chat's input. Returns the
-    /// keys it changed.
+    /// After a service-worker restart: calls that were running have an unknown outcome (except
+    /// a chat's call its server answered with a task: it stays running, and polling resumes,
+    /// [`Ledger::tasks_to_resume`]), and a delivery that was on its way when the worker stopped
+    /// left the worker (it is not sent again) but was never confirmed: its card says to check
+    /// the chat's input. Returns the keys it changed.
     pub fn recover_after_restart(&mut self) -> Vec<String> {
         let mut changed = Vec::new();
         for (key, rec) in &mut self.calls {
@@ -442,7 +460,7 @@ impl Ledger {
                 rec.delivery_note = Some("The extension restarted before the result was sent: press Send in the chat if the result is still in its input.".into());
                 changed.push(key.clone());
             }
-            if rec.state == CallState::Running {
+            if rec.state == CallState::Running && !resumable(rec) {
                 rec.state = CallState::Unknown;
                 rec.error = Some(ErrorBody::new(ErrorKind::Unknown,
                     "The extension restarted while this call was running; it may or may not have run. Run it again only if you are sure."));
@@ -450,6 +468,15 @@ impl Ledger {
             }
         }
         changed
+    }
+
+    /// The running calls whose task is polled again after a restart, in order of arrival.
+    pub fn tasks_to_resume(&self) -> Vec<String> {
+        let mut v: Vec<_> = (self.calls.values())
+            .filter(|c| c.state == CallState::Running && resumable(c))
+            .collect();
+        v.sort_by_key(|c| c.seq);
+        v.into_iter().map(|c| c.key.clone()).collect()
     }
 
     /// The calls of one chat, in order of arrival.
@@ -490,6 +517,12 @@ impl Ledger {
             self.calls.remove(&key);
         }
     }
+}
+
+/// A chat's call its server answered with a task: its result can still be asked for after a
+/// restart. An app's call is not: the app that waited for it went with the worker.
+fn resumable(rec: &CallRecord) -> bool {
+    rec.task.is_some() && rec.by_app.is_none()
 }
 
 #[cfg(test)]

@@ -206,6 +206,7 @@ pub fn op_name(op: &Operation) -> &'static str {
     match op {
         Operation::ListTools { .. } => "tools/list",
         Operation::CallTool { .. } => "tools/call",
+        Operation::ResumeTask { .. } => "tasks/get",
         _ => "other",
     }
 }

@@ -50,7 +50,7 @@ thread_local! {
         let svc = Runner::new(Browser {
             local: Store::detect("local"),
             session: Store::detect("session"),
-            client: new_client(PoolOptions::default().with_elicitation().with_apps()),
+            client: new_client(PoolOptions::browser()),
             keys: keys::DpopKeys::default(),
         });
         // Servers' questions go to the app (weakly: the client lives inside the service).

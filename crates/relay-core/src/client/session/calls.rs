@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::exchange::HeaderKind;
 use super::state::*;
+use super::tasks::{asks_for_task, task_handle, TaskPoll};
 use super::{CallId, Session, SessionEvent, Transport};
 use crate::client::error::ClientError;
 use crate::client::headers;
@@ -43,6 +44,10 @@ impl Session {
             }
             _ => None,
         };
+        let op_task = match &op {
+            Operation::ResumeTask { task_id, form, .. } => Some((task_id.clone(), *form)),
+            _ => None,
+        };
         let call = Call {
             op,
             state: CallState::Queued,
@@ -56,6 +61,7 @@ impl Session {
             input: None,
             input_rounds: 0,
             awaiting: None,
+            task: op_task.map(|(id, form)| TaskPoll::new(id, form, now_ms)),
         };
         self.calls.insert(id, call);
         self.queue.push_back(id);
@@ -66,23 +72,33 @@ impl Session {
     /// Cancels an operation: it completes with [`ClientError::Cancelled`], and the server is
     /// told with `notifications/cancelled` if the request was sent.
     pub fn cancel(&mut self, call: CallId, reason: &str, now_ms: u64) {
-        let Some(state) = self.calls.get(&call).map(|c| c.state) else {
+        let Some((state, task)) = self
+            .calls
+            .get(&call)
+            .map(|c| (c.state, c.task.as_ref().map(|t| t.id.clone())))
+        else {
             return;
         };
         match state {
             CallState::Queued => self.queue.retain(|c| *c != call),
-            CallState::Backoff { .. } => {}
+            CallState::Backoff { .. } | CallState::Polling { .. } => {}
             CallState::InFlight(rpc) => {
                 if let Some(pending) = self.rpcs.remove(&rpc) {
                     self.abort_exchange(pending.exchange);
-                    self.notify_cancelled(rpc, reason);
+                    // A task's own request is not what the user stopped: `tasks/cancel` is.
+                    if task.is_none() {
+                        self.notify_cancelled(rpc, reason);
+                    }
                 }
             }
         }
         let Some(c) = self.calls.get(&call) else {
             return;
         };
-        let error = cancelled(&c.op, state, reason);
+        let error = cancelled(&c.op, sent(c), reason);
+        if let Some(task_id) = task {
+            self.cancel_task(task_id, now_ms);
+        }
         self.complete_call(call, Err(error), now_ms);
     }
 
@@ -99,7 +115,7 @@ impl Session {
         self.rpcs.clear();
         self.progress_tokens.clear();
         for (call, c) in std::mem::take(&mut self.calls) {
-            let error = cancelled(&c.op, c.state, reason);
+            let error = cancelled(&c.op, sent(&c), reason);
             self.events.push_back(SessionEvent::Completed {
                 call,
                 result: Err(error),
@@ -130,7 +146,7 @@ impl Session {
             .flat_map(|r| [Some(r.deadline), r.resume_at])
             .flatten();
         let calls = self.calls.values().filter_map(|c| match c.state {
-            CallState::Backoff { until } => Some(until),
+            CallState::Backoff { until } | CallState::Polling { until } => Some(until),
             _ => None,
         });
         let conn = match self.conn {
@@ -180,7 +196,9 @@ impl Session {
         let retries: Vec<CallId> = self
             .calls
             .iter()
-            .filter(|(_, c)| matches!(c.state, CallState::Backoff { until } if until <= now_ms))
+            .filter(|(_, c)| {
+                matches!(c.state, CallState::Backoff { until } | CallState::Polling { until } if until <= now_ms)
+            })
             .map(|(id, _)| *id)
             .collect();
         for id in retries {
@@ -220,7 +238,7 @@ impl Session {
     pub(super) fn in_flight(&self) -> usize {
         self.calls
             .values()
-            .filter(|c| !matches!(c.state, CallState::Queued))
+            .filter(|c| !matches!(c.state, CallState::Queued | CallState::Polling { .. }))
             .count()
     }
 
@@ -245,6 +263,14 @@ impl Session {
     }
 
     pub(super) fn send_call(&mut self, id: CallId, now_ms: u64) {
+        if let Some(task) = self.calls.get_mut(&id).and_then(|c| c.task.as_mut()) {
+            let (method, params) = task.request();
+            let rpc = self.send_rpc(Owner::Call(id), method, Some(params), now_ms);
+            if let Some(call) = self.calls.get_mut(&id) {
+                call.state = CallState::InFlight(rpc);
+            }
+            return;
+        }
         let Some(call) = self.calls.get(&id) else {
             return;
         };
@@ -257,6 +283,15 @@ impl Session {
                 .as_object_mut();
             if let Some(object) = object {
                 object.extend(input.clone());
+            }
+        }
+        // SEP-1686: a tool that allows a task runs as one when the client declares tasks.
+        if let (true, Operation::CallTool { name, .. }) = (self.cfg.tasks, &call.op) {
+            let tool = self.tools.find(name);
+            if let (Some(true), Some(Value::Object(object))) =
+                (tool.map(asks_for_task), params.as_mut())
+            {
+                object.insert("task".to_owned(), Value::Object(serde_json::Map::new()));
             }
         }
         let method = match call.op.method() {
@@ -282,6 +317,10 @@ impl Session {
         let Some(c) = self.calls.get_mut(&call) else {
             return;
         };
+        if c.task.is_some() {
+            self.task_answered(call, outcome, now_ms);
+            return;
+        }
         let mut result = match outcome {
             Ok(result) => result,
             Err(e) => {
@@ -306,6 +345,11 @@ impl Session {
         // 2026-07-28: a result without `resultType` is complete.
         if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
             self.input_required(call, result, now_ms);
+            return;
+        }
+        let is_call = matches!(c.op, Operation::CallTool { .. });
+        if let Some((form, task)) = task_handle(&result).filter(|_| is_call) {
+            self.task_created(call, form, task, now_ms);
             return;
         }
         let Some(key) = c.op.list_key() else {
@@ -458,15 +502,20 @@ impl Session {
     }
 }
 
+/// Whether a call's request was handed over to be sent: in flight, or a task the server made.
+fn sent(c: &Call) -> bool {
+    c.task.is_some() || matches!(c.state, CallState::InFlight(_))
+}
+
 /// The error of a cancelled operation: [`ClientError::Cancelled`], unless it is a `tools/call`
-/// already handed over to be sent, whose outcome is then unknown.
-fn cancelled(op: &Operation, state: CallState, reason: &str) -> ClientError {
+/// already handed over to be sent (or its task), whose outcome is then unknown.
+fn cancelled(op: &Operation, sent: bool, reason: &str) -> ClientError {
     let error = ClientError::Cancelled {
         method: op.method().to_owned(),
         reason: reason.to_owned(),
     };
-    match (op, state) {
-        (Operation::CallTool { name, .. }, CallState::InFlight(_)) => {
+    match (op, sent) {
+        (Operation::CallTool { name, .. } | Operation::ResumeTask { name, .. }, true) => {
             error.after_sending_call(name)
         }
         _ => error,

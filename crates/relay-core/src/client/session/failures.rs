@@ -105,12 +105,16 @@ impl Session {
         let Some(c) = self.calls.get_mut(&call) else {
             return;
         };
+        // A task's polling is safe to repeat, though the call it belongs to is not.
+        let retryable = (c.op.is_idempotent() || c.task.is_some()) && error.is_transient();
         let error = match &c.op {
             // Sent, and no usable answer: the tool may have run. Never retried (seed 003).
-            Operation::CallTool { name, .. } => error.after_sending_call(name),
+            Operation::CallTool { name, .. } | Operation::ResumeTask { name, .. } => {
+                error.after_sending_call(name)
+            }
             _ => error,
         };
-        if c.op.is_idempotent() && error.is_transient() {
+        if retryable {
             let next = c.attempt + 1;
             if let Some(at) =
                 self.cfg

@@ -133,7 +133,7 @@ fn input_responses(
 
 /// What this client answers by itself to a server's input request: an elicitation is declined
 /// when the client declared none (nobody was shown anything), and the client exposes no roots.
-fn answer(request: &Value) -> Result<Value, String> {
+pub(super) fn answer(request: &Value) -> Result<Value, String> {
     match request.get("method").and_then(Value::as_str) {
         Some("elicitation/create") => Ok(json!({ "action": "decline" })),
         Some("roots/list") => Ok(json!({ "roots": [] })),

@@ -20,6 +20,8 @@
 //! - results of 2026-07-28: `resultType` (`input_required` requests are answered and the
 //!   request sent again with `inputResponses` and the server's `requestState`, SEP-2322), and
 //!   `ttlMs` driving the tool cache's freshness;
+//! - tasks (`io.modelcontextprotocol/tasks`: SEP-2663, and SEP-1686 before it): a call
+//!   answered with a task is polled until the task ends (`tasks`);
 //! - Streamable HTTP: JSON or SSE answers to POSTs, `Mcp-Session-Id`, `MCP-Protocol-Version`,
 //!   resumption of a cut stream by GET with `Last-Event-ID` after the server's `retry:` delay,
 //!   the optional GET stream for server-initiated messages (405 means "none"), DELETE on close;
@@ -34,7 +36,8 @@
 //! responsibility into `connect` (handshake and version negotiation), `exchange` (HTTP
 //! requests, headers, response heads and bodies), `stream` (SSE messages, notifications,
 //! resumption and the listen GET stream), `legacy` (the HTTP+SSE transport), `calls` (the
-//! queue, deadlines, retries, paging and cache), `input` (`input_required` results) and
+//! queue, deadlines, retries, paging and cache), `input` (`input_required` results), `tasks`
+//! (calls answered with a task) and
 //! `failures` (what each failure means).
 
 mod calls;
@@ -45,6 +48,9 @@ mod input;
 mod legacy;
 mod state;
 mod stream;
+mod tasks;
+
+pub use tasks::{TaskForm, EXTENSION_ID as TASKS_EXTENSION_ID, MAX_POLL_MS, MIN_POLL_MS};
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
@@ -96,6 +102,9 @@ pub struct SessionConfig {
     /// protocol version (servers of versions without extensions ignore a member they do not
     /// know).
     pub apps: bool,
+    /// Declare tasks (`io.modelcontextprotocol/tasks`, SEP-2663) and ask for a task where a
+    /// tool allows one (SEP-1686): a call answered with a task is polled until it ends.
+    pub tasks: bool,
     /// Try protocol 2026-07-28 (`server/discover`, no session) before `initialize`.
     pub discover: bool,
     /// The client capabilities declared (`initialize` and, in 2026-07-28, every request's
@@ -125,6 +134,7 @@ impl SessionConfig {
             jitter_seed: 0,
             elicitation: false,
             apps: false,
+            tasks: false,
             discover: true,
             capabilities: Value::Object(serde_json::Map::new()),
             log_level: None,
@@ -207,6 +217,14 @@ pub enum SessionEvent {
         params: Value,
         /// The call whose answer stream carried it, when it came on one.
         call: Option<CallId>,
+    },
+    /// A `tools/call` was answered with a task, which the session now polls: the task id to
+    /// keep with the call, so polling can resume after the caller restarts
+    /// ([`crate::client::Operation::ResumeTask`]).
+    TaskCreated {
+        call: CallId,
+        task_id: String,
+        form: TaskForm,
     },
 }
 
@@ -342,6 +360,9 @@ impl Session {
         let answer = result
             .clone()
             .unwrap_or_else(|_| serde_json::json!({"action": "cancel"}));
+        if self.task_input_answered(&id, answer.clone(), now_ms) {
+            return;
+        }
         if self.input_answered(&id, answer, now_ms) {
             return;
         }
@@ -370,7 +391,8 @@ impl Session {
     }
 
     /// The capabilities this client declares: the configured ones, plus elicitation (form and
-    /// URL modes) when the driver answers it, and MCP Apps when the host renders them.
+    /// URL modes) when the driver answers it, MCP Apps when the host renders them, and tasks
+    /// when calls may be answered with one.
     pub(super) fn capabilities(&self) -> Value {
         let mut capabilities = self.cfg.capabilities.clone();
         if self.cfg.elicitation {
@@ -381,6 +403,9 @@ impl Session {
         }
         if self.cfg.apps {
             crate::apps::declare(&mut capabilities);
+        }
+        if self.cfg.tasks {
+            tasks::declare(&mut capabilities);
         }
         capabilities
     }

@@ -97,7 +97,13 @@ pub(super) struct Handshake {
 pub(super) enum CallState {
     Queued,
     InFlight(i64),
-    Backoff { until: u64 },
+    Backoff {
+        until: u64,
+    },
+    /// A task's next `tasks/get` is due (`tasks`): nothing in flight, no concurrency slot held.
+    Polling {
+        until: u64,
+    },
 }
 
 #[derive(Debug)]
@@ -118,6 +124,8 @@ pub(super) struct Call {
     /// Input requests of the last `input_required` result still waiting for the driver's
     /// answer (elicitations the user answers), and the answers so far.
     pub(super) awaiting: Option<AwaitingInput>,
+    /// The server answered with a task: the call is now its polling (`tasks`).
+    pub(super) task: Option<super::tasks::TaskPoll>,
 }
 
 /// An `input_required` round waiting for answers from the driver.

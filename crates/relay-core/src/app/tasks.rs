@@ -1,0 +1,34 @@
+//! Calls answered with a task (`io.modelcontextprotocol/tasks`): the app keeps the task with
+//! the call's record, so a worker restart resumes polling it (the call's outcome, never a
+//! second run) instead of ending the call unknown. A task id is not a capability: it is only
+//! recorded for the running call of the server that made it, and only that call's record ever
+//! makes it be polled again, on that server.
+
+use super::{App, Effect};
+use crate::client::TaskForm;
+use crate::policy::{CallState, CallTask};
+
+impl App {
+    /// The server of the running call `key` answered it with task `task_id`: recorded with the
+    /// call (and stored at once: the worker may stop any time). Ignored for another server's
+    /// call, a call that is no longer running, or one whose task is known already.
+    pub fn task_created(
+        &mut self,
+        server: &str,
+        key: &str,
+        task_id: &str,
+        form: TaskForm,
+    ) -> Vec<Effect> {
+        let Some(rec) = self.ledger.calls.get_mut(key) else {
+            return Vec::new();
+        };
+        if rec.server_id != server || rec.state != CallState::Running || rec.task.is_some() {
+            return Vec::new();
+        }
+        rec.task = Some(CallTask {
+            id: task_id.to_owned(),
+            form,
+        });
+        vec![Effect::SaveLedger]
+    }
+}
