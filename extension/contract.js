@@ -115,7 +115,7 @@
  */
 /**
  * Every kind of error the core and the extension's edges report: a stable machine name.
- * @typedef {"invalid_argument" | "internal" | "tab" | "storage" | "unavailable" | "malformed" | "unknown_message" | "forbidden" | "invalid_state" | "confirm_required" | "quoted" | "limit" | "denied" | "invalid" | "unknown" | "connection" | "auth" | "http" | "protocol" | "rpc" | "tool" | "timeout" | "outcome_unknown" | "retries_exhausted" | "cancelled" | "session_expired" | "unsupported_protocol_version" | "redirected" | "foreign_endpoint" | "config" | "auth_bad_url" | "auth_discovery" | "auth_resource_mismatch" | "auth_issuer_mismatch" | "auth_pkce_unsupported" | "auth_no_client" | "auth_endpoint" | "auth_invalid_response" | "auth_transport" | "auth_denied" | "auth_bad_redirect" | "auth_browser" | "auth_too_many_attempts" | "auth_forbidden" | "auth_state" | "permission" | "no_answer" | "no_chat" | "field_invalid" | "local_host"} ErrorKind
+ * @typedef {"invalid_argument" | "internal" | "tab" | "storage" | "unavailable" | "malformed" | "unknown_message" | "forbidden" | "invalid_state" | "confirm_required" | "quoted" | "limit" | "denied" | "invalid" | "unknown" | "connection" | "auth" | "http" | "protocol" | "rpc" | "tool" | "timeout" | "outcome_unknown" | "retries_exhausted" | "cancelled" | "session_expired" | "unsupported_protocol_version" | "redirected" | "foreign_endpoint" | "config" | "auth_bad_url" | "auth_discovery" | "auth_resource_mismatch" | "auth_issuer_mismatch" | "auth_pkce_unsupported" | "auth_no_client" | "auth_endpoint" | "auth_invalid_response" | "auth_transport" | "auth_denied" | "auth_bad_redirect" | "auth_browser" | "auth_too_many_attempts" | "auth_forbidden" | "auth_state" | "permission" | "no_answer" | "no_chat" | "field_invalid" | "local_host" | "skill_unverified"} ErrorKind
  */
 /**
  * The answer to `servers/export`: the servers without secrets, by name.
@@ -300,6 +300,19 @@
  * @typedef {"input" | "send" | "stop" | "assistant" | "user"} SitePart
  */
 /**
+ * A skill's file written into a chat's composer, verified (`skills/load`).
+ * @typedef {{ name: string, uri: string, bytes: number, outcome: InsertOutcome, }} SkillLoaded
+ */
+/**
+ * A skill as the panel shows it.
+ * @typedef {{ name: string, description?: string, uri: string, references: Array<string>, }} SkillView
+ */
+/**
+ * One server's skills (`skills/list`, SEP-2640), as listed: nothing of a skill is read before
+ * it is loaded.
+ * @typedef {{ serverId: string, serverName: string, skills: Array<SkillView>, error?: ErrorBody, }} SkillsView
+ */
+/**
  * Why an imported entry cannot be used: each has its text in every locale.
  * @typedef {"not_object" | "stdio" | "no_url" | "unknown_transport" | "bad_headers" | "bad_url" | "bad_local_entry"} SkipReason
  */
@@ -452,6 +465,8 @@
  *   'local/restart': { name: string, },
  *   'local/plan': { json: string, },
  *   'local/propose': { servers?: Array<LocalProposal>, },
+ *   'skills/list': { serverId?: string, },
+ *   'skills/load': { chat?: ChatRef, serverId: string, name: string, file?: string, },
  * }} Requests
  */
 /**
@@ -513,6 +528,8 @@
  *   'local/restart': null,
  *   'local/plan': LocalPlanView,
  *   'local/propose': LocalAdded,
+ *   'skills/list': Array<SkillsView>,
+ *   'skills/load': SkillLoaded,
  * }} Responses
  */
 /** @typedef {keyof Requests} MessageType */
@@ -574,6 +591,7 @@ export const ERROR_KINDS = Object.freeze({
   'no_chat': [],
   'field_invalid': ['field'],
   'local_host': [],
+  'skill_unverified': ['uri'],
 });
 
 /**
@@ -717,6 +735,10 @@ export const MESSAGES = Object.freeze({
   'local/plan': ['page'],
   /** {servers: [LocalProposal]} asks the host to add them; the host asks the user itself before it writes its list. → LocalAdded */
   'local/propose': ['page'],
+  /** {serverId?} the skills (SEP-2640) of one server, or of every enabled server, listed with skills/list where the server declares the extension; no file of a skill is read (no prefetch). → [SkillsView] */
+  'skills/list': ['page'],
+  /** {chat, serverId, name, file?} writes a skill into the chat's composer (not sent): its SKILL.md (with `file`, one of its listed files), read with resources/read and verified against the listing (size, sha256 digest, frontmatter); a mismatch answers skill_unverified and nothing is written. → SkillLoaded */
+  'skills/load': ['page'],
 });
 
 // ---- core → tab (generated from relay_core::contract::tab) ----------------------------------

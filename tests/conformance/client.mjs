@@ -139,6 +139,19 @@ async function conformance(conn, scenario, context) {
       return conn.run((c) => c.request('server', { method: 'tools/call', name: 'add_numbers', arguments: { a: 5, b: 3 } }));
     case 'sse-retry':
       return conn.run((c) => c.request('server', { method: 'tools/call', name: 'test_reconnection', arguments: {} }));
+    case 'sep-2640-client-no-prefetch': {
+      // Skills are listed, none is loaded: no file of a skill may be read (SEP-2640).
+      const skills = await conn.run((c) => c.request('server', { method: 'skills/list' }));
+      return { skills: skills.map((s) => s.uri) };
+    }
+    case 'sep-2640-client-verify-digest':
+    case 'sep-2640-client-verify-size':
+    case 'sep-2640-client-verify-frontmatter': {
+      const skills = await conn.run((c) => c.request('server', { method: 'skills/list' }));
+      const loaded = [];
+      for (const skill of skills) loaded.push(await loadSkill(conn, skill));
+      return loaded;
+    }
     default: {
       // Other scenarios (auth/*): exercise every tool without arguments, report what happened.
       const results = {};
@@ -152,6 +165,27 @@ async function conformance(conn, scenario, context) {
       return results;
     }
   }
+}
+
+/**
+ * Loads a skill as a host does when it is asked for: its SKILL.md, then its other files, each
+ * read with resources/read and verified by the core against the listing (size, digest, and the
+ * SKILL.md's frontmatter) before anything is used. A file that fails stops the load: nothing
+ * after it is read, and the failure is this run's error.
+ */
+async function loadSkill(conn, skill) {
+  const files = Array.isArray(skill.resources) ? skill.resources.map((r) => r.uri) : [];
+  const order = [skill.uri, ...files.filter((uri) => uri !== skill.uri)];
+  const texts = {};
+  for (const uri of order) {
+    const read = await conn.run((c) => c.request('server', { method: 'resources/read', uri }));
+    try {
+      texts[uri] = conn.relay.verifySkillFile(skill, uri, read);
+    } catch (error) {
+      throw { kind: 'skill_unverified', message: String(error?.message ?? error), hint: 'the skill was not loaded' };
+    }
+  }
+  return { skill: skill.uri, files: Object.keys(texts) };
 }
 
 /**
@@ -177,12 +211,13 @@ class Connection {
     // The command line (`--method`) declares no elicitation, like the MCP Inspector CLI it is
     // compared with: servers then offer the same tools to both. Under the conformance suite
     // it does, and with nobody to ask, a server's question is accepted with its defaults
-    // (SEP-1034), as the core fills them in for the side panel's form. The GET stream carries
+    // (SEP-1034), as the core fills them in for the side panel's form; it declares skills
+    // (SEP-2640) there too. The GET stream carries
     // a server's requests that belong to no call (an elicitation sent from a tool without
     // naming its request): a client that answers them listens.
     const answers = this.answersQuestions;
     const { logLevel, ...server } = this.server;
-    const client = new this.relay.RelayClient([{ ...server, headers }], { listen: answers, elicitation: answers, logLevel });
+    const client = new this.relay.RelayClient([{ ...server, headers }], { listen: answers, elicitation: answers, skills: answers, logLevel });
     if (logLevel && !answers) client.setEventListener((_server, event) => {
       if (event.type === 'log') process.stderr.write(`${JSON.stringify({ log: event })}\n`);
     });

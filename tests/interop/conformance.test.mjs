@@ -36,11 +36,6 @@ const SUITES = [
         'extension: workload identity federation (SEP-1933) is for unattended workloads holding a '
           + 'platform-issued JWT; a browser extension acting for a person has no workload identity',
       ],
-      ...['sep-2640-client-no-prefetch', 'sep-2640-client-verify-digest', 'sep-2640-client-verify-size', 'sep-2640-client-verify-frontmatter'].map((name) => [
-        name,
-        'extension: the Skills extension (SEP-2640) is not implemented; the client never lists skills, '
-          + 'so the suite has nothing to check (it reports 0/0, not a pass)',
-      ]),
     ]),
   },
 ];

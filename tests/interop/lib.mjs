@@ -185,6 +185,18 @@ export async function startAppsExampleServer() {
   return { ...server, url: server.match[1], port: Number(server.match[2]), proc: server.child, close: server.stop };
 }
 
+/** tests/python/skills_server.py (Skills, SEP-2640, on PyPI `mcp`): {url, origin, close}. */
+export async function startPythonSkillsServer() {
+  const port = await freePort();
+  const script = path.join(repoRoot, 'tests', 'python', 'skills_server.py');
+  const server = await startProcess(python(), [script, '--port', String(port)], {
+    ready: /listening (http:\/\/127\.0\.0\.1:(\d+)\/mcp)/,
+    timeoutMs: 30_000,
+  });
+  const url = server.match[1];
+  return { ...server, url, origin: new URL(url).origin, close: server.stop };
+}
+
 /**
  * `tests/python/apps_server.py` (PyPI `mcp`'s `mcp.server.apps`): `show_chart`, `refresh_chart`
  * (app-only), `secret_admin` (model-only) and `hostile_view`; `origin` serves `/leak-count` and

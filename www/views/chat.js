@@ -1,7 +1,8 @@
 // @ts-check
 // This chat: which servers the active tab's chat may use, its strategy, template and loop
-// switches, the exact prompt the core builds for it (size, Insert, Copy), and the prompts and
-// resources its servers offer (browsed here, inserted into the chat).
+// switches, the exact prompt the core builds for it (size, Insert, Copy), and the prompts,
+// resources and skills its servers offer (browsed here, inserted into the chat; a skill is
+// read only when Load is pressed, and the core writes it only once verified).
 //
 // A chat is {tabId, url}; ChatSettings = {serverIds, strategy, template?, autoExecute, autoSubmit,
 // maxConsecutive, maxTotal}; prompt/build answers {text, chars, tokensEstimate, tools} or null.
@@ -280,9 +281,11 @@ export function mountChat(section, app) {
    */
   async function loadLibrary(srv, body) {
     body.replaceChildren(h('p', { class: 'muted', text: t('loading') }));
-    const [prompts, resources] = await Promise.all([
+    const [prompts, resources, skills] = await Promise.all([
       call('prompts/list', { serverId: srv.id }).then((a) => listOf(a, 'prompts'), (e) => e),
-      call('resources/list', { serverId: srv.id }).then((a) => listOf(a, 'resources'), (e) => e),
+      // A skill's files are reached through Skills only, where the core verifies them.
+      call('resources/list', { serverId: srv.id }).then((a) => listOf(a, 'resources').filter((r) => !String(r && r.uri).startsWith('skill://')), (e) => e),
+      call('skills/list', { serverId: srv.id }).then((views) => views[0] || null, (e) => e),
     ]);
     const note = h('p', { class: 'hint', attrs: { 'aria-live': 'polite' } });
     const preview = h('div', { class: 'library-preview' });
@@ -293,7 +296,43 @@ export function mountChat(section, app) {
       h('h4', { text: t('libraryResources') }),
       resources instanceof Error ? errorView(resources, { compact: true })
         : resources.length ? h('ul', { class: 'library-list' }, resources.map((/** @type {any} */ r) => resourceItem(srv, r, note, preview))) : h('p', { class: 'muted', text: t('libraryNone') }),
+      h('h4', { text: t('librarySkills') }),
+      skills instanceof Error ? errorView(skills, { compact: true })
+        : skills && skills.error ? errorView(skills.error, { compact: true })
+          : skills && skills.skills.length ? h('ul', { class: 'library-list skills-list' }, skills.skills.map((/** @type {import('../../extension/contract.js').SkillView} */ s) => skillItem(srv, s, note)))
+          : h('p', { class: 'muted', text: t('libraryNone') }),
       note, preview);
+  }
+
+  /**
+   * A server's skill: Load reads its SKILL.md, has the core verify it against the listing, and
+   * writes it into the composer (not sent); a file that does not match is an error, and nothing
+   * of it is written.
+   * @param {import('../../extension/contract.js').ServerView} srv
+   * @param {import('../../extension/contract.js').SkillView} s
+   * @param {HTMLElement} note
+   */
+  function skillItem(srv, s, note) {
+    const load = h('button', { type: 'button', text: t('skillLoad') });
+    load.addEventListener('click', async () => {
+      if (!chat) return;
+      load.disabled = true;
+      note.textContent = '';
+      try {
+        const r = await call('skills/load', { chat, serverId: srv.id, name: s.name });
+        if (r.outcome.inserted) noteInserted(chat);
+        note.textContent = r.outcome.inserted ? t('skillLoaded', s.name) : t('insertFailed');
+      } catch (e) {
+        note.replaceChildren(errorView(e));
+      } finally {
+        load.disabled = false;
+      }
+    });
+    return h('li', { dataset: { skill: s.name } },
+      h('strong', { text: s.name }),
+      s.description ? h('p', { class: 'tool-desc', text: s.description }) : null,
+      s.references.length ? h('p', { class: 'muted', text: tn('skillFiles', s.references.length) }) : null,
+      h('div', { class: 'actions' }, load));
   }
 
   /**

@@ -2,7 +2,8 @@
 // Tools: every tool of every server, grouped by server and searchable, with its description and
 // parameters, its policy (allow / ask / deny) and enabled switch, bulk settings per server, and a
 // form generated from its input schema to run it by hand (or all arguments as one JSON object,
-// checked as typed), with the run's progress and a Cancel while it runs.
+// checked as typed), with the run's progress and a Cancel while it runs; and each server's
+// skills (SEP-2640: name and description, as listed; loaded from This chat).
 //
 // ToolView = MCP Tool + {serverId, policy: allow|ask|deny, enabled, revision, readOnly, allowedBy?,
 // changed} (crates/relay-core/src/contract/views.rs). "Allow read-only tools" first shows which
@@ -51,6 +52,8 @@ export function mountTools(section, app) {
   let tools = [];
   /** @type {import('../../extension/contract.js').ServerView[]} */
   let servers = [];
+  /** @type {Map<string, import('../../extension/contract.js').SkillView[]>} */
+  let skills = new Map();
   const expanded = new Set();
   const details = new Map(); // key -> {schema, el}: keeps an open run form's input across refreshes
   const search = h('input', { type: 'search', id: 'tool-search', placeholder: t('toolsSearch'), attrs: { 'aria-label': t('toolsSearch') }, autocomplete: 'off' });
@@ -79,6 +82,11 @@ export function mountTools(section, app) {
       tools = [];
     }
     render();
+    // The skills come apart, so the tools never wait for them; listed only, no file is read.
+    const listed = await call('skills/list').catch(() => []);
+    skills = new Map();
+    for (const v of listed) skills.set(v.serverId, v.skills);
+    if (listed.length) render();
   }
 
   /**
@@ -351,10 +359,27 @@ export function mountTools(section, app) {
       group.append(
         h('div', { class: 'group-head' }, h('h3', { id: headingId, text: names.get(serverId) || serverId }), h('small', { class: 'muted', text: tn('toolCount', list.length) }), readOnly, bulk),
         h('div', { class: 'row-error' }),
-        h('ul', { class: 'tool-list' }, list.map(toolItem)));
+        h('ul', { class: 'tool-list' }, list.map(toolItem)),
+        ...skillsOf(serverId));
       return group;
     }));
     filter();
+  }
+
+  /**
+   * A server's skills, as listed (loading one is This chat's): none, or their block.
+   * @param {string} serverId
+   * @returns {HTMLElement[]}
+   */
+  function skillsOf(serverId) {
+    const list = skills.get(serverId) || [];
+    if (!list.length) return [];
+    return [h('div', { class: 'skill-group', dataset: { server: serverId } },
+      h('h4', { text: tn('toolsSkills', list.length) }),
+      h('ul', { class: 'skill-list' }, list.map((s) => h('li', { class: 'skill', dataset: { skill: s.name } },
+        h('strong', { text: s.name }),
+        s.description ? h('p', { class: 'tool-desc', text: s.description }) : null))),
+      h('p', { class: 'muted', text: t('toolsSkillsHint') }))];
   }
 
   function filter() {

@@ -9,6 +9,7 @@
 //! - [`client`]: the sans-IO MCP client session (Streamable HTTP and legacy HTTP+SSE).
 //! - [`auth`]: MCP authorization (OAuth 2.1 sign-in for remote servers), sans-IO.
 //! - [`apps`]: MCP Apps (tools with an interface): what a tool declares, who may call it.
+//! - [`skills`]: Skills (SEP-2640): what `skills/list` says, every file read verified against it.
 //! - [`elicitation`]: reading `elicitation/create` requests and building their answers.
 //! - [`link`]: a URL as the user must see it (the host it opens, IDN, userinfo).
 //! - [`schema`]: JSON Schema rendering (for prompts) and argument validation.
@@ -35,4 +36,5 @@ pub mod policy;
 pub mod prompt;
 pub mod result;
 pub mod schema;
+pub mod skills;
 pub mod sse;

@@ -2,6 +2,7 @@
 //! (`target/relay-node/relay_wasm.js`) and tests. Stable names; plain JSON in and out.
 //!
 //! - `promptForServers(servers, options?)` → `{text, chars, tokensEstimate, tools, diagnostics?}` or `null`
+//! - `verifySkillFile(skill, uri, read)` → the text of a skill's file, verified against its listing
 //! - `parseToolCalls(text, servers)` → `{calls: [{tool, server, arguments, callId, span, format}], diagnostics}`
 //! - `new StreamParser(servers)`: `.push(fullText)`, `.append(chunk)`, `.finish()` → `{calls, pending, diagnostics}`
 //! - `new ToolSet(servers)`: `.prompt(options?)`, `.parse(text)`, `.streamParser()`, `.tools`,
@@ -113,6 +114,20 @@ pub fn elicitation_defaults(params: JsValue) -> Result<JsValue, JsValue> {
         _ => decline(),
     };
     to_js(&answer)
+}
+
+/// A file of a skill (SEP-2640) as read, checked against the skill's `skills/list` entry by the
+/// core (`relay_core::skills::verify_read`: size, digest, and a `SKILL.md`'s frontmatter):
+/// `skill` is the entry, `uri` the file, `read` the `resources/read` result. Returns the
+/// verified text; throws an `Error` saying what did not match, and then nothing may be used.
+#[wasm_bindgen(js_name = verifySkillFile)]
+pub fn verify_skill_file(skill: JsValue, uri: &str, read: JsValue) -> Result<String, JsValue> {
+    use relay_core::skills::{verify_read, Skill};
+    let skill: Skill = from_js(skill, "skill")?;
+    let read: relay_core::model::ReadResourceResult = from_js(read, "read")?;
+    verify_read(&skill, uri, &read)
+        .map(relay_core::skills::VerifiedFile::into_text)
+        .map_err(|e| js_sys::Error::new(&e.to_string()).into())
 }
 
 /// Finds the tool calls in one reply; never throws for any text.

@@ -4,7 +4,7 @@
 //! relay-wasm's MCP client over `fetch`). The extension's worker never loads it.
 //!
 //! - `api`: `parseToolCalls`, `StreamParser`, `promptForServers`, `ToolSet`,
-//!   `elicitationDefaults`;
+//!   `elicitationDefaults`, `verifySkillFile`;
 //! - `client`: the class `RelayClient` (`relay_core::client::Operation` as data);
 //! - `auth`: `AuthFlow`, `relay_core::auth::Authorizer` for a JavaScript driver;
 //! - `output`: a parse result into JavaScript, as two buffers or structured by its shape;

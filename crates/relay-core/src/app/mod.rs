@@ -28,6 +28,7 @@ mod run_signin;
 mod send_later;
 mod servers;
 mod signin;
+mod skills;
 mod store;
 mod tasks;
 mod tools;
@@ -61,6 +62,7 @@ pub use servers::{
     extension_id, input_of, origin_rules, origin_rules_update, server_from, Health, ServerState,
 };
 pub use signin::{Attempt, AuthEnv, AUTH_KEY, REFRESH_MARGIN_MS};
+pub use skills::PendingSkill;
 pub use store::{
     call_storage_key, ledger_from, preview, record_keys, result_storage_key, LedgerIndex,
     StorageOp, Stored, PREVIEW_BYTES, RESULTS_PER_CHAT_BYTES, RESULT_MAX_AGE_MS,
@@ -157,6 +159,8 @@ pub struct App {
     sent_waiting: HashMap<String, send_later::PendingSend>,
     /// The MCP Apps open in the side panel (not persisted: their frames die with the panel).
     apps: apps::Apps,
+    /// Each server's skills as last listed (not persisted).
+    skills: skills::Skills,
 }
 
 /// The stored state of an app that knows `servers` and their tools (loopback URLs that are
@@ -236,6 +240,7 @@ impl App {
             pending_sends: HashMap::new(),
             sent_waiting: HashMap::new(),
             apps: apps::Apps::default(),
+            skills: skills::Skills::default(),
         };
         app.stash = store::Stash::loaded(&app.ledger, true);
         let recovered = app.ledger.recover_after_restart();
@@ -261,7 +266,12 @@ impl App {
 
     /// A tool of a server, as last listed.
     pub fn find_tool(&self, server: &str, tool: &str) -> Option<&Tool> {
-        self.tools.get(server)?.iter().find(|t| t.name == tool)
+        let own = self
+            .tools
+            .get(server)
+            .and_then(|ts| ts.iter().find(|t| t.name == tool));
+        // A server with skills offers the model `load_skill` too ([`skills`]).
+        own.or_else(|| self.skills.tool(server).filter(|t| t.name == tool))
     }
 
     /// The tools of the given servers as the prompt and the parser see them: enabled servers,
@@ -307,6 +317,14 @@ impl App {
     pub fn model_tools(&self, id: &str) -> Vec<&Tool> {
         let mut tools = self.enabled_tools(id);
         tools.retain(|t| crate::apps::visible_to_model(t));
+        // The server's skills, loaded by the model with `load_skill` (unless the user switched
+        // it off, or the server has a tool of that name).
+        if let Some(load) = self.skills.tool(id) {
+            let on = self.config.tool_setting(id, &load.name).1;
+            if on && !tools.iter().any(|t| t.name == load.name) {
+                tools.push(load);
+            }
+        }
         tools
     }
 

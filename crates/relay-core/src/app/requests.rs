@@ -151,6 +151,11 @@ pub enum Io {
     },
     /// Add an app's log message to its server's protocol log.
     AppsLog { server: String, text: String },
+    /// List these servers' skills (where they declare the extension) and answer their views.
+    SkillsList(Vec<String>),
+    /// List the server's skills if not yet, read the skill's file, [`App::skill_read`]
+    /// verifies it, and write it into the chat's composer.
+    SkillsLoad(super::skills::PendingSkill),
     /// [`App::observe`] with the time now, carry out its effects, answer its [`super::PageAnswer`].
     PageObserve {
         tab: i64,
@@ -603,6 +608,9 @@ impl App {
             | Request::AppsLink { .. }
             | Request::AppsShow { .. }
             | Request::AppsClose { .. }) => self.apps_request(r, sender),
+            r @ (Request::SkillsList { .. } | Request::SkillsLoad { .. }) => {
+                self.skills_request(r, sender)
+            }
             Request::ResourcesRead { server_id, uri } => {
                 let server = required(server_id, "serverId")?;
                 let uri = required(uri, "uri")?;

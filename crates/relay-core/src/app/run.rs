@@ -364,6 +364,8 @@ impl<H: Host> Runner<H> {
             }
             Io::Local(op) => self.local(op).await,
             Io::AppsOpen(pending) => self.app_open(pending).await,
+            Io::SkillsList(ids) => self.skills_list(ids).await,
+            Io::SkillsLoad(pending) => self.skill_load(pending).await,
             Io::AppsCall {
                 instance,
                 server,
@@ -544,6 +546,9 @@ impl<H: Host> Runner<H> {
         let mode = self.status(id).and_then(|s| s.protocol);
         effects.extend(self.app.borrow_mut().learned(id, mode));
         self.run_effects(effects).await?;
+        if failed.is_none() {
+            self.skills_with_tools(id).await;
+        }
         failed.map_or(Ok(()), Err)
     }
 
@@ -765,12 +770,19 @@ impl<H: Host> Runner<H> {
             }
         });
         let (op, cancel_key) = (call.operation(), Some(key.to_owned()));
-        let result = (self.mcp(&call.server_id, op, Some(on_progress), cancel_key)).await;
+        // The model's `load_skill` reads and verifies a skill's file instead of calling a tool.
+        let skill_call = self.app.borrow().is_skill_call(&call.server_id, &call.tool);
+        let end = if skill_call {
+            self.load_skill_for_model(&call).await
+        } else {
+            let result = self.mcp(&call.server_id, op, Some(on_progress), cancel_key);
+            CallEnd::from_client(result.await)
+        };
         let duration = self.host.now_ms().saturating_sub(started);
         let effects = {
             let mut app = self.app.borrow_mut();
             app.call_ended(&call.server_id, duration, false);
-            let end = app.end_of(key, CallEnd::from_client(result));
+            let end = app.end_of(key, end);
             app.finish_call(key, end, duration)
         };
         self.run_background(effects).await;

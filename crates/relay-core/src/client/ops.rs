@@ -30,6 +30,10 @@ pub enum Operation {
     ListResources,
     #[serde(rename = "resources/templates/list")]
     ListResourceTemplates,
+    /// All skills (SEP-2640, `io.modelcontextprotocol/skills`), every page. Lists only: no file
+    /// of a skill is read until it is loaded.
+    #[serde(rename = "skills/list")]
+    ListSkills,
     /// Runs a tool. With `progress`, a progress token is sent and progress is reported.
     #[serde(rename = "tools/call")]
     CallTool {
@@ -71,6 +75,7 @@ impl Operation {
             Operation::ListPrompts => "prompts/list",
             Operation::ListResources => "resources/list",
             Operation::ListResourceTemplates => "resources/templates/list",
+            Operation::ListSkills => crate::skills::LIST_METHOD,
             Operation::CallTool { .. } => "tools/call",
             Operation::GetPrompt { .. } => "prompts/get",
             Operation::ReadResource { .. } => "resources/read",
@@ -92,6 +97,7 @@ impl Operation {
             Operation::ListPrompts => Some("prompts"),
             Operation::ListResources => Some("resources"),
             Operation::ListResourceTemplates => Some("resourceTemplates"),
+            Operation::ListSkills => Some("skills"),
             _ => None,
         }
     }
@@ -108,7 +114,8 @@ impl Operation {
             Operation::ListTools { .. }
             | Operation::ListPrompts
             | Operation::ListResources
-            | Operation::ListResourceTemplates => match cursor {
+            | Operation::ListResourceTemplates
+            | Operation::ListSkills => match cursor {
                 Some(cursor) => json!({ "cursor": cursor }),
                 None => return None,
             },
@@ -147,6 +154,7 @@ pub enum Output {
     Prompts(Vec<Prompt>),
     Resources(Vec<Resource>),
     ResourceTemplates(Vec<ResourceTemplate>),
+    Skills(Vec<crate::skills::Skill>),
     ToolResult(CallToolResult),
     Prompt(GetPromptResult),
     Resource(ReadResourceResult),
@@ -165,6 +173,7 @@ pub(crate) fn read_output(op: &Operation, result: Value) -> Result<Output, Strin
         Operation::ListResourceTemplates => {
             Output::ResourceTemplates(parse(result, "resource templates")?)
         }
+        Operation::ListSkills => Output::Skills(parse(result, "skills")?),
         Operation::CallTool { .. } | Operation::ResumeTask { .. } => {
             Output::ToolResult(parse(result, "tool result")?)
         }

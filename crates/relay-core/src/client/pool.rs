@@ -52,6 +52,8 @@ pub struct PoolOptions {
     /// Declare MCP Apps (`io.modelcontextprotocol/ui`): servers then offer their tools'
     /// interfaces, which the host must render.
     pub apps: bool,
+    /// Declare skills (`io.modelcontextprotocol/skills`): servers then list their skills.
+    pub skills: bool,
     /// Declare tasks (`io.modelcontextprotocol/tasks`): calls answered with a task are polled.
     pub tasks: bool,
     /// The log level to ask servers for (none: no log messages are asked for).
@@ -71,6 +73,12 @@ impl PoolOptions {
         self
     }
 
+    /// These options with skills declared.
+    pub fn with_skills(mut self) -> Self {
+        self.skills = true;
+        self
+    }
+
     /// These options with tasks declared.
     pub fn with_tasks(mut self) -> Self {
         self.tasks = true;
@@ -78,11 +86,13 @@ impl PoolOptions {
     }
 
     /// What the browser extension declares: elicitation (the side panel asks the user), MCP
-    /// Apps (the side panel renders them) and tasks (polled, and resumed after a restart).
+    /// Apps (the side panel renders them), skills (loaded into chats on demand) and tasks
+    /// (polled, and resumed after a restart).
     pub fn browser() -> Self {
         PoolOptions::default()
             .with_elicitation()
             .with_apps()
+            .with_skills()
             .with_tasks()
     }
 }
@@ -102,6 +112,7 @@ impl Default for PoolOptions {
             client_version: env!("CARGO_PKG_VERSION").to_owned(),
             elicitation: false,
             apps: false,
+            skills: false,
             tasks: false,
             log_level: None,
         }
@@ -259,6 +270,7 @@ impl Pool {
         cfg.listen = o.listen;
         cfg.elicitation = o.elicitation;
         cfg.apps = o.apps;
+        cfg.skills = o.skills;
         cfg.tasks = o.tasks;
         cfg.log_level = o.log_level;
         cfg.tools_ttl_ms = o.tools_ttl_ms;

@@ -138,6 +138,9 @@ error_kinds! {
     FieldInvalid = "field_invalid" ["field"],
     /// The native host (local servers) could not be started or refused a request.
     LocalHost = "local_host",
+    /// A skill's file did not match the server's listing (size, digest or frontmatter): it was
+    /// not loaded.
+    SkillUnverified = "skill_unverified" ["uri"],
 }
 
 /// Declares [`ErrorCause`] with its wire names from one list.

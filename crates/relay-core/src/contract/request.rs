@@ -21,7 +21,8 @@ use super::local::{LocalAdded, LocalHostView, LocalLogView, LocalPlanView, Local
 use super::tab::InsertOutcome;
 use super::views::{
     AdapterData, AppOpen, ChatView, ElicitationView, ExportAnswer, Header, ImportAnswer, ManualRun,
-    Pong, RunningCall, ServerView, Site, SiteAdapter, SiteCheck, Started, ToolView,
+    Pong, RunningCall, ServerView, Site, SiteAdapter, SiteCheck, SkillLoaded, SkillsView, Started,
+    ToolView,
 };
 use super::Role;
 use crate::app::{ChatSettings, PageAnswer, PageView, Settings};
@@ -496,5 +497,18 @@ messages! {
         doc: "{servers: [LocalProposal]} asks the host to add them; the host asks the user itself before it writes its list. → LocalAdded",
         answer: LocalAdded, {
             #[serde(default, deserialize_with = "lenient::value")] servers: Option<Vec<LocalProposal>>,
+        }
+    SkillsList = "skills/list", roles: PAGE,
+        doc: "{serverId?} the skills (SEP-2640) of one server, or of every enabled server, listed with skills/list where the server declares the extension; no file of a skill is read (no prefetch). → [SkillsView]",
+        answer: Vec<SkillsView>, {
+            #[serde(default, deserialize_with = "lenient::string")] server_id: Option<String>,
+        }
+    SkillsLoad = "skills/load", roles: PAGE,
+        doc: "{chat, serverId, name, file?} writes a skill into the chat's composer (not sent): its SKILL.md (with `file`, one of its listed files), read with resources/read and verified against the listing (size, sha256 digest, frontmatter); a mismatch answers skill_unverified and nothing is written. → SkillLoaded",
+        answer: SkillLoaded, {
+            #[serde(default, deserialize_with = "lenient::chat")] chat: Option<ChatRef>,
+            #[serde(default, deserialize_with = "lenient::text")] server_id: String,
+            #[serde(default, deserialize_with = "lenient::text")] name: String,
+            #[serde(default, deserialize_with = "lenient::string")] file: Option<String>,
         }
 }

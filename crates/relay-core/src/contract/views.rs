@@ -378,3 +378,48 @@ pub struct AppOpen {
     /// The document and its frame's policy.
     pub document: crate::apps::AppDocument,
 }
+
+/// One server's skills (`skills/list`, SEP-2640), as listed: nothing of a skill is read before
+/// it is loaded.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct SkillsView {
+    pub server_id: String,
+    pub server_name: String,
+    pub skills: Vec<SkillView>,
+    /// Why the server's skills could not be listed.
+    #[cfg_attr(feature = "ts", ts(optional))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorBody>,
+}
+
+/// A skill as the panel shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct SkillView {
+    /// The name to load it by.
+    pub name: String,
+    #[cfg_attr(feature = "ts", ts(optional))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Its SKILL.md's URI.
+    pub uri: String,
+    /// Its listed files other than the SKILL.md (none for a skill whose files are dynamic).
+    pub references: Vec<String>,
+}
+
+/// A skill's file written into a chat's composer, verified (`skills/load`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct SkillLoaded {
+    pub name: String,
+    /// The file written.
+    pub uri: String,
+    /// Its size in bytes (as listed, and as read).
+    pub bytes: u64,
+    /// What the chat tab said about the write.
+    pub outcome: super::tab::InsertOutcome,
+}

@@ -206,6 +206,8 @@ pub fn op_name(op: &Operation) -> &'static str {
     match op {
         Operation::ListTools { .. } => "tools/list",
         Operation::CallTool { .. } => "tools/call",
+        Operation::ListSkills => "skills/list",
+        Operation::ReadResource { .. } => "resources/read",
         Operation::ResumeTask { .. } => "tasks/get",
         _ => "other",
     }

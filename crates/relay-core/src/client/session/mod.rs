@@ -102,6 +102,8 @@ pub struct SessionConfig {
     /// protocol version (servers of versions without extensions ignore a member they do not
     /// know).
     pub apps: bool,
+    /// Declare skills ([`crate::skills`], SEP-2640) under the capabilities' `extensions`.
+    pub skills: bool,
     /// Declare tasks (`io.modelcontextprotocol/tasks`, SEP-2663) and ask for a task where a
     /// tool allows one (SEP-1686): a call answered with a task is polled until it ends.
     pub tasks: bool,
@@ -134,6 +136,7 @@ impl SessionConfig {
             jitter_seed: 0,
             elicitation: false,
             apps: false,
+            skills: false,
             tasks: false,
             discover: true,
             capabilities: Value::Object(serde_json::Map::new()),
@@ -391,8 +394,8 @@ impl Session {
     }
 
     /// The capabilities this client declares: the configured ones, plus elicitation (form and
-    /// URL modes) when the driver answers it, MCP Apps when the host renders them, and tasks
-    /// when calls may be answered with one.
+    /// URL modes) when the driver answers it, MCP Apps when the host renders them, skills when
+    /// it loads them, and tasks when calls may be answered with one.
     pub(super) fn capabilities(&self) -> Value {
         let mut capabilities = self.cfg.capabilities.clone();
         if self.cfg.elicitation {
@@ -403,6 +406,9 @@ impl Session {
         }
         if self.cfg.apps {
             crate::apps::declare(&mut capabilities);
+        }
+        if self.cfg.skills {
+            crate::skills::declare(&mut capabilities);
         }
         if self.cfg.tasks {
             tasks::declare(&mut capabilities);
