@@ -274,7 +274,7 @@ export function mountChat(section, app) {
     }));
   }
 
-  // Prompts and resources are the server's MCP answers: untrusted JSON, typed `any`.
+  // Prompts, resources and skills are the server's answers: untrusted JSON, typed `any`, shown as text.
   /**
    * @param {import('../../extension/contract.js').ServerView} srv
    * @param {HTMLElement} body
