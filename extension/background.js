@@ -70,7 +70,12 @@ chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   // The in-page card's Open in panel (MCP Apps): the panel opens within the click's gesture,
   // before anything is awaited; the core then decides whether the call's app is shown there.
   if (role === 'content' && message && message.type === 'apps/show' && typeof tabId === 'number') {
-    chrome.sidePanel.open({ tabId }).catch(() => {});
+    // Chrome may refuse outside a gesture, by a rejection or at once: the message goes on.
+    try {
+      chrome.sidePanel.open({ tabId }).catch(() => {});
+    } catch {
+      // the panel stays as it is; the core still marks the call for it
+    }
   }
   if (startup.message === undefined) startup.message = performance.now();
   ready

@@ -254,6 +254,8 @@ async function boot() {
   });
   await select(location.hash.slice(1) || VIEWS[0]);
   showAsked();
+  // A panel that was hidden when the card asked (another window, a tab in tests) looks again.
+  document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'visible') showAsked(); });
   // The load-time answers serve the first view only: one another view would take later is old.
   prefetched.clear();
   import('./guide.js').then((m) => { guide = m.mountGuide(byId('guide'), { go: (view) => select(view), current: () => app.current }); });

@@ -73,6 +73,8 @@ test("the model's call of a tool with an interface opens its app, which calls it
   await waitInClosedShadow(page, 'mcp-relay-ui', '.chip button[data-action="calls"]');
   await trustedClickInClosedShadow(page, 'mcp-relay-ui', '.chip button[data-action="calls"]');
   await trustedClickInClosedShadow(page, 'mcp-relay-ui', 'button[data-action="open-app"]');
+  // The panel (a tab here, beside the chat in a real side panel) opens the app of the chat the
+  // click came from.
   await panel.bringToFront();
   const app = panel.locator('section.app-view[data-tool="show_chart"]');
   await app.waitFor();
