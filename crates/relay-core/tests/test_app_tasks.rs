@@ -10,7 +10,8 @@ use std::rc::Rc;
 
 use app_harness::*;
 use relay_core::app::Runner;
-use relay_core::client::TaskForm;
+use relay_core::client::{Pool, SessionSnapshot, TaskForm};
+use relay_core::contract::storage::Area;
 use serde_json::{json, Value};
 
 fn look_at(run: &Rc<Runner<Mem>>, page: &str, turns: Value, streaming: bool) {
@@ -30,7 +31,16 @@ fn records(run: &Rc<Runner<Mem>>) -> Vec<Value> {
 /// The chat's call runs, its request is with the server when the worker stops, and the server
 /// reports (`server` and task id as given) that it answered with a task.
 fn stopped_mid_task(server: &str) -> (Mem, String) {
+    stopped_mid_task_in(server, None)
+}
+
+/// The same, in the server-side session `session` (a session the pool is in when the task
+/// comes).
+fn stopped_mid_task_in(server: &str, session: Option<SessionSnapshot>) -> (Mem, String) {
     let (host, run) = loaded();
+    if let Some(session) = session {
+        assert!(pool_of(&host).adopt("notes", session));
+    }
     *host.0.tab_answer.borrow_mut() = json!({"inserted": true, "submitted": true});
     look_at(&run, "load-1", json!([]), false);
     look_at(&run, "load-1", json!([{"h": 1, "text": CALL}]), true);
@@ -99,4 +109,38 @@ fn a_task_reported_for_another_servers_call_is_never_kept_or_polled() {
     let record = &records(&run)[0];
     assert!(record.get("task").is_none(), "{record:#}");
     assert_eq!(record["state"], "unknown", "as any call cut off by a stop");
+}
+
+fn pool_of(host: &Mem) -> std::cell::RefMut<'_, Pool> {
+    std::cell::RefMut::map(host.0.pool.borrow_mut(), |p| p.as_mut().expect("a pool"))
+}
+
+/// A task is polled in the server-side session it was created in: the session is kept with the
+/// ledger's index (never in the call's record, which content scripts read), a restarted worker
+/// goes on in it, and it is forgotten once no task of the server is left.
+#[test]
+fn a_task_is_resumed_in_its_session_which_no_record_holds() {
+    let info = json!({"protocolVersion": "2025-11-25", "serverInfo": {"name": "s", "version": "1"},
+                      "capabilities": {"tools": {}}, "transport": "streamable"});
+    let snapshot: SessionSnapshot =
+        serde_json::from_value(json!({"sessionId": "sess-9", "info": info})).expect("a snapshot");
+    let (host, key) = stopped_mid_task_in("notes", Some(snapshot.clone()));
+    let index = host.stored(Area::Session, "ledger");
+    assert_eq!(
+        index["taskSessions"]["notes"]["sessionId"], "sess-9",
+        "{index:#}"
+    );
+    let record = host.stored(Area::Session, &format!("call:{key}"));
+    assert!(!record.to_string().contains("sess-9"), "{record:#}");
+    host.answer("notes", "tasks/get", ok("the real result"));
+    let (run, log) = restart_logged(&host);
+    assert!(log.contains(&"mcp notes tasks/get".to_owned()), "{log:#?}");
+    assert_eq!(
+        pool_of(&host).snapshot("notes"),
+        Some(snapshot),
+        "polled in the task's session"
+    );
+    assert_eq!(records(&run)[0]["state"], "done");
+    let index = host.stored(Area::Session, "ledger");
+    assert!(index.get("taskSessions").is_none(), "{index:#}");
 }

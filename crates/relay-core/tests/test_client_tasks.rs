@@ -637,3 +637,99 @@ fn a_resumed_task_the_server_forgot_is_unknown() {
         "{error}"
     );
 }
+
+/// A 2025-11-25 server that knows a task only in the session that created it (as
+/// server-everything does), and forgets sessions it is told are gone (`alive`); its session
+/// ids count on from `sessions`.
+fn per_session_server(
+    alive: Rc<RefCell<Vec<String>>>,
+    mut sessions: usize,
+) -> impl FnMut(&Req, &mut client_harness::Ctx) -> Reply + 'static {
+    let task = |status: &str| {
+        json!({"taskId": "r-1", "status": status, "ttl": 300_000, "pollInterval": 500,
+               "createdAt": "2026-11-29T10:00:00Z"})
+    };
+    let known = alive.clone();
+    move |req, _| {
+        let session = req.header("mcp-session-id").map(str::to_owned);
+        match req.rpc_method() {
+            "initialize" => {
+                sessions += 1;
+                let id = format!("sess-{sessions}");
+                known.borrow_mut().push(id.clone());
+                let init = client_harness::init_result("2025-11-25");
+                Reply::result(&req.id(), init).header("mcp-session-id", &id)
+            }
+            _ if req.method != HttpMethod::Post => Reply::status(405, "Method Not Allowed"),
+            _ if session.as_ref().is_none_or(|s| !known.borrow().contains(s)) => {
+                Reply::status(404, "Session not found")
+            }
+            "tools/list" => Reply::result(
+                &req.id(),
+                json!({"tools": [{"name": "research", "inputSchema": {"type": "object"},
+                                  "execution": {"taskSupport": "required"}}]}),
+            ),
+            "tools/call" => Reply::result(&req.id(), json!({"task": task("working")})),
+            // Only the session that created the task knows it.
+            "tasks/get" if session.as_deref() == Some("sess-1") => {
+                Reply::result(&req.id(), task("completed"))
+            }
+            "tasks/get" => Reply::error(&req.id(), -32602, "Task not found"),
+            "tasks/result" => Reply::result(&req.id(), text_result("# Research Report")),
+            _ => Reply::accepted(),
+        }
+    }
+}
+
+/// A caller that restarted goes on in the session its task was created in (the server knows
+/// the task only there): no new `initialize`, the task's result, no second run. When the
+/// server has forgotten that session, a new one starts and the task ends unknown, clearly.
+#[test]
+fn a_resumed_task_is_polled_in_the_session_it_was_created_in() {
+    let mut cfg = config();
+    cfg.tasks = true;
+    let alive = Rc::new(RefCell::new(Vec::new()));
+    let mut first = Harness::new(cfg.clone(), per_session_server(alive.clone(), 0));
+    let listed = first.submit(Operation::ListTools { refresh: true });
+    first.run(1_000);
+    first.ok(listed);
+    let _call = first.submit(call_tool("research", json!({})));
+    first.run(100);
+    assert!(first
+        .events
+        .iter()
+        .any(|e| matches!(e, SessionEvent::TaskCreated { .. })));
+    let snapshot = first.session.snapshot().expect("a session to take up");
+    assert_eq!(snapshot.session_id, "sess-1");
+    // The caller stops; a new one starts from the snapshot.
+    let resume = || Operation::ResumeTask {
+        name: "research".to_owned(),
+        task_id: "r-1".to_owned(),
+        form: TaskForm::Legacy,
+    };
+    let mut again = Harness::new(cfg.clone(), per_session_server(alive.clone(), 0));
+    assert!(again.session.adopt(snapshot.clone(), 0));
+    let call = again.submit(resume());
+    again.run(5_000);
+    assert_eq!(text_of(again.ok(call)), "# Research Report");
+    assert!(posts(&again, "initialize").is_empty(), "the same session");
+    assert!(posts(&again, "tools/call").is_empty(), "never a second run");
+    let asked = posts(&again, "tasks/get");
+    assert_eq!(asked[0].header("mcp-session-id"), Some("sess-1"));
+    // A session that is under way already is not replaced.
+    assert!(!again.session.adopt(snapshot.clone(), again.now));
+
+    // The server restarted meanwhile: the old session is gone.
+    alive.borrow_mut().clear();
+    let mut late = Harness::new(cfg, per_session_server(alive, 1));
+    assert!(late.session.adopt(snapshot, 0));
+    let call = late.submit(resume());
+    late.run(10_000);
+    let error = late.err(call);
+    assert!(error.may_have_run(), "{error}");
+    assert!(
+        error.to_string().contains("no longer knows its task r-1"),
+        "{error}"
+    );
+    assert_eq!(posts(&late, "initialize").len(), 1, "a new session");
+}

@@ -743,7 +743,9 @@ impl<H: Host> Runner<H> {
         task_id: &str,
         form: crate::client::TaskForm,
     ) {
-        let effects = (self.app.borrow_mut()).task_created(server, key, task_id, form);
+        // The session it lives in, while it is the current one.
+        let session = self.host.pool(|pool, _| pool.snapshot(server));
+        let effects = (self.app.borrow_mut()).task_created(server, key, task_id, form, session);
         self.run_background(effects).await;
     }
 
@@ -770,6 +772,15 @@ impl<H: Host> Runner<H> {
             }
         });
         let (op, cancel_key) = (call.operation(), Some(key.to_owned()));
+        // A task is polled in the session it was created in, when nothing started another yet.
+        let session = call
+            .task
+            .as_ref()
+            .and(self.app.borrow().task_session(&call.server_id));
+        if let Some(session) = session {
+            self.host
+                .pool(|pool, _| pool.adopt(&call.server_id, session));
+        }
         // The model's `load_skill` reads and verifies a skill's file instead of calling a tool.
         let skill_call = self.app.borrow().is_skill_call(&call.server_id, &call.tool);
         let end = if skill_call {

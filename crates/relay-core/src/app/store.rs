@@ -47,6 +47,8 @@ pub struct LedgerIndex {
     pub counters: BTreeMap<String, ChatCounters>,
     pub next_seq: u64,
     pub quoted: BTreeMap<String, Vec<String>>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub task_sessions: BTreeMap<String, crate::client::SessionSnapshot>,
 }
 
 /// What a [`StorageOp`] stores, for [`App::storage_done`].
@@ -145,6 +147,7 @@ fn index_of(ledger: &Ledger) -> LedgerIndex {
         counters: ledger.counters.clone(),
         next_seq: ledger.next_seq,
         quoted: ledger.quoted.clone(),
+        task_sessions: ledger.task_sessions.clone(),
     }
 }
 
@@ -177,6 +180,7 @@ pub fn ledger_from(index: Value, records: Vec<Value>) -> (Ledger, bool) {
         counters: index.counters,
         next_seq: index.next_seq,
         quoted: index.quoted,
+        task_sessions: index.task_sessions,
     };
     (ledger, current)
 }

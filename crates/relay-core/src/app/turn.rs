@@ -466,6 +466,9 @@ impl App {
                 }
             }
         }
+        if rec.task.is_some() {
+            self.forget_task_sessions();
+        }
         effects.extend(self.after_call(&rec));
         effects
     }

@@ -36,7 +36,8 @@ pub use ops::{Operation, Output};
 pub use pool::{OpId, Pool, PoolAction, PoolOptions, Progress, ServerStatus};
 pub use retry::{Jitter, RetryPolicy};
 pub use session::{
-    CallId, ListKind, ProtocolMode, ServerInfo, Session, SessionConfig, SessionEvent, SessionStats,
-    TaskForm, Transport, MAX_POLL_MS, MIN_POLL_MS, TASKS_EXTENSION_ID,
+    CallId, ListKind, ProtocolMode, ServerInfo, Session, SessionConfig, SessionEvent,
+    SessionSnapshot, SessionStats, TaskForm, Transport, MAX_POLL_MS, MIN_POLL_MS,
+    TASKS_EXTENSION_ID,
 };
 pub use url::{loopback_origin, redact_url, scrub_urls, HttpUrl};

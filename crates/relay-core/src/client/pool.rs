@@ -25,7 +25,8 @@ use super::jsonrpc::{ErrorObject, RequestId};
 use super::ops::{Operation, Output};
 use super::retry::RetryPolicy;
 use super::session::{
-    CallId, ProtocolMode, ServerInfo, Session, SessionConfig, SessionEvent, SessionStats, Transport,
+    CallId, ProtocolMode, ServerInfo, Session, SessionConfig, SessionEvent, SessionSnapshot,
+    SessionStats, Transport,
 };
 use super::wire_log::{Secrets, WireEntry, WireLog};
 use super::ServerConfig;
@@ -393,6 +394,24 @@ impl Pool {
         };
         slot.session.remember_protocol_mode(Some(mode));
         true
+    }
+
+    /// A server's session as it is now, to take up again after a restart
+    /// ([`Session::snapshot`]).
+    pub fn snapshot(&self, id: &str) -> Option<SessionSnapshot> {
+        self.slots.get(id)?.session.snapshot()
+    }
+
+    /// Goes on in a server's earlier session instead of starting one ([`Session::adopt`]);
+    /// false when the server is gone or its session is under way already.
+    pub fn adopt(&mut self, id: &str, snapshot: SessionSnapshot) -> bool {
+        let now = self.clock_ms;
+        let Some(slot) = self.slots.get_mut(id) else {
+            return false;
+        };
+        let adopted = slot.session.adopt(snapshot, now);
+        self.pump(id);
+        adopted
     }
 
     /// Ends every session (DELETE) and removes all servers.

@@ -254,6 +254,11 @@ pub struct Ledger {
     /// last, at most [`QUOTED_PER_CHAT`]).
     #[serde(default)]
     pub quoted: BTreeMap<String, Vec<String>>,
+    /// Per server, the server-side session its calls' tasks were created in: a restarted
+    /// worker polls them in it, since a server may know a session's tasks only there. In the
+    /// stored index, never in a record (records reach content scripts; a session id must not).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub task_sessions: BTreeMap<String, crate::client::SessionSnapshot>,
 }
 
 /// How many quoted-call identities a chat remembers.

@@ -46,10 +46,12 @@ mod exchange;
 mod failures;
 mod input;
 mod legacy;
+mod resume;
 mod state;
 mod stream;
 mod tasks;
 
+pub use resume::SessionSnapshot;
 pub use tasks::{TaskForm, EXTENSION_ID as TASKS_EXTENSION_ID, MAX_POLL_MS, MIN_POLL_MS};
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -150,7 +152,7 @@ impl SessionConfig {
 pub struct CallId(pub u64);
 
 /// The transport a session speaks (what `auto` detected, or what was configured).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Transport {
     Streamable,
@@ -159,7 +161,7 @@ pub enum Transport {
 }
 
 /// What the server said about itself in `initialize`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ServerInfo {
