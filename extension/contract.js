@@ -788,6 +788,7 @@ export const TAB_MESSAGES = Object.freeze({
  * @typedef {{
  *   config: Record<string, unknown>,
  *   tools: Record<string, unknown[]>,
+ *   skills: Record<string, unknown[]>,
  *   ledger: unknown,
  *   pages: unknown,
  *   auth: Record<string, unknown>,
@@ -805,6 +806,8 @@ export const STORAGE = Object.freeze({
   config: Object.freeze({ key: 'config', area: 'local' }),
   /** the last tools/list of each server, by server id */
   tools: Object.freeze({ key: 'tools', area: 'local' }),
+  /** the last skills/list of each server, by server id (no file content) */
+  skills: Object.freeze({ key: 'skills', area: 'local' }),
   /** the exactly-once call ledger's index (keys, turn counters); records under `call:` */
   ledger: Object.freeze({ key: 'ledger', area: 'session' }),
   /** each chat tab's page model: which reply is which and whether it is old */

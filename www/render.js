@@ -268,6 +268,9 @@ export function callView(record, { onDecide, onCancel, onOpenApp, serverName = '
       record.durationMs !== undefined ? h('small', { class: 'call-duration', text: duration(record.durationMs) }) : null),
     state === 'unknown' ? h('p', { class: 'notice', text: t('callUnknownExplain') }) : null,
     record.byApp ? h('p', { class: 'call-by-app', dataset: { byApp: String(record.byApp) }, text: t('callByApp', String(record.byApp)) }) : null,
+    // A call its server answered with a task: it outlives the worker, and the user may wonder
+    // why a call keeps running after the browser was busy.
+    record.task ? h('p', { class: 'call-task', dataset: { task: String(record.task.id ?? '') }, text: t(state === 'running' ? 'callTaskRunning' : 'callTaskDone') }) : null,
     // The result sits in the chat's input: the user has to press Send there.
     record.unsent ? h('p', { class: 'notice', dataset: { unsent: 'true' }, text: t('resultNotSent') }) : null,
     record.deliveryNote ? h('p', { class: 'error-message', text: String(record.deliveryNote) }) : null,

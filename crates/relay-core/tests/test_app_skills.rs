@@ -83,7 +83,7 @@ fn skills_are_listed_without_reading_a_file() {
     );
     assert_eq!(views[0]["skills"][0]["references"], json!([FORMS_URI]));
     let log = host.take_log();
-    assert_eq!(log, ["mcp notes skills/list"]);
+    assert_eq!(log, ["mcp notes skills/list", "write local skills"]);
     assert_eq!(reads(&log), 0, "no prefetch: {log:?}");
     assert!(host.0.inserted.borrow().is_empty());
 }
@@ -330,4 +330,43 @@ fn a_tampered_skill_the_model_asks_for_is_an_error_and_never_reaches_the_chat() 
         relay_core::policy::CallState::Failed,
         "{record:?}"
     );
+}
+
+/// The listing outlives the worker: a restarted worker's prompt still offers `load_skill`, and
+/// the model's call of it, in a reply read after the restart, is a call (nothing listed again,
+/// one read). A removed server's listing goes with it.
+#[test]
+fn a_restarted_workers_prompt_and_parser_still_know_load_skill() {
+    let (host, run) = loaded();
+    list(&host);
+    ask(&run, &page(), json!({"type": "skills/list"})).expect("listed");
+    let stored = app_harness::stored_skills(&host);
+    assert_eq!(stored["notes"][0]["uri"], SKILL_URI, "{stored:#}");
+    assert!(
+        !stored.to_string().contains("SKILL_BODY"),
+        "no file content is stored"
+    );
+    host.stop();
+    let run = restart(&host);
+    let chat = json!({"tabId": TAB, "url": URL});
+    let prompt = ask(&run, &page(), json!({"type": "prompt/build", "chat": chat})).expect("prompt");
+    assert!(prompt["text"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("load_skill"));
+    host.answer("notes", "resources/read", served(SKILL_URI, SKILL_MD));
+    model_loads(&host, &run);
+    let log = host.take_log();
+    assert_eq!(reads(&log), 1, "{log:#?}");
+    assert!(!log.iter().any(|l| l.ends_with("skills/list")), "{log:#?}");
+    let inserted = host.0.inserted.borrow().join("\n");
+    assert!(inserted.contains("SKILL_BODY"), "{inserted}");
+    ask(
+        &run,
+        &page(),
+        json!({"type": "servers/remove", "id": "notes"}),
+    )
+    .expect("removed");
+    host.settle();
+    assert!(app_harness::stored_skills(&host).get("notes").is_none());
 }

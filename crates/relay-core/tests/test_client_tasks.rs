@@ -733,3 +733,33 @@ fn a_resumed_task_is_polled_in_the_session_it_was_created_in() {
     );
     assert_eq!(posts(&late, "initialize").len(), 1, "a new session");
 }
+
+/// Tools kept from an earlier run (the caller restarted; nothing listed since) still say which
+/// calls ask for a task: a `required` tool is called with the `task` param, without listing
+/// first, and the listing is still asked for when wanted (what was kept is never fresh).
+#[test]
+fn remembered_tools_still_ask_for_a_task_before_the_next_listing() {
+    let mut cfg = config();
+    cfg.tasks = true;
+    let alive = Rc::new(RefCell::new(Vec::new()));
+    let mut h = Harness::new(cfg, per_session_server(alive, 0));
+    let kept: relay_core::model::Tool = serde_json::from_value(json!({
+        "name": "research", "inputSchema": {"type": "object"},
+        "execution": {"taskSupport": "required"}
+    }))
+    .expect("a tool");
+    h.session.remember_tools(vec![kept]);
+    let call = h.submit(call_tool("research", json!({})));
+    h.run(5_000);
+    assert_eq!(text_of(h.ok(call)), "# Research Report");
+    assert!(posts(&h, "tools/list").is_empty(), "no listing needed");
+    assert_eq!(posts(&h, "tools/call")[0].params()["task"], json!({}));
+    let listed = h.submit(Operation::ListTools { refresh: false });
+    h.run(1_000);
+    h.ok(listed);
+    assert_eq!(
+        posts(&h, "tools/list").len(),
+        1,
+        "what was kept is not fresh"
+    );
+}

@@ -77,6 +77,9 @@ pub enum Effect {
     SaveConfig,
     /// Write [`App::tools`] to `chrome.storage.local` ([`TOOLS_KEY`]).
     SaveTools,
+    /// Write each server's skills listing to `chrome.storage.local`
+    /// ([`crate::contract::storage::SKILLS_KEY`]).
+    SaveSkills,
     /// Write what changed in the ledger to `chrome.storage.session`: each changed record, the
     /// index if it changed, records pruned (see `app::store`).
     SaveLedger,
@@ -159,7 +162,8 @@ pub struct App {
     sent_waiting: HashMap<String, send_later::PendingSend>,
     /// The MCP Apps open in the side panel (not persisted: their frames die with the panel).
     apps: apps::Apps,
-    /// Each server's skills as last listed (not persisted).
+    /// Each server's skills as last listed (persisted: the prompt and the parser know
+    /// `load_skill` after a worker restart).
     skills: skills::Skills,
 }
 
@@ -344,6 +348,9 @@ impl App {
         self.tools.remove(id);
         self.tools_generation += 1;
         let mut effects = vec![Effect::SaveConfig, Effect::SaveTools];
+        if self.forget_skills(id) {
+            effects.push(Effect::SaveSkills);
+        }
         effects.extend(self.forget_auth(id));
         effects
     }

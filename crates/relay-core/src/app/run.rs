@@ -26,7 +26,7 @@ use super::{
 use crate::client::jsonrpc::{ErrorCode, ErrorObject};
 use crate::client::{Operation, Output, ServerConfig, ServerStatus, SessionEvent};
 use crate::contract::request::answers;
-use crate::contract::storage::{Area, PAGES_KEY, SITES_KEY};
+use crate::contract::storage::{Area, PAGES_KEY, SITES_KEY, SKILLS_KEY};
 use crate::contract::views::{ImportAnswer, ImportedServer, ServerView};
 use crate::contract::{self, ErrorBody, Request, Role, TabMessage};
 
@@ -204,14 +204,16 @@ impl<H: Host> Runner<H> {
     pub async fn load(self: &Rc<Self>) -> Result<(), ErrorBody> {
         let local = self
             .host
-            .read(Area::Local, &[CONFIG_KEY, TOOLS_KEY, AUTH_KEY]);
+            .read(Area::Local, &[CONFIG_KEY, TOOLS_KEY, AUTH_KEY, SKILLS_KEY]);
         let session = self.host.read(Area::Session, &[LEDGER_KEY, PAGES_KEY]);
         let (local, session) = (local.await?, session.await?);
         let mut values = local.into_iter().chain(session);
         let mut next = || values.next().unwrap_or_default();
         let config: Config = serde_json::from_value(next()).unwrap_or_default();
-        let tools = serde_json::from_value(next()).unwrap_or_default();
+        let tools: BTreeMap<String, Vec<crate::model::Tool>> =
+            serde_json::from_value(next()).unwrap_or_default();
         let auth: BTreeMap<_, _> = serde_json::from_value(next()).unwrap_or_default();
+        let skills = next();
         let index = next();
         let pages = next();
         // The ledger's records, one key each, as its index names them.
@@ -232,12 +234,18 @@ impl<H: Host> Runner<H> {
             for (id, mode) in protocols {
                 pool.remember_protocol_mode(&id, mode);
             }
+            // Their tools' definitions, as listed before: a tool that runs as a task is asked
+            // for one, also before the next listing.
+            for (id, tools) in &tools {
+                pool.remember_tools(id, tools.clone());
+            }
         });
         let (mut app, mut effects) = App::restore(config, tools, ledger);
         if !current {
             app.ledger_layout_changed();
         }
         effects.extend(app.restore_auth(auth));
+        app.restore_skills(skills);
         app.restore_pages(pages);
         *self.app.borrow_mut() = app;
         self.run_effects(effects).await
@@ -662,6 +670,7 @@ impl<H: Host> Runner<H> {
             Effect::SaveConfig
             | Effect::SavePages
             | Effect::SaveTools
+            | Effect::SaveSkills
             | Effect::SaveLedger
             | Effect::SaveResult(_)
             | Effect::SaveAuth
@@ -671,7 +680,7 @@ impl<H: Host> Runner<H> {
 
     /// Effects of background work: nobody waits for an answer, so a failed storage write can
     /// only be reported.
-    async fn run_background(self: &Rc<Self>, effects: Vec<Effect>) {
+    pub(super) async fn run_background(self: &Rc<Self>, effects: Vec<Effect>) {
         if let Err(e) = self.run_effects(effects).await {
             self.host.warn(&format!("MCP Relay: {}", e.message));
         }

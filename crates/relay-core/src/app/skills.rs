@@ -26,13 +26,16 @@ use crate::contract::{ErrorBody, ErrorKind, Request, TabMessage};
 use crate::model::{CallToolResult, Content, ReadResourceResult, Tool};
 use crate::skills::{self, Skill, SkillError};
 
-/// Each server's skills as last listed (not persisted: a listing is cheap, and after a restart
-/// the first load lists again).
+/// Each server's skills as last listed, persisted ([`crate::contract::storage::SKILLS_KEY`]):
+/// a restarted worker's prompt and parser still know each server's `load_skill`.
 #[derive(Debug, Default)]
 pub(super) struct Skills {
     listed: BTreeMap<String, Vec<Skill>>,
     /// Each server's `load_skill` tool, made from its listing.
     tools: BTreeMap<String, Tool>,
+    /// The servers listed since the worker started (a user's load lists a server first
+    /// otherwise, so it reads what the server lists now).
+    fresh: std::collections::BTreeSet<String>,
 }
 
 impl Skills {
@@ -110,37 +113,78 @@ impl App {
 
     /// Whether `server`'s skills were listed since the worker started.
     pub fn skills_known(&self, server: &str) -> bool {
-        self.skills.listed.contains_key(server)
+        self.skills.fresh.contains(server)
     }
 
-    /// Keeps a server's listing (a failure keeps the last one) and makes its view.
+    /// Keeps a server's listing (a failure keeps the last one) and makes its view; the effects
+    /// save the listing when it changed.
     pub fn skills_listed(
         &mut self,
         server: &str,
         listed: Result<Vec<Skill>, ErrorBody>,
-    ) -> SkillsView {
+    ) -> (SkillsView, Vec<Effect>) {
+        let mut effects = Vec::new();
         let error = match listed {
             Ok(skills) => {
-                let tool = skills::load_skill_tool(&skills);
-                if self.skills.tools.get(server) != tool.as_ref() {
-                    match tool {
-                        Some(tool) => self.skills.tools.insert(server.to_owned(), tool),
-                        None => self.skills.tools.remove(server),
-                    };
-                    // The prompt and the parser's names follow.
-                    self.tools_generation += 1;
+                self.skills.fresh.insert(server.to_owned());
+                if self.skills.listed.get(server) != Some(&skills) {
+                    self.keep_skills(server, skills);
+                    effects.push(Effect::SaveSkills);
                 }
-                self.skills.listed.insert(server.to_owned(), skills);
                 None
             }
             Err(e) => Some(e),
         };
         let skills = self.skills.listed.get(server).map(Vec::as_slice);
-        SkillsView {
+        let view = SkillsView {
             server_id: server.to_owned(),
             server_name: self.config.server_name(server),
             skills: skills.unwrap_or_default().iter().map(view).collect(),
             error,
+        };
+        (view, effects)
+    }
+
+    /// A server's listing and the `load_skill` tool made from it.
+    fn keep_skills(&mut self, server: &str, skills: Vec<Skill>) {
+        let tool = skills::load_skill_tool(&skills);
+        if self.skills.tools.get(server) != tool.as_ref() {
+            match tool {
+                Some(tool) => self.skills.tools.insert(server.to_owned(), tool),
+                None => self.skills.tools.remove(server),
+            };
+            // The prompt and the parser's names follow.
+            self.tools_generation += 1;
+        }
+        self.skills.listed.insert(server.to_owned(), skills);
+    }
+
+    /// Forgets a removed server's listing; whether there was one.
+    pub(super) fn forget_skills(&mut self, server: &str) -> bool {
+        self.skills.fresh.remove(server);
+        let had = self.skills.listed.remove(server).is_some();
+        if self.skills.tools.remove(server).is_some() {
+            self.tools_generation += 1;
+        }
+        had
+    }
+
+    /// The listings as stored.
+    pub(super) fn skills_to_store(&self) -> Value {
+        serde_json::to_value(&self.skills.listed).unwrap_or_default()
+    }
+
+    /// The listings a restarted worker finds in storage (of servers it still has; an
+    /// unreadable entry is left out, and the next listing replaces it).
+    pub fn restore_skills(&mut self, stored: Value) {
+        let Ok(stored) = serde_json::from_value::<BTreeMap<String, Value>>(stored) else {
+            return;
+        };
+        for (server, skills) in stored {
+            let known = self.config.servers.iter().any(|s| s.id == server);
+            if let (true, Ok(skills)) = (known, serde_json::from_value(skills)) {
+                self.keep_skills(&server, skills);
+            }
         }
     }
 
@@ -256,10 +300,14 @@ impl<H: Host> Runner<H> {
     /// Nothing of a skill is read.
     pub(super) async fn skills_list(self: &Rc<Self>, ids: Vec<String>) -> Answer {
         let mut views = Vec::new();
+        let mut effects = Vec::new();
         for id in ids {
             let listed = self.list_skills(&id).await;
-            views.push(self.app.borrow_mut().skills_listed(&id, listed));
+            let (view, saves) = self.app.borrow_mut().skills_listed(&id, listed);
+            views.push(view);
+            effects.extend(saves);
         }
+        self.run_effects(effects).await?;
         Ok(answer::<answers::SkillsList>(views))
     }
 
@@ -270,7 +318,8 @@ impl<H: Host> Runner<H> {
         let info = status.into_iter().find(|s| s.id == id).and_then(|s| s.info);
         if info.is_some_and(|info| skills::declared_by(&info.capabilities)) {
             let listed = self.list_skills(id).await;
-            self.app.borrow_mut().skills_listed(id, listed);
+            let (_, effects) = self.app.borrow_mut().skills_listed(id, listed);
+            self.run_background(effects).await;
         }
     }
 

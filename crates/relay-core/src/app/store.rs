@@ -246,6 +246,11 @@ impl App {
                 super::TOOLS_KEY,
                 json(serde_json::to_value(&self.tools)),
             ),
+            Effect::SaveSkills => one(
+                Area::Local,
+                crate::contract::storage::SKILLS_KEY,
+                self.skills_to_store(),
+            ),
             Effect::SaveAuth => one(
                 Area::Local,
                 super::AUTH_KEY,

@@ -72,6 +72,14 @@ impl ToolCache {
         true
     }
 
+    /// Knows `tools` for their definitions only (never fresh: a listing still asks the
+    /// server), when nothing was fetched yet: what the caller kept from an earlier run.
+    pub fn remember(&mut self, tools: Vec<Tool>) {
+        if self.entry.is_none() {
+            self.entry = Some((tools, 0, 0));
+        }
+    }
+
     /// Forgets the list (the server changed it, or the session was reset).
     pub fn invalidate(&mut self) {
         self.entry = None;

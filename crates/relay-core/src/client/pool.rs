@@ -396,6 +396,17 @@ impl Pool {
         true
     }
 
+    /// Knows a server's tools from an earlier run for their definitions (which calls ask for a
+    /// task, which arguments go into headers) until they are listed again; false when the
+    /// server is gone.
+    pub fn remember_tools(&mut self, id: &str, tools: Vec<crate::model::Tool>) -> bool {
+        let Some(slot) = self.slots.get_mut(id) else {
+            return false;
+        };
+        slot.session.remember_tools(tools);
+        true
+    }
+
     /// A server's session as it is now, to take up again after a restart
     /// ([`Session::snapshot`]).
     pub fn snapshot(&self, id: &str) -> Option<SessionSnapshot> {

@@ -37,6 +37,9 @@ pub struct StorageKey {
 pub const CONFIG_KEY: &str = "config";
 /// The key of the last known tools per server in local storage.
 pub const TOOLS_KEY: &str = "tools";
+/// The key of the last skills listing of each server (SEP-2640: names, descriptions, files with
+/// their digests; never a file's content) in local storage.
+pub const SKILLS_KEY: &str = "skills";
 /// The key of the exactly-once call ledger's index in session storage (`app::LedgerIndex`: the
 /// calls' keys, the turn counters, quoted calls); each call's record is a key of its own
 /// ([`CALL_PREFIX`]).
@@ -99,6 +102,12 @@ pub const STORAGE: &[StorageKey] = &[
         area: Area::Local,
         js_type: "Record<string, unknown[]>",
         doc: "the last tools/list of each server, by server id",
+    },
+    StorageKey {
+        key: SKILLS_KEY,
+        area: Area::Local,
+        js_type: "Record<string, unknown[]>",
+        doc: "the last skills/list of each server, by server id (no file content)",
     },
     StorageKey {
         key: LEDGER_KEY,

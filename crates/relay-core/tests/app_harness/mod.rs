@@ -471,3 +471,8 @@ pub fn ok(text: &str) -> Result<Output, ClientError> {
 
 pub const CALL: &str =
     "Sure.\n```json\n{\"tool\": \"add\", \"arguments\": {\"text\": \"milk\"}}\n```\n";
+
+/// Each server's skills listing as stored.
+pub fn stored_skills(host: &Mem) -> Value {
+    host.stored(Area::Local, relay_core::contract::storage::SKILLS_KEY)
+}

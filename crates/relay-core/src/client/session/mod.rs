@@ -389,6 +389,12 @@ impl Session {
         })
     }
 
+    /// Knows the server's tools from an earlier run for their definitions only
+    /// ([`crate::client::ToolCache::remember`]).
+    pub fn remember_tools(&mut self, tools: Vec<crate::model::Tool>) {
+        self.tools.remember(tools);
+    }
+
     /// Starts from what a server was found to speak before (persisted by the caller), so
     /// `server/discover` is not tried again on a server that did not know it.
     pub fn remember_protocol_mode(&mut self, mode: Option<ProtocolMode>) {
