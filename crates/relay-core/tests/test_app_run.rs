@@ -91,7 +91,7 @@ fn a_state_load_reads_each_area_once_then_makes_the_origin_rules() {
     assert_eq!(
         host.take_log(),
         [
-            "read local config,tools,auth",
+            "read local config,tools,auth,skills",
             "read session ledger,pages",
             "rules []"
         ]
