@@ -1,7 +1,8 @@
 //! `cargo xtask bench`: the criterion benchmarks of relay-core (native), then every
 //! `tests/bench/*.bench.mjs` script (the same inputs through the wasm build in Node, token counts,
 //! browser figures), merged into `target/bench/summary.json` as
-//! `{"figure name": {"value": N, "unit": "…"}}`.
+//! `{"figure name": {"value": N, "unit": "…"}}`; it also prints the wasm module's bytes per crate
+//! and the crates above their baseline (`cargo xtask size`).
 //!
 //! `bench --quick` produces every figure once with short measurements (criterion: 10 samples of
 //! ~0.1 s, built with the dev profile the test suite already compiled, so native figures are
@@ -126,6 +127,14 @@ pub fn bench(x: &Xtask, args: &[String]) -> Result<()> {
         "wasm size (optimised, gzipped)".into(),
         json!({"value": crate::build::gzip_len(&bytes)? / 1024, "unit": "KB"}),
     );
+
+    // Where the module's bytes go, per crate, and the crates above their baseline (a build of
+    // relay-wasm with its names kept: a full run's, not a smoke run's).
+    if quick {
+        step("bench: module bytes per crate skipped (--quick): cargo xtask size");
+    } else {
+        crate::size::size(x)?;
+    }
 
     // The wasm benchmarks read the very inputs the native ones use.
     let inputs = x.target().join("bench/inputs");

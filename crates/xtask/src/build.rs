@@ -21,7 +21,8 @@ use crate::util::{cmd, run, step, Result, Xtask, WASM_BINDGEN_VERSION};
 /// V8 compiles a function on its first call (lazily), so a worker's first message compiled all
 /// of it, 11 ms on this machine; kept apart, each message compiles only the code it runs
 /// (first `servers/list` after a cold start 65-72 -> 38-45 ms), and the module gzips 7% smaller.
-/// Parser, stream and prompt figures did not move (BENCHMARKS.md, "Cold start").
+/// Parser, stream and prompt figures did not move (BENCHMARKS.md's history, `git show
+/// 3325361:BENCHMARKS.md`, "Lazy compilation and wasm-opt's one-caller inlining").
 const WASM_OPT_FLAGS: &[&str] = &["-Oz", "--one-caller-inline-max-function-size=0"];
 /// wasm-bindgen's flags beyond the target: `--weak-refs` frees an exported object's wasm memory
 /// (a `StreamParser`, a `ToolSet`) once JavaScript drops it, through a `FinalizationRegistry`,
@@ -45,7 +46,7 @@ pub fn build(x: &Xtask) -> Result<()> {
     // Two modules: the extension's worker calls only `handle` and `answerAtOnce`, so its module
     // (relay-wasm) leaves out the JavaScript API that the Node build (relay-node, which links
     // relay-wasm in) exports for tests and tools: 9% fewer bytes to fetch and compile on every
-    // worker start (BENCHMARKS.md, size). The extension's module is built for size, the Node
+    // worker start (BENCHMARKS.md, "Module size"). The extension's module is built for size, the Node
     // library's core for speed (Cargo.toml, `wasm-node`).
     // (target, output, crate, its library's file name, cargo profile)
     let built = x.target().join("relay-wasm");

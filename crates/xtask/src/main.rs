@@ -1,7 +1,7 @@
 //! `cargo xtask`: MCP Relay's build automation, one small Rust binary instead of shell scripts.
 //!
-//! Commands: `setup`, `build`, `codegen`, `test`, `demo`, `bench`, `dist`, `fuzz`, `conformance`, `sweep`,
-//! `install-host`.
+//! Commands: `setup`, `build`, `codegen`, `test`, `demo`, `bench`, `size`, `dist`, `fuzz`, `conformance`,
+//! `sweep`, `install-host`.
 //! Every command that needs tools runs `setup` first; setup is idempotent and checks before it
 //! installs, so a second run is a no-op in seconds.
 
@@ -11,6 +11,7 @@ mod codegen;
 mod fuzz;
 mod host;
 mod setup;
+mod size;
 mod test;
 mod tidy;
 mod util;
@@ -38,6 +39,9 @@ commands:
                `--competitor NAME=DIR`, repeatable, NAME one of deepseek-pp, superassistant,
                gemini-nexus: that extension's parsers, bundled from a local checkout, side by side
                with ours)
+  size         the wasm module's bytes per crate and function (tests/bench/wasm-size.mjs --build),
+               naming the crates above their baseline (crates/xtask/src/size.rs); tidy fails when
+               the gzipped module is over its budget (crates/xtask/src/tidy.rs, WASM_GZIP_BUDGET)
   dist         package the extension as a zip under target/dist
   fuzz         fuzz the parser and the wire decoders for FUZZ_SECONDS (default 60): seeded
                mutation rounds and property tests on stable Rust, a new seed each round
@@ -73,6 +77,7 @@ fn main() -> ExitCode {
         "test" => test::test(&x, rest),
         "demo" => test::demo(&x, rest),
         "bench" => bench::bench(&x, rest),
+        "size" => setup::setup(&x).and_then(|()| size::size(&x)),
         "dist" => setup::setup(&x)
             .and_then(|()| build::build(&x))
             .and_then(|()| build::dist(&x)),
