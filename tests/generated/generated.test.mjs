@@ -18,6 +18,7 @@ export const REGRESSIONS = [
   2112268862, // a long paste shown as a file card, turns alike: no reply found
   437568720, // a paste-only editor: the person's greeting typed, never pasted (the driver's mistake)
   1946257797, // an old conversation opened in place while the last reply was live: its call ran
+  32759349, // the answer showed only "\n\n" when the page drew the conversation again: the call's reply, drawn above it, was taken for more of the answer and its call ran a third time
 ];
 
 /** @type {any} */

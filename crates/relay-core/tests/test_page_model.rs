@@ -493,3 +493,70 @@ fn another_conversation_shown_while_a_reply_was_being_written_is_history() {
         );
     }
 }
+
+/// Sweep seed 32759349 (bursts, a thinking block, Regenerate, then ‹ ›): the final answer had
+/// begun with nothing but white space ("\n\n") when the page drew the whole conversation again
+/// in new elements. The reply with the call, drawn again above the answer, begins with that
+/// white space too: it is the reply it was, never more of the answer being written (which
+/// made its call run once more).
+#[test]
+fn a_reply_drawn_again_above_an_answer_that_showed_only_white_space_is_the_reply_it_was() {
+    let mut tab = Tab::new("load-1");
+    fresh_reply(&mut tab);
+    let reply = format!("\n\n{CALL}");
+    tab.look(&[user(1), same(2), user(3), a(4, &reply)], true);
+    tab.wait(STOP_QUIET_MS);
+    tab.look(&[user(1), same(2), user(3), same(4)], false);
+    assert_eq!(tab.states(), [TurnState::History, TurnState::Done]);
+    let call_id = tab.ids()[1].clone();
+    // The results go back; the answer starts with white space only.
+    tab.send(&[user(1), same(2), user(3), same(4), user(5)]);
+    tab.wait(100);
+    tab.look(
+        &[user(1), same(2), user(3), same(4), user(5), a(6, "\n\n")],
+        false,
+    );
+    assert_eq!(tab.states()[2], TurnState::Live);
+    // The whole conversation drawn again, every turn a new element.
+    tab.wait(100);
+    let answer = "\n\nFinal answer: 5.";
+    let out = tab.look(
+        &[
+            user(11),
+            a(12, "old answer"),
+            user(13),
+            a(14, &reply),
+            user(15),
+            a(16, answer),
+        ],
+        false,
+    );
+    for r in &out.reports {
+        let text = match &r.text {
+            ReportText::Whole(t) | ReportText::Appended { text: t, .. } => t.as_str(),
+            _ => "",
+        };
+        assert!(
+            r.history || !text.contains("\"tool\""),
+            "the call's reply taken for a reply being written: {r:?}"
+        );
+    }
+    assert!(tab.ids().contains(&call_id));
+    tab.wait(SETTLE_MS);
+    let out = tab.look(
+        &[user(11), same(12), user(13), same(14), user(15), same(16)],
+        false,
+    );
+    assert!(
+        out.reports.iter().all(|r| r.message_id == call_id
+            || !matches!(&r.text, ReportText::Whole(t) if t.contains("\"tool\""))),
+        "{:?}",
+        out.reports
+    );
+    assert_eq!(
+        tab.ids().iter().filter(|id| **id == call_id).count(),
+        1,
+        "{:?}",
+        tab.ids()
+    );
+}

@@ -721,10 +721,17 @@ impl Page {
         };
         // A reply being written, re-rendered per token: its new element extends its text. First:
         // a regenerated reply that ends with its old text again is the one being written, not
-        // the old reply it repeats.
-        if let Some(i) = self.turns.iter().rposition(|t| {
-            gone(&t) && writing(t) && t.text.as_deref().is_some_and(|old| extends(old, text))
-        }) {
+        // the old reply it repeats. Elsewhere than the page's last place, only a text with
+        // enough content to tell replies apart: one that showed white space alone ("\n\n"
+        // before its first token) begins every reply, also one drawn again above it.
+        let written_on = |old: &str| {
+            extends(old, text) && (last || render::content(old).len() >= render::START_CHARS)
+        };
+        if let Some(i) = self
+            .turns
+            .iter()
+            .rposition(|t| gone(&t) && writing(t) && t.text.as_deref().is_some_and(written_on))
+        {
             return Found::Here(i);
         }
         // Its final render in a new element (a table drawn, a gutter), the same content give
