@@ -2,7 +2,8 @@
 // `cargo xtask dist` (the zip, unpacked, loads in Chromium and answers; its install-host.sh
 // installs the packed native host into a temporary HOME and removes it again), `cargo xtask
 // install-host` (the native host registered, idempotent, removed again), `cargo xtask
-// conformance` (the official suite passes and says so), a short `cargo xtask fuzz`, and
+// conformance` (the official suite passes and says so), `cargo xtask size` (bytes per crate), a
+// short `cargo xtask fuzz`, and
 // `cargo xtask bench --quick` (every figure lands in target/bench/summary.json).
 //
 //   node --test tests/commands/commands.test.mjs
@@ -170,6 +171,15 @@ test('cargo xtask conformance: the official client suite passes and prints its t
       assert.match(r.stderr, new RegExp(`# ${suite} ${scenario}: Passed: (\\d+)/\\1, 0 failed, 0 warnings`), `${suite} ${scenario}`);
     }
   }
+});
+
+test('cargo xtask size: the module\'s bytes per crate and per function, and the crates above their baseline', { timeout: 900_000 }, async () => {
+  const r = await xtask(['size'], { timeoutMs: 880_000 });
+  ok(r, 'cargo xtask size');
+  assert.match(r.stdout, /^per crate \(code bytes/m);
+  assert.match(r.stdout, /^ {2}relay_core +\d+\.\d KB/m);
+  assert.match(r.stdout, /^top 15 functions:/m);
+  assert.match(r.stdout, /^(no crate is above its baseline|grew: \S+ \d+ bytes of code)/m);
 });
 
 test('cargo xtask sweep: the loop on the given generated pages, with the table per dimension value', { timeout: 600_000 }, async () => {
