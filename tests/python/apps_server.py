@@ -22,18 +22,15 @@ The two apps are hand-written HTML with plain JS speaking the MCP Apps protocol 
 `postMessage` to `window.parent` (no SDK, no external scripts), as the spec's "no SDK" example.
 """
 
-import argparse
 import json
-import socket
 import sys
-import threading
-import time
 
 from mcp.server.apps import Apps, ResourceCsp
 from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult, TextContent
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse
+from serve import serve
 
 CHART_URI = "ui://charts/chart.html"
 HOSTILE_URI = "ui://charts/hostile.html"
@@ -266,12 +263,6 @@ initialize('hostile-app').then(() => attacks('load'));
 """
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def build(port: int) -> MCPServer:
     origin = f"http://127.0.0.1:{port}"
     calls = {"show_chart": 0, "refresh_chart": 0, "secret_admin": 0, "hostile_view": 0}
@@ -339,30 +330,8 @@ def build(port: int) -> MCPServer:
     return server
 
 
-def wait_and_announce(port: int, url: str) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                print(f"listening {url}", flush=True)
-                return
-        except OSError:
-            time.sleep(0.05)
-    print("NOT READY", flush=True)
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("port", nargs="?", type=int)
-    parser.add_argument("--port", dest="port_opt", type=int)
-    args = parser.parse_args()
-    port = args.port_opt if args.port_opt is not None else (args.port or 0)
-    if port == 0:
-        port = free_port()
-    server = build(port)
-    url = f"http://127.0.0.1:{port}/mcp"
-    threading.Thread(target=wait_and_announce, args=(port, url), daemon=True).start()
-    server.run(transport="streamable-http", host="127.0.0.1", port=port)
+    serve(build)
 
 
 if __name__ == "__main__":

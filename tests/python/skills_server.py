@@ -17,12 +17,8 @@ Skills:
 checks).
 """
 
-import argparse
 import hashlib
-import socket
 import sys
-import threading
-import time
 from typing import Any
 
 from mcp.server.extension import Extension, MethodBinding
@@ -30,6 +26,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import PaginatedRequestParams
 from starlette.requests import Request
 from starlette.responses import JSONResponse
+from serve import serve
 
 GOOD_MD = """---
 name: release-notes
@@ -111,12 +108,6 @@ class Skills(Extension):
         return [MethodBinding("skills/list", PaginatedRequestParams, skills_list)]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def build(port: int) -> MCPServer:
     reads: dict[str, int] = {uri: 0 for uri in FILES}
     server = MCPServer("py-skills-test", extensions=[Skills()])
@@ -142,30 +133,8 @@ def build(port: int) -> MCPServer:
     return server
 
 
-def wait_and_announce(port: int, url: str) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                print(f"listening {url}", flush=True)
-                return
-        except OSError:
-            time.sleep(0.05)
-    print("NOT READY", flush=True)
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("port", nargs="?", type=int)
-    parser.add_argument("--port", dest="port_opt", type=int)
-    args = parser.parse_args()
-    port = args.port_opt if args.port_opt is not None else (args.port or 0)
-    if port == 0:
-        port = free_port()
-    server = build(port)
-    url = f"http://127.0.0.1:{port}/mcp"
-    threading.Thread(target=wait_and_announce, args=(port, url), daemon=True).start()
-    server.run(transport="streamable-http", host="127.0.0.1", port=port)
+    serve(build)
 
 
 if __name__ == "__main__":

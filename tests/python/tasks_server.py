@@ -21,8 +21,6 @@ answer it works ~1 s more ("Planning <city> in <month>...") and completes with t
 extension.
 """
 
-import argparse
-import socket
 import sys
 import threading
 import time
@@ -36,6 +34,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import RequestParams
 from starlette.requests import Request
 from starlette.responses import JSONResponse
+from serve import serve
 
 TASKS = "io.modelcontextprotocol/tasks"
 POLL_MS = 300
@@ -195,12 +194,6 @@ class Tasks(Extension):
         ]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def build(port: int) -> MCPServer:
     tasks = Tasks()
     server = MCPServer("py-tasks-test", extensions=[tasks])
@@ -217,30 +210,8 @@ def build(port: int) -> MCPServer:
     return server
 
 
-def wait_and_announce(port: int, url: str) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                print(f"listening {url}", flush=True)
-                return
-        except OSError:
-            time.sleep(0.05)
-    print("NOT READY", flush=True)
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("port", nargs="?", type=int)
-    parser.add_argument("--port", dest="port_opt", type=int)
-    args = parser.parse_args()
-    port = args.port_opt if args.port_opt is not None else (args.port or 0)
-    if port == 0:
-        port = free_port()
-    server = build(port)
-    url = f"http://127.0.0.1:{port}/mcp"
-    threading.Thread(target=wait_and_announce, args=(port, url), daemon=True).start()
-    server.run(transport="streamable-http", host="127.0.0.1", port=port)
+    serve(build)
 
 
 if __name__ == "__main__":
