@@ -84,6 +84,21 @@ export async function openExtensionPage(ext, path) {
   return page;
 }
 
+/**
+ * Stops the extension's service worker the way Chrome does when it idles it out: its DevTools
+ * target closed, through a CDP session of `page`. Throws when no worker runs.
+ * @param {{context: import('playwright-core').BrowserContext, extensionId: string}} ext
+ * @param {import('playwright-core').Page} page
+ */
+export async function stopServiceWorker(ext, page) {
+  const cdp = await ext.context.newCDPSession(page);
+  const { targetInfos } = await cdp.send('Target.getTargets');
+  const worker = targetInfos.find((t) => t.type === 'service_worker' && t.url.startsWith(`chrome-extension://${ext.extensionId}/`));
+  if (!worker) throw new Error('the extension service worker is not a target');
+  await cdp.send('Target.closeTarget', { targetId: worker.targetId });
+  await cdp.detach();
+}
+
 /** Sends a contract message from an extension page and returns the envelope. */
 export async function coreCall(page, message) {
   return page.evaluate((m) => chrome.runtime.sendMessage(m), message);

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SITES_DIR, loadAdapters, waitForReply } from '../fixtures/sites/_shared/loop.mjs';
 import {
-  launchExtension, openExtensionPage, coreCall, ok, until, serveStatic, startProcess, ROOT, TARGET,
+  launchExtension, openExtensionPage, coreCall, ok, until, serveStatic, startProcess, stopServiceWorker, ROOT, TARGET,
 } from './harness.mjs';
 
 const HOST = process.env.RELAY_HOST || join(TARGET, 'debug/relay-host');
@@ -247,10 +247,7 @@ test('the worker stopped mid-call on a local server: the call becomes unknown, n
     const states = async () => (await ok(await coreCall(panel, { type: 'activity/list', chat: { ...chatRef, url: page.url() } }))).map((c) => `${c.tool}:${c.state}`);
     await until(async () => (await states()).includes('slow:running') && existsSync(callsFile()), { timeoutMs: 20_000, what: 'the slow call running in the local server' });
     const pid = Number(readFileSync(pidFile(), 'utf8').trim().split('\n').at(-1));
-    const cdp = await ext.context.newCDPSession(page);
-    const { targetInfos } = await cdp.send('Target.getTargets');
-    const worker = targetInfos.find((t) => t.type === 'service_worker' && t.url.startsWith(`chrome-extension://${ext.extensionId}/`));
-    await cdp.send('Target.closeTarget', { targetId: worker.targetId });
+    await stopServiceWorker(ext, page);
     // The port closed with the worker: the host stopped the server and exited.
     await until(() => !alive(pid), { timeoutMs: 10_000, what: 'the local server to stop with the worker' });
     await until(async () => (await states()).includes('slow:unknown'), { timeoutMs: 20_000, what: 'the call unknown after the restart' });

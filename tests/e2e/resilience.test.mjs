@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadAdapters, startRig, waitForReply, until } from '../fixtures/sites/_shared/loop.mjs';
-import { waitInClosedShadow, textsInClosedShadow } from './harness.mjs';
+import { waitInClosedShadow, textsInClosedShadow, stopServiceWorker } from './harness.mjs';
 
 const { SITES } = loadAdapters();
 const chatgpt = SITES.find((s) => s.id === 'chatgpt');
@@ -90,11 +90,7 @@ test('service worker stopped mid-call: the chat is told the outcome (unknown) wi
   await until(async () => (await states(chatRef, page)).includes('slow_count:running'), { timeoutMs: 15_000, what: 'the call running' });
   // The reply with the call has ended on the page: only the call is under way.
   await until(() => page.evaluate(() => window.__fixture.replies === 1), { what: 'the call\'s reply ended' });
-  const cdp = await rig.ext.context.newCDPSession(page);
-  const { targetInfos } = await cdp.send('Target.getTargets');
-  const worker = targetInfos.find((t) => t.type === 'service_worker' && t.url.startsWith(`chrome-extension://${rig.ext.extensionId}/`));
-  assert.ok(worker, 'the extension service worker is a target');
-  await cdp.send('Target.closeTarget', { targetId: worker.targetId });
+  await stopServiceWorker(rig.ext, page);
   const stoppedAt = Date.now();
   // Any message wakes a fresh worker (here the side panel's): it rebuilds from storage, marks
   // the call unknown, and the chat hears of it with no reload and no change on the page.

@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { loadAdapters, startRig, waitForReply, until } from '../fixtures/sites/_shared/loop.mjs';
 import { startServerEverything } from '../interop/lib.mjs';
 import { startCountingProxy } from './counting-proxy.mjs';
-import { openExtensionPage, TARGET } from './harness.mjs';
+import { openExtensionPage, stopServiceWorker, TARGET } from './harness.mjs';
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
 
@@ -54,15 +54,10 @@ async function researchChat(args) {
 
 const research = async (chatRef, page) => (await rig.calls(chatRef, page)).find((c) => c.tool === TOOL);
 
-/** Stops the extension's service worker the way Chrome does (its target closed). */
+/** Stops the extension's service worker, marked first so that its restart shows. */
 async function stopWorker(page) {
-  const cdp = await rig.ext.context.newCDPSession(page);
-  const { targetInfos } = await cdp.send('Target.getTargets');
-  const worker = targetInfos.find((t) => t.type === 'service_worker' && t.url.startsWith(`chrome-extension://${rig.ext.extensionId}/`));
-  assert.ok(worker, 'the extension service worker is a target');
   await rig.ext.sw.evaluate(() => { globalThis.__relayTestMarker = true; });
-  await cdp.send('Target.closeTarget', { targetId: worker.targetId });
-  await cdp.detach();
+  await stopServiceWorker(rig.ext, page);
 }
 
 test('the worker stopped mid-task: the restarted worker gets the real report into the chat once, and the tool ran once', async (t) => {
