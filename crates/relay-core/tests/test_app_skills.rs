@@ -237,6 +237,12 @@ fn model_loads(host: &Mem, run: &std::rc::Rc<relay_core::app::Runner<Mem>>) -> V
     answer
 }
 
+/// The chat's one call record.
+fn only_call(run: &std::rc::Rc<relay_core::app::Runner<Mem>>) -> relay_core::policy::CallRecord {
+    let app = run.app.borrow();
+    app.ledger.calls.values().next().cloned().expect("a call")
+}
+
 #[test]
 fn the_prompt_offers_load_skill_only_for_servers_with_skills() {
     let (host, run) = loaded();
@@ -282,15 +288,7 @@ fn the_models_load_skill_call_answers_with_the_verified_skill() {
         inserted.iter().any(|t| t.contains("SKILL_BODY")),
         "{inserted:?}"
     );
-    let record = run
-        .app
-        .borrow()
-        .ledger
-        .calls
-        .values()
-        .next()
-        .cloned()
-        .expect("a call");
+    let record = only_call(&run);
     assert_eq!(
         record.state,
         relay_core::policy::CallState::Done,
@@ -316,15 +314,7 @@ fn a_tampered_skill_the_model_asks_for_is_an_error_and_never_reaches_the_chat() 
         inserted.iter().any(|t| t.contains("does not match")),
         "{inserted:?}"
     );
-    let record = run
-        .app
-        .borrow()
-        .ledger
-        .calls
-        .values()
-        .next()
-        .cloned()
-        .expect("a call");
+    let record = only_call(&run);
     assert_eq!(
         record.state,
         relay_core::policy::CallState::Failed,
