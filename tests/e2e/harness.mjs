@@ -233,9 +233,19 @@ export async function trustedClickInClosedShadow(page, hostSelector, innerSelect
   const cdp = await cdpFor(page);
   const [nodeId] = await closedShadowNodes(page, hostSelector, innerSelector);
   if (!nodeId) throw new Error(`nothing matches ${innerSelector} inside ${hostSelector}`);
-  await cdp.send('DOM.scrollIntoViewIfNeeded', { nodeId });
-  const { model } = await cdp.send('DOM.getBoxModel', { nodeId });
-  const q = model.border; // x1,y1 … x4,y4 in CSS pixels of the main frame's viewport
+  // Where it is once it holds still: the cards are placed again after a render (a list opened,
+  // the page scrolled), and a click aimed at the box of one frame lands beside it in the next.
+  // Two boxes alike across two animation frames (of the page in front), at most 20 looks.
+  await page.bringToFront();
+  let q = null;
+  for (let look = 0; look < 20; look++) {
+    await cdp.send('DOM.scrollIntoViewIfNeeded', { nodeId });
+    const { model } = await cdp.send('DOM.getBoxModel', { nodeId });
+    const same = q && model.border.every((v, i) => v === q[i]);
+    q = model.border; // x1,y1 … x4,y4 in CSS pixels of the main frame's viewport
+    if (same) break;
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  }
   const x = (q[0] + q[2] + q[4] + q[6]) / 4;
   const y = (q[1] + q[3] + q[5] + q[7]) / 4;
   await page.bringToFront();
