@@ -37,4 +37,5 @@ pub mod prompt;
 pub mod result;
 pub mod schema;
 pub mod skills;
+pub mod sorted_map;
 pub mod sse;

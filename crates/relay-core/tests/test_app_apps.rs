@@ -3,7 +3,7 @@
 //! stays a tool of its server for the user and for its server's apps; the client declares the
 //! extension only when the host renders apps.
 
-use std::collections::BTreeMap;
+use relay_core::sorted_map::SortedMap;
 
 use relay_core::app::{chat_key, App, CallEnd, ChatSettings, Config, Io, Sender, Step};
 use relay_core::apps::{self, ToolUi, APP_CALLS_WITHOUT_ASKING};
@@ -70,7 +70,7 @@ fn app() -> App {
     for t in &tools {
         config.set_tool("weather", &t.name, Some(ToolPolicy::Allow), None);
     }
-    let tools = BTreeMap::from([("weather".to_owned(), tools)]);
+    let tools = SortedMap::from([("weather".to_owned(), tools)]);
     App::restore(config, tools, Ledger::default()).0
 }
 

@@ -2,7 +2,7 @@
 //! written never claims an attachment the page did not make, and the record says which files
 //! were left out and why, so the panel warns instead of calling the call simply done.
 
-use std::collections::BTreeMap;
+use relay_core::sorted_map::SortedMap;
 
 use relay_core::app::{chat_key, App, CallEnd, ChatSettings, Config};
 use relay_core::client::ServerConfig;
@@ -37,7 +37,7 @@ fn app() -> App {
         },
     );
     config.set_tool("art", "draw", Some(ToolPolicy::Allow), None);
-    let tools = BTreeMap::from([(
+    let tools = SortedMap::from([(
         "art".to_owned(),
         vec![Tool::new("draw", json!({"type": "object"}))],
     )]);

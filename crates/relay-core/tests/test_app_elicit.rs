@@ -3,7 +3,7 @@
 //! applied) before the driver sends it; unusable questions are refused at once, unanswered ones
 //! cancelled after the timeout, and none survives a restart.
 
-use std::collections::BTreeMap;
+use relay_core::sorted_map::SortedMap;
 
 use relay_core::app::{App, Config, Effect, ELICITATIONS_KEY, ELICITATION_TIMEOUT_MS};
 use relay_core::client::jsonrpc::RequestId;
@@ -18,7 +18,7 @@ fn app() -> App {
         "Calendar",
         "http://127.0.0.1:9/mcp",
     ));
-    App::restore(config, BTreeMap::new(), Ledger::default()).0
+    App::restore(config, SortedMap::new(), Ledger::default()).0
 }
 
 fn form() -> Value {
@@ -189,7 +189,7 @@ fn a_question_nobody_answers_is_cancelled_after_the_timeout_and_none_survives_a_
 
     // After a restart the app knows of no question (the panel lists the app's, not the
     // storage mirror's).
-    let (fresh, _) = App::restore(Config::default(), BTreeMap::new(), Ledger::default());
+    let (fresh, _) = App::restore(Config::default(), SortedMap::new(), Ledger::default());
     assert!(fresh.elicitations_view().is_empty());
 }
 

@@ -10,8 +10,8 @@ use relay_core::app::App;
 use relay_core::client::ServerConfig;
 use relay_core::contract::local::LocalProposal;
 use relay_core::contract::{ErrorBody, ErrorCause, ErrorKind};
+use relay_core::sorted_map::SortedMap;
 use serde_json::json;
-use std::collections::BTreeMap;
 
 const TOKEN: &str = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
 
@@ -138,9 +138,9 @@ fn proposal(name: &str) -> LocalProposal {
         name: name.into(),
         command: "uvx".into(),
         args: vec!["mcp-server-git".into()],
-        env: BTreeMap::new(),
+        env: SortedMap::new(),
         cwd: None,
-        display: display("uvx", &["mcp-server-git".into()], &BTreeMap::new(), None),
+        display: display("uvx", &["mcp-server-git".into()], &SortedMap::new(), None),
     }
 }
 

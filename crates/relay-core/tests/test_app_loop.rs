@@ -2,7 +2,7 @@
 //! with effects, the test plays the driver (runs calls, writes deliveries, restarts the worker)
 //! and checks what the loop decided. Every decision the service worker makes is here.
 
-use std::collections::BTreeMap;
+use relay_core::sorted_map::SortedMap;
 
 use relay_core::app::{chat_key, App, CallEnd, ChatSettings, Config, Effect, ReplyText};
 use relay_core::client::ServerConfig;
@@ -51,7 +51,7 @@ fn app_with(settings: ChatSettings, policy: Option<ToolPolicy>) -> App {
     if let Some(p) = policy {
         config.set_tool("notes", "add", Some(p), None);
     }
-    let tools = BTreeMap::from([(
+    let tools = SortedMap::from([(
         "notes".to_owned(),
         vec![tool("add", false), tool("wipe", true)],
     )]);
@@ -388,7 +388,7 @@ fn a_worker_restart_turns_running_calls_unknown_and_keeps_the_turn() {
     let (answer, _) = app.reply_update(&chat(), "m2", &call_text("add", "b"), true, false);
     let running = answer.calls[0].key.clone();
     // The worker stops: only what storage held survives.
-    let mut stored = std::collections::BTreeMap::new();
+    let mut stored = relay_core::sorted_map::SortedMap::new();
     for op in app.stored(&Effect::SaveLedger) {
         if let relay_core::app::StorageOp::Write { key, value, .. } = op {
             stored.insert(key, serde_json::to_string(&*value).expect("json"));

@@ -5,7 +5,7 @@
 //! `App::handle` as the side panel's message would, and the decision is the one a call from the
 //! chat gets.
 
-use std::collections::BTreeMap;
+use relay_core::sorted_map::SortedMap;
 
 use relay_core::app::{App, Config, Effect, Sender, Step};
 use relay_core::client::ServerConfig;
@@ -52,7 +52,7 @@ fn app(tools: Vec<Tool>) -> App {
         "Files",
         "http://127.0.0.1:3001/mcp",
     ));
-    let tools = BTreeMap::from([(SERVER.to_owned(), tools)]);
+    let tools = SortedMap::from([(SERVER.to_owned(), tools)]);
     App::restore(config, tools, Ledger::default()).0
 }
 
@@ -65,7 +65,7 @@ fn send(app: &mut App, message: Value) -> Result<(Value, Vec<Effect>), ErrorBody
 }
 
 /// The side panel's views of the server's tools, by name.
-fn views(app: &App) -> BTreeMap<String, Value> {
+fn views(app: &App) -> SortedMap<String, Value> {
     app.tool_views(SERVER)
         .into_iter()
         .map(|v| (v.tool.name.clone(), serde_json::to_value(v).expect("json")))
@@ -73,7 +73,7 @@ fn views(app: &App) -> BTreeMap<String, Value> {
 }
 
 /// What the panel sends for the tools it showed as covered: name and revision of each.
-fn seen(views: &BTreeMap<String, Value>, names: &[&str]) -> Value {
+fn seen(views: &SortedMap<String, Value>, names: &[&str]) -> Value {
     names
         .iter()
         .map(|n| json!({"name": n, "revision": views[*n]["revision"]}))
@@ -88,7 +88,7 @@ fn allow_read_only(app: &mut App, seen: Value) -> Result<(Value, Vec<Effect>), E
 }
 
 /// What a call of each tool from a chat with auto-run gets now.
-fn decisions(app: &App) -> BTreeMap<String, &'static str> {
+fn decisions(app: &App) -> SortedMap<String, &'static str> {
     let names: Vec<String> = app.tools[SERVER].iter().map(|t| t.name.clone()).collect();
     names
         .into_iter()
@@ -106,7 +106,7 @@ fn decisions(app: &App) -> BTreeMap<String, &'static str> {
         .collect()
 }
 
-fn expect(pairs: &[(&str, &'static str)]) -> BTreeMap<String, &'static str> {
+fn expect(pairs: &[(&str, &'static str)]) -> SortedMap<String, &'static str> {
     pairs.iter().map(|(n, d)| (n.to_string(), *d)).collect()
 }
 
@@ -155,7 +155,7 @@ fn the_allowance_covers_only_the_tools_the_user_saw_as_they_were() {
     let (answer, effects) =
         allow_read_only(&mut app, seen(&shown, &["read", "peek"])).expect("allowed");
     assert_eq!(effects, [Effect::SaveConfig]);
-    let answered: BTreeMap<&str, &Value> = answer
+    let answered: SortedMap<&str, &Value> = answer
         .as_array()
         .expect("views")
         .iter()

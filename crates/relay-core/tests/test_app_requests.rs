@@ -2,7 +2,7 @@
 //! message through the contract's admission, as the service worker does, and checks what the app
 //! answers (with which effects), which IO it asks the driver for, or why it refuses.
 
-use std::collections::BTreeMap;
+use relay_core::sorted_map::SortedMap;
 
 use relay_core::app::{
     adapter_for, chat_key, site_entry, sites_with, App, Config, Effect, Io, Sender, Step,
@@ -45,7 +45,7 @@ fn app() -> App {
         off,
         legacy,
     ];
-    let tools = BTreeMap::from([(
+    let tools = SortedMap::from([(
         "notes".to_owned(),
         vec![Tool::new("add", json!({"type": "object"}))],
     )]);

@@ -2,7 +2,7 @@
 //! records count down (`send_at`), the timer's send goes out unless the user cancelled it, a
 //! content script cancels in its own chat only, and a worker restart leaves them unsent.
 
-use std::collections::BTreeMap;
+use relay_core::sorted_map::SortedMap;
 
 use relay_core::app::{chat_key, App, CallEnd, ChatSettings, Config, Effect};
 use relay_core::client::ServerConfig;
@@ -42,7 +42,7 @@ fn app(delay: u64) -> App {
         "add",
         json!({"type": "object", "properties": {"text": {"type": "string"}}}),
     );
-    let tools = BTreeMap::from([("notes".to_owned(), vec![add])]);
+    let tools = SortedMap::from([("notes".to_owned(), vec![add])]);
     App::restore(config, tools, Ledger::default()).0
 }
 

@@ -6,7 +6,7 @@
 
 mod auth_harness;
 
-use std::collections::BTreeMap;
+use relay_core::sorted_map::SortedMap;
 
 use auth_harness::*;
 use relay_core::app::{App, AuthEnv, Config, Effect, REFRESH_MARGIN_MS};
@@ -22,7 +22,7 @@ const ID: &str = "remote";
 fn app() -> App {
     let mut config = Config::default();
     config.servers.push(ServerConfig::new(ID, "Remote", MCP));
-    App::restore(config, BTreeMap::new(), Ledger::default()).0
+    App::restore(config, SortedMap::new(), Ledger::default()).0
 }
 
 fn env(now_ms: u64) -> AuthEnv<'static> {

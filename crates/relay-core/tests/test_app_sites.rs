@@ -229,7 +229,7 @@ fn a_waiting_call_says_why() {
             "http://127.0.0.1:9/mcp",
         ));
         config.set_tool("notes", "add", Some(policy), None);
-        let tools = std::collections::BTreeMap::from([(
+        let tools = relay_core::sorted_map::SortedMap::from([(
             "notes".to_owned(),
             vec![Tool::new(
                 "add",

@@ -240,7 +240,8 @@ fn model_loads(host: &Mem, run: &std::rc::Rc<relay_core::app::Runner<Mem>>) -> V
 /// The chat's one call record.
 fn only_call(run: &std::rc::Rc<relay_core::app::Runner<Mem>>) -> relay_core::policy::CallRecord {
     let app = run.app.borrow();
-    app.ledger.calls.values().next().cloned().expect("a call")
+    let call = app.ledger.calls.values().next().cloned();
+    call.expect("a call")
 }
 
 #[test]

@@ -194,7 +194,7 @@ fn stored_config(
     host: &Mem,
 ) -> (
     Config,
-    std::collections::BTreeMap<String, Vec<relay_core::model::Tool>>,
+    relay_core::sorted_map::SortedMap<String, Vec<relay_core::model::Tool>>,
 ) {
     let config = host.stored(Area::Local, relay_core::app::CONFIG_KEY);
     let tools = host.stored(Area::Local, relay_core::app::TOOLS_KEY);

@@ -15,7 +15,9 @@
 //! Instances and documents live in memory only: an app's frame dies with the panel, and a
 //! worker restart asks the panel to open it again (`invalid_state`).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
+
+use crate::sorted_map::SortedMap;
 
 use serde_json::{Map, Value};
 
@@ -32,12 +34,12 @@ pub const MAX_CONTEXT_CHARS: usize = 8_000;
 /// The open apps, their documents and the context they set.
 #[derive(Debug, Default)]
 pub struct Apps {
-    open: BTreeMap<String, Instance>,
+    open: SortedMap<String, Instance>,
     next: u64,
     /// Documents read, per server and URI, until the server's lists change.
     documents: HashMap<(String, String), AppDocument>,
     /// Per chat, the last context an app set (`[tool] text`), for the next results.
-    context: BTreeMap<String, String>,
+    context: SortedMap<String, String>,
 }
 
 /// One open app.

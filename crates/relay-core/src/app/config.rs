@@ -2,7 +2,7 @@
 //! [`CONFIG_KEY`]): servers, per-tool settings, per-chat settings and the extension's settings,
 //! with the lookups every decision of the loop needs.
 
-use std::collections::BTreeMap;
+use crate::sorted_map::SortedMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -109,16 +109,16 @@ impl Default for Settings {
 #[serde(rename_all = "camelCase", default)]
 pub struct Config {
     pub servers: Vec<ServerConfig>,
-    pub tools: BTreeMap<String, BTreeMap<String, ToolSetting>>,
-    pub chats: BTreeMap<String, ChatSettings>,
+    pub tools: SortedMap<String, SortedMap<String, ToolSetting>>,
+    pub chats: SortedMap<String, ChatSettings>,
     /// Per site (origin): the settings made for the whole site, which every chat of the site
     /// uses until it is given its own.
-    pub sites: BTreeMap<String, ChatSettings>,
+    pub sites: SortedMap<String, ChatSettings>,
     pub settings: Settings,
     /// What each server was found to speak (protocol 2026-07-28 or a session), so a restarted
     /// worker does not probe again ([`crate::app::App::learned`]).
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub protocols: BTreeMap<String, ProtocolMode>,
+    #[serde(skip_serializing_if = "SortedMap::is_empty")]
+    pub protocols: SortedMap<String, ProtocolMode>,
 }
 
 /// The origin (`scheme://host[:port]`) of a chat key's URL, lowercased; None without one.

@@ -9,7 +9,7 @@
 //! `notifications/cancelled`; under protocol 2026-07-28 the closed stream is the cancellation
 //! over HTTP and no notification is sent (`client::session`).
 
-use std::collections::BTreeMap;
+use crate::sorted_map::SortedMap;
 
 use serde_json::Value;
 
@@ -31,10 +31,10 @@ const RUN_KEY_MAX: usize = 64;
 /// Runs by hand under way, by the key the panel chose, and the calls the user cancelled.
 #[derive(Debug, Default)]
 pub struct InFlight {
-    runs: BTreeMap<String, RunningCall>,
+    runs: SortedMap<String, RunningCall>,
     cancelled: std::collections::BTreeSet<String>,
     /// When each running chat call's card was last told of its progress.
-    progress_told: BTreeMap<String, u64>,
+    progress_told: SortedMap<String, u64>,
 }
 
 /// How often a call's card is told of its progress, at most.

@@ -9,7 +9,7 @@
 //! which entries of an `mcpServers` file the host could run, with the exact command the user
 //! confirms.
 
-use std::collections::BTreeMap;
+use crate::sorted_map::SortedMap;
 
 use serde_json::{json, Value};
 
@@ -189,7 +189,7 @@ pub fn placeholder_url(name: &str) -> String {
 pub fn display(
     command: &str,
     args: &[String],
-    env: &BTreeMap<String, String>,
+    env: &SortedMap<String, String>,
     cwd: Option<&str>,
 ) -> String {
     fn quote(s: &str) -> String {
@@ -263,7 +263,7 @@ fn proposal(name: &str, command: &Value, entry: &Value) -> Result<LocalProposal,
             .collect::<Result<_, _>>()?,
         Some(_) => return Err("`args` is not a list".into()),
     };
-    let mut env = BTreeMap::new();
+    let mut env = SortedMap::new();
     match entry.get("env") {
         None | Some(Value::Null) => {}
         Some(Value::Object(map)) => {

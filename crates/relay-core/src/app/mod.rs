@@ -34,7 +34,9 @@ mod tasks;
 mod tools;
 mod turn;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
+
+use crate::sorted_map::SortedMap;
 
 use crate::auth::AuthState;
 use crate::contract::request::Scope;
@@ -122,7 +124,7 @@ pub enum Effect {
 pub struct App {
     pub config: Config,
     /// Last known tools per server (persisted, so prompts work right after a restart).
-    pub tools: BTreeMap<String, Vec<Tool>>,
+    pub tools: SortedMap<String, Vec<Tool>>,
     pub ledger: Ledger,
     /// Each server's last connection error and request latency (not persisted).
     pub health: HashMap<String, Health>,
@@ -130,7 +132,7 @@ pub struct App {
     /// persisted): their views say "Connecting", not "Not connected" or an old error.
     pub connecting: HashMap<String, u32>,
     /// Each server's sign-in (persisted; holds tokens, so it never leaves the worker).
-    pub auth: BTreeMap<String, AuthState>,
+    pub auth: SortedMap<String, AuthState>,
     /// Sign-in attempts under way, by server (not persisted: a restart abandons them).
     attempts: HashMap<String, signin::Attempt>,
     /// Servers the user pressed Sign in for since this worker started (not persisted): only
@@ -138,7 +140,7 @@ pub struct App {
     signed_in_by_user: std::collections::BTreeSet<String>,
     /// Servers' questions waiting for the user, by key (mirrored for the panel, not restored:
     /// the streams they came on end with the worker).
-    pub elicitations: BTreeMap<String, Elicitation>,
+    pub elicitations: SortedMap<String, Elicitation>,
     next_elicitation: u64,
     /// Runs by hand under way and the calls the user cancelled (not persisted).
     inflight: inflight::InFlight,
@@ -146,7 +148,7 @@ pub struct App {
     /// content script sends after a restart.
     parsers: HashMap<String, StreamParser>,
     /// Each chat tab's page as the core sees it (persisted in session storage).
-    pub pages: BTreeMap<String, crate::page::Page>,
+    pub pages: SortedMap<String, crate::page::Page>,
     /// Bumped whenever [`App::tools`] changes: part of the prompt cache's key.
     tools_generation: u64,
     /// The last selection's tools rendered for prompts (see [`App::prompt`]).
@@ -171,9 +173,9 @@ pub struct App {
 /// never contacted), and the servers' ids: for benchmarks of the extension's prompt path
 /// (`benches/prompt.rs`, `examples/bench_probe.rs`).
 #[doc(hidden)]
-pub fn bench_state(servers: &[ServerTools]) -> (Config, BTreeMap<String, Vec<Tool>>, Vec<String>) {
+pub fn bench_state(servers: &[ServerTools]) -> (Config, SortedMap<String, Vec<Tool>>, Vec<String>) {
     let mut config = Config::default();
-    let mut tools = BTreeMap::new();
+    let mut tools = SortedMap::new();
     for s in servers {
         let url = "http://127.0.0.1:9/mcp";
         (config.servers).push(crate::client::ServerConfig::new(&s.id, &s.name, url));
@@ -190,7 +192,7 @@ pub const BENCH_CHAT: &str = "1|https://chatgpt.com/c/1";
 /// [`bench_state`] with [`BENCH_CHAT`] selecting every server: for benchmarks of the
 /// extension's reply path (`benches/parse.rs`, `examples/bench_probe.rs`).
 #[doc(hidden)]
-pub fn bench_state_with_chat(servers: &[ServerTools]) -> (Config, BTreeMap<String, Vec<Tool>>) {
+pub fn bench_state_with_chat(servers: &[ServerTools]) -> (Config, SortedMap<String, Vec<Tool>>) {
     let (mut config, tools, ids) = bench_state(servers);
     let settings = ChatSettings {
         server_ids: ids,
@@ -220,7 +222,7 @@ impl App {
     /// and only an explicit user decision runs it again.
     pub fn restore(
         config: Config,
-        tools: BTreeMap<String, Vec<Tool>>,
+        tools: SortedMap<String, Vec<Tool>>,
         ledger: Ledger,
     ) -> (App, Vec<Effect>) {
         let mut app = App {
@@ -229,14 +231,14 @@ impl App {
             ledger,
             health: HashMap::new(),
             connecting: HashMap::new(),
-            auth: BTreeMap::new(),
+            auth: SortedMap::new(),
             attempts: HashMap::new(),
             signed_in_by_user: Default::default(),
-            elicitations: BTreeMap::new(),
+            elicitations: SortedMap::new(),
             next_elicitation: 0,
             inflight: Default::default(),
             parsers: HashMap::new(),
-            pages: BTreeMap::new(),
+            pages: SortedMap::new(),
             tools_generation: 0,
             prompts: Default::default(),
             selections: Default::default(),
@@ -418,8 +420,8 @@ impl App {
 
     /// The toolbar badge of each chat tab the app knows (its calls' tabs and the tabs whose
     /// pages it follows): how many calls wait for the user there (`""` for none).
-    pub fn tab_badges(&self) -> BTreeMap<i64, String> {
-        let mut counts: BTreeMap<i64, usize> = BTreeMap::new();
+    pub fn tab_badges(&self) -> SortedMap<i64, String> {
+        let mut counts: SortedMap<i64, usize> = SortedMap::new();
         for tab in self
             .pages
             .keys()

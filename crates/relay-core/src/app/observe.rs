@@ -3,7 +3,7 @@
 //! old and when it ends; each reply that changed then goes to its parser and the ledger
 //! ([`App::reply_update_text`]) as a live reply, or only shows its cards as an old one.
 
-use std::collections::BTreeMap;
+use crate::sorted_map::SortedMap;
 
 use serde::Serialize;
 
@@ -70,7 +70,7 @@ pub fn page_key(tab: i64, frame: i64) -> String {
 /// The other tabs' pages on one conversation URL (a tab's own frames are not other tabs: a
 /// frame a reload replaced stays behind, showing what the tab showed).
 struct Others<'a> {
-    pages: &'a BTreeMap<String, Page>,
+    pages: &'a SortedMap<String, Page>,
     url: &'a str,
     /// The observing tab's key prefix (`"7/"`).
     tab: &'a str,

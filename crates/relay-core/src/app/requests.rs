@@ -6,7 +6,7 @@
 
 use super::local::{self, LocalIo};
 use crate::contract::ErrorKind;
-use std::collections::BTreeMap;
+use crate::sorted_map::SortedMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -480,7 +480,7 @@ impl App {
                 }))
             }
             Request::ServersExport {} => {
-                let mut out = std::collections::BTreeMap::new();
+                let mut out = crate::sorted_map::SortedMap::new();
                 for s in &self.config.servers {
                     let kind = match s.transport {
                         TransportKind::Sse => "sse",
@@ -587,7 +587,7 @@ impl App {
             } => {
                 let server = required(server_id, "serverId")?;
                 let name = required(name, "name")?;
-                let args: BTreeMap<String, String> = arguments.unwrap_or_default();
+                let args: SortedMap<String, String> = arguments.unwrap_or_default();
                 let arguments = args.into_iter().map(|(k, v)| (k, Value::String(v)));
                 let op = Operation::GetPrompt {
                     name,

@@ -8,8 +8,8 @@
 //! (`tests/test_app_run.rs`); the host only performs primitives.
 
 use crate::contract::ErrorKind;
+use crate::sorted_map::SortedMap;
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
@@ -43,7 +43,7 @@ pub struct Runner<H: Host> {
     /// Local servers being added by a `local/list` (two lists at once add each once).
     pub(super) local_adding: RefCell<std::collections::BTreeSet<String>>,
     /// The badge text each chat tab was last given.
-    badges: RefCell<BTreeMap<i64, String>>,
+    badges: RefCell<SortedMap<i64, String>>,
 }
 
 /// Where the state's load stands.
@@ -115,7 +115,7 @@ impl<H: Host> Runner<H> {
             app: RefCell::new(App::default()),
             loaded: RefCell::new(Load::NotYet),
             local_adding: RefCell::default(),
-            badges: RefCell::new(BTreeMap::new()),
+            badges: RefCell::new(SortedMap::new()),
         })
     }
 
@@ -210,9 +210,9 @@ impl<H: Host> Runner<H> {
         let mut values = local.into_iter().chain(session);
         let mut next = || values.next().unwrap_or_default();
         let config: Config = serde_json::from_value(next()).unwrap_or_default();
-        let tools: BTreeMap<String, Vec<crate::model::Tool>> =
+        let tools: SortedMap<String, Vec<crate::model::Tool>> =
             serde_json::from_value(next()).unwrap_or_default();
-        let auth: BTreeMap<_, _> = serde_json::from_value(next()).unwrap_or_default();
+        let auth: SortedMap<_, _> = serde_json::from_value(next()).unwrap_or_default();
         let skills = next();
         let index = next();
         let pages = next();

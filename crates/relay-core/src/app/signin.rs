@@ -10,7 +10,7 @@
 //! expiry, never a token, and every error text is the auth module's, which quotes no secret.
 
 use crate::contract::ErrorKind;
-use std::collections::BTreeMap;
+use crate::sorted_map::SortedMap;
 
 use crate::auth::pkce::Entropy;
 use crate::auth::{AuthAction, AuthConfig, AuthError, AuthEvent, AuthState, Authorizer, PublicJwk};
@@ -90,7 +90,7 @@ fn auth_origins(state: &AuthState) -> Vec<String> {
 impl App {
     /// The stored sign-ins, as they were persisted: every server's, to put back on the client
     /// (one [`Effect::Authorize`] each). Sign-ins of servers that no longer exist are dropped.
-    pub fn restore_auth(&mut self, stored: BTreeMap<String, AuthState>) -> Vec<Effect> {
+    pub fn restore_auth(&mut self, stored: SortedMap<String, AuthState>) -> Vec<Effect> {
         let servers = &self.config.servers;
         self.auth = stored
             .into_iter()

@@ -9,7 +9,7 @@
 //! a call reads and verifies the file asked for and answers with it, or fails with the
 //! verification's error (which the model is told and the user sees in Activity).
 
-use std::collections::BTreeMap;
+use crate::sorted_map::SortedMap;
 use std::rc::Rc;
 
 use serde_json::Value;
@@ -30,9 +30,9 @@ use crate::skills::{self, Skill, SkillError};
 /// a restarted worker's prompt and parser still know each server's `load_skill`.
 #[derive(Debug, Default)]
 pub(super) struct Skills {
-    listed: BTreeMap<String, Vec<Skill>>,
+    listed: SortedMap<String, Vec<Skill>>,
     /// Each server's `load_skill` tool, made from its listing.
-    tools: BTreeMap<String, Tool>,
+    tools: SortedMap<String, Tool>,
     /// The servers listed since the worker started (a user's load lists a server first
     /// otherwise, so it reads what the server lists now).
     fresh: std::collections::BTreeSet<String>,
@@ -177,7 +177,7 @@ impl App {
     /// The listings a restarted worker finds in storage (of servers it still has; an
     /// unreadable entry is left out, and the next listing replaces it).
     pub fn restore_skills(&mut self, stored: Value) {
-        let Ok(stored) = serde_json::from_value::<BTreeMap<String, Value>>(stored) else {
+        let Ok(stored) = serde_json::from_value::<SortedMap<String, Value>>(stored) else {
             return;
         };
         for (server, skills) in stored {

@@ -9,7 +9,9 @@
 //! failed write is kept as the app's last storage error, its content is written again with the
 //! next change, and the effects queued after it still run.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
+
+use crate::sorted_map::SortedMap;
 use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
@@ -44,11 +46,11 @@ pub fn result_storage_key(key: &str) -> String {
 pub struct LedgerIndex {
     /// The keys of the records stored under [`CALL_PREFIX`].
     pub keys: Vec<String>,
-    pub counters: BTreeMap<String, ChatCounters>,
+    pub counters: SortedMap<String, ChatCounters>,
     pub next_seq: u64,
-    pub quoted: BTreeMap<String, Vec<String>>,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub task_sessions: BTreeMap<String, crate::client::SessionSnapshot>,
+    pub quoted: SortedMap<String, Vec<String>>,
+    #[serde(skip_serializing_if = "SortedMap::is_empty")]
+    pub task_sessions: SortedMap<String, crate::client::SessionSnapshot>,
 }
 
 /// What a [`StorageOp`] stores, for [`App::storage_done`].

@@ -2,7 +2,7 @@
 //! hand, and the prompt a chat gets for its servers.
 
 use crate::contract::ErrorKind;
-use std::collections::BTreeMap;
+use crate::sorted_map::SortedMap;
 
 use serde_json::{Map, Value};
 
@@ -236,7 +236,7 @@ pub(super) struct PromptKey {
 }
 
 /// A selected server as its prompt sees it: name, switch, tool settings.
-type ServerKey = (String, bool, Option<BTreeMap<String, ToolSetting>>);
+type ServerKey = (String, bool, Option<SortedMap<String, ToolSetting>>);
 
 /// The last selection's tools rendered for prompts.
 pub(super) struct PromptCache {

@@ -12,7 +12,7 @@
 //! the latest nonce of each endpoint (its `htu`) is kept ([`DpopNonces`]) for the next proofs:
 //! an authorization server and its resource server often share an origin, never a nonce.
 
-use std::collections::BTreeMap;
+use crate::sorted_map::SortedMap;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -59,7 +59,7 @@ impl PublicJwk {
 /// The latest nonce each endpoint gave, by its `htu` (URL without query and fragment).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct DpopNonces(BTreeMap<String, String>);
+pub struct DpopNonces(SortedMap<String, String>);
 
 impl DpopNonces {
     /// The nonce to put in a proof for `url`, if its server gave one.

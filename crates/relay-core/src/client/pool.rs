@@ -14,7 +14,9 @@
 //! "not wanted" (`handle_*` return `false`) and the driver stops reading it. Sessions are
 //! created once per server and reused: one `initialize` serves every later call.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
+
+use crate::sorted_map::SortedMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -195,7 +197,7 @@ struct Slot {
 pub struct Pool {
     options: PoolOptions,
     seed: u64,
-    slots: BTreeMap<String, Slot>,
+    slots: SortedMap<String, Slot>,
     next_serial: u64,
     next_op: u64,
     next_exchange: u64,
@@ -245,7 +247,7 @@ impl Pool {
         Pool {
             options,
             seed,
-            slots: BTreeMap::new(),
+            slots: SortedMap::new(),
             next_serial: 0,
             next_op: 0,
             next_exchange: 0,

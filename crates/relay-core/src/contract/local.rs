@@ -1,7 +1,7 @@
 //! The shapes of the local-server messages (`local/*`): what the native host (`relay-host`)
 //! runs, as the side panel shows it.
 
-use std::collections::BTreeMap;
+use crate::sorted_map::SortedMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -57,7 +57,7 @@ pub struct LocalProposal {
     pub name: String,
     pub command: String,
     pub args: Vec<String>,
-    pub env: BTreeMap<String, String>,
+    pub env: SortedMap<String, String>,
     pub cwd: Option<String>,
     /// The exact command line the user confirms.
     pub display: String,

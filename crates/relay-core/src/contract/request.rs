@@ -296,7 +296,7 @@ messages! {
         answer: Value, {
             #[serde(default, deserialize_with = "lenient::text")] server_id: String,
             #[serde(default, deserialize_with = "lenient::text")] name: String,
-            #[serde(default, deserialize_with = "lenient::value")] arguments: Option<std::collections::BTreeMap<String, String>>,
+            #[serde(default, deserialize_with = "lenient::value")] arguments: Option<crate::sorted_map::SortedMap<String, String>>,
         }
     ResourcesList = "resources/list", roles: PAGE, doc: "{serverId} → MCP resources",
         answer: Value, {

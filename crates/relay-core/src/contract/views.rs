@@ -2,7 +2,7 @@
 //! on): what the side panel and content scripts read back. Each is the Rust type its answer
 //! serializes from, and (feature `ts`) the source of its JSDoc typedef in `extension/contract.js`.
 
-use std::collections::BTreeMap;
+use crate::sorted_map::SortedMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -142,7 +142,7 @@ pub struct ExportedServer {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ExportAnswer {
     #[serde(rename = "mcpServers")]
-    pub mcp_servers: BTreeMap<String, ExportedServer>,
+    pub mcp_servers: SortedMap<String, ExportedServer>,
 }
 
 /// An MCP tool plus the user's settings for it.

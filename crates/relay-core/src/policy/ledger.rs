@@ -1,7 +1,7 @@
 //! The exactly-once ledger: every call the loop admitted, by identity, with its state, its
 //! result and whether the result went back into the chat.
 
-use std::collections::BTreeMap;
+use crate::sorted_map::SortedMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -247,18 +247,18 @@ pub struct ChatCounters {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Ledger {
-    pub calls: BTreeMap<String, CallRecord>,
-    pub counters: BTreeMap<String, ChatCounters>,
+    pub calls: SortedMap<String, CallRecord>,
+    pub counters: SortedMap<String, ChatCounters>,
     pub next_seq: u64,
     /// Per chat, the identities of calls that appeared inside its tool results (most recent
     /// last, at most [`QUOTED_PER_CHAT`]).
     #[serde(default)]
-    pub quoted: BTreeMap<String, Vec<String>>,
+    pub quoted: SortedMap<String, Vec<String>>,
     /// Per server, the server-side session its calls' tasks were created in: a restarted
     /// worker polls them in it, since a server may know a session's tasks only there. In the
     /// stored index, never in a record (records reach content scripts; a session id must not).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub task_sessions: BTreeMap<String, crate::client::SessionSnapshot>,
+    #[serde(default, skip_serializing_if = "SortedMap::is_empty")]
+    pub task_sessions: SortedMap<String, crate::client::SessionSnapshot>,
 }
 
 /// How many quoted-call identities a chat remembers.

@@ -18,7 +18,7 @@ pub mod select;
 pub mod template;
 pub mod tokens;
 
-use std::collections::BTreeMap;
+use crate::sorted_map::SortedMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -102,7 +102,7 @@ pub struct DisabledTools {
     /// Server ids switched off as a whole.
     pub servers: Vec<String>,
     /// Per server id, the names of the tools switched off.
-    pub tools: BTreeMap<String, Vec<String>>,
+    pub tools: SortedMap<String, Vec<String>>,
 }
 
 impl DisabledTools {

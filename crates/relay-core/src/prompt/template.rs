@@ -15,7 +15,7 @@
 //! An unknown placeholder stays in the text verbatim with a diagnostic; a missing value gives
 //! a visible marker and a diagnostic. `$${` writes a literal `${`.
 
-use std::collections::BTreeMap;
+use crate::sorted_map::SortedMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -117,9 +117,9 @@ pub struct TemplateContext {
     pub model_name: Option<String>,
     pub tool_history: Vec<HistoryStep>,
     /// Fetched resources by URI.
-    pub resources: BTreeMap<String, ReadResourceResult>,
+    pub resources: SortedMap<String, ReadResourceResult>,
     /// Fetched server prompts by name.
-    pub prompts: BTreeMap<String, GetPromptResult>,
+    pub prompts: SortedMap<String, GetPromptResult>,
     /// The tools the chat may use (already filtered to the selected, enabled ones).
     pub servers: Vec<ServerTools>,
     pub options: PromptOptions,

@@ -54,7 +54,9 @@ mod tasks;
 pub use resume::SessionSnapshot;
 pub use tasks::{TaskForm, EXTENSION_ID as TASKS_EXTENSION_ID, MAX_POLL_MS, MIN_POLL_MS};
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
+
+use crate::sorted_map::SortedMap;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -270,10 +272,10 @@ pub struct Session {
     next_rpc: i64,
     next_call: u64,
     next_exchange: u64,
-    calls: BTreeMap<CallId, Call>,
+    calls: SortedMap<CallId, Call>,
     queue: VecDeque<CallId>,
-    rpcs: BTreeMap<i64, Rpc>,
-    exchanges: BTreeMap<ExchangeId, Exchange>,
+    rpcs: SortedMap<i64, Rpc>,
+    exchanges: SortedMap<ExchangeId, Exchange>,
     progress_tokens: HashMap<String, CallId>,
     listen: Listen,
     listen_last_event_id: Option<String>,
@@ -337,10 +339,10 @@ impl Session {
             next_rpc: 1,
             next_call: 1,
             next_exchange: 1,
-            calls: BTreeMap::new(),
+            calls: SortedMap::new(),
             queue: VecDeque::new(),
-            rpcs: BTreeMap::new(),
-            exchanges: BTreeMap::new(),
+            rpcs: SortedMap::new(),
+            exchanges: SortedMap::new(),
             progress_tokens: HashMap::new(),
             listen: Listen::Off,
             listen_last_event_id: None,
