@@ -1,4 +1,4 @@
-//! [`SortedMap`]: the app's ordered map, a vector of entries kept sorted by key.
+//! [`SortedMap`] and [`SortedSet`]: the app's ordered map and set, vectors kept sorted by key.
 //!
 //! Why not `BTreeMap`: every key and value type of a `BTreeMap` gets its own copy of the tree's
 //! node code (splits, merges, steals, removal), about 6 KB each in the wasm module; with some
@@ -402,6 +402,125 @@ impl<'de, K: Ord + Deserialize<'de>, V: Deserialize<'de>> Deserialize<'de> for S
     }
 }
 
+/// An ordered set: a [`SortedMap`] without values (as `BTreeSet` is a `BTreeMap`).
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct SortedSet<T> {
+    map: SortedMap<T, ()>,
+}
+
+impl<T> Default for SortedSet<T> {
+    fn default() -> Self {
+        SortedSet {
+            map: SortedMap::new(),
+        }
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for SortedSet<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
+
+impl<T> SortedSet<T> {
+    pub const fn new() -> Self {
+        SortedSet {
+            map: SortedMap::new(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    pub fn clear(&mut self) {
+        self.map.clear();
+    }
+
+    /// The members in order.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &T> + ExactSizeIterator + Clone {
+        self.map.keys()
+    }
+
+    pub fn first(&self) -> Option<&T> {
+        self.map.first_key_value().map(|(k, _)| k)
+    }
+
+    pub fn retain(&mut self, mut keep: impl FnMut(&T) -> bool) {
+        self.map.retain(|k, _| keep(k));
+    }
+}
+
+impl<T: Ord> SortedSet<T> {
+    pub fn contains<Q>(&self, value: &Q) -> bool
+    where
+        T: Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
+        self.map.contains_key(value)
+    }
+
+    /// Adds `value`; false when it was there already.
+    pub fn insert(&mut self, value: T) -> bool {
+        self.map.insert(value, ()).is_none()
+    }
+
+    /// Takes `value` out; false when it was not there.
+    pub fn remove<Q>(&mut self, value: &Q) -> bool
+    where
+        T: Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
+        self.map.remove(value).is_some()
+    }
+}
+
+impl<T: Ord> FromIterator<T> for SortedSet<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        SortedSet {
+            map: iter.into_iter().map(|v| (v, ())).collect(),
+        }
+    }
+}
+
+impl<T: Ord> Extend<T> for SortedSet<T> {
+    fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
+        self.map.extend(iter.into_iter().map(|v| (v, ())));
+    }
+}
+
+impl<T> IntoIterator for SortedSet<T> {
+    type Item = T;
+    type IntoIter = std::iter::Map<std::vec::IntoIter<(T, ())>, fn((T, ())) -> T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.map.entries.into_iter().map(|(v, ())| v)
+    }
+}
+
+impl<'a, T> IntoIterator for &'a SortedSet<T> {
+    type Item = &'a T;
+    type IntoIter = std::iter::Map<std::slice::Iter<'a, (T, ())>, fn(&'a (T, ())) -> &'a T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.map.entries.iter().map(|(v, ())| v)
+    }
+}
+
+impl<T: Serialize> Serialize for SortedSet<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
+impl<'de, T: Ord + Deserialize<'de>> Deserialize<'de> for SortedSet<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(Vec::<T>::deserialize(d)?.into_iter().collect())
+    }
+}
+
 /// Its TypeScript is a map's (`{ [key in K]?: V }`), as its JSON is.
 #[cfg(feature = "ts")]
 impl<K: ts_rs::TS, V: ts_rs::TS> ts_rs::TS for SortedMap<K, V> {
@@ -480,6 +599,17 @@ mod tests {
             }
             assert!(ours.iter().eq(theirs.iter()), "step {step}");
         }
+    }
+
+    #[test]
+    fn a_set_holds_each_member_once_in_order() {
+        let mut set: SortedSet<String> = ["b", "a", "b"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(set.iter().collect::<Vec<_>>(), ["a", "b"]);
+        assert!(!set.insert("a".into()));
+        assert!(set.insert("c".into()));
+        assert!(set.remove("b") && !set.remove("b"));
+        assert!(set.contains("c") && !set.contains("b"));
+        assert_eq!(serde_json::to_value(&set).unwrap(), json!(["a", "c"]));
     }
 
     #[test]

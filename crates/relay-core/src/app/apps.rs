@@ -15,8 +15,6 @@
 //! Instances and documents live in memory only: an app's frame dies with the panel, and a
 //! worker restart asks the panel to open it again (`invalid_state`).
 
-use std::collections::HashMap;
-
 use crate::sorted_map::SortedMap;
 
 use serde_json::{Map, Value};
@@ -37,7 +35,7 @@ pub struct Apps {
     open: SortedMap<String, Instance>,
     next: u64,
     /// Documents read, per server and URI, until the server's lists change.
-    documents: HashMap<(String, String), AppDocument>,
+    documents: SortedMap<(String, String), AppDocument>,
     /// Per chat, the last context an app set (`[tool] text`), for the next results.
     context: SortedMap<String, String>,
 }

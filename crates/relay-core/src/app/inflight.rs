@@ -9,7 +9,7 @@
 //! `notifications/cancelled`; under protocol 2026-07-28 the closed stream is the cancellation
 //! over HTTP and no notification is sent (`client::session`).
 
-use crate::sorted_map::SortedMap;
+use crate::sorted_map::{SortedMap, SortedSet};
 
 use serde_json::Value;
 
@@ -32,7 +32,7 @@ const RUN_KEY_MAX: usize = 64;
 #[derive(Debug, Default)]
 pub struct InFlight {
     runs: SortedMap<String, RunningCall>,
-    cancelled: std::collections::BTreeSet<String>,
+    cancelled: SortedSet<String>,
     /// When each running chat call's card was last told of its progress.
     progress_told: SortedMap<String, u64>,
 }

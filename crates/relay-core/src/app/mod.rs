@@ -34,9 +34,7 @@ mod tasks;
 mod tools;
 mod turn;
 
-use std::collections::HashMap;
-
-use crate::sorted_map::SortedMap;
+use crate::sorted_map::{SortedMap, SortedSet};
 
 use crate::auth::AuthState;
 use crate::contract::request::Scope;
@@ -127,17 +125,17 @@ pub struct App {
     pub tools: SortedMap<String, Vec<Tool>>,
     pub ledger: Ledger,
     /// Each server's last connection error and request latency (not persisted).
-    pub health: HashMap<String, Health>,
+    pub health: SortedMap<String, Health>,
     /// Servers whose connection and tool listing are under way, with how many are (not
     /// persisted): their views say "Connecting", not "Not connected" or an old error.
-    pub connecting: HashMap<String, u32>,
+    pub connecting: SortedMap<String, u32>,
     /// Each server's sign-in (persisted; holds tokens, so it never leaves the worker).
     pub auth: SortedMap<String, AuthState>,
     /// Sign-in attempts under way, by server (not persisted: a restart abandons them).
-    attempts: HashMap<String, signin::Attempt>,
+    attempts: SortedMap<String, signin::Attempt>,
     /// Servers the user pressed Sign in for since this worker started (not persisted): only
     /// for them may an attempt the app starts on its own take the silent browser step.
-    signed_in_by_user: std::collections::BTreeSet<String>,
+    signed_in_by_user: SortedSet<String>,
     /// Servers' questions waiting for the user, by key (mirrored for the panel, not restored:
     /// the streams they came on end with the worker).
     pub elicitations: SortedMap<String, Elicitation>,
@@ -146,7 +144,7 @@ pub struct App {
     inflight: inflight::InFlight,
     /// One streaming parser per reply being written (`chat|message`); rebuilt from the text a
     /// content script sends after a restart.
-    parsers: HashMap<String, StreamParser>,
+    parsers: SortedMap<String, StreamParser>,
     /// Each chat tab's page as the core sees it (persisted in session storage).
     pub pages: SortedMap<String, crate::page::Page>,
     /// Bumped whenever [`App::tools`] changes: part of the prompt cache's key.
@@ -159,9 +157,9 @@ pub struct App {
     stash: store::Stash,
     /// Results written and waiting for their delayed auto-send, by the first call's key (not
     /// persisted: a restart leaves them unsent, `Ledger::recover_after_restart`).
-    pending_sends: HashMap<String, send_later::PendingSend>,
+    pending_sends: SortedMap<String, send_later::PendingSend>,
     /// Delayed sends asked of the tab, until it answers.
-    sent_waiting: HashMap<String, send_later::PendingSend>,
+    sent_waiting: SortedMap<String, send_later::PendingSend>,
     /// The MCP Apps open in the side panel (not persisted: their frames die with the panel).
     apps: apps::Apps,
     /// Each server's skills as last listed (persisted: the prompt and the parser know
@@ -229,22 +227,22 @@ impl App {
             config,
             tools,
             ledger,
-            health: HashMap::new(),
-            connecting: HashMap::new(),
+            health: SortedMap::new(),
+            connecting: SortedMap::new(),
             auth: SortedMap::new(),
-            attempts: HashMap::new(),
+            attempts: SortedMap::new(),
             signed_in_by_user: Default::default(),
             elicitations: SortedMap::new(),
             next_elicitation: 0,
             inflight: Default::default(),
-            parsers: HashMap::new(),
+            parsers: SortedMap::new(),
             pages: SortedMap::new(),
             tools_generation: 0,
             prompts: Default::default(),
             selections: Default::default(),
             stash: store::Stash::default(),
-            pending_sends: HashMap::new(),
-            sent_waiting: HashMap::new(),
+            pending_sends: SortedMap::new(),
+            sent_waiting: SortedMap::new(),
             apps: apps::Apps::default(),
             skills: skills::Skills::default(),
         };

@@ -8,7 +8,7 @@
 //! (`tests/test_app_run.rs`); the host only performs primitives.
 
 use crate::contract::ErrorKind;
-use crate::sorted_map::SortedMap;
+use crate::sorted_map::{SortedMap, SortedSet};
 use std::cell::RefCell;
 use std::future::Future;
 use std::pin::Pin;
@@ -41,7 +41,7 @@ pub struct Runner<H: Host> {
     /// Whether the stored state is in the app yet ([`Runner::ensure_loaded`]).
     loaded: RefCell<Load>,
     /// Local servers being added by a `local/list` (two lists at once add each once).
-    pub(super) local_adding: RefCell<std::collections::BTreeSet<String>>,
+    pub(super) local_adding: RefCell<SortedSet<String>>,
     /// The badge text each chat tab was last given.
     badges: RefCell<SortedMap<i64, String>>,
 }

@@ -9,7 +9,7 @@
 //! a call reads and verifies the file asked for and answers with it, or fails with the
 //! verification's error (which the model is told and the user sees in Activity).
 
-use crate::sorted_map::SortedMap;
+use crate::sorted_map::{SortedMap, SortedSet};
 use std::rc::Rc;
 
 use serde_json::Value;
@@ -35,7 +35,7 @@ pub(super) struct Skills {
     tools: SortedMap<String, Tool>,
     /// The servers listed since the worker started (a user's load lists a server first
     /// otherwise, so it reads what the server lists now).
-    fresh: std::collections::BTreeSet<String>,
+    fresh: SortedSet<String>,
 }
 
 impl Skills {

@@ -9,9 +9,7 @@
 //! failed write is kept as the app's last storage error, its content is written again with the
 //! next change, and the effects queued after it still run.
 
-use std::collections::{HashMap, HashSet};
-
-use crate::sorted_map::SortedMap;
+use crate::sorted_map::{SortedMap, SortedSet};
 use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
@@ -121,12 +119,12 @@ impl StorageOp {
 #[derive(Debug, Default)]
 pub struct Stash {
     /// The records as last written.
-    written: HashMap<String, CallRecord>,
+    written: SortedMap<String, CallRecord>,
     index: Option<LedgerIndex>,
     /// Full results by call key: kept until written to local storage and delivered.
-    pub(super) results: HashMap<String, Rc<Value>>,
+    pub(super) results: SortedMap<String, Rc<Value>>,
     /// Results whose write has not succeeded yet.
-    unstored: HashSet<String>,
+    unstored: SortedSet<String>,
     /// The last storage write that failed.
     pub last_error: Option<ErrorBody>,
 }

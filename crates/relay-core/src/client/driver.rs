@@ -9,8 +9,8 @@
 //! and may have one made once more with a server's nonce; what goes into a proof and whether to
 //! retry are decided by the sign-in's state (`auth::AuthState`), not here.
 
+use crate::sorted_map::SortedMap;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::{Rc, Weak};
@@ -85,9 +85,9 @@ struct Slot {
 
 struct State<T: HttpIo> {
     pool: Pool,
-    waiting: HashMap<OpId, Rc<RefCell<Slot>>>,
-    progress: HashMap<OpId, ProgressFn>,
-    aborts: HashMap<ExchangeId, T::Abort>,
+    waiting: SortedMap<OpId, Rc<RefCell<Slot>>>,
+    progress: SortedMap<OpId, ProgressFn>,
+    aborts: SortedMap<ExchangeId, T::Abort>,
     timer: Option<(u64, T::Timer)>,
     listener: Option<EventFn>,
     prover: Option<Rc<dyn Prover>>,
@@ -116,9 +116,9 @@ impl<T: HttpIo> Driver<T> {
     pub fn new(pool: Pool, transport: T) -> Self {
         let state = State {
             pool,
-            waiting: HashMap::new(),
-            progress: HashMap::new(),
-            aborts: HashMap::new(),
+            waiting: SortedMap::new(),
+            progress: SortedMap::new(),
+            aborts: SortedMap::new(),
             timer: None,
             listener: None,
             prover: None,

@@ -14,7 +14,7 @@
 //! "not wanted" (`handle_*` return `false`) and the driver stops reading it. Sessions are
 //! created once per server and reused: one `initialize` serves every later call.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 use crate::sorted_map::SortedMap;
 
@@ -187,9 +187,9 @@ struct Slot {
     session: Session,
     /// The server's protocol log.
     log: WireLog,
-    ops: HashMap<CallId, OpId>,
+    ops: SortedMap<CallId, OpId>,
     /// Session exchange id → pool exchange id, for exchanges still wanted.
-    exchanges: HashMap<ExchangeId, ExchangeId>,
+    exchanges: SortedMap<ExchangeId, ExchangeId>,
 }
 
 /// The sessions of every server. See the module documentation.
@@ -202,10 +202,10 @@ pub struct Pool {
     next_op: u64,
     next_exchange: u64,
     /// Pool exchange id → (server, session exchange id).
-    exchanges: HashMap<ExchangeId, (SlotKey, ExchangeId)>,
+    exchanges: SortedMap<ExchangeId, (SlotKey, ExchangeId)>,
     /// Operation → its server, and its cancellation key.
-    ops: HashMap<OpId, (SlotKey, CallId, Option<String>)>,
-    cancel_keys: HashMap<String, OpId>,
+    ops: SortedMap<OpId, (SlotKey, CallId, Option<String>)>,
+    cancel_keys: SortedMap<String, OpId>,
     actions: VecDeque<PoolAction>,
     /// The latest time any input brought (the protocol log's clock).
     clock_ms: u64,
@@ -251,9 +251,9 @@ impl Pool {
             next_serial: 0,
             next_op: 0,
             next_exchange: 0,
-            exchanges: HashMap::new(),
-            ops: HashMap::new(),
-            cancel_keys: HashMap::new(),
+            exchanges: SortedMap::new(),
+            ops: SortedMap::new(),
+            cancel_keys: SortedMap::new(),
             actions: VecDeque::new(),
             clock_ms: 0,
         }
@@ -321,8 +321,8 @@ impl Pool {
             serial,
             session,
             log: log.unwrap_or_default(),
-            ops: HashMap::new(),
-            exchanges: HashMap::new(),
+            ops: SortedMap::new(),
+            exchanges: SortedMap::new(),
         };
         self.slots.insert(server.id, slot);
     }

@@ -5,8 +5,8 @@
 //! private key out. The core only ever gets the public JWK (`relay_core::auth::PublicJwk`) and
 //! asks for signatures of the proofs it builds. See SECURITY.md, "DPoP keys".
 
+use relay_core::sorted_map::SortedMap;
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 use relay_core::auth::encode::base64url;
 use relay_core::auth::PublicJwk;
@@ -47,7 +47,7 @@ pub struct ProofKey {
 /// The keys of every server, read from IndexedDB once per worker life.
 #[derive(Default)]
 pub struct DpopKeys {
-    cache: RefCell<HashMap<String, ProofKey>>,
+    cache: RefCell<SortedMap<String, ProofKey>>,
 }
 
 fn message(error: &JsValue) -> String {

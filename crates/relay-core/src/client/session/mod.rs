@@ -54,7 +54,7 @@ mod tasks;
 pub use resume::SessionSnapshot;
 pub use tasks::{TaskForm, EXTENSION_ID as TASKS_EXTENSION_ID, MAX_POLL_MS, MIN_POLL_MS};
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 use crate::sorted_map::SortedMap;
 
@@ -276,7 +276,7 @@ pub struct Session {
     queue: VecDeque<CallId>,
     rpcs: SortedMap<i64, Rpc>,
     exchanges: SortedMap<ExchangeId, Exchange>,
-    progress_tokens: HashMap<String, CallId>,
+    progress_tokens: SortedMap<String, CallId>,
     listen: Listen,
     listen_last_event_id: Option<String>,
     listen_retry_ms: Option<u64>,
@@ -343,7 +343,7 @@ impl Session {
             queue: VecDeque::new(),
             rpcs: SortedMap::new(),
             exchanges: SortedMap::new(),
-            progress_tokens: HashMap::new(),
+            progress_tokens: SortedMap::new(),
             listen: Listen::Off,
             listen_last_event_id: None,
             listen_retry_ms: None,

@@ -6,6 +6,7 @@ use crate::client::error::ClientError;
 use crate::client::http::{ExchangeId, ResponseHead};
 use crate::client::jsonrpc::RequestId;
 use crate::client::ops::{Operation, Pages};
+use crate::sorted_map::SortedSet;
 use crate::sse::SseDecoder;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,7 +132,7 @@ pub(super) struct Call {
 /// An `input_required` round waiting for answers from the driver.
 #[derive(Debug, Default)]
 pub(super) struct AwaitingInput {
-    pub(super) waiting: std::collections::BTreeSet<String>,
+    pub(super) waiting: SortedSet<String>,
     pub(super) responses: serde_json::Map<String, serde_json::Value>,
     pub(super) state: Option<serde_json::Value>,
 }

@@ -13,8 +13,7 @@
 //! bounds the wait; cancelling the call sends `tasks/cancel`. A task id is one call's
 //! bookkeeping on one server: only that call's polling ever sends it, and only to that server.
 
-use std::collections::BTreeSet;
-
+use crate::sorted_map::SortedSet;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
@@ -71,7 +70,7 @@ pub(super) struct TaskPoll {
     status_message: Option<String>,
     messages: u32,
     /// Input requests already handed to the driver or answered: never asked twice.
-    seen: BTreeSet<String>,
+    seen: SortedSet<String>,
     /// Answers not yet acknowledged by `tasks/update`.
     answers: Map<String, Value>,
     /// The keys the `tasks/update` in flight carries.
@@ -89,7 +88,7 @@ impl TaskPoll {
             ttl_ms: None,
             status_message: None,
             messages: 0,
-            seen: BTreeSet::new(),
+            seen: SortedSet::new(),
             answers: Map::new(),
             sending: Vec::new(),
         }
