@@ -6,34 +6,21 @@
 // instantiated, first message received, first call into the core, first answer sent. The page's own round trip is the
 // total. Two first messages: `ping` (answered without loading state) and `servers/list` (reads
 // the configuration from chrome.storage first). Medians of COLDSTART_RUNS (default 15) each.
+// COLDSTART_EXTENSION_DIR loads another build of the extension (another checkout's root, after
+// its `cargo xtask build`); COLDSTART_SAMPLES=1 adds each start's total to the output, for
+// tests/bench/coldstart-compare.mjs, which measures two builds side by side.
 import { launchExtension, openExtensionPage } from '../e2e/harness.mjs';
+import { workerControl } from './worker-control.mjs';
 
 const RUNS = Number(process.env.COLDSTART_RUNS || 15);
-const ext = await launchExtension();
+const ext = await launchExtension(process.env.COLDSTART_EXTENSION_DIR ? { extensionDir: process.env.COLDSTART_EXTENSION_DIR } : {});
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 const round = (x) => Math.round(x * 10) / 10;
 
 try {
   const page = await openExtensionPage(ext, 'tests/bench/coldstart.html');
-  const cdp = await ext.context.newCDPSession(page);
-  await cdp.send('ServiceWorker.enable');
-  const running = new Map();
-  cdp.on('ServiceWorker.workerVersionUpdated', ({ versions }) => {
-    for (const v of versions) running.set(v.versionId, v.runningStatus);
-  });
-  const isStopped = () => running.size > 0 && [...running.values()].every((s) => s === 'stopped');
-
-  // Stops the worker and waits for Chrome to report it stopped, stopping it again if its own
-  // start-up work woke it in between; at most 15 s.
-  async function stop() {
-    const deadline = Date.now() + 15_000;
-    for (let attempt = 0; attempt < 60 && Date.now() < deadline; attempt++) {
-      await cdp.send('ServiceWorker.stopAllWorkers');
-      for (let t = 0; t < 25 && !isStopped(); t++) await new Promise((r) => setTimeout(r, 10));
-      if (isStopped()) return;
-    }
-    throw new Error('the service worker did not stop within 15 s');
-  }
+  // Stops the worker (only once Chrome has activated it: worker-control.mjs says why).
+  const { stop } = await workerControl(ext.context, page);
 
   /** The marks of the running worker (bounded wait for Playwright to attach to it). */
   async function marks() {
@@ -95,6 +82,7 @@ try {
     }
     if (dropped > 0) console.error(`cold start, ${type}: ${dropped} first messages dropped by Chrome and sent again`);
     const name = (what) => `cold start, first message ${type}: ${what} (median)`;
+    if (process.env.COLDSTART_SAMPLES === '1') figures[`cold start, first message ${type}: totals`] = { value: rows.map((r) => round(r.total)), unit: 'ms' };
     figures[name('total')] = { value: round(median(rows.map((r) => r.total))), unit: 'ms' };
     figures[name('worker start to script')] = { value: round(median(rows.map((r) => r.script))), unit: 'ms' };
     figures[name('fetch + compile')] = { value: round(median(rows.map((r) => r.compiled - r.script))), unit: 'ms' };
@@ -103,7 +91,7 @@ try {
     figures[name('first handle() call')] = { value: round(median(rows.map((r) => r.answer - r.call))), unit: 'ms' };
     figures[name('outside the worker')] = { value: round(median(rows.map((r) => r.total - r.answer))), unit: 'ms' };
   }
-  for (const [k, v] of Object.entries(figures)) console.error(`${k}: ${v.value} ${v.unit}`);
+  for (const [k, v] of Object.entries(figures)) if (!Array.isArray(v.value)) console.error(`${k}: ${v.value} ${v.unit}`);
   console.log(JSON.stringify(figures));
 } finally {
   await ext.close();

@@ -4,29 +4,13 @@
 // The page is tests/bench/blank.html, which sends nothing of its own: the side panel would wake
 // the worker by itself (its views warm their data) and blur the measurement.
 import { launchExtension, openExtensionPage } from '../e2e/harness.mjs';
+import { workerControl } from './worker-control.mjs';
 
 const ext = await launchExtension();
 try {
   const page = await openExtensionPage(ext, 'tests/bench/blank.html');
-  const cdp = await ext.context.newCDPSession(page);
-  await cdp.send('ServiceWorker.enable');
-  // The newest running status of each worker version, as Chrome reports it.
-  const running = new Map();
-  cdp.on('ServiceWorker.workerVersionUpdated', ({ versions }) => {
-    for (const v of versions) running.set(v.versionId, v.runningStatus);
-  });
-  const isStopped = () => running.size > 0 && [...running.values()].every((s) => s === 'stopped');
-  // Stops the worker and waits for Chrome to report it stopped; stops it again every 250 ms if
-  // something woke it in between (the extension's own start-up work), for at most 15 s.
-  const stopWorker = async () => {
-    const deadline = Date.now() + 15_000;
-    for (let attempt = 0; attempt < 60 && Date.now() < deadline; attempt++) {
-      await cdp.send('ServiceWorker.stopAllWorkers');
-      for (let t = 0; t < 25 && !isStopped(); t++) await new Promise((r) => setTimeout(r, 10));
-      if (isStopped()) return;
-    }
-    throw new Error(`the service worker did not stop within 15 s (statuses: ${[...running.values()].join(', ')})`);
-  };
+  // Stops the worker (only once Chrome has activated it: worker-control.mjs says why).
+  const { stop: stopWorker } = await workerControl(ext.context, page);
   // One cold start: the time to the answer, or null when Chrome dropped the message because
   // the forced stop was still being torn down ("Receiving end does not exist", seen once in CI
   // right after ServiceWorker.stopAllWorkers; a worker Chrome stops by itself does not do this).
