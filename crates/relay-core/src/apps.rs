@@ -377,7 +377,7 @@ mod tests {
     use super::*;
 
     fn tool(meta: Value) -> Tool {
-        serde_json::from_value(
+        crate::json_value::from_value(
             json!({"name": "t", "inputSchema": {"type": "object"}, "_meta": meta}),
         )
         .unwrap()
@@ -465,7 +465,7 @@ mod tests {
     }
 
     fn read(contents: Value) -> ReadResourceResult {
-        serde_json::from_value(json!({ "contents": [contents] })).unwrap()
+        crate::json_value::from_value(json!({ "contents": [contents] })).unwrap()
     }
 
     #[test]

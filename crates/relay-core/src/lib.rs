@@ -19,6 +19,7 @@
 //! - [`result`]: formatting tool results back for the model.
 //! - [`policy`]: who may run what (allow / ask / deny) and the per-turn limits.
 //! - [`contract`]: the message contract between the core, content scripts and the side panel.
+//! - [`json_value`]: typed values read from a `serde_json::Value` (one reader for the crate).
 
 pub mod app;
 pub mod apps;
@@ -27,6 +28,7 @@ pub mod client;
 pub mod contract;
 pub mod elicitation;
 pub mod json_text;
+pub mod json_value;
 pub mod link;
 pub mod model;
 pub mod page;

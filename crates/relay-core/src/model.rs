@@ -128,7 +128,9 @@ impl<'de> serde::de::Visitor<'de> for ToolVisitor {
         fn opt<T: serde::de::DeserializeOwned, E: Error>(v: Option<Value>) -> Result<Option<T>, E> {
             match v {
                 None | Some(Value::Null) => Ok(None),
-                Some(v) => T::deserialize(v).map(Some).map_err(E::custom),
+                Some(v) => crate::json_value::from_value(v)
+                    .map(Some)
+                    .map_err(E::custom),
             }
         }
         let mut named: [Option<Value>; 6] = Default::default();
@@ -151,7 +153,7 @@ impl<'de> serde::de::Visitor<'de> for ToolVisitor {
         let [name, title, description, input_schema, output_schema, annotations] = named;
         let name = match name {
             Some(Value::String(s)) => s,
-            Some(other) => String::deserialize(other).map_err(A::Error::custom)?,
+            Some(other) => crate::json_value::from_value(other).map_err(A::Error::custom)?,
             None => return Err(A::Error::missing_field("name")),
         };
         Ok(Tool {
@@ -311,7 +313,7 @@ impl Content {
                 .map(|(data, mime_type)| Content::Audio { data, mime_type }),
             Some("resource") => m
                 .get("resource")
-                .and_then(|r| ResourceContents::deserialize(r).ok())
+                .and_then(|r| crate::json_value::from_value::<ResourceContents>(r.clone()).ok())
                 .map(|resource| Content::Resource { resource }),
             Some("resource_link") => (|| {
                 Some(Content::ResourceLink {
@@ -491,7 +493,7 @@ mod tests {
             {"type": "resource_link", "uri": "test://3", "name": 4},
             "not an object"
         ]);
-        let parsed: Vec<Content> = serde_json::from_value(wire.clone()).expect("parses");
+        let parsed: Vec<Content> = crate::json_value::from_value(wire.clone()).expect("parses");
         for unknown in [5, 6, 7, 8] {
             assert!(matches!(parsed[unknown], Content::Unknown(_)), "{unknown}");
         }
@@ -542,7 +544,7 @@ mod tests {
         for (wire, want) in cases {
             let from_text = serde_json::from_str::<Tool>(wire);
             let value: Value = serde_json::from_str(wire).expect("JSON");
-            let from_value = serde_json::from_value::<Tool>(value);
+            let from_value = crate::json_value::from_value::<Tool>(value);
             for (how, got) in [("text", from_text), ("value", from_value)] {
                 match (got, want) {
                     (Ok(tool), Ok(want)) => {
@@ -560,7 +562,7 @@ mod tests {
 
     #[test]
     fn tool_without_schema_gets_an_empty_object_schema() {
-        let tool: Tool = serde_json::from_value(json!({"name": "t"})).expect("parses");
+        let tool: Tool = crate::json_value::from_value(json!({"name": "t"})).expect("parses");
         assert_eq!(tool.input_schema, json!({"type": "object"}));
     }
 }

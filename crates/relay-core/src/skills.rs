@@ -384,7 +384,7 @@ pub fn load_skill_tool(skills: &[Skill]) -> Option<crate::model::Tool> {
         ));
     }
     let names: Vec<&str> = shown.iter().map(Skill::name).collect();
-    serde_json::from_value(json!({
+    crate::json_value::from_value(json!({
         "name": LOAD_SKILL,
         "description": description,
         "inputSchema": {

@@ -15,7 +15,7 @@ use wasm_bindgen::JsValue;
 pub fn from_js_lenient<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsValue> {
     from_js(value.clone(), what).or_else(|_| {
         let v: Value = from_js_text(&value, what)?;
-        serde_json::from_value(v).map_err(|e| invalid(what, &e))
+        relay_core::json_value::from_value(v).map_err(|e| invalid(what, &e))
     })
 }
 

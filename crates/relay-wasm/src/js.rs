@@ -52,11 +52,11 @@ pub fn to_js_text<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> 
 /// Reads a JS value as a Rust type, with a clear error naming what was expected.
 /// `undefined` reads as `null`. For values Chrome hands over (messages, storage, senders):
 /// they are JSON-clean already. Only `Value` meets serde-wasm-bindgen's deserializer, and each
-/// type then reads from `Value` (`serde_json::from_value`, which the core instantiates anyway):
+/// type then reads from `Value` (`relay_core::json_value::from_value`, which the core instantiates anyway):
 /// one deserializer per type instead of two or three, 40 KB less wasm (BENCHMARKS.md, size).
 pub fn from_js<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsValue> {
     let value: Value = serde_wasm_bindgen::from_value(value).map_err(|e| invalid(what, &e))?;
-    serde_json::from_value(value).map_err(|e| invalid(what, &e))
+    relay_core::json_value::from_value(value).map_err(|e| invalid(what, &e))
 }
 
 /// The error a reader of `what` throws: `invalid_argument` with the reason.

@@ -14,8 +14,6 @@ use crate::result::{
     Unattached,
 };
 
-use serde::Deserialize;
-
 use super::{tab_of, App, Effect, PREVIEW_BYTES};
 
 /// Results ready to write into a chat (`relay/insert`).
@@ -266,7 +264,7 @@ pub fn outcome_with(r: &CallRecord, full: Option<&serde_json::Value>) -> Outcome
         CallState::Done => {
             let whole = full.or(r.result.as_ref());
             let mut result = whole
-                .and_then(|v| CallToolResult::deserialize(v).ok())
+                .and_then(|v| crate::json_value::from_value::<CallToolResult>(v.clone()).ok())
                 .unwrap_or_default();
             if full.is_none() && r.result_size.is_some() {
                 // The full result is gone (pruned, or never stored): say what the model gets.

@@ -236,7 +236,7 @@ impl App {
 
     /// The pages a worker restart found in storage.
     pub fn restore_pages(&mut self, stored: serde_json::Value) {
-        self.pages = serde_json::from_value(stored).unwrap_or_default();
+        self.pages = crate::json_value::from_value(stored).unwrap_or_default();
     }
 
     fn prune_pages(&mut self) {

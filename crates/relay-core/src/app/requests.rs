@@ -231,8 +231,8 @@ pub fn site_entry(origin: &str, adapter: Option<AdapterChoice>) -> Result<Site, 
     match adapter {
         Some(AdapterChoice::Data(data)) => {
             let custom = validate_adapter(&Value::Object(data.0)).map_err(adapter_error)?;
-            let custom: AdapterData =
-                serde_json::from_value(custom).map_err(|e| invalid(format!("adapter: {e}")))?;
+            let custom: AdapterData = crate::json_value::from_value(custom)
+                .map_err(|e| invalid(format!("adapter: {e}")))?;
             Ok(Site {
                 origin: origin.to_owned(),
                 adapter: custom.id.clone(),
@@ -270,7 +270,7 @@ pub fn adapter_for(sites: &[Value], origin: &str) -> Option<SiteAdapter> {
             .to_owned(),
         custom: site
             .get("custom")
-            .and_then(|c| serde_json::from_value(c.clone()).ok()),
+            .and_then(|c| crate::json_value::from_value(c.clone()).ok()),
     })
 }
 

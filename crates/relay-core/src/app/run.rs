@@ -209,10 +209,10 @@ impl<H: Host> Runner<H> {
         let (local, session) = (local.await?, session.await?);
         let mut values = local.into_iter().chain(session);
         let mut next = || values.next().unwrap_or_default();
-        let config: Config = serde_json::from_value(next()).unwrap_or_default();
+        let config: Config = crate::json_value::from_value(next()).unwrap_or_default();
         let tools: SortedMap<String, Vec<crate::model::Tool>> =
-            serde_json::from_value(next()).unwrap_or_default();
-        let auth: SortedMap<_, _> = serde_json::from_value(next()).unwrap_or_default();
+            crate::json_value::from_value(next()).unwrap_or_default();
+        let auth: SortedMap<_, _> = crate::json_value::from_value(next()).unwrap_or_default();
         let skills = next();
         let index = next();
         let pages = next();
@@ -835,7 +835,7 @@ impl<H: Host> Runner<H> {
         };
         // A tab that did not answer (or answered nonsense) wrote nothing, unless the page
         // answered the message meanwhile (it reloaded right after the send).
-        let outcome = match answer.and_then(|a| serde_json::from_value(a).ok()) {
+        let outcome = match answer.and_then(|a| crate::json_value::from_value(a).ok()) {
             Some(outcome) => outcome,
             None => self.app.borrow().unanswered_outcome(&d),
         };
@@ -866,7 +866,7 @@ impl<H: Host> Runner<H> {
         let frame = self.app.borrow().chat_frame(due.tab);
         let answer = self.host.to_tab(due.tab, frame, &due.message).await.ok();
         let outcome = answer
-            .and_then(|a| serde_json::from_value(a).ok())
+            .and_then(|a| crate::json_value::from_value(a).ok())
             .unwrap_or_default();
         let effects = self.app.borrow_mut().send_done(&due.id, &outcome);
         self.run_background(effects).await;

@@ -348,7 +348,7 @@ mod tests {
     use super::*;
 
     fn input(v: Value) -> ServerInput {
-        serde_json::from_value(v).expect("a server input")
+        crate::json_value::from_value(v).expect("a server input")
     }
 
     #[test]

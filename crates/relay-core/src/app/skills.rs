@@ -177,12 +177,12 @@ impl App {
     /// The listings a restarted worker finds in storage (of servers it still has; an
     /// unreadable entry is left out, and the next listing replaces it).
     pub fn restore_skills(&mut self, stored: Value) {
-        let Ok(stored) = serde_json::from_value::<SortedMap<String, Value>>(stored) else {
+        let Ok(stored) = crate::json_value::from_value::<SortedMap<String, Value>>(stored) else {
             return;
         };
         for (server, skills) in stored {
             let known = self.config.servers.iter().any(|s| s.id == server);
-            if let (true, Ok(skills)) = (known, serde_json::from_value(skills)) {
+            if let (true, Ok(skills)) = (known, crate::json_value::from_value(skills)) {
                 self.keep_skills(&server, skills);
             }
         }
@@ -400,7 +400,7 @@ impl<H: Host> Runner<H> {
             name: skill.name().to_owned(),
             uri,
             bytes,
-            outcome: serde_json::from_value(outcome).unwrap_or_default(),
+            outcome: crate::json_value::from_value(outcome).unwrap_or_default(),
         }))
     }
 }

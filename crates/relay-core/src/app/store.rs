@@ -166,13 +166,16 @@ pub fn record_keys(index: &Value) -> Vec<String> {
 /// inside it, and is written out anew at the next change).
 pub fn ledger_from(index: Value, records: Vec<Value>) -> (Ledger, bool) {
     if index.get("calls").is_some_and(Value::is_object) {
-        return (serde_json::from_value(index).unwrap_or_default(), false);
+        return (
+            crate::json_value::from_value(index).unwrap_or_default(),
+            false,
+        );
     }
     let current = index.get("keys").is_some();
-    let index: LedgerIndex = serde_json::from_value(index).unwrap_or_default();
+    let index: LedgerIndex = crate::json_value::from_value(index).unwrap_or_default();
     let calls = records
         .into_iter()
-        .filter_map(|r| serde_json::from_value::<CallRecord>(r).ok())
+        .filter_map(|r| crate::json_value::from_value::<CallRecord>(r).ok())
         .map(|r| (r.key.clone(), r))
         .collect();
     let ledger = Ledger {

@@ -296,7 +296,7 @@ impl Message {
                 }))
             }
             (None, Some(error)) => {
-                let error: ErrorObject = serde_json::from_value(error)
+                let error: ErrorObject = crate::json_value::from_value(error)
                     .map_err(|e| MessageError::BadError(e.to_string()))?;
                 let id = match id {
                     None | Some(Value::Null) => None,

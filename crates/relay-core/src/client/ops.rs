@@ -163,7 +163,7 @@ pub enum Output {
 /// Reads a final result (a whole list for list operations) into an [`Output`].
 pub(crate) fn read_output(op: &Operation, result: Value) -> Result<Output, String> {
     fn parse<T: serde::de::DeserializeOwned>(value: Value, what: &str) -> Result<T, String> {
-        serde_json::from_value(value).map_err(|e| format!("malformed {what}: {e}"))
+        crate::json_value::from_value(value).map_err(|e| format!("malformed {what}: {e}"))
     }
     Ok(match op {
         Operation::Ping => Output::Pong(Map::new()),

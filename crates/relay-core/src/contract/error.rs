@@ -286,7 +286,10 @@ mod tests {
             assert!(ErrorKind::ALL[i + 1..].iter().all(|k| k.as_str() != name));
             let json = serde_json::to_value(kind).expect("json");
             assert_eq!(json, name);
-            assert_eq!(serde_json::from_value::<ErrorKind>(json).ok(), Some(*kind));
+            assert_eq!(
+                crate::json_value::from_value::<ErrorKind>(json).ok(),
+                Some(*kind)
+            );
         }
         for (i, cause) in ErrorCause::ALL.iter().enumerate() {
             let name = cause.as_str();
@@ -297,7 +300,7 @@ mod tests {
             assert!(ErrorCause::ALL[i + 1..].iter().all(|c| c.as_str() != name));
             let json = serde_json::to_value(cause).expect("json");
             assert_eq!(
-                serde_json::from_value::<ErrorCause>(json).ok(),
+                crate::json_value::from_value::<ErrorCause>(json).ok(),
                 Some(*cause)
             );
         }

@@ -37,7 +37,7 @@ use serde_json::Value;
 /// then reads the whole object. serde's derive for an internally tagged enum would buffer every
 /// message into its `Content` tree first and instantiate each field type's deserializer a second
 /// time for that tree; through the structs, every type has one deserializer in the wasm module
-/// (`serde_json::from_value`'s, the one storage and servers' answers use): 119 KB less code,
+/// (`crate::json_value::from_value`'s, the one storage and servers' answers use): 119 KB less code,
 /// 3.5% off the gzipped module (BENCHMARKS.md, "Module size"). With `ts`, the same structs give
 /// the generated types, so they are the shape serde reads.
 macro_rules! messages {
@@ -89,7 +89,7 @@ macro_rules! messages {
                 };
                 match name.as_str() {
                     $( $name => {
-                        let fields::$variant { $( $field ),* } = serde_json::from_value(message)?;
+                        let fields::$variant { $( $field ),* } = crate::json_value::from_value(message)?;
                         Ok($enum::$variant { $( $field ),* })
                     } )*
                     other => Err(serde_json::Error::unknown_variant(other, &[$( $name ),*])),

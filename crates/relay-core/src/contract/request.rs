@@ -87,13 +87,13 @@ pub mod lenient {
     pub fn value<'de, D: Deserializer<'de>, T: serde::de::DeserializeOwned>(
         d: D,
     ) -> Result<Option<T>, D::Error> {
-        Ok(serde_json::from_value(Value::deserialize(d)?).ok())
+        Ok(crate::json_value::from_value(Value::deserialize(d)?).ok())
     }
 
     /// A chat reference, or `None` when the value is not an object.
     pub fn chat<'de, D: Deserializer<'de>>(d: D) -> Result<Option<super::ChatRef>, D::Error> {
         Ok(match Value::deserialize(d)? {
-            v @ Value::Object(_) => serde_json::from_value(v).ok(),
+            v @ Value::Object(_) => crate::json_value::from_value(v).ok(),
             _ => None,
         })
     }

@@ -203,7 +203,7 @@ mod tests {
     use serde_json::json;
 
     fn record(chat: &str, state: CallState, destructive: bool) -> CallRecord {
-        let mut rec: CallRecord = serde_json::from_value(json!({
+        let mut rec: CallRecord = crate::json_value::from_value(json!({
             "key": format!("{chat}|m|1"), "chat": chat, "messageId": "m", "callId": "1",
             "serverId": "s", "tool": "t", "arguments": {}, "state": state, "seq": 1,
         }))
@@ -287,7 +287,8 @@ mod tests {
     fn allowing_a_destructive_tool_needs_confirmation() {
         let tool = |destructive: Option<bool>, read_only: Option<bool>| {
             let mut t: Tool =
-                serde_json::from_value(json!({"name": "t", "inputSchema": {}})).expect("tool");
+                crate::json_value::from_value(json!({"name": "t", "inputSchema": {}}))
+                    .expect("tool");
             t.annotations = Some(ToolAnnotations {
                 destructive_hint: destructive,
                 read_only_hint: read_only,

@@ -225,7 +225,7 @@ mod tests {
     #[test]
     fn a_read_only_allowance_holds_for_the_definition_the_user_saw_only() {
         let tool = |desc: &str, ro: Option<bool>| -> crate::model::Tool {
-            serde_json::from_value(serde_json::json!({
+            crate::json_value::from_value(serde_json::json!({
                 "name": "t", "description": desc, "inputSchema": {},
                 "annotations": {"readOnlyHint": ro},
             }))
@@ -266,7 +266,7 @@ mod tests {
     fn annotations_never_loosen_the_default_and_read_only_needs_the_users_choice() {
         let tool = |ro, de| -> crate::model::Tool {
             let mut t: crate::model::Tool =
-                serde_json::from_value(serde_json::json!({"name": "t", "inputSchema": {}}))
+                crate::json_value::from_value(serde_json::json!({"name": "t", "inputSchema": {}}))
                     .expect("tool");
             t.annotations = Some(ToolAnnotations {
                 read_only_hint: ro,

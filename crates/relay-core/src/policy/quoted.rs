@@ -77,7 +77,7 @@ mod tests {
 
     fn servers() -> Vec<ServerTools> {
         let tool = |name: &str| -> Tool {
-            serde_json::from_value(json!({"name": name, "inputSchema": {"type": "object"}}))
+            crate::json_value::from_value(json!({"name": name, "inputSchema": {"type": "object"}}))
                 .expect("tool")
         };
         vec![ServerTools::new(

@@ -66,7 +66,9 @@ impl<'de> serde::Deserialize<'de> for Outcome {
         let field = |key: &'static str| -> Result<String, D::Error> {
             match v.get(key) {
                 Some(Value::String(s)) => Ok(s.clone()),
-                Some(other) => String::deserialize(other).map_err(D::Error::custom),
+                Some(other) => {
+                    crate::json_value::from_value(other.clone()).map_err(D::Error::custom)
+                }
                 None => Err(D::Error::missing_field(key)),
             }
         };
@@ -77,9 +79,10 @@ impl<'de> serde::Deserialize<'de> for Outcome {
             .ok_or_else(|| D::Error::custom("outcome kind: expected a string"))?;
         Ok(match kind {
             "completed" => Outcome::Completed {
-                result: CallToolResult::deserialize(
+                result: crate::json_value::from_value(
                     v.get("result")
-                        .ok_or_else(|| D::Error::missing_field("result"))?,
+                        .ok_or_else(|| D::Error::missing_field("result"))?
+                        .clone(),
                 )
                 .map_err(D::Error::custom)?,
             },
@@ -650,7 +653,7 @@ mod tests {
             json!({"kind": "skipped", "reason": "limit"}),
         ];
         for wire in kinds {
-            let o: Outcome = serde_json::from_value(wire.clone()).expect("parses");
+            let o: Outcome = crate::json_value::from_value(wire.clone()).expect("parses");
             assert_eq!(serde_json::to_value(&o).expect("serializes"), wire);
         }
         let bad = [
@@ -663,7 +666,7 @@ mod tests {
         ];
         for wire in bad {
             assert!(
-                serde_json::from_value::<Outcome>(wire.clone()).is_err(),
+                crate::json_value::from_value::<Outcome>(wire.clone()).is_err(),
                 "{wire}"
             );
         }

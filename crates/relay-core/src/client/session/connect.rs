@@ -277,7 +277,7 @@ fn server_info(result: &Value, protocol_version: String, transport: Transport) -
         .get("serverInfo")
         .or_else(|| result.pointer("/_meta/io.modelcontextprotocol~1serverInfo"))
         .cloned()
-        .and_then(|v| serde_json::from_value(v).ok())
+        .and_then(|v| crate::json_value::from_value(v).ok())
         .unwrap_or_else(|| Implementation::new("unknown", ""));
     ServerInfo {
         protocol_version,
