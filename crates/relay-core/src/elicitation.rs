@@ -331,7 +331,7 @@ fn check(field: &Field, value: &Value) -> Result<(), ElicitError> {
     }
     if let Some(size) = size {
         if field.min.is_some_and(|m| size < m) || field.max.is_some_and(|m| size > m) {
-            let bound = |b: Option<f64>| b.map_or("…".to_owned(), |b| b.to_string());
+            let bound = |b: Option<f64>| b.map_or("…".to_owned(), crate::schema::fmt_num);
             let range = format!("{} to {}", bound(field.min), bound(field.max));
             return problem(match field.kind.as_str() {
                 "string" => format!("must be {range} characters long"),

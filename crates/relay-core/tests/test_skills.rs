@@ -236,6 +236,11 @@ fn frontmatter_reads_what_skill_files_write() {
             "---\ndescription: Use this skill when\n  the user asks\n---\n",
             json!({"description": "Use this skill when the user asks"}),
         ),
+        (
+            "numbers as YAML writes them",
+            "---\na: .5\nb: +1\nc: 1.\nd: -2.5e3\ne: 1.e2\nf: 1e400\ng: 1.2.3\nh: -0\n---\n",
+            json!({"a": 0.5, "b": 1, "c": 1.0, "d": -2500.0, "e": 100.0, "f": "1e400", "g": "1.2.3", "h": 0}),
+        ),
         ("empty", "---\n---\n", json!({})),
     ];
     for (what, text, expected) in cases {

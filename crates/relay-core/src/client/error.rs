@@ -382,7 +382,13 @@ fn seconds(ms: u64) -> String {
     if ms % 1000 == 0 {
         (ms / 1000).to_string()
     } else {
-        format!("{:.1}", ms as f64 / 1000.0)
+        // Tenths in integers, rounded half to even: float formatting would pull core's float
+        // printer (~14 KB) into the wasm module for this one line.
+        let (mut tenths, rest) = (ms / 100, ms % 100);
+        if rest > 50 || (rest == 50 && tenths % 2 == 1) {
+            tenths += 1;
+        }
+        format!("{}.{}", tenths / 10, tenths % 10)
     }
 }
 

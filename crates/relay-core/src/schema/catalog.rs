@@ -793,7 +793,9 @@ fn pascal_case(hint: &str) -> String {
     for c in hint.chars() {
         if c.is_alphanumeric() {
             if upper {
-                out.extend(c.to_uppercase());
+                // ASCII letters only: a type name's capital is a convention, and the upper-case
+                // half of Unicode's case tables (~14 KB of wasm) is not worth it.
+                out.push(c.to_ascii_uppercase());
             } else {
                 out.push(c);
             }

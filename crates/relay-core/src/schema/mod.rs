@@ -15,6 +15,7 @@ mod refs;
 mod render;
 pub(crate) mod text;
 mod validate;
+pub(crate) use validate::fmt_num;
 
 pub(crate) use catalog::render_joined;
 pub use catalog::{render, render_catalog, CatalogOptions, RenderedCatalog, SchemaProblem};

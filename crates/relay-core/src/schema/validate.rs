@@ -116,10 +116,9 @@ impl ValidationError {
             other => {
                 let text = other.to_string();
                 let mut chars = text.chars();
-                let first = chars
-                    .next()
-                    .map(|c| c.to_uppercase().collect::<String>())
-                    .unwrap_or_default();
+                // Our own English messages: an ASCII capital (Unicode's case tables, ~14 KB of
+                // wasm, are not needed for them).
+                let first = chars.next().map(|c| c.to_ascii_uppercase()).unwrap_or_default();
                 format!("{first}{} (tool '{tool}').", chars.as_str())
             }
         }
@@ -814,7 +813,8 @@ fn join_alternatives(items: &[String]) -> String {
     }
 }
 
-fn fmt_num(x: f64) -> String {
+/// A number as a message shows it: whole when whole, else shortest round-trip digits.
+pub(crate) fn fmt_num(x: f64) -> String {
     if x.fract() == 0.0 && x.abs() < 1e15 {
         format!("{}", x as i64)
     } else {

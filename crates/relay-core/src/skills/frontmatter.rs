@@ -460,8 +460,24 @@ fn number(text: &str) -> Option<Value> {
     if !numeric || !digits.bytes().any(|b| b.is_ascii_digit()) {
         return None;
     }
-    text.parse::<f64>()
+    // Read as JSON's grammar reads a number (serde_json's reader, already in the module; core's
+    // `f64` parser would add its tables, ~12 KB of wasm): no `+`, a digit on both sides of the
+    // point (YAML allows `.5`, `+1` and `1.`).
+    let mut json = String::with_capacity(text.len() + 2);
+    if text.starts_with('-') {
+        json.push('-');
+    }
+    if digits.starts_with('.') {
+        json.push('0');
+    }
+    for (i, c) in digits.char_indices() {
+        json.push(c);
+        if c == '.' && !digits[i + 1..].starts_with(|c: char| c.is_ascii_digit()) {
+            json.push('0');
+        }
+    }
+    serde_json::from_str::<Number>(&json)
         .ok()
-        .and_then(Number::from_f64)
+        .filter(|n| n.as_f64().is_some_and(f64::is_finite))
         .map(Value::Number)
 }
