@@ -217,7 +217,7 @@ impl App {
                 let was = self.apps.open.remove(&instance).is_some();
                 Ok(Step::Done(Value::Bool(was), Vec::new()))
             }
-            other => Err(invalid(format!("not an apps message: {other:?}"))),
+            other => Err(invalid(format!("not an apps message: {}", other.name()))),
         }
     }
 

@@ -22,7 +22,7 @@ impl<H: Host> Runner<H> {
             Output::Resource(read) => self.app.borrow_mut().app_read(pending, &read),
             other => Err(ErrorBody::new(
                 ErrorKind::Internal,
-                format!("resources/read answered {other:?}"),
+                format!("resources/read answered {}", other.kind()),
             )),
         }
     }

@@ -337,7 +337,7 @@ impl<H: Host> Runner<H> {
             Err(e) => Err(ErrorBody::from(&e)),
             Ok(other) => Err(ErrorBody::new(
                 ErrorKind::Internal,
-                format!("skills/list answered {other:?}"),
+                format!("skills/list answered {}", other.kind()),
             )),
         }
     }
@@ -361,7 +361,7 @@ impl<H: Host> Runner<H> {
         {
             Ok(Output::Resource(read)) => read,
             Ok(other) => {
-                let message = format!("resources/read answered {other:?}");
+                let message = format!("resources/read answered {}", other.kind());
                 return failed(ErrorBody::new(ErrorKind::Internal, message));
             }
             Err(e) => return failed(ErrorBody::from(&e)),
@@ -387,7 +387,7 @@ impl<H: Host> Runner<H> {
             other => {
                 return Err(ErrorBody::new(
                     ErrorKind::Internal,
-                    format!("resources/read answered {other:?}"),
+                    format!("resources/read answered {}", other.kind()),
                 ))
             }
         };

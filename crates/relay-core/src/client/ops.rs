@@ -160,6 +160,25 @@ pub enum Output {
     Resource(ReadResourceResult),
 }
 
+impl Output {
+    /// What the output is, for a message about an answer of the wrong kind (never its content:
+    /// `Debug` of the whole model would weigh ~20 KB in the wasm module for messages that say
+    /// "this cannot happen").
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Output::Pong(_) => "a pong",
+            Output::Tools(_) => "tools",
+            Output::Prompts(_) => "prompts",
+            Output::Resources(_) => "resources",
+            Output::ResourceTemplates(_) => "resource templates",
+            Output::Skills(_) => "skills",
+            Output::ToolResult(_) => "a tool result",
+            Output::Prompt(_) => "a prompt",
+            Output::Resource(_) => "a resource",
+        }
+    }
+}
+
 /// Reads a final result (a whole list for list operations) into an [`Output`].
 pub(crate) fn read_output(op: &Operation, result: Value) -> Result<Output, String> {
     fn parse<T: serde::de::DeserializeOwned>(value: Value, what: &str) -> Result<T, String> {

@@ -732,7 +732,7 @@ impl Pool {
 fn unexpected(output: Output) -> ClientError {
     ClientError::Protocol {
         url: String::new(),
-        message: format!("unexpected output {output:?}"),
+        message: format!("unexpected output: {}", output.kind()),
     }
 }
 
