@@ -326,7 +326,7 @@ fn compare_frontmatter(skill: &Skill, text: &str) -> Result<(), SkillError> {
         source,
     })?;
     let mut fields: Vec<&String> = file.keys().chain(skill.frontmatter.keys()).collect();
-    fields.sort();
+    crate::sorted_map::sort(&mut fields);
     fields.dedup();
     for field in fields {
         let (a, b) = (

@@ -11,6 +11,10 @@
 //! The app's maps hold what a person configured or has open (servers, chats, calls, tabs): tens
 //! to a few thousands of entries, where a sorted vector is as fast as a tree. The parser keeps
 //! `BTreeMap` where inserts land anywhere in inputs of any size (its work stays linear).
+//!
+//! [`sort_by`] sorts the app's lists (origins, calls by arrival, ranked tools) for the same
+//! reason: the standard library's sorts are ~4 KB of wasm per element type and comparison, a
+//! heap sort a few hundred bytes.
 
 use std::borrow::Borrow;
 use std::fmt;
@@ -19,6 +23,51 @@ use std::marker::PhantomData;
 use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// Sorts `v` by `cmp` in O(n log n) comparisons with no allocation (a heap sort). Not stable:
+/// for the app's lists, where elements that compare equal are equal (strings, or keys made
+/// total by a position or a sequence number), which order equal elements take cannot be seen.
+pub fn sort_by<T>(v: &mut [T], mut cmp: impl FnMut(&T, &T) -> std::cmp::Ordering) {
+    sort_dyn(v, &mut cmp);
+}
+
+/// [`sort_by`] on `Ord` elements.
+pub fn sort<T: Ord>(v: &mut [T]) {
+    sort_dyn(v, &mut T::cmp);
+}
+
+fn sort_dyn<T>(v: &mut [T], cmp: &mut dyn FnMut(&T, &T) -> std::cmp::Ordering) {
+    // Moves `v[root]` down the max-heap `v[..end]` until both children are not greater.
+    fn sift<T>(
+        v: &mut [T],
+        mut root: usize,
+        end: usize,
+        cmp: &mut dyn FnMut(&T, &T) -> std::cmp::Ordering,
+    ) {
+        loop {
+            let mut child = 2 * root + 1;
+            if child >= end {
+                return;
+            }
+            if child + 1 < end && cmp(&v[child], &v[child + 1]).is_lt() {
+                child += 1;
+            }
+            if !cmp(&v[root], &v[child]).is_lt() {
+                return;
+            }
+            v.swap(root, child);
+            root = child;
+        }
+    }
+    let n = v.len();
+    for root in (0..n / 2).rev() {
+        sift(v, root, n, cmp);
+    }
+    for end in (1..n).rev() {
+        v.swap(0, end);
+        sift(v, 0, end, cmp);
+    }
+}
 
 /// An ordered map: entries sorted by key, one per key.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -558,6 +607,34 @@ impl<K: ts_rs::TS, V: ts_rs::TS> ts_rs::TS for SortedMap<K, V> {
     }
     fn output_path() -> Option<std::path::PathBuf> {
         <std::collections::HashMap<K, V> as ts_rs::TS>::output_path()
+    }
+}
+
+#[cfg(test)]
+mod sort_tests {
+    use super::*;
+
+    #[test]
+    fn sorts_as_the_standard_library_does() {
+        let mut x: u64 = 7;
+        for n in [0usize, 1, 2, 3, 5, 8, 31, 100, 1000] {
+            let mut v: Vec<(u8, u32)> = (0..n as u32)
+                .map(|i| {
+                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    ((x >> 60) as u8, i)
+                })
+                .collect();
+            let mut want = v.clone();
+            want.sort();
+            sort(&mut v);
+            assert_eq!(v, want, "{n} elements");
+            sort_by(&mut v, |a, b| b.cmp(a));
+            want.reverse();
+            assert_eq!(v, want, "{n} elements, reversed");
+        }
+        let mut words = vec!["b", "a", "c", "a"];
+        sort(&mut words);
+        assert_eq!(words, ["a", "a", "b", "c"]);
     }
 }
 

@@ -399,7 +399,7 @@ impl App {
             .and_then(|s| HttpUrl::parse(&s.url).ok())
             .map(|u| u.origin());
         let mut origins: Vec<String> = own.into_iter().chain(self.sign_in_origins(id)).collect();
-        origins.sort();
+        crate::sorted_map::sort(&mut origins);
         origins.dedup();
         origins
     }

@@ -325,7 +325,7 @@ pub fn origin_rules(servers: &[ServerConfig], extension_id: &str) -> Vec<Value> 
         .filter(|s| s.enabled)
         .filter_map(|s| loopback_origin(&s.url))
         .collect();
-    origins.sort();
+    crate::sorted_map::sort(&mut origins);
     origins.dedup();
     origins
         .iter()

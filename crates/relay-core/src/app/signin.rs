@@ -82,7 +82,7 @@ fn auth_origins(state: &AuthState) -> Vec<String> {
         .filter_map(|u| HttpUrl::parse(u).ok())
         .map(|u| u.origin())
         .collect();
-    origins.sort();
+    crate::sorted_map::sort(&mut origins);
     origins.dedup();
     origins
 }

@@ -480,14 +480,14 @@ impl Ledger {
         let mut v: Vec<_> = (self.calls.values())
             .filter(|c| c.state == CallState::Running && resumable(c))
             .collect();
-        v.sort_by_key(|c| c.seq);
+        crate::sorted_map::sort_by(&mut v, |a, b| a.seq.cmp(&b.seq));
         v.into_iter().map(|c| c.key.clone()).collect()
     }
 
     /// The calls of one chat, in order of arrival.
     pub fn for_chat(&self, chat: &str) -> Vec<&CallRecord> {
         let mut v: Vec<_> = self.calls.values().filter(|c| c.chat == chat).collect();
-        v.sort_by_key(|c| c.seq);
+        crate::sorted_map::sort_by(&mut v, |a, b| a.seq.cmp(&b.seq));
         v
     }
 
@@ -516,7 +516,7 @@ impl Ledger {
             .filter(|c| c.state.is_final() && c.delivered)
             .map(|c| (c.seq, c.key.clone()))
             .collect();
-        finals.sort();
+        crate::sorted_map::sort(&mut finals);
         let excess = self.calls.len() - keep;
         for (_, key) in finals.into_iter().take(excess) {
             self.calls.remove(&key);

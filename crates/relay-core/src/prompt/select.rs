@@ -84,7 +84,7 @@ pub fn select_tools(
         return selection;
     }
     let mut query = terms_of(intent);
-    query.sort();
+    crate::sorted_map::sort(&mut query);
     query.dedup();
     let n = docs.len() as f64;
     let average = docs.iter().map(|d| d.3).sum::<f64>() / n;
@@ -104,8 +104,8 @@ pub fn select_tools(
         }
         scored.push((score, index));
     }
-    // Stable: equal scores keep the servers' and tools' order.
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    // Equal scores keep the servers' and tools' order (the index breaks ties: a total order).
+    crate::sorted_map::sort_by(&mut scored, |a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     let matched = scored.iter().filter(|(score, _)| *score > 0.0).count();
     if matched == 0 {
         selection.diagnostics.push(Diagnostic::new(

@@ -326,7 +326,7 @@ fn share_shapes<'a>(roots: &mut [Node<'a>], defs: &mut Vec<Def<'a>>, kind: Shape
     }
     // In the order their first copies were met (a group is made once the walk has left its
     // first copy: after the shapes inside it).
-    chosen.sort_by_key(|&g| groups[g].first);
+    crate::sorted_map::sort_by(&mut chosen, |&a, &b| groups[a].first.cmp(&groups[b].first));
     let base = defs.len();
     let mut def_of: Vec<Option<usize>> = vec![None; groups.len()];
     for (i, &g) in chosen.iter().enumerate() {

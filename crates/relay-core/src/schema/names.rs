@@ -26,7 +26,7 @@ pub fn closest_names<'a>(
             scored.push((distance, std::cmp::Reverse(common), order, candidate));
         }
     }
-    scored.sort();
+    crate::sorted_map::sort(&mut scored);
     scored.into_iter().take(n).map(|(_, _, _, c)| c).collect()
 }
 
