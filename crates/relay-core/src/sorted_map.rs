@@ -620,7 +620,9 @@ mod sort_tests {
         for n in [0usize, 1, 2, 3, 5, 8, 31, 100, 1000] {
             let mut v: Vec<(u8, u32)> = (0..n as u32)
                 .map(|i| {
-                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
                     ((x >> 60) as u8, i)
                 })
                 .collect();

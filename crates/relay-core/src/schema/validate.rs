@@ -118,7 +118,10 @@ impl ValidationError {
                 let mut chars = text.chars();
                 // Our own English messages: an ASCII capital (Unicode's case tables, ~14 KB of
                 // wasm, are not needed for them).
-                let first = chars.next().map(|c| c.to_ascii_uppercase()).unwrap_or_default();
+                let first = chars
+                    .next()
+                    .map(|c| c.to_ascii_uppercase())
+                    .unwrap_or_default();
                 format!("{first}{} (tool '{tool}').", chars.as_str())
             }
         }
