@@ -15,17 +15,9 @@ import './native.js';
 const startup = { script: performance.now() };
 Object.defineProperty(globalThis, '__relayStartup', { value: startup });
 
-// The module ships gzipped (`cargo xtask build`): a cold start is mostly its bytes arriving
-// from the extension's files, and 0.5 MB arriving then inflated by the browser's own
-// DecompressionStream is quicker than 1.3 MB arriving (BENCHMARKS.md, "Cold start").
-// compileStreaming compiles while the inflated bytes arrive; instantiating the compiled module
-// is then a separate, measurable step.
-const ready = fetch(new URL('./pkg/relay_wasm_bg.wasm.gz', import.meta.url))
-  .then((response) => {
-    if (!response.ok || !response.body) throw new Error(`the core's module did not load (${response.status})`);
-    const inflated = response.body.pipeThrough(new DecompressionStream('gzip'));
-    return WebAssembly.compileStreaming(new Response(inflated, { headers: { 'content-type': 'application/wasm' } }));
-  })
+// compileStreaming compiles while the bytes arrive; instantiating the compiled module is then a
+// separate, measurable step.
+const ready = WebAssembly.compileStreaming(fetch(new URL('./pkg/relay_wasm_bg.wasm', import.meta.url)))
   .then((module) => {
     startup.compiled = performance.now();
     return init({ module_or_path: module });

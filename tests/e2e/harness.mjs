@@ -19,8 +19,7 @@ export const TARGET = process.env.RELAY_TARGET || join(ROOT, 'target');
  * adds variables to Chromium's environment (a native host it starts inherits them).
  */
 export async function launchExtension({ headed = false, extensionDir = ROOT, userDataDir: given = '', lang = '', env = {} } = {}) {
-  // The module the worker loads: gzipped (what ships), or raw in a build from before it shipped so.
-  if (!['relay_wasm_bg.wasm.gz', 'relay_wasm_bg.wasm'].some((f) => existsSync(join(extensionDir, 'extension/pkg', f)))) {
+  if (!existsSync(join(extensionDir, 'extension/pkg/relay_wasm_bg.wasm'))) {
     throw new Error('extension/pkg is missing: run `cargo xtask build` first');
   }
   const userDataDir = given || mkdtempSync(join(tmpdir(), 'mcp-relay-profile-'));

@@ -41,13 +41,6 @@ const WASM_FEATURES: &[&str] = &[
     "--enable-simd",
 ];
 
-/// The extension's module as the worker loads it, gzipped beside `relay_wasm_bg.wasm`: a worker
-/// start is mostly the module's bytes arriving from the extension's files (~120 MB/s here), and
-/// fetching 0.5 MB and inflating it (`DecompressionStream`, streamed into the compiler) is
-/// quicker than fetching 1.3 MB (extension/background.js; BENCHMARKS.md, "Cold start"). Only this
-/// file ships (`cargo xtask dist`); tidy's size budget is its size.
-pub const SHIPPED_MODULE: &str = "extension/pkg/relay_wasm_bg.wasm.gz";
-
 pub fn build(x: &Xtask) -> Result<()> {
     check_tools(x)?;
     // Two modules: the extension's worker calls only `handle` and `answerAtOnce`, so its module
@@ -98,7 +91,7 @@ pub fn build(x: &Xtask) -> Result<()> {
     // wasm-bindgen and wasm-opt take a while; when cargo left the modules as they were and the
     // outputs are what the last build made, they are current.
     let stamp_path = x.target().join("relay-build-stamp");
-    let mut outputs: Vec<PathBuf> = modules
+    let outputs: Vec<PathBuf> = modules
         .iter()
         .flat_map(|(_, out, _, file, _)| {
             [
@@ -107,7 +100,6 @@ pub fn build(x: &Xtask) -> Result<()> {
             ]
         })
         .collect();
-    outputs.push(x.path(SHIPPED_MODULE));
     let stamp = || -> Result<String> {
         // The flags too: a build with other flags is not current.
         let mut parts = vec![WASM_OPT_FLAGS.join(" "), WASM_BINDGEN_FLAGS.join(" ")];
@@ -159,12 +151,10 @@ pub fn build(x: &Xtask) -> Result<()> {
         modules[1].1.join("package.json"),
         "{\"type\": \"commonjs\"}\n",
     )?;
-    let raw_module = modules[0].1.join("relay_wasm_bg.wasm");
-    let bytes = fs::read(&raw_module)?;
-    fs::write(x.path(SHIPPED_MODULE), gzip(&bytes)?)?;
     fs::write(&stamp_path, stamp()?)?;
-    let raw = bytes.len() as u64;
-    let gz = fs::metadata(x.path(SHIPPED_MODULE))?.len();
+    let shipped = modules[0].1.join("relay_wasm_bg.wasm");
+    let raw = fs::metadata(&shipped)?.len();
+    let gz = gzip_len(&fs::read(&shipped)?)?;
     eprintln!(
         "    wasm size: {} KB raw, {} KB gzipped",
         raw / 1024,
@@ -173,16 +163,10 @@ pub fn build(x: &Xtask) -> Result<()> {
     Ok(())
 }
 
-/// `bytes` gzipped at level 9 (flate2; no name and no time in the header: the same bytes for
-/// the same module).
-pub fn gzip(bytes: &[u8]) -> Result<Vec<u8>> {
+pub fn gzip_len(bytes: &[u8]) -> Result<u64> {
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
     enc.write_all(bytes)?;
-    Ok(enc.finish()?)
-}
-
-pub fn gzip_len(bytes: &[u8]) -> Result<u64> {
-    Ok(gzip(bytes)?.len() as u64)
+    Ok(enc.finish()?.len() as u64)
 }
 
 fn rel(x: &Xtask, p: &Path) -> String {
@@ -254,13 +238,8 @@ pub fn dist(x: &Xtask) -> Result<()> {
             .to_string_lossy()
             .replace('\\', "/");
         // Sources of the build and tests never ship; only what Chrome loads.
-        // Type declarations (`*.d.ts`) exist for `tsc` only. The worker loads the module
-        // gzipped ([`SHIPPED_MODULE`]), never the raw one beside it.
-        if name.ends_with(".gitignore")
-            || name.contains("/test")
-            || name.ends_with(".d.ts")
-            || name == "extension/pkg/relay_wasm_bg.wasm"
-        {
+        // Type declarations (`*.d.ts`) exist for `tsc` only.
+        if name.ends_with(".gitignore") || name.contains("/test") || name.ends_with(".d.ts") {
             continue;
         }
         zip.start_file(name, opts)?;

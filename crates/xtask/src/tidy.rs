@@ -69,11 +69,10 @@ const VALUE_READER: &str = "crates/relay-core/src/json_value.rs";
 /// The locales the extension ships.
 pub const LOCALES: &[&str] = &["en", "zh_CN"];
 
-/// The extension's wasm module as it ships and the worker loads it: gzipped by `cargo xtask
-/// build` (level 9).
-pub const WASM_MODULE: &str = crate::build::SHIPPED_MODULE;
+/// The extension's wasm module, as `cargo xtask build` writes it.
+pub const WASM_MODULE: &str = "extension/pkg/relay_wasm_bg.wasm";
 
-/// The most bytes [`WASM_MODULE`] may take (gzipped at level 9 by `build::gzip`, flate2: the
+/// The most bytes [`WASM_MODULE`] may take gzipped at level 9 (`build::gzip_len`, flate2: the
 /// figure `cargo xtask build` prints): MV3 starts the service worker again and again, and every
 /// start fetches and compiles the module. Lowered as the module is cut, never raised for a
 /// feature (issue 34; the goal is 450 KB). 715 KB on 2026-11-29 (732,061 bytes with `gzip -9`);
@@ -84,7 +83,7 @@ pub const WASM_MODULE: &str = crate::build::SHIPPED_MODULE;
 /// `Value` without serde_json's array form (`relay_core::json_value`): 529,743 bytes with
 /// `gzip -9`, 517 KB as `cargo xtask build` prints it; then to 490 KB with no Unicode
 /// upper-case table, no core float parser or printer, no `Debug` of the model and one small sort
-/// (497,814 bytes with `gzip -9`; the shipped file, `relay_wasm_bg.wasm.gz`, 487 KB).
+/// (497,814 bytes with `gzip -9`; 487 KB as `cargo xtask build` prints it).
 pub const WASM_GZIP_BUDGET: u64 = 490 * 1024;
 
 /// Folders never checked: generated or installed.
@@ -415,9 +414,9 @@ pub fn module_size(path: &str, gzipped: Option<u64>, budget: u64) -> Vec<Violati
 
 /// [`module_size`] on the built [`WASM_MODULE`] at `root`.
 pub fn module_budget(root: &Path) -> Vec<Violation> {
-    let gzipped = std::fs::metadata(root.join(WASM_MODULE))
+    let gzipped = std::fs::read(root.join(WASM_MODULE))
         .ok()
-        .map(|m| m.len());
+        .and_then(|bytes| crate::build::gzip_len(&bytes).ok());
     module_size(WASM_MODULE, gzipped, WASM_GZIP_BUDGET)
 }
 
@@ -462,9 +461,10 @@ mod tests {
             );
             return;
         }
-        let gzipped = std::fs::metadata(repo_root().join(WASM_MODULE))
-            .expect("the module")
-            .len();
+        let gzipped = crate::build::gzip_len(
+            &std::fs::read(repo_root().join(WASM_MODULE)).expect("the module"),
+        )
+        .expect("gzip");
         eprintln!("{WASM_MODULE}: {gzipped} bytes gzipped, budget {WASM_GZIP_BUDGET}");
         assert_eq!(check(&repo_root()), Ok(9));
     }
