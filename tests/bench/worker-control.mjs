@@ -13,11 +13,17 @@
  */
 export async function workerControl(context, page) {
   const cdp = await context.newCDPSession(page);
+  // Only the page's own extension's workers count: the browser may run others (the other build
+  // of coldstart-compare.mjs), whose activation says nothing about this one's.
+  // (`URL.origin` is "null" for chrome-extension: URLs in Node: scheme and host instead.)
+  const { protocol, host } = new URL(page.url());
+  const origin = `${protocol}//${host}`;
   // The newest running status and version status of each worker version, as Chrome reports them.
   const running = new Map();
   const status = new Map();
   cdp.on('ServiceWorker.workerVersionUpdated', ({ versions }) => {
     for (const v of versions) {
+      if (!String(v.scriptURL).startsWith(`${origin}/`)) continue;
       running.set(v.versionId, v.runningStatus);
       status.set(v.versionId, v.status);
     }
