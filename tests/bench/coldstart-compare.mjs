@@ -11,15 +11,15 @@
 // DIR is another checkout's root after its own `cargo xtask build` (for example `git worktree
 // add /tmp/base main && cd /tmp/base && CARGO_TARGET_DIR=/tmp/base-target cargo xtask build`).
 // Its extension is copied to a temporary folder without the manifest's `key`, so that Chrome
-// gives it an ID of its own. Prints each build's median per message and its shipped module's
-// size; the first start of each build is not counted.
+// gives it an ID of its own. Prints each build's median per message and its module's
+// size gzipped; the first start of each build is not counted.
 import { chromium } from 'playwright-core';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { workerControl } from './worker-control.mjs';
+import { timedMessage, workerControl } from './worker-control.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const args = process.argv.slice(2);
@@ -36,7 +36,7 @@ if (!base || !built(base)) {
 const idOf = (key) => [...createHash('sha256').update(Buffer.from(key, 'base64')).digest('hex').slice(0, 32)]
   .map((c) => String.fromCharCode(97 + parseInt(c, 16))).join('');
 
-/** The shipped module's size: the gzipped file when the build ships one, else the raw one gzipped. */
+/** The module's size gzipped (level 9); a build that ships it gzipped has the file already. */
 function shippedSize(dir) {
   const gz = path.join(dir, 'extension/pkg/relay_wasm_bg.wasm.gz');
   return existsSync(gz) ? readFileSync(gz).length : gzipSync(readFileSync(path.join(dir, 'extension/pkg/relay_wasm_bg.wasm')), { level: 9 }).length;
@@ -80,21 +80,7 @@ try {
   /** One cold start of `build` answering `type`: ms, or null when Chrome dropped the message. */
   async function start(build, type) {
     await build.stop();
-    return build.page.evaluate(async (type) => {
-      const t = performance.now();
-      try {
-        const answer = await Promise.race([
-          chrome.runtime.sendMessage({ type }),
-          new Promise((resolve) => setTimeout(() => resolve('no answer in 10 s'), 10_000)),
-        ]);
-        if (answer === 'no answer in 10 s') return null;
-        if (!answer.ok) throw new Error(`no answer: ${JSON.stringify(answer)}`);
-      } catch (e) {
-        if (/Receiving end does not exist/.test(String(e && e.message))) return null;
-        throw e;
-      }
-      return performance.now() - t;
-    }, type);
+    return timedMessage(build.page, type);
   }
 
   /** The start-up marks of the running worker of extension `id` (background.js), if it has them. */
@@ -133,7 +119,7 @@ try {
   const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
   const figures = {};
   for (const [name, dir] of [['base', base], ['this', root]]) {
-    figures[`${name}: module shipped (gzipped)`] = { value: shippedSize(dir), unit: 'bytes' };
+    figures[`${name}: module gzipped`] = { value: shippedSize(dir), unit: 'bytes' };
     const fc = builds[name].fetchCompile;
     if (fc.length) figures[`${name}: the module fetched and compiled, from the worker's script (median of ${fc.length})`] = { value: Math.round(median(fc) * 10) / 10, unit: 'ms' };
     for (const type of ['ping', 'servers/list']) {

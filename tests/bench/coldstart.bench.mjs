@@ -10,7 +10,7 @@
 // its `cargo xtask build`); COLDSTART_SAMPLES=1 adds each start's total to the output, for
 // tests/bench/coldstart-compare.mjs, which measures two builds side by side.
 import { launchExtension, openExtensionPage } from '../e2e/harness.mjs';
-import { workerControl } from './worker-control.mjs';
+import { timedMessage, workerControl } from './worker-control.mjs';
 
 const RUNS = Number(process.env.COLDSTART_RUNS || 15);
 const ext = await launchExtension(process.env.COLDSTART_EXTENSION_DIR ? { extensionDir: process.env.COLDSTART_EXTENSION_DIR } : {});
@@ -41,25 +41,8 @@ try {
     let droppedHere = 0; // drops of the current start, bounded
     for (let i = 0; i <= RUNS; i++) {
       await stop();
-      // null when Chrome dropped the message because the forced stop was still being torn down
-      // ("Receiving end does not exist", as in sw.bench.mjs): that start is taken again.
-      // Also null when no answer came within 10 s (a message Chrome delivered to a worker being
-      // torn down, neither answered nor failed: seen hanging sw.bench.mjs in a CI run).
-      const total = await page.evaluate(async (type) => {
-        const t = performance.now();
-        try {
-          const answer = await Promise.race([
-            chrome.runtime.sendMessage({ type }),
-            new Promise((resolve) => setTimeout(() => resolve('no answer in 10 s'), 10_000)),
-          ]);
-          if (answer === 'no answer in 10 s') return null;
-          if (!answer.ok) throw new Error(`no answer: ${JSON.stringify(answer)}`);
-        } catch (e) {
-          if (/Receiving end does not exist/.test(String(e && e.message))) return null;
-          throw e;
-        }
-        return performance.now() - t;
-      }, type);
+      // null when Chrome dropped the message or never answered it: that start is taken again.
+      const total = await timedMessage(page, type);
       if (total === null) {
         // Bounded per start, not in total: on a loaded machine (the bench beside the test
         // suites) Chrome may drop the first message after most forced stops, which a total

@@ -57,3 +57,31 @@ export async function workerControl(context, page) {
 
   return { stop, waitActivated };
 }
+
+/**
+ * Sends the worker of `page`'s extension one message of `type` from that page and times its
+ * answer (ms). Null when Chrome dropped the message because a forced stop was still being torn
+ * down ("Receiving end does not exist", as in sw.bench.mjs: the caller takes that start again),
+ * or when no answer came within 10 s (a message Chrome delivered to a worker being torn down,
+ * neither answered nor failed: seen hanging sw.bench.mjs in a CI run).
+ * @param {import('playwright-core').Page} page an extension page
+ * @param {string} type
+ * @returns {Promise<number | null>}
+ */
+export function timedMessage(page, type) {
+  return page.evaluate(async (type) => {
+    const t = performance.now();
+    try {
+      const answer = await Promise.race([
+        chrome.runtime.sendMessage({ type }),
+        new Promise((resolve) => setTimeout(() => resolve('no answer in 10 s'), 10_000)),
+      ]);
+      if (answer === 'no answer in 10 s') return null;
+      if (!answer.ok) throw new Error(`no answer: ${JSON.stringify(answer)}`);
+    } catch (e) {
+      if (/Receiving end does not exist/.test(String(e && e.message))) return null;
+      throw e;
+    }
+    return performance.now() - t;
+  }, type);
+}
