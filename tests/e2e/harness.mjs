@@ -213,16 +213,34 @@ export async function waitInClosedShadow(page, hostSelector, innerSelector, { ti
     { timeoutMs, intervalMs: 100, what: `${innerSelector} inside ${hostSelector}` });
 }
 
+/**
+ * Runs `act` on the node ids of `innerSelector` inside the host's closed shadow root, again on
+ * fresh ids when the page replaced a node between finding it and acting on it (the cards render
+ * again whenever a call changes state; CDP then answers "No node with given id"). At most five
+ * tries: a node that keeps going is a failure of its own.
+ */
+async function onFreshNodes(page, hostSelector, innerSelector, act) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await act(await closedShadowNodes(page, hostSelector, innerSelector));
+    } catch (e) {
+      if (attempt >= 5 || !/No node with given id|Could not find node with given id/.test(String(e?.message))) throw e;
+    }
+  }
+}
+
 /** innerText of each element matching `innerSelector` inside the host's closed shadow root. */
 export async function textsInClosedShadow(page, hostSelector, innerSelector) {
   const cdp = await cdpFor(page);
-  const texts = [];
-  for (const nodeId of await closedShadowNodes(page, hostSelector, innerSelector)) {
-    const { object } = await cdp.send('DOM.resolveNode', { nodeId });
-    const { result } = await cdp.send('Runtime.callFunctionOn', { objectId: object.objectId, functionDeclaration: 'function () { return this.innerText; }', returnByValue: true });
-    texts.push(result.value);
-  }
-  return texts;
+  return onFreshNodes(page, hostSelector, innerSelector, async (nodeIds) => {
+    const texts = [];
+    for (const nodeId of nodeIds) {
+      const { object } = await cdp.send('DOM.resolveNode', { nodeId });
+      const { result } = await cdp.send('Runtime.callFunctionOn', { objectId: object.objectId, functionDeclaration: 'function () { return this.innerText; }', returnByValue: true });
+      texts.push(result.value);
+    }
+    return texts;
+  });
 }
 
 /**
@@ -231,8 +249,18 @@ export async function textsInClosedShadow(page, hostSelector, innerSelector) {
  */
 export async function trustedClickInClosedShadow(page, hostSelector, innerSelector) {
   const cdp = await cdpFor(page);
-  const [nodeId] = await closedShadowNodes(page, hostSelector, innerSelector);
-  if (!nodeId) throw new Error(`nothing matches ${innerSelector} inside ${hostSelector}`);
+  const q = await onFreshNodes(page, hostSelector, innerSelector, ([nodeId]) => {
+    if (!nodeId) throw new Error(`nothing matches ${innerSelector} inside ${hostSelector}`);
+    return steadyBox(page, cdp, nodeId);
+  });
+  const x = (q[0] + q[2] + q[4] + q[6]) / 4;
+  const y = (q[1] + q[3] + q[5] + q[7]) / 4;
+  await page.bringToFront();
+  await page.mouse.click(x, y);
+}
+
+/** The border quad of a node once it holds still, scrolled into view. */
+async function steadyBox(page, cdp, nodeId) {
   // Where it is once it holds still: the cards are placed again after a render (a list opened,
   // the page scrolled), and a click aimed at the box of one frame lands beside it in the next.
   // Two boxes alike across two animation frames (of the page in front), at most 20 looks.
@@ -246,10 +274,7 @@ export async function trustedClickInClosedShadow(page, hostSelector, innerSelect
     if (same) break;
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   }
-  const x = (q[0] + q[2] + q[4] + q[6]) / 4;
-  const y = (q[1] + q[3] + q[5] + q[7]) / 4;
-  await page.bringToFront();
-  await page.mouse.click(x, y);
+  return q;
 }
 
 /**
@@ -259,10 +284,11 @@ export async function trustedClickInClosedShadow(page, hostSelector, innerSelect
  */
 export async function pageWorldCallInClosedShadow(page, hostSelector, innerSelector, fn) {
   const cdp = await cdpFor(page);
-  const [nodeId] = await closedShadowNodes(page, hostSelector, innerSelector);
-  if (!nodeId) throw new Error(`nothing matches ${innerSelector} inside ${hostSelector}`);
-  const { object } = await cdp.send('DOM.resolveNode', { nodeId });
-  const { result, exceptionDetails } = await cdp.send('Runtime.callFunctionOn', { objectId: object.objectId, functionDeclaration: fn, returnByValue: true, awaitPromise: true });
+  const { result, exceptionDetails } = await onFreshNodes(page, hostSelector, innerSelector, async ([nodeId]) => {
+    if (!nodeId) throw new Error(`nothing matches ${innerSelector} inside ${hostSelector}`);
+    const { object } = await cdp.send('DOM.resolveNode', { nodeId });
+    return cdp.send('Runtime.callFunctionOn', { objectId: object.objectId, functionDeclaration: fn, returnByValue: true, awaitPromise: true });
+  });
   if (exceptionDetails) throw new Error(exceptionDetails.text);
   return result.value;
 }
