@@ -27,6 +27,12 @@ pub fn from_value<T: DeserializeOwned>(value: Value) -> Result<T, Error> {
     T::deserialize(Reader(value))
 }
 
+/// `T` read from JSON text as [`from_value`] reads it, through a [`Value`]: a type that also
+/// arrives as text then has one reader, not a second one for serde_json's text deserializer.
+pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Error> {
+    from_value(serde_json::from_slice::<Value>(bytes)?)
+}
+
 /// A [`Value`] as a serde deserializer.
 struct Reader(Value);
 
@@ -83,6 +89,20 @@ fn visit_object<'de, V: Visitor<'de>>(
         0 => Ok(out),
         _ => Err(de::Error::invalid_length(len, &"fewer elements in map")),
     }
+}
+
+/// `deserialize_*` for numbers: a JSON number only.
+macro_rules! numbers {
+    ($($method:ident)*) => {
+        $(
+            fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+                match self.0 {
+                    Value::Number(n) => number(&n, visitor),
+                    other => Err(invalid(&other, &visitor)),
+                }
+            }
+        )*
+    };
 }
 
 impl<'de> Deserializer<'de> for Reader {
@@ -165,9 +185,53 @@ impl<'de> Deserializer<'de> for Reader {
         visitor.visit_unit()
     }
 
+    // What the type asks for, read from that kind of value only (as serde_json's `Value` does):
+    // a visitor then gets only the `visit_*` it can be called with. Through `deserialize_any`
+    // every `Vec`, `String` and number visitor carried all six (the five it refuses included),
+    // one copy per visitor type.
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.0 {
+            Value::Bool(b) => visitor.visit_bool(b),
+            other => Err(invalid(&other, &visitor)),
+        }
+    }
+
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.0 {
+            Value::String(s) => visitor.visit_string(s),
+            other => Err(invalid(&other, &visitor)),
+        }
+    }
+
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_string(visitor)
+    }
+
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_string(visitor)
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.0 {
+            Value::Array(items) => visit_array(items, visitor),
+            other => Err(invalid(&other, &visitor)),
+        }
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.0 {
+            Value::Object(object) => visit_object(object, visitor),
+            other => Err(invalid(&other, &visitor)),
+        }
+    }
+
+    numbers! {
+        deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_u8
+        deserialize_u16 deserialize_u32 deserialize_u64 deserialize_f32 deserialize_f64
+    }
+
     forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit
-        unit_struct seq tuple tuple_struct map identifier
+        i128 u128 char bytes byte_buf unit unit_struct tuple tuple_struct
     }
 }
 
@@ -455,6 +519,31 @@ mod tests {
             both::<Value>(json!({"b": 1, "a": [true]})),
             Ok(json!({"b": 1, "a": [true]}))
         );
+    }
+
+    #[test]
+    fn each_type_reads_its_kind_of_value_and_refuses_the_others_as_serde_json_does() {
+        let values = [
+            json!(null),
+            json!(true),
+            json!(7),
+            json!(-7),
+            json!(1.5),
+            json!("x"),
+            json!(["x"]),
+            json!({"x": 1}),
+        ];
+        for value in values {
+            let _ = both::<bool>(value.clone());
+            let _ = both::<u32>(value.clone());
+            let _ = both::<i64>(value.clone());
+            let _ = both::<f64>(value.clone());
+            let _ = both::<String>(value.clone());
+            let _ = both::<Vec<String>>(value.clone());
+            let _ = both::<std::collections::BTreeMap<String, u8>>(value.clone());
+            let _ = both::<Option<u8>>(value.clone());
+            let _ = both::<()>(value);
+        }
     }
 
     #[test]

@@ -598,7 +598,9 @@ impl Authorizer {
                 exchange,
             } if exchange == id => {
                 if ok {
-                    if let Ok(metadata) = serde_json::from_slice::<ResourceMetadata>(body) {
+                    if let Some(metadata) =
+                        crate::json_value::from_slice::<ResourceMetadata>(body).ok()
+                    {
                         let fetched_from = urls.get(next - 1).cloned().unwrap_or_default();
                         self.resource_found(metadata, &fetched_from);
                         return;
@@ -614,7 +616,9 @@ impl Authorizer {
                 legacy,
             } if exchange == id => {
                 if ok {
-                    if let Ok(metadata) = serde_json::from_slice::<ServerMetadata>(body) {
+                    if let Some(metadata) =
+                        crate::json_value::from_slice::<ServerMetadata>(body).ok()
+                    {
                         self.server_found(metadata, &issuer, legacy);
                         return;
                     }
