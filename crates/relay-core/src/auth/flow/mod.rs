@@ -598,9 +598,7 @@ impl Authorizer {
                 exchange,
             } if exchange == id => {
                 if ok {
-                    if let Some(metadata) =
-                        crate::json_value::from_slice::<ResourceMetadata>(body).ok()
-                    {
+                    if let Ok(metadata) = crate::json_value::from_slice::<ResourceMetadata>(body) {
                         let fetched_from = urls.get(next - 1).cloned().unwrap_or_default();
                         self.resource_found(metadata, &fetched_from);
                         return;
@@ -616,9 +614,7 @@ impl Authorizer {
                 legacy,
             } if exchange == id => {
                 if ok {
-                    if let Some(metadata) =
-                        crate::json_value::from_slice::<ServerMetadata>(body).ok()
-                    {
+                    if let Ok(metadata) = crate::json_value::from_slice::<ServerMetadata>(body) {
                         self.server_found(metadata, &issuer, legacy);
                         return;
                     }
