@@ -262,6 +262,44 @@ test('a long reply (staged through encodeInto) reports what the same calls repor
   assert.deepEqual(core.parseToolCalls({ toString: () => head }, servers).calls, short.calls);
 });
 
+test('every way a long reply crosses (ASCII, sparse or dense accents, wider characters) reads the same text', () => {
+  // Replies of 2,048 UTF-16 units and more cross by `encodeInto` when eight windows across them
+  // are ASCII; in Node by `latin1Write` (made UTF-8 in wasm) when the windows show Latin-1 and
+  // the accents are sparse, with `encodeInto` for what follows a character past U+00FF or where
+  // accents turn dense; else by wasm-bindgen's glue (relay-node/src/staged.rs). Each reply
+  // holds calls whose arguments carry its kind of text; each must come out as the same text,
+  // at its UTF-8 offsets, as appending the reply in small chunks (another way in) reads it.
+  const servers = [everything];
+  const words = (n, accent, every) => Array.from({ length: n }, (_, i) => (i % every === every - 1 ? accent : 'word')).join(' ') + '. ';
+  const sparse = (n) => words(n, 'café', 97);
+  const dense = (n) => words(n, 'naïve', 3);
+  const echo = (message) => call('echo', 'everything', { message });
+  const cases = [
+    ['all ASCII', words(2_000, 'x', 50) + echo('plain') + words(100, 'x', 50)],
+    ['sparse accents', sparse(3_000) + echo('déjà vu') + sparse(200) + echo('ÿ½°')],
+    ['dense accents from the start', dense(3_000) + echo('à la carte') + dense(100)],
+    ['sparse, then dense after the first 64 KB', sparse(16_000) + echo('first é') + dense(8_000) + echo('then ü')],
+    ['sparse, then one character past U+00FF between the windows', sparse(2_600) + '— ' + sparse(2_600) + echo('après “this”')],
+    ['sparse, then a lone surrogate between the windows', sparse(2_600) + '\ud800 ' + sparse(2_600) + echo('ok é')],
+    ['an emoji in a window, ASCII head', words(3_000, 'x', 50) + echo('🙂 é') + '🙂'],
+    ['Chinese from the start', '服务器返回结果。'.repeat(400) + echo('结果 é')],
+  ];
+  for (const [what, reply] of cases) {
+    assert.ok(reply.length >= 2048, `${what}: a long reply`);
+    const out = core.parseToolCalls(reply, servers);
+    const expected = [...reply.matchAll(/"message":"((?:[^"\\]|\\.)*)"/g)].map((m) => JSON.parse(`"${m[1]}"`));
+    assert.deepEqual(out.calls.map((c) => c.arguments.message), expected, `${what}: the arguments' text`);
+    const bytes = Buffer.from(reply);
+    for (const c of out.calls) assert.match(bytes.subarray(c.span.start, c.span.end).toString(), /^\{"tool"/, `${what}: UTF-8 offsets`);
+    const chunked = new core.StreamParser(servers);
+    const seen = [];
+    for (let i = 0; i < reply.length; i += 1000) seen.push(...chunked.append(reply.slice(i, i + 1000)).calls);
+    seen.push(...chunked.finish().calls);
+    assert.deepEqual(seen, out.calls, `${what}: appended in chunks, the same calls and spans`);
+    assert.deepEqual(new core.ToolSet(servers).parse(reply).calls, out.calls, `${what}: ToolSet.parse`);
+  }
+});
+
 test('calls cross as plain JSON data: arguments equal JSON.parse of their text, keys in order, `__proto__` an own key', () => {
   const server = { id: 'any', name: 'any', tools: [{ name: 'put', inputSchema: { type: 'object' } }] };
   const set = new core.ToolSet([server]);

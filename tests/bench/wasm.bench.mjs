@@ -109,6 +109,30 @@ for (const [file, label] of [['reply_1MB_many_calls.txt', 'calls'], ['reply_1MB_
   fig('UTF-8 copy of the 1MB reply into a buffer, the floor of any wasm parse', (Buffer.byteLength(text) / 1e6) / (ms / 1000), 'MB/s');
 }
 
+// The way in for Latin-1 text (issue 34: 1,618 accented letters in 1 MB made `encodeInto` ten
+// times slower than for ASCII): the 1 MB reply made ASCII, then the same with 1,618 of its `e`s
+// spread evenly made `é`; each parsed, and `encodeInto` alone of each.
+{
+  // One byte per character in V8, as `JSON.parse` or a Latin-1 decoder makes such text (a
+  // `replace` on the reply, which has Chinese in it, would keep two bytes per character).
+  const oneByte = (/** @type {string} */ t) => Buffer.from(t, 'latin1').toString('latin1');
+  const ascii = oneByte(input('reply_1MB.txt').replace(/[^\x00-\x7f]/g, 'x'));
+  const at = new Set(Array.from({ length: 1618 }, (_, i) => Math.floor((i + 0.5) * ascii.length / 1618)));
+  let accented = '';
+  for (let i = 0, last = 0; i <= ascii.length; i++) {
+    if (i === ascii.length || (at.has(i) && ascii[i] !== '`')) {
+      accented += ascii.slice(last, i) + (i < ascii.length ? 'é' : '');
+      last = i + 1;
+    }
+  }
+  const buf = new Uint8Array(4 << 20);
+  const encoder = new TextEncoder();
+  for (const [label, text] of [['ASCII', ascii], ['1,618 accented letters', oneByte(accented)]]) {
+    fig(`parse 1MB of prose, ${label} (wasm)`, time(() => set.parse(text)) * 1000, 'µs');
+    fig(`encodeInto alone, 1MB of prose, ${label}`, time(() => encoder.encodeInto(text, buf)) * 1000, 'µs');
+  }
+}
+
 // Adversarial replies (unclosed tags of every kind, nested openers, repeated prefixes): the
 // slowest 1 MB one bounds how long a hostile page can hold the worker with one reply.
 const adversarial = readdirSync(join(INPUTS, 'adversarial')).filter((f) => f.endsWith('_1MB.txt')).sort();

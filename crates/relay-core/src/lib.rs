@@ -29,6 +29,7 @@ pub mod contract;
 pub mod elicitation;
 pub mod json_text;
 pub mod json_value;
+pub mod latin1;
 pub mod link;
 pub mod model;
 pub mod page;

@@ -9,7 +9,8 @@
 //! - `auth`: `AuthFlow`, `relay_core::auth::Authorizer` for a JavaScript driver;
 //! - `output`: a parse result into JavaScript, as two buffers or structured by its shape;
 //! - `reuse`: what a new `servers` array can reuse of the last one's conversion;
-//! - `staged` and `text`: strings and JSON text into wasm memory by one `encodeInto`.
+//! - `staged` and `text`: strings and JSON text into wasm memory by one `encodeInto` (in Node, a
+//!   Latin-1 reply by `Buffer.latin1Write`, made UTF-8 by `relay_core::latin1`).
 //!
 //! relay-wasm's exports (`handle`, `answerAtOnce`, `coreVersion`) are linked in too.
 #![deny(clippy::unwrap_used, clippy::expect_used)]
