@@ -271,7 +271,8 @@ test('every way a long reply crosses (ASCII, sparse or dense accents, wider char
   // at its UTF-8 offsets, as appending the reply in small chunks (another way in) reads it.
   const servers = [everything];
   const words = (n, accent, every) => Array.from({ length: n }, (_, i) => (i % every === every - 1 ? accent : 'word')).join(' ') + '. ';
-  const sparse = (n) => words(n, 'café', 97);
+  // An accent every 40 words (~200 units): every window holds one, and they stay sparse.
+  const sparse = (n) => words(n, 'café', 40);
   const dense = (n) => words(n, 'naïve', 3);
   const echo = (message) => call('echo', 'everything', { message });
   const cases = [
