@@ -17,11 +17,11 @@
 //! does not but looks Latin-1 (accented letters, no curly quotes, dashes or emoji) crosses by
 //! `Buffer.latin1Write` up to its first character past U+00FF and becomes UTF-8 here
 //! (`relay_core::latin1`): `encodeInto` copies a string at memory speed only while all of it is
-//! ASCII, and a few accented letters made a 1 MB reply's copy ten times slower. The staged bytes are validated as UTF-8
-//! before the parser reads them (no `unsafe` here), with `simdutf8` (SIMD in wasm): std's
-//! `from_utf8` made a reply with a non-ASCII character near its start slower than the glue,
-//! whose loop such a reply stops at once (BENCHMARKS.md, "Third pass" and "Issue 22"); a 1 MB
-//! ASCII reply crosses 3-5× faster than through the glue.
+//! ASCII, and a few accented letters made a 1 MB reply's copy ten times slower. The staged
+//! bytes are validated as UTF-8 before the parser reads them (no `unsafe` here), with
+//! `simdutf8` (SIMD in wasm): std's `from_utf8` made a reply with a non-ASCII character near its
+//! start slower than the glue, whose loop such a reply stops at once (BENCHMARKS.md, "Third
+//! pass" and "Issue 22"); a 1 MB ASCII reply crosses 3-5× faster than through the glue.
 //!
 //! Not done: an inline JavaScript snippet doing the type check, `encodeInto` and reading
 //! `written` in one call (three calls into JavaScript here) made 1,000 appends ~13% cheaper in
@@ -176,8 +176,9 @@ thread_local! {
         js_sys::Reflect::has(&js_sys::global(), &JsValue::from_str("Buffer")).unwrap_or(false);
 }
 
-/// A whole reply as UTF-8: staged when long with an ASCII head, wasm-bindgen's glue otherwise;
-/// `String(text)` (or `""` if that throws) when it is not a string.
+/// A whole reply as UTF-8: staged when long and its windows are ASCII (or, in Node, Latin-1 with
+/// sparse accents), wasm-bindgen's glue otherwise; `String(text)` (or `""` if that throws) when
+/// it is not a string.
 pub(crate) fn with_reply<R>(text: &JsValue, f: impl FnOnce(&str) -> R) -> R {
     if !text.is_string() {
         return with_reply(&string_of(text), f);
