@@ -8,6 +8,8 @@ import init, { handle, answerAtOnce } from './pkg/relay_wasm.js';
 import { STORAGE } from './contract.js';
 // Defines relayNative, the native host's port, before the core needs it.
 import './native.js';
+// Defines relayRare, the second module (loaded on its first call), before the core needs it.
+import './rare.js';
 
 // Start-up marks (ms since the worker started), read by tests/bench/coldstart.bench.mjs: where a
 // cold start's time goes (script, fetch, compile, instantiate, first message, first answer).

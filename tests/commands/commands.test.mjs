@@ -53,7 +53,7 @@ test('cargo xtask dist: a zip of only what Chrome loads, which loads unpacked an
   assert.equal(zip, join(TARGET, 'dist', `mcp-relay-${manifest.version}.zip`));
   assert.ok(existsSync(zip), zip);
   const entries = zipEntries(zip);
-  for (const needed of ['manifest.json', 'extension/pkg/relay_wasm_bg.wasm', 'extension/pkg/relay_wasm.js', manifest.background.service_worker, manifest.side_panel.default_path]) {
+  for (const needed of ['manifest.json', 'extension/pkg/relay_wasm_bg.wasm', 'extension/pkg/relay_wasm.js', 'extension/pkg/relay_rare_bg.wasm', 'extension/pkg/relay_rare.js', manifest.background.service_worker, manifest.side_panel.default_path]) {
     assert.ok(entries.includes(needed), `${needed} in the zip`);
   }
   const unwanted = entries.filter((e) => e.startsWith('tests/') || /(^|\/)tests?\//.test(e) || e.endsWith('.d.ts') || e.endsWith('.gitignore') || e.startsWith('crates/') || e.startsWith('target/'));

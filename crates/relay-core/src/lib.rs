@@ -37,6 +37,7 @@ pub mod parse;
 pub mod pattern;
 pub mod policy;
 pub mod prompt;
+pub mod rare;
 pub mod result;
 pub mod schema;
 pub mod skills;

@@ -1,6 +1,7 @@
 //! Transcript tests of signing in as the application does it (`relay_core::app`, `signin`):
-//! an attempt started from a server's refusal, carried out through `App::auth_action` /
-//! `App::auth_attempt` against a scripted world, ended by `App::auth_finish`; the token on the
+//! an attempt started from a server's refusal, its flow in the second module's work
+//! (`relay_core::rare`, reached through JSON values), its actions carried out against a scripted world
+//! through `App::auth_step` / `App::auth_input` until it ends; the token on the
 //! server's requests only (never in a view), refresh before expiry, sign-out, and sign-ins
 //! forgotten with their server or its URL.
 
@@ -9,12 +10,13 @@ mod auth_harness;
 use relay_core::sorted_map::SortedMap;
 
 use auth_harness::*;
-use relay_core::app::{App, AuthEnv, Config, Effect, REFRESH_MARGIN_MS};
+use relay_core::app::{App, AuthEnv, AuthNext, Config, Effect, REFRESH_MARGIN_MS};
 use relay_core::auth::encode::query_params;
-use relay_core::auth::AuthAction;
+use relay_core::auth::{AuthAction, AuthInput};
 use relay_core::client::{AuthChallenge, ServerConfig};
 use relay_core::contract::{ErrorBody, Request};
 use relay_core::policy::Ledger;
+use relay_core::rare::{Rare, RareCall, RareReply, SignInCall};
 use serde_json::{json, Value};
 
 const ID: &str = "remote";
@@ -51,55 +53,81 @@ struct Driven {
     browser: Vec<bool>,
 }
 
-/// Carries out `ID`'s attempt against `world` as relay-wasm's driver does, then ends it.
+/// Carries out `ID`'s attempt from its first call against `world` as the runner does: each
+/// call to the second module's work (`Rare`, through JSON values as the extension sends it), each
+/// action performed against the world, until the attempt ends.
 fn carry_out(
     app: &mut App,
+    first: SignInCall,
     world: &World,
     now_ms: u64,
 ) -> (Driven, Vec<Effect>, Result<(), ErrorBody>) {
     let mut d = Driven::default();
+    let mut rare = Rare::default();
+    let mut call = first;
     for _ in 0..64 {
-        let Some((action, interactive)) = app.auth_action(ID) else {
-            break;
+        let sent = serde_json::to_value(RareCall::SignIn(call)).expect("a call");
+        let reply: RareReply =
+            relay_core::json_value::from_value(rare.serve_value(sent)).expect("a reply");
+        let RareReply::SignIn { step } = reply else {
+            panic!("refused: {reply:?}");
         };
-        let flow = app.auth_attempt(ID).expect("the attempt under way");
-        match action {
+        let (action, interactive) = match app.auth_step(ID, step, now_ms) {
+            AuthNext::Act(action, interactive) => (action, interactive),
+            AuthNext::Call(next) => {
+                call = next;
+                continue;
+            }
+            AuthNext::Done(effects, outcome) => return (d, effects, outcome),
+        };
+        let input = match action {
             AuthAction::Fetch(request) => {
                 let line = format!("{} {}", request.method.as_str(), request.url);
                 d.lines.push(line.clone());
-                match world.routes.get(&line) {
-                    Some((status, body)) => {
-                        flow.handle_response(request.id, *status, body.as_bytes(), now_ms)
-                    }
-                    None => flow.handle_response(request.id, 404, b"Not Found", now_ms),
+                let (status, body) = match world.routes.get(&line) {
+                    Some((status, body)) => (*status, body.clone()),
+                    None => (404, "Not Found".to_owned()),
+                };
+                AuthInput::Response {
+                    id: request.id,
+                    status,
+                    body,
+                    dpop_nonce: None,
                 }
             }
             AuthAction::OpenBrowser { url } => {
                 d.browser.push(interactive);
                 if !interactive {
-                    flow.handle_browser_error("User interaction required.");
-                    continue;
+                    AuthInput::BrowserError {
+                        message: "User interaction required.".to_owned(),
+                    }
+                } else {
+                    let state = param(&query_params(&url), "state").unwrap_or_default();
+                    AuthInput::Redirect {
+                        url: format!("{REDIRECT}?code=the-code&state={state}"),
+                    }
                 }
-                let state = param(&query_params(&url), "state").unwrap_or_default();
-                let redirect = format!("{REDIRECT}?code=the-code&state={state}");
-                flow.handle_redirect(&redirect, now_ms).expect("redirect");
             }
             AuthAction::Sign { id, .. } => {
                 d.lines.push("SIGN".to_owned());
-                flow.handle_signature(id, "c2ln");
+                AuthInput::Signature {
+                    id,
+                    signature: "c2ln".to_owned(),
+                }
             }
             other => panic!("unexpected action {other:?}"),
-        }
+        };
+        call = app.auth_input(ID, input, now_ms);
     }
-    let (effects, outcome) = app.auth_finish(ID);
-    (d, effects, outcome)
+    panic!("the attempt did not end");
 }
 
 fn signed_in_app(world: &World) -> App {
     let mut app = app();
-    app.sign_in(ID, &challenge(), env(1_000), true)
+    let first = app
+        .sign_in(ID, &challenge(), env(1_000), true)
         .expect("started");
-    let (_, _, outcome) = carry_out(&mut app, world, 1_000);
+    let (_, _, outcome) = carry_out(&mut app, first, world, 1_000);
     outcome.expect("signed in");
     app
 }
@@ -113,9 +141,10 @@ fn a_refusal_becomes_a_sign_in_whose_token_goes_on_the_requests_only() {
     let world = standard();
     let mut app = app();
     assert_eq!(view(&app)["auth"], Value::Null);
-    app.sign_in(ID, &challenge(), env(1_000), true)
+    let first = app
+        .sign_in(ID, &challenge(), env(1_000), true)
         .expect("started");
-    let (d, effects, outcome) = carry_out(&mut app, &world, 1_000);
+    let (d, effects, outcome) = carry_out(&mut app, first, &world, 1_000);
     assert_eq!(outcome, Ok(()));
     assert_eq!(
         d.lines,
@@ -164,15 +193,17 @@ fn a_token_about_to_expire_is_refreshed_without_the_browser() {
     let mut app = signed_in_app(&world);
     // token() says expires_in 3600 s, issued at 1,000 ms.
     let expiry = 1_000 + 3_600_000;
-    assert!(!app.refresh_if_due(ID, env(expiry - REFRESH_MARGIN_MS - 1)));
+    assert!(app
+        .refresh_if_due(ID, env(expiry - REFRESH_MARGIN_MS - 1))
+        .is_none());
     let refreshed = world.clone().route(
         "POST",
         &format!("{AS}/token"),
         200,
         token("access-2", Some("refresh-2")),
     );
-    assert!(app.refresh_if_due(ID, env(expiry - REFRESH_MARGIN_MS + 1)));
-    let (d, effects, outcome) = carry_out(&mut app, &refreshed, expiry - 1);
+    let first = (app.refresh_if_due(ID, env(expiry - REFRESH_MARGIN_MS + 1))).expect("due");
+    let (d, effects, outcome) = carry_out(&mut app, first, &refreshed, expiry - 1);
     assert_eq!(outcome, Ok(()));
     assert_eq!(d.lines, [format!("POST {AS}/token")]);
     assert!(d.browser.is_empty());
@@ -192,9 +223,10 @@ fn a_refusal_the_app_meets_on_its_own_never_shows_a_page() {
         400,
         json!({"error": "invalid_grant"}),
     );
-    app.sign_in(ID, &challenge(), env(5_000), false)
+    let first = app
+        .sign_in(ID, &challenge(), env(5_000), false)
         .expect("started");
-    let (d, effects, outcome) = carry_out(&mut app, &refused, 5_000);
+    let (d, effects, outcome) = carry_out(&mut app, first, &refused, 5_000);
     assert_eq!(d.browser, [false]);
     let error = outcome.expect_err("no sign-in without the user");
     assert!(error.message.starts_with("Sign-in failed"), "{error:?}");
@@ -223,9 +255,10 @@ fn after_a_restart_a_refusal_during_a_call_asks_the_user_to_sign_in_with_no_brow
         400,
         json!({"error": "invalid_grant"}),
     );
-    app.sign_in(ID, &challenge(), env(5_000), false)
+    let first = app
+        .sign_in(ID, &challenge(), env(5_000), false)
         .expect("started");
-    let (d, _, outcome) = carry_out(&mut app, &refused, 5_000);
+    let (d, _, outcome) = carry_out(&mut app, first, &refused, 5_000);
     assert_eq!(d.browser, Vec::<bool>::new(), "{:?}", d.lines);
     let error = outcome.expect_err("the user must sign in");
     assert_eq!(error.kind, "auth_browser", "{error:?}");
@@ -235,13 +268,15 @@ fn after_a_restart_a_refusal_during_a_call_asks_the_user_to_sign_in_with_no_brow
 
     // The user presses Sign in: from then on, in this worker, a refusal met on its own may take
     // the silent step (and only the silent one).
-    app.sign_in(ID, &challenge(), env(6_000), true)
+    let first = app
+        .sign_in(ID, &challenge(), env(6_000), true)
         .expect("started");
-    let (d, _, outcome) = carry_out(&mut app, &world, 6_000);
+    let (d, _, outcome) = carry_out(&mut app, first, &world, 6_000);
     assert_eq!((d.browser, outcome), (vec![true], Ok(())));
-    app.sign_in(ID, &challenge(), env(7_000), false)
+    let first = app
+        .sign_in(ID, &challenge(), env(7_000), false)
         .expect("started");
-    let (d, _, _) = carry_out(&mut app, &refused, 7_000);
+    let (d, _, _) = carry_out(&mut app, first, &refused, 7_000);
     assert_eq!(d.browser, [false]);
 }
 
@@ -255,8 +290,8 @@ fn sign_out_revokes_where_it_can_and_forgets_the_tokens() {
     );
     let world = world.route("POST", &format!("{AS}/revoke"), 200, json!({}));
     let mut app = signed_in_app(&world);
-    app.sign_out(ID, env(2_000)).expect("started");
-    let (d, effects, outcome) = carry_out(&mut app, &world, 2_000);
+    let first = app.sign_out(ID, env(2_000)).expect("started");
+    let (d, effects, outcome) = carry_out(&mut app, first, &world, 2_000);
     assert_eq!(outcome, Ok(()));
     assert_eq!(d.lines, [format!("POST {AS}/revoke")]);
     assert!(effects.contains(&Effect::SaveAuth));
@@ -325,9 +360,10 @@ fn a_dpop_sign_in_binds_the_token_to_the_drivers_key_and_proves_each_request() {
     let mut app = app();
     let mut with_key = env(1_000);
     with_key.dpop_key = Some(&key);
-    app.sign_in(ID, &challenge(), with_key, true)
+    let first = app
+        .sign_in(ID, &challenge(), with_key, true)
         .expect("started");
-    let (d, effects, outcome) = carry_out(&mut app, &world, 1_000);
+    let (d, effects, outcome) = carry_out(&mut app, first, &world, 1_000);
     assert_eq!(outcome, Ok(()));
     assert!(d.lines.contains(&"SIGN".to_owned()), "{:?}", d.lines);
     assert!(effects.contains(&Effect::Authorize(ID.to_owned())));

@@ -43,49 +43,69 @@ const WASM_FEATURES: &[&str] = &[
 
 pub fn build(x: &Xtask) -> Result<()> {
     check_tools(x)?;
-    // Two modules: the extension's worker calls only `handle` and `answerAtOnce`, so its module
+    // Three modules: the extension's worker calls only `handle` and `answerAtOnce`, so its module
     // (relay-wasm) leaves out the JavaScript API that the Node build (relay-node, which links
     // relay-wasm in) exports for tests and tools: 9% fewer bytes to fetch and compile on every
-    // worker start (BENCHMARKS.md, "Module size"). The extension's module is built for size, the Node
-    // library's core for speed (Cargo.toml, `wasm-node`).
-    // (target, output, crate, its library's file name, cargo profile)
+    // worker start (BENCHMARKS.md, "Module size"). Work that runs rarely (a sign-in's flow,
+    // `relay_core::rare`) is a second module of the extension, relay-wasm with only its `rare`
+    // feature, which the worker instantiates on first use (extension/rare.js). The extension's
+    // modules are built for size, the Node library's core for speed (Cargo.toml, `wasm-node`).
     let built = x.target().join("relay-wasm");
     fs::create_dir_all(&built)?;
     let modules = [
-        (
-            "web",
-            x.path("extension/pkg"),
-            "relay-wasm",
-            "relay_wasm",
-            "wasm-release",
-        ),
-        (
-            "nodejs",
-            x.target().join("relay-node"),
-            "relay-node",
-            "relay_node",
-            "wasm-node",
-        ),
+        Module {
+            target: "web",
+            out: x.path("extension/pkg"),
+            krate: "relay-wasm",
+            file: "relay_wasm",
+            name: "relay_wasm",
+            profile: "wasm-release",
+            features: &[],
+        },
+        Module {
+            target: "web",
+            out: x.path("extension/pkg"),
+            krate: "relay-wasm",
+            file: "relay_wasm",
+            name: "relay_rare",
+            profile: "wasm-release",
+            features: &["--no-default-features", "--features", "rare"],
+        },
+        Module {
+            target: "nodejs",
+            out: x.target().join("relay-node"),
+            krate: "relay-node",
+            file: "relay_node",
+            name: "relay_node",
+            profile: "wasm-node",
+            features: &[],
+        },
     ];
-    for (target, _, krate, file, profile) in &modules {
+    for m in &modules {
         step(&format!(
-            "build: {krate} for wasm32-unknown-unknown (profile {profile})"
+            "build: {} {} for wasm32-unknown-unknown (profile {})",
+            m.krate,
+            m.features.join(" "),
+            m.profile
         ));
         run(cmd("cargo")
             .args([
                 "build",
                 "-p",
-                krate,
+                m.krate,
                 "--target",
                 "wasm32-unknown-unknown",
                 "--profile",
-                profile,
+                m.profile,
             ])
+            .args(m.features)
             .current_dir(&x.root))?;
-        let wasm = x
-            .target()
-            .join(format!("wasm32-unknown-unknown/{profile}/{file}.wasm"));
-        fs::copy(&wasm, built.join(format!("{target}.wasm")))?;
+        // Copied at once: the next build of the same crate writes the same file.
+        let wasm = x.target().join(format!(
+            "wasm32-unknown-unknown/{}/{}.wasm",
+            m.profile, m.file
+        ));
+        fs::copy(&wasm, built.join(format!("{}.wasm", m.name)))?;
     }
 
     // wasm-bindgen and wasm-opt take a while; when cargo left the modules as they were and the
@@ -93,19 +113,19 @@ pub fn build(x: &Xtask) -> Result<()> {
     let stamp_path = x.target().join("relay-build-stamp");
     let outputs: Vec<PathBuf> = modules
         .iter()
-        .flat_map(|(_, out, _, file, _)| {
+        .flat_map(|m| {
             [
-                out.join(format!("{file}_bg.wasm")),
-                out.join(format!("{file}.js")),
+                m.out.join(format!("{}_bg.wasm", m.name)),
+                m.out.join(format!("{}.js", m.name)),
             ]
         })
         .collect();
     let stamp = || -> Result<String> {
         // The flags too: a build with other flags is not current.
         let mut parts = vec![WASM_OPT_FLAGS.join(" "), WASM_BINDGEN_FLAGS.join(" ")];
-        for (target, _, _, _, _) in &modules {
+        for m in &modules {
             parts.push(crate::setup::file_hash(
-                &built.join(format!("{target}.wasm")),
+                &built.join(format!("{}.wasm", m.name)),
             )?);
         }
         for out in &outputs {
@@ -117,11 +137,12 @@ pub fn build(x: &Xtask) -> Result<()> {
         eprintln!("    extension/pkg and target/relay-node are current (wasm unchanged)");
         return Ok(());
     }
-    for (target, out, _, file, _) in &modules {
-        // wasm-bindgen names its output after its input: relay_wasm, relay_node.
-        let wasm = built.join(target).join(format!("{file}.wasm"));
+    for m in &modules {
+        // wasm-bindgen names its output after its input (`--out-name` for the second module).
+        let (target, out) = (m.target, &m.out);
+        let wasm = built.join(m.name).join(format!("{}.wasm", m.file));
         fs::create_dir_all(wasm.parent().unwrap_or(&built))?;
-        fs::copy(built.join(format!("{target}.wasm")), &wasm)?;
+        fs::copy(built.join(format!("{}.wasm", m.name)), &wasm)?;
         step(&format!(
             "build: wasm-bindgen --target {target} → {}",
             rel(x, out)
@@ -130,10 +151,11 @@ pub fn build(x: &Xtask) -> Result<()> {
         run(cmd(crate::util::Xtask::cargo_bin("wasm-bindgen"))
             .args(["--target", target])
             .args(WASM_BINDGEN_FLAGS)
+            .args(["--out-name", m.name])
             .arg("--out-dir")
             .arg(out)
             .arg(&wasm))?;
-        let bg = out.join(format!("{file}_bg.wasm"));
+        let bg = out.join(format!("{}_bg.wasm", m.name));
         step(&format!(
             "build: wasm-opt {} {}",
             WASM_OPT_FLAGS.join(" "),
@@ -148,19 +170,37 @@ pub fn build(x: &Xtask) -> Result<()> {
     }
     // The repository's package.json says "type": "module"; the Node build is CommonJS.
     fs::write(
-        modules[1].1.join("package.json"),
+        modules[2].out.join("package.json"),
         "{\"type\": \"commonjs\"}\n",
     )?;
     fs::write(&stamp_path, stamp()?)?;
-    let shipped = modules[0].1.join("relay_wasm_bg.wasm");
-    let raw = fs::metadata(&shipped)?.len();
-    let gz = gzip_len(&fs::read(&shipped)?)?;
-    eprintln!(
-        "    wasm size: {} KB raw, {} KB gzipped",
-        raw / 1024,
-        gz / 1024
-    );
+    for name in ["relay_wasm", "relay_rare"] {
+        let shipped = modules[0].out.join(format!("{name}_bg.wasm"));
+        let raw = fs::metadata(&shipped)?.len();
+        let gz = gzip_len(&fs::read(&shipped)?)?;
+        eprintln!(
+            "    {name}_bg.wasm: {} KB raw, {} KB gzipped",
+            raw / 1024,
+            gz / 1024
+        );
+    }
     Ok(())
+}
+
+/// One wasm module the build makes.
+struct Module {
+    /// wasm-bindgen's `--target`.
+    target: &'static str,
+    /// Where its glue and module go.
+    out: PathBuf,
+    krate: &'static str,
+    /// The library's file name cargo writes.
+    file: &'static str,
+    /// The output's name (`NAME.js`, `NAME_bg.wasm`).
+    name: &'static str,
+    profile: &'static str,
+    /// Cargo's feature flags for it.
+    features: &'static [&'static str],
 }
 
 pub fn gzip_len(bytes: &[u8]) -> Result<u64> {

@@ -46,8 +46,9 @@ pub const MAX_LINES: usize = 900;
 pub const OWN_BUDGETS: &[(&str, usize)] = &[("extension/content/discover.js", 1_000)];
 
 /// The most lines relay-wasm's `src/` may have in all: the worker's edge is bindings and
-/// conversions (ARCHITECTURE.md, "Line budget").
-pub const WORKER_LINES: usize = 1_200;
+/// conversions (ARCHITECTURE.md, "Line budget"). 1,200 until the crate built a second module
+/// too (issue 34: its export and the worker's binding of it, ~80 lines).
+pub const WORKER_LINES: usize = 1_300;
 
 /// The content scripts that may query the document directly: the DOM helpers.
 pub const DOM_HELPERS: &[&str] = &["extension/content/dom.js", "extension/content/discover.js"];
@@ -582,12 +583,10 @@ mod tests {
         }
         // The worker's line budget, over all of relay-wasm's files.
         let file = |n: usize| ("crates/relay-wasm/src/a.rs".to_owned(), "x\n".repeat(n));
-        let over = worker_lines(&[file(700), file(501)]);
-        assert!(
-            over.iter().any(|v| v.message.contains("1201 lines")),
-            "{over:?}"
-        );
-        assert_eq!(worker_lines(&[file(700), file(500)]), vec![]);
+        let over = worker_lines(&[file(700), file(WORKER_LINES - 699)]);
+        let says = format!("{} lines", WORKER_LINES + 1);
+        assert!(over.iter().any(|v| v.message.contains(&says)), "{over:?}");
+        assert_eq!(worker_lines(&[file(700), file(WORKER_LINES - 700)]), vec![]);
         // The module's size budget: over it names the budget and the per-crate command; a
         // module that is not built fails too.
         let over = module_size(WASM_MODULE, Some(1_001), 1_000);

@@ -1,7 +1,7 @@
 //! [`Host`]: what the application needs from its platform, as primitives with no decision in
 //! them (read and write storage, run an MCP operation, message a tab, set the Origin rules and
 //! the badge, start a task, set a timer; for sign-ins: a request, the browser step, randomness,
-//! a DPoP key and its signatures). The browser implements it in relay-wasm; tests
+//! a DPoP key and its signatures; the second module's work). The browser implements it in relay-wasm; tests
 //! implement it in memory (`tests/test_app_run.rs`). Which primitive runs when, and what its
 //! result means, is [`super::Runner`]'s business.
 
@@ -14,6 +14,7 @@ use crate::client::{ClientError, Operation, Output, Pool, ServerConfig};
 pub use crate::client::{ProgressFn, Task};
 use crate::contract::storage::Area;
 use crate::contract::{ErrorBody, TabMessage};
+use crate::rare::{RareCall, RareReply};
 
 /// The platform under the application. One thread, no `Send` bounds: the worker is
 /// single-threaded, and so are the futures.
@@ -79,6 +80,10 @@ pub trait Host: Sized + 'static {
     async fn proof_key(&self, server: &str, create: bool) -> Result<Option<PublicJwk>, String>;
     /// Signs a JWS signing input with a server's DPoP proof key (base64url signature).
     async fn sign(&self, server: &str, signing_input: &str) -> Result<String, String>;
+    /// Work for the second module ([`crate::rare`]), loaded on first use: in the extension a
+    /// module of its own, elsewhere [`crate::rare::Rare::serve`] in-process. An error when the
+    /// module cannot be loaded or failed.
+    async fn rare(&self, call: &RareCall) -> Result<RareReply, ErrorBody>;
     /// One request to the native host (`relay-host`, which Chrome starts on the first one),
     /// answered with what the host sent; an error when Chrome cannot start it.
     async fn native(&self, message: &Value) -> Result<Value, ErrorBody> {

@@ -61,7 +61,7 @@ pub use send_later::{DueSend, PendingSend};
 pub use servers::{
     extension_id, input_of, origin_rules, origin_rules_update, server_from, Health, ServerState,
 };
-pub use signin::{Attempt, AuthEnv, AUTH_KEY, REFRESH_MARGIN_MS};
+pub use signin::{Attempt, AuthEnv, AuthNext, AUTH_KEY, REFRESH_MARGIN_MS};
 pub use skills::PendingSkill;
 pub use store::{
     call_storage_key, ledger_from, preview, record_keys, result_storage_key, LedgerIndex,

@@ -1,5 +1,5 @@
-//! Sign-ins run on a [`Host`]: an attempt's actions carried out (its requests, the browser
-//! step, DPoP signatures) until it ends, every MCP request of the app made with the server's
+//! Sign-ins run on a [`Host`]: an attempt's flow in the second module ([`Host::rare`]), its
+//! actions carried out here (its requests, the browser step, DPoP signatures) until it ends, every MCP request of the app made with the server's
 //! sign-in kept fresh, and the DPoP proof of each request ([`DpopProver`]). What an attempt comes
 //! to, what a proof says and when to try again are `app::signin`'s decisions; this is their
 //! order, tested natively in `tests/test_app_run.rs`.
@@ -7,13 +7,15 @@
 use std::rc::{Rc, Weak};
 
 use super::host::{Host, ProgressFn};
+use super::signin::AuthNext;
 use super::{AuthEnv, Runner};
-use crate::auth::{AuthAction, PublicJwk, SignKey, SEED_BYTES};
+use crate::auth::{AuthAction, AuthInput, PublicJwk, SignKey, SEED_BYTES};
 use crate::client::{
     ClientError, HttpMethod, Operation, Output, ProofFuture, Prover, ResponseHead,
 };
 use crate::contract::views::ServerView;
 use crate::contract::ErrorBody;
+use crate::rare::{RareCall, RareReply, SignInCall, SignInStep};
 
 /// Most actions one attempt may take (discovery tries a few URLs; a sign-in is about ten).
 const MAX_STEPS: usize = 40;
@@ -47,10 +49,10 @@ impl<H: Host> Runner<H> {
         };
         if let Some(challenge) = refused {
             let key = self.host.proof_key(id, true).await.ok().flatten();
-            with_env(&self.host, key.as_ref(), |env| {
+            let first = with_env(&self.host, key.as_ref(), |env| {
                 self.app.borrow_mut().sign_in(id, &challenge, env, true)
             })??;
-            self.carry_out(id).await?;
+            self.carry_out(id, first).await?;
         }
         let _ = self.list_tools(id, true).await;
         self.server_view(id)
@@ -58,48 +60,57 @@ impl<H: Host> Runner<H> {
 
     /// `servers/signOut`: the tokens forgotten (revoked where the server can), the view.
     pub async fn sign_out(self: &Rc<Self>, id: &str) -> Result<ServerView, ErrorBody> {
-        with_env(&self.host, None, |env| {
+        let first = with_env(&self.host, None, |env| {
             self.app.borrow_mut().sign_out(id, env)
         })??;
-        self.carry_out(id).await?;
+        self.carry_out(id, first).await?;
         self.server_view(id)
     }
 
-    /// Performs an attempt's actions, then ends it: its effects (the sign-in saved, the
-    /// server's `Authorization` changed) first, then its outcome.
-    async fn carry_out(self: &Rc<Self>, id: &str) -> Result<(), ErrorBody> {
+    /// Carries out an attempt from its first call: each call goes to the second module
+    /// ([`Host::rare`]), each action it answers is performed here, until the attempt ends; its
+    /// effects (the sign-in saved, the server's `Authorization` changed) first, then its outcome.
+    async fn carry_out(self: &Rc<Self>, id: &str, first: SignInCall) -> Result<(), ErrorBody> {
+        let mut call = first;
         for _ in 0..MAX_STEPS {
-            let Some((action, interactive)) = self.app.borrow_mut().auth_action(id) else {
-                break;
+            let now = self.host.now_ms();
+            let step = match self.host.rare(&RareCall::SignIn(call)).await {
+                Ok(RareReply::SignIn { step }) => step,
+                Ok(RareReply::Refused { error }) | Err(error) => SignInStep::Done {
+                    state: None,
+                    error: Some(error),
+                },
             };
-            let now = || self.host.now_ms();
-            match action {
-                AuthAction::Fetch(request) => {
-                    let answer = self.host.fetch(&request).await;
-                    let mut app = self.app.borrow_mut();
-                    let Some(flow) = app.auth_attempt(id) else {
-                        break;
-                    };
-                    match answer {
-                        Ok((status, body, nonce)) => {
-                            if let Some(nonce) = nonce {
-                                flow.handle_dpop_nonce(request.id, &nonce);
-                            }
-                            flow.handle_response(request.id, status, &body, now());
-                        }
-                        Err(message) => flow.handle_fetch_error(request.id, &message),
-                    }
+            let next = self.app.borrow_mut().auth_step(id, step, now);
+            let (action, interactive) = match next {
+                AuthNext::Act(action, interactive) => (action, interactive),
+                AuthNext::Call(next) => {
+                    call = next;
+                    continue;
                 }
+                AuthNext::Done(effects, outcome) => {
+                    self.run_effects(effects).await?;
+                    return outcome;
+                }
+            };
+            let input = match action {
+                AuthAction::Fetch(request) => match self.host.fetch(&request).await {
+                    Ok((status, body, dpop_nonce)) => AuthInput::Response {
+                        id: request.id,
+                        status,
+                        body: String::from_utf8_lossy(&body).into_owned(),
+                        dpop_nonce,
+                    },
+                    Err(message) => AuthInput::FetchError {
+                        id: request.id,
+                        message,
+                    },
+                },
+                // A redirect that does not belong to the attempt fails it.
                 AuthAction::OpenBrowser { url } => {
-                    let answer = self.host.browser_step(&url, interactive).await;
-                    let mut app = self.app.borrow_mut();
-                    let Some(flow) = app.auth_attempt(id) else {
-                        break;
-                    };
-                    match answer {
-                        // A redirect that does not belong to the attempt fails it.
-                        Ok(redirect) => drop(flow.handle_redirect(&redirect, now())),
-                        Err(message) => flow.handle_browser_error(&message),
+                    match self.host.browser_step(&url, interactive).await {
+                        Ok(url) => AuthInput::Redirect { url },
+                        Err(message) => AuthInput::BrowserError { message },
                     }
                 }
                 AuthAction::Sign {
@@ -113,16 +124,25 @@ impl<H: Host> Runner<H> {
                         SignKey::Dpop => self.host.sign(id, &signing_input).await,
                         _ => Err("MCP Relay holds no private key for this server".to_owned()),
                     };
-                    if let Some(flow) = self.app.borrow_mut().auth_attempt(id) {
-                        match signature {
-                            Ok(signature) => flow.handle_signature(request, &signature),
-                            Err(message) => flow.handle_fetch_error(request, &message),
-                        }
+                    match signature {
+                        Ok(signature) => AuthInput::Signature {
+                            id: request,
+                            signature,
+                        },
+                        Err(message) => AuthInput::FetchError {
+                            id: request,
+                            message,
+                        },
                     }
                 }
-            }
+            };
+            call = self.app.borrow().auth_input(id, input, self.host.now_ms());
         }
-        let (effects, outcome) = self.app.borrow_mut().auth_finish(id);
+        let error = ErrorBody::new(
+            crate::contract::ErrorKind::Internal,
+            "the sign-in took too many steps",
+        );
+        let (effects, outcome) = self.app.borrow_mut().auth_finish(id, None, Some(error));
         self.run_effects(effects).await?;
         outcome
     }
@@ -151,8 +171,8 @@ impl<H: Host> Runner<H> {
             let due = with_env(&self.host, key.as_ref(), |env| {
                 self.app.borrow_mut().refresh_if_due(id, env)
             });
-            if due == Ok(true) {
-                let _ = self.carry_out(id).await;
+            if let Ok(Some(first)) = due {
+                let _ = self.carry_out(id, first).await;
             }
         }
         let retry = (op.clone(), on_progress.clone(), cancel_key.clone());
@@ -168,7 +188,10 @@ impl<H: Host> Runner<H> {
         let started = with_env(&self.host, key.as_ref(), |env| {
             self.app.borrow_mut().sign_in(id, &challenge, env, false)
         });
-        if !matches!(started, Ok(Ok(()))) || self.carry_out(id).await.is_err() {
+        let Ok(Ok(first)) = started else {
+            return result;
+        };
+        if self.carry_out(id, first).await.is_err() {
             return result;
         }
         self.host.mcp(id, retry.0, retry.1, retry.2).await

@@ -3,8 +3,8 @@
 //! The app keeps each server's [`AuthState`] (discovered metadata, client registration,
 //! tokens), persisted under [`AUTH_KEY`] in `chrome.storage.local`, which only extension pages
 //! and the worker can read. An attempt (a sign-in the user asked for, a refresh before the token
-//! expires or after a refusal, a sign-out) runs one [`Authorizer`] whose actions the driver
-//! performs; when it ends, the app keeps what it came to and names the server whose requests
+//! expires or after a refusal, a sign-out) runs one [`crate::auth::Authorizer`] in the second
+//! module ([`crate::rare`]), whose actions the driver performs; when it ends, the app keeps what it came to and names the server whose requests
 //! must carry the new `Authorization` ([`Effect::Authorize`]). The token goes on that server's
 //! requests and nowhere else: a view shows whether the user is signed in, the scopes and the
 //! expiry, never a token, and every error text is the auth module's, which quotes no secret.
@@ -13,10 +13,11 @@ use crate::contract::ErrorKind;
 use crate::sorted_map::SortedMap;
 
 use crate::auth::pkce::Entropy;
-use crate::auth::{AuthAction, AuthConfig, AuthError, AuthEvent, AuthState, Authorizer, PublicJwk};
+use crate::auth::{AuthAction, AuthInput, AuthState, PublicJwk};
 use crate::client::{AuthChallenge, HttpMethod, HttpUrl};
 use crate::contract::views::ServerAuth;
 use crate::contract::ErrorBody;
+use crate::rare::{SignInCall, SignInStart, SignInStep};
 
 use super::{App, Effect};
 
@@ -25,14 +26,14 @@ pub use crate::contract::storage::AUTH_KEY;
 /// A token that expires within this margin is refreshed before the next request.
 pub const REFRESH_MARGIN_MS: u64 = 60_000;
 
-/// An attempt under way for one server.
+/// An attempt under way for one server. Its flow runs in the second module
+/// ([`crate::rare`]); the app keeps what decides the attempt's steps.
 #[derive(Debug)]
 pub struct Attempt {
-    authorizer: Authorizer,
     /// Whether the user asked for it: its browser step may show the authorization page. An
     /// attempt the app started on its own (a refusal in the middle of a tool call) can only
     /// succeed without one, and takes even the silent browser step only where the user pressed
-    /// Sign in for the server since the worker started ([`App::auth_action`]).
+    /// Sign in for the server since the worker started ([`App::auth_step`]).
     interactive: bool,
 }
 
@@ -48,17 +49,17 @@ pub struct AuthEnv<'a> {
     pub dpop_key: Option<&'a PublicJwk>,
 }
 
-fn auth_error(e: &AuthError) -> ErrorBody {
-    let hint = match e {
-        AuthError::BrowserFailed { .. } | AuthError::Denied { .. } => {
-            "Press Sign in on the server in the side panel and finish signing in."
-        }
-        AuthError::Transport { .. } => {
-            "Check the connection, or allow MCP Relay to reach the sign-in server, and sign in again."
-        }
-        _ => "Sign in again from the server's card in the side panel; if it keeps failing, the server's sign-in is not one MCP Relay supports.",
-    };
-    ErrorBody::new(e.kind(), format!("Sign-in failed: {e}")).with_hint(hint)
+/// What comes after the second module's answer to an attempt's call.
+#[derive(Debug)]
+pub enum AuthNext {
+    /// Carry this out (`true`: the browser step may show a page), then report what came of it
+    /// with [`App::auth_input`].
+    Act(AuthAction, bool),
+    /// Send this call next (the app answered the attempt itself).
+    Call(SignInCall),
+    /// The attempt ended: its effects (the sign-in saved, the server's `Authorization`
+    /// changed), then its outcome.
+    Done(Vec<Effect>, Result<(), ErrorBody>),
 }
 
 /// The origins the worker fetches from to sign in, as far as discovery got: the authorization
@@ -173,7 +174,15 @@ impl App {
         })
     }
 
-    fn authorizer(&self, id: &str, env: AuthEnv) -> Result<Authorizer, ErrorBody> {
+    /// The first call of an attempt for `id` (which must be a server), starting from its
+    /// stored sign-in with `input`.
+    fn begin(
+        &mut self,
+        id: &str,
+        input: AuthInput,
+        env: AuthEnv,
+        interactive: bool,
+    ) -> Result<SignInCall, ErrorBody> {
         let server = self
             .config
             .servers
@@ -182,48 +191,46 @@ impl App {
             .ok_or_else(|| {
                 ErrorBody::new(ErrorKind::InvalidArgument, format!("no server '{id}'"))
             })?;
-        let mut cfg = AuthConfig::new(server.url.clone(), env.redirect_uri);
-        cfg.dpop_key = env.dpop_key.cloned();
-        let state = self.auth.get(id).cloned().unwrap_or_default();
-        Authorizer::with_state(cfg, state, env.seed).map_err(|e| auth_error(&e))
-    }
-
-    fn begin(&mut self, id: &str, authorizer: Authorizer, interactive: bool) {
-        let attempt = Attempt {
-            authorizer,
-            interactive,
+        let start = SignInStart {
+            server_url: server.url.clone(),
+            redirect_uri: env.redirect_uri.to_owned(),
+            dpop_key: env.dpop_key.cloned(),
+            state: self.auth.get(id).cloned().unwrap_or_default(),
+            seed: env.seed.to_vec(),
         };
-        self.attempts.insert(id.to_owned(), attempt);
+        self.attempts.insert(id.to_owned(), Attempt { interactive });
+        Ok(SignInCall {
+            server: id.to_owned(),
+            start: Some(Box::new(start)),
+            input,
+            now_ms: env.now_ms,
+        })
     }
 
     /// Starts signing in after `id` refused a request with `challenge`: a refresh where a
     /// refresh token allows, else discovery, registration and the browser step. `interactive`:
-    /// the user asked (see [`Attempt`]).
+    /// the user asked (see [`Attempt`]). Returns the attempt's first call.
     pub fn sign_in(
         &mut self,
         id: &str,
         challenge: &AuthChallenge,
         env: AuthEnv,
         interactive: bool,
-    ) -> Result<(), ErrorBody> {
-        let mut authorizer = self.authorizer(id, env)?;
-        authorizer
-            .handle_challenge(
-                challenge.status,
-                challenge.www_authenticate.as_deref(),
-                env.now_ms,
-            )
-            .map_err(|e| auth_error(&e))?;
+    ) -> Result<SignInCall, ErrorBody> {
+        let input = AuthInput::Challenge {
+            status: challenge.status,
+            www_authenticate: challenge.www_authenticate.clone(),
+        };
+        let call = self.begin(id, input, env, interactive)?;
         if interactive {
             self.signed_in_by_user.insert(id.to_owned());
         }
-        self.begin(id, authorizer, interactive);
-        Ok(())
+        Ok(call)
     }
 
     /// Starts a refresh when `id`'s token expires within [`REFRESH_MARGIN_MS`] and can be
-    /// refreshed; returns whether one started.
-    pub fn refresh_if_due(&mut self, id: &str, env: AuthEnv) -> bool {
+    /// refreshed: the attempt's first call, or `None` when none is due.
+    pub fn refresh_if_due(&mut self, id: &str, env: AuthEnv) -> Option<SignInCall> {
         let due = self
             .auth
             .get(id)
@@ -232,74 +239,84 @@ impl App {
                 t.refresh_token.is_some() && t.expires_within(env.now_ms, REFRESH_MARGIN_MS)
             });
         if !due || self.attempts.contains_key(id) {
-            return false;
+            return None;
         }
-        let Ok(mut authorizer) = self.authorizer(id, env) else {
-            return false;
-        };
-        if authorizer.refresh(env.now_ms).is_err() {
-            return false;
-        }
-        self.begin(id, authorizer, false);
-        true
+        self.begin(id, AuthInput::Refresh, env, false).ok()
     }
 
     /// Starts signing out of `id`: the tokens are dropped, and revoked where the authorization
     /// server has a revocation endpoint.
-    pub fn sign_out(&mut self, id: &str, env: AuthEnv) -> Result<(), ErrorBody> {
-        let mut authorizer = self.authorizer(id, env)?;
-        authorizer.sign_out(env.now_ms);
-        self.begin(id, authorizer, true);
-        Ok(())
+    pub fn sign_out(&mut self, id: &str, env: AuthEnv) -> Result<SignInCall, ErrorBody> {
+        self.begin(id, AuthInput::SignOut, env, true)
     }
 
-    /// The next action of `id`'s attempt, and whether the attempt may show the user a page.
+    /// What came of an action of `id`'s attempt, as its next call.
+    pub fn auth_input(&self, id: &str, input: AuthInput, now_ms: u64) -> SignInCall {
+        SignInCall {
+            server: id.to_owned(),
+            start: None,
+            input,
+            now_ms,
+        }
+    }
+
+    /// The second module's answer to a call of `id`'s attempt: the action to carry out, and
+    /// whether it may show the user a page; or the attempt's end.
     ///
     /// No browser step, not even a silent one, without a user action in this worker's life: an
     /// attempt the app started on its own (a refusal during a call) for a server the user has
     /// not pressed Sign in for since the worker started fails instead, asking the user to sign
     /// in. A silent step (`launchWebAuthFlow` with `interactive: false`) rides on the browser's
     /// session at the authorization server; after a restart nobody has shown intent to use it.
-    pub fn auth_action(&mut self, id: &str) -> Option<(AuthAction, bool)> {
-        let user_here = self.signed_in_by_user.contains(id);
-        let attempt = self.attempts.get_mut(id)?;
-        let action = attempt.authorizer.poll_action()?;
-        if matches!(action, AuthAction::OpenBrowser { .. }) && !attempt.interactive && !user_here {
-            attempt.authorizer.handle_browser_error(
-                "signing in again needs you: press Sign in on the server in the side panel",
-            );
-            return None;
-        }
-        Some((action, attempt.interactive))
-    }
-
-    /// `id`'s attempt under way, to report what came of an action.
-    pub fn auth_attempt(&mut self, id: &str) -> Option<&mut Authorizer> {
-        self.attempts.get_mut(id).map(|a| &mut a.authorizer)
-    }
-
-    /// Ends `id`'s attempt once it has no action left: tokens issued are kept (and the server's
-    /// requests carry them), a sign-out forgets them, a failure is the error. Either way the
-    /// state is saved: discovered metadata and a registration let the next attempt start
-    /// further on, and a token the server refused is gone.
-    pub fn auth_finish(&mut self, id: &str) -> (Vec<Effect>, Result<(), ErrorBody>) {
-        let Some(mut attempt) = self.attempts.remove(id) else {
-            return (Vec::new(), Ok(()));
+    pub fn auth_step(&mut self, id: &str, step: SignInStep, now_ms: u64) -> AuthNext {
+        let Some(attempt) = self.attempts.get(id) else {
+            return AuthNext::Done(Vec::new(), Ok(())); // forgotten meanwhile
         };
-        let mut outcome = Err(auth_error(&AuthError::InvalidState(
-            "the sign-in stopped before it finished",
-        )));
-        while let Some(event) = attempt.authorizer.poll_event() {
-            outcome = match event {
-                AuthEvent::SignedIn { .. } | AuthEvent::SignedOut => Ok(()),
-                AuthEvent::Failed(e) => Err(auth_error(&e)),
-            };
+        match step {
+            SignInStep::Act { action } => {
+                let user_here = self.signed_in_by_user.contains(id);
+                if matches!(action, AuthAction::OpenBrowser { .. })
+                    && !attempt.interactive
+                    && !user_here
+                {
+                    let message =
+                        "signing in again needs you: press Sign in on the server in the side panel";
+                    let input = AuthInput::BrowserError {
+                        message: message.to_owned(),
+                    };
+                    return AuthNext::Call(self.auth_input(id, input, now_ms));
+                }
+                AuthNext::Act(action, attempt.interactive)
+            }
+            SignInStep::Done { state, error } => {
+                let (effects, outcome) = self.auth_finish(id, state, error);
+                AuthNext::Done(effects, outcome)
+            }
         }
+    }
+
+    /// Ends `id`'s attempt: tokens issued are kept (and the server's requests carry them), a
+    /// sign-out forgets them, a failure is the error. Either way the state is saved: discovered
+    /// metadata and a registration let the next attempt start further on, and a token the
+    /// server refused is gone. `state` is absent when the attempt could not start (or its
+    /// second module failed): nothing changed.
+    pub fn auth_finish(
+        &mut self,
+        id: &str,
+        state: Option<Box<AuthState>>,
+        error: Option<ErrorBody>,
+    ) -> (Vec<Effect>, Result<(), ErrorBody>) {
+        if self.attempts.remove(id).is_none() {
+            return (Vec::new(), Ok(()));
+        }
+        let outcome = error.map_or(Ok(()), Err);
+        let Some(state) = state else {
+            return (Vec::new(), outcome);
+        };
         if !self.config.servers.iter().any(|s| s.id == id) {
             return (Vec::new(), outcome); // removed meanwhile
         }
-        self.auth
-            .insert(id.to_owned(), attempt.authorizer.state().clone());
+        self.auth.insert(id.to_owned(), *state);
         (
             vec![Effect::SaveAuth, Effect::Authorize(id.to_owned())],
             outcome,

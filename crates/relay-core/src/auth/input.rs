@@ -14,7 +14,7 @@ use crate::contract::ErrorBody;
 /// `{type: "redirect", url}`, `{type: "browserError", message}`,
 /// `{type: "signature", id, signature}`, `{type: "refresh"}`, `{type: "signOut"}` or
 /// `{type: "success"}`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(
     tag = "type",
     rename_all = "camelCase",
@@ -102,4 +102,57 @@ pub(super) fn failed<S: Serializer>(error: &AuthError, serializer: S) -> Result<
         error: error.into(),
     }
     .serialize(serializer)
+}
+
+/// [`AuthAction`](super::AuthAction) as read: every variant's fields in one struct beside its
+/// `type`, so reading it copies no deserializer into serde's buffered `Content` path (the
+/// worker's module reads actions from its second module, `crate::rare`).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ActionWire {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    id: Option<u64>,
+    #[serde(default)]
+    method: Option<crate::client::HttpMethod>,
+    #[serde(default)]
+    url: Option<String>,
+    #[serde(default)]
+    headers: Vec<(String, String)>,
+    #[serde(default)]
+    body: Option<String>,
+    #[serde(default)]
+    alg: Option<String>,
+    #[serde(default)]
+    key: Option<super::SignKey>,
+    #[serde(default)]
+    signing_input: Option<String>,
+}
+
+impl TryFrom<ActionWire> for super::AuthAction {
+    type Error = String;
+
+    fn try_from(w: ActionWire) -> Result<Self, String> {
+        let missing = |field: &str| format!("a `{}` action without `{field}`", w.kind);
+        Ok(match w.kind.as_str() {
+            "fetch" => super::AuthAction::Fetch(super::AuthRequest {
+                id: w.id.ok_or_else(|| missing("id"))?,
+                method: w.method.ok_or_else(|| missing("method"))?,
+                url: w.url.clone().ok_or_else(|| missing("url"))?,
+                headers: w.headers,
+                body: w.body,
+            }),
+            "browser" => super::AuthAction::OpenBrowser {
+                url: w.url.ok_or_else(|| missing("url"))?,
+            },
+            "sign" => super::AuthAction::Sign {
+                id: w.id.ok_or_else(|| missing("id"))?,
+                alg: w.alg.clone().ok_or_else(|| missing("alg"))?,
+                key: w.key.ok_or_else(|| missing("key"))?,
+                signing_input: w.signing_input.ok_or_else(|| missing("signingInput"))?,
+            },
+            other => return Err(format!("unknown action `{other}`")),
+        })
+    }
 }

@@ -15,7 +15,7 @@ impl fmt::Display for ExchangeId {
 }
 
 /// The HTTP methods MCP uses (serialised as their names on the wire).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum HttpMethod {
     Get,

@@ -22,6 +22,7 @@ use relay_core::contract::storage::Area;
 use relay_core::contract::{admit, ErrorBody, ErrorKind, TabMessage};
 use relay_core::model::{CallToolResult, Content, Tool};
 use relay_core::policy::ToolPolicy;
+use relay_core::rare::{RareCall, RareReply};
 use serde_json::{json, Value};
 
 pub const URL: &str = "https://chat.example/c/1";
@@ -78,6 +79,9 @@ pub struct Memory {
     pub hold_insert: Cell<bool>,
     /// While set, the tab is gone: every message to it fails.
     pub tab_gone: Cell<bool>,
+    /// The second module's work in progress (`relay_core::rare`), reached through JSON values as
+    /// the extension reaches its module.
+    pub rare: RefCell<relay_core::rare::Rare>,
 }
 
 /// Which storage writes to hold: `(key, value)`.
@@ -389,6 +393,12 @@ impl Host for Mem {
 
     async fn sign(&self, server: &str, _: &str) -> Result<String, String> {
         Err(format!("no key for {server}"))
+    }
+
+    async fn rare(&self, call: &RareCall) -> Result<RareReply, ErrorBody> {
+        let call = serde_json::to_value(call).expect("a call serialises");
+        let reply = self.0.rare.borrow_mut().serve_value(call);
+        Ok(relay_core::json_value::from_value(reply).expect("a reply the app reads"))
     }
 }
 

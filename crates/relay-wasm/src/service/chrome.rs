@@ -4,12 +4,13 @@
 use relay_core::app::{extension_id, origin_rules_update};
 use relay_core::client::ServerConfig;
 use relay_core::contract::{ErrorBody, ErrorKind, TabMessage};
+use relay_core::rare::{RareCall, RareReply};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use super::HandlerResult;
-use crate::js::{from_js, message, to_js};
+use crate::js::{from_js, message, to_js, value_to_js};
 
 #[wasm_bindgen]
 extern "C" {
@@ -40,6 +41,11 @@ extern "C" {
     /// `relayNative(request)` (extension/native.js): one request on the native host's port.
     #[wasm_bindgen(catch, js_name = relayNative)]
     fn relay_native(request: &JsValue) -> Result<js_sys::Promise, JsValue>;
+
+    /// `relayRare(call)` (extension/rare.js): the second module's answer to a call; the module
+    /// is fetched and instantiated on the first call.
+    #[wasm_bindgen(catch, js_name = relayRare)]
+    fn relay_rare(call: &JsValue) -> Result<js_sys::Promise, JsValue>;
 
     /// `chrome.runtime.getURL(path)`: `chrome-extension://<id>/<path>`.
     #[wasm_bindgen(catch, js_namespace = ["chrome", "runtime"], js_name = getURL)]
@@ -126,6 +132,25 @@ pub(super) async fn set_badge(tab: Option<i64>, text: &str) {
             let _ = JsFuture::from(p).await;
         }
     }
+}
+
+/// Work for the second module (`relay_core::rare`): the call and its reply cross as plain
+/// objects, through `Value` (whose serializer and reader the app instantiates anyway).
+pub(super) async fn rare(call: &RareCall) -> Result<RareReply, ErrorBody> {
+    let failed = |what: String| {
+        ErrorBody::new(
+            ErrorKind::Internal,
+            format!("MCP Relay's second module failed: {what}"),
+        )
+        .with_hint("Reload MCP Relay from chrome://extensions and try again.")
+    };
+    let call = serde_json::to_value(call).map_err(|e| failed(e.to_string()))?;
+    let call = value_to_js(&call).map_err(|e| failed(message(&e, "a call it cannot take")))?;
+    let promise = relay_rare(&call).map_err(|e| failed(message(&e, "it is missing")))?;
+    let reply = JsFuture::from(promise)
+        .await
+        .map_err(|e| failed(message(&e, "it stopped")))?;
+    from_js(reply, "its reply").map_err(|e| failed(message(&e, "an unreadable reply")))
 }
 
 /// One request to the native host; an error when Chrome cannot start it.

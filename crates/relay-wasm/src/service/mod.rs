@@ -21,6 +21,7 @@ use relay_core::auth::{AuthRequest, PublicJwk};
 use relay_core::client::{ClientError, Operation, Output, Pool, PoolOptions, ServerConfig};
 use relay_core::contract::storage::Area;
 use relay_core::contract::{self, ErrorBody, ErrorKind, TabMessage};
+use relay_core::rare::{RareCall, RareReply};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -201,5 +202,9 @@ impl Host for Browser {
 
     async fn native(&self, request: &Value) -> HandlerResult {
         chrome::native(request).await
+    }
+
+    async fn rare(&self, call: &RareCall) -> Result<RareReply, ErrorBody> {
+        chrome::rare(call).await
     }
 }

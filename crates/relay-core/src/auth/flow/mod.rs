@@ -173,8 +173,10 @@ impl std::fmt::Debug for AuthRequest {
 }
 
 /// Something the driver must do. As data: `{type: "fetch", id, method, url, headers, body}`,
-/// `{type: "browser", url}` or `{type: "sign", id, alg, key, signingInput}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// `{type: "browser", url}` or `{type: "sign", id, alg, key, signingInput}` (read through one
+/// flat struct, [`input::ActionWire`](super::input), not serde's buffered tagged-enum path).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "super::input::ActionWire")]
 #[serde(
     tag = "type",
     rename_all = "camelCase",
@@ -201,7 +203,7 @@ pub enum AuthAction {
 
 /// Which of the driver's keys signs: the client's (`private_key_jwt` assertions) or the DPoP
 /// proof key. As data: `"client"` or `"dpop"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum SignKey {
