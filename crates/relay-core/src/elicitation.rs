@@ -11,7 +11,7 @@
 //! The client declares the capability and hands the request over (`client::SessionEvent::
 //! Request`); `app` keeps it until the user answers in the side panel.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use thiserror::Error;
 
@@ -32,8 +32,9 @@ pub enum ElicitError {
     Link(LinkError),
 }
 
-/// One field of a form elicitation.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One field of a form elicitation (read back by the second module, `crate::rare`, which
+/// checks an answer against it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -66,8 +67,9 @@ pub struct Field {
     pub pattern: Option<String>,
     /// What kind of secret the field's name, title or description asks for (`password`,
     /// `token`, `API key`, `secret`, `card number`), which servers must not ask for in a form
-    /// (MCP 2025-11-25): the side panel warns next to it.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// (MCP 2025-11-25): the side panel warns next to it. Not read back (checking an answer
+    /// does not need it).
+    #[serde(skip_serializing_if = "Option::is_none", skip_deserializing)]
     pub secret: Option<&'static str>,
 }
 

@@ -14,20 +14,50 @@
 //! (the server, the redirect URI, the stored [`AuthState`], randomness) and the first
 //! [`AuthInput`]; the second module runs the [`Authorizer`] and answers each call with the next
 //! [`AuthAction`] for the app to carry out, or with the attempt's end ([`SignInStep::Done`]).
+//!
+//! Skills: a file read for a load is checked against the server's listing (size, digest, a
+//! `SKILL.md`'s frontmatter) by [`crate::skills::verify_read`] here ([`VerifySkillCall`]).
+//!
+//! Servers' questions: an accepted form's content is checked against the question's fields
+//! (SEP-1034 defaults applied) by [`crate::elicitation::accept`] here ([`ElicitAcceptCall`]):
+//! the content to send, or the field that does not fit.
 
 use serde::{Deserialize, Serialize};
 
 use crate::auth::{AuthAction, AuthConfig, AuthError, AuthEvent, AuthInput, AuthState};
 use crate::auth::{Authorizer, PublicJwk};
-use crate::contract::ErrorBody;
+use crate::contract::{ErrorBody, ErrorKind};
+use crate::elicitation::{ElicitError, Field};
+use crate::model::ReadResourceResult;
+use crate::skills::{Skill, SkillError, VerifiedFile};
 use crate::sorted_map::SortedMap;
+use serde_json::{Map, Value};
 
 /// Work for the second module. As data: `{type: "signIn", …}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum RareCall {
     SignIn(SignInCall),
+    ElicitAccept(ElicitAcceptCall),
+    VerifySkill(VerifySkillCall),
+}
+
+/// A skill's file as read, to verify against the skill's listing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VerifySkillCall {
+    pub skill: Skill,
+    pub uri: String,
+    pub read: ReadResourceResult,
+}
+
+/// An accepted form to check: the question's fields and what the user filled in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ElicitAcceptCall {
+    pub fields: Vec<Field>,
+    pub content: Map<String, Value>,
 }
 
 /// What the second module answers, or why it could not. As data: `{signIn: step}` or
@@ -43,29 +73,104 @@ pub enum RareReply {
     SignIn {
         step: SignInStep,
     },
+    /// What to send for an accepted form, or why it does not fit (`field_invalid`, naming the
+    /// field).
+    Checked {
+        result: Result<Value, ErrorBody>,
+    },
+    /// The skill's file, verified, or why it may not be used (`skill_unverified`).
+    Verified {
+        result: Result<VerifiedFile, ErrorBody>,
+    },
     /// The call was not one this module reads (a module of another build).
     Refused {
         error: ErrorBody,
     },
 }
 
-#[derive(Clone, Serialize, Deserialize)]
+impl RareReply {
+    /// The reply to a [`RareCall::SignIn`]: its step, or why there is none.
+    pub fn into_step(self) -> Result<SignInStep, ErrorBody> {
+        match self {
+            RareReply::SignIn { step } => Ok(step),
+            RareReply::Refused { error } => Err(error),
+            _ => Err(another_call()),
+        }
+    }
+
+    /// The reply to a [`RareCall::ElicitAccept`]: the content to send, or why not.
+    pub fn into_checked(self) -> Result<Value, ErrorBody> {
+        match self {
+            RareReply::Checked { result } => result,
+            RareReply::Refused { error } => Err(error),
+            _ => Err(another_call()),
+        }
+    }
+
+    /// The reply to a [`RareCall::VerifySkill`]: the verified file, or why it may not be used.
+    pub fn into_verified(self) -> Result<VerifiedFile, ErrorBody> {
+        match self {
+            RareReply::Verified { result } => result,
+            RareReply::Refused { error } => Err(error),
+            _ => Err(another_call()),
+        }
+    }
+}
+
+fn another_call() -> ErrorBody {
+    ErrorBody::new(
+        ErrorKind::Internal,
+        "MCP Relay's second module answered another call",
+    )
+}
+
+/// [`RareReply`] on the wire: `{signIn}`, `{checked}`, `{verified}`, `{error}` (the work's:
+/// a form that does not fit, a file that does not match) or `{refused}`.
+#[derive(Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct ReplyWire {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     sign_in: Option<SignInStep>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    checked: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    verified: Option<VerifiedFile>,
+    /// Which work failed: `checked` or `verified`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    failed: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    error: Option<ErrorBody>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     refused: Option<ErrorBody>,
 }
 
 impl From<ReplyWire> for RareReply {
     fn from(wire: ReplyWire) -> Self {
-        match (wire.sign_in, wire.refused) {
-            (Some(step), None) => RareReply::SignIn { step },
-            (_, refused) => RareReply::Refused {
+        match wire {
+            ReplyWire {
+                sign_in: Some(step),
+                ..
+            } => RareReply::SignIn { step },
+            ReplyWire {
+                checked: Some(value),
+                ..
+            } => RareReply::Checked { result: Ok(value) },
+            ReplyWire {
+                verified: Some(file),
+                ..
+            } => RareReply::Verified { result: Ok(file) },
+            ReplyWire {
+                error: Some(error),
+                failed: Some(work),
+                ..
+            } if work == "verified" => RareReply::Verified { result: Err(error) },
+            ReplyWire {
+                error: Some(error), ..
+            } => RareReply::Checked { result: Err(error) },
+            ReplyWire { refused, .. } => RareReply::Refused {
                 error: refused.unwrap_or_else(|| {
                     ErrorBody::new(
-                        crate::contract::ErrorKind::Internal,
+                        ErrorKind::Internal,
                         "the second module answered nothing the worker reads",
                     )
                 }),
@@ -76,16 +181,22 @@ impl From<ReplyWire> for RareReply {
 
 impl From<RareReply> for ReplyWire {
     fn from(reply: RareReply) -> Self {
+        let mut wire = ReplyWire::default();
         match reply {
-            RareReply::SignIn { step } => ReplyWire {
-                sign_in: Some(step),
-                refused: None,
-            },
-            RareReply::Refused { error } => ReplyWire {
-                sign_in: None,
-                refused: Some(error),
-            },
+            RareReply::SignIn { step } => wire.sign_in = Some(step),
+            RareReply::Checked { result: Ok(value) } => wire.checked = Some(value),
+            RareReply::Checked { result: Err(error) } => {
+                wire.failed = Some("checked".to_owned());
+                wire.error = Some(error);
+            }
+            RareReply::Verified { result: Ok(file) } => wire.verified = Some(file),
+            RareReply::Verified { result: Err(error) } => {
+                wire.failed = Some("verified".to_owned());
+                wire.error = Some(error);
+            }
+            RareReply::Refused { error } => wire.refused = Some(error),
         }
+        wire
     }
 }
 
@@ -197,6 +308,13 @@ impl Rare {
             RareCall::SignIn(call) => RareReply::SignIn {
                 step: self.sign_in(call),
             },
+            RareCall::ElicitAccept(call) => RareReply::Checked {
+                result: crate::elicitation::accept(&call.fields, &call.content).map_err(unfit),
+            },
+            RareCall::VerifySkill(call) => RareReply::Verified {
+                result: crate::skills::verify_read(&call.skill, &call.uri, &call.read)
+                    .map_err(|e| unverified(&e)),
+            },
         }
     }
 
@@ -207,7 +325,7 @@ impl Rare {
             Ok(call) => self.serve(call),
             Err(e) => RareReply::Refused {
                 error: ErrorBody::new(
-                    crate::contract::ErrorKind::Internal,
+                    ErrorKind::Internal,
                     format!("the second module cannot read this call: {e}"),
                 ),
             },
@@ -268,6 +386,29 @@ impl Rare {
             error,
         }
     }
+}
+
+/// A form answer that does not fit: `field_invalid` naming the field (the panel shows it next
+/// to that field), with the problem in the message.
+fn unfit(e: ElicitError) -> ErrorBody {
+    let field = match &e {
+        ElicitError::Field { field, .. } | ElicitError::Required(field) => Some(field.clone()),
+        _ => None,
+    };
+    match field {
+        Some(field) => ErrorBody::new(ErrorKind::FieldInvalid, e.to_string())
+            .with_hint("Fill in the field as it says, then send again.")
+            .with_details(vec![field]),
+        None => ErrorBody::new(ErrorKind::InvalidArgument, e.to_string()),
+    }
+}
+
+/// A skill's file that does not match its listing, as the panel shows it: the file that
+/// failed, and why (nothing of it is used).
+pub fn unverified(error: &SkillError) -> ErrorBody {
+    let mut body = ErrorBody::new(ErrorKind::SkillUnverified, error.to_string());
+    body.details = vec![error.uri().to_owned()];
+    body.with_hint("The server's file does not match what it listed; nothing of it was used. Tell the server's maintainer, or list the skills again if the skill was just updated.")
 }
 
 fn not_started(e: &AuthError) -> SignInStep {

@@ -192,8 +192,9 @@ impl SkillError {
 }
 
 /// A file whose bytes matched the listing (and, for a `SKILL.md`, whose frontmatter matched
-/// too). Only [`verify_read`] and [`verify_text`] make one.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// too). Only [`verify_read`] and [`verify_text`] make one, and the worker reads one back from
+/// the second module that ran them ([`crate::rare`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct VerifiedFile {
     uri: String,
     text: String,

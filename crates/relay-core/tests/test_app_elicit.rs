@@ -5,10 +5,14 @@
 
 use relay_core::sorted_map::SortedMap;
 
-use relay_core::app::{App, Config, Effect, ELICITATIONS_KEY, ELICITATION_TIMEOUT_MS};
+use relay_core::app::{
+    App, Config, Effect, ElicitAnswer, ELICITATIONS_KEY, ELICITATION_TIMEOUT_MS,
+};
 use relay_core::client::jsonrpc::RequestId;
 use relay_core::client::ServerConfig;
+use relay_core::contract::ErrorBody;
 use relay_core::policy::Ledger;
+use relay_core::rare::{Rare, RareCall, RareReply};
 use serde_json::{json, Map, Value};
 
 fn app() -> App {
@@ -32,6 +36,25 @@ fn asked(app: &mut App, params: &Value) -> String {
     let (key, effects) = app.elicitation_asked("cal", RequestId::Number(7), params, 1_000, None);
     assert_eq!(effects, [Effect::SaveElicitations]);
     key.expect("a question waits")
+}
+
+/// The user's answer as the runner handles it: an accepted form checked by the second module's
+/// work (`relay_core::rare`, through JSON values), then the question answered.
+fn answer(
+    app: &mut App,
+    key: &str,
+    action: &str,
+    content: Option<&Map<String, Value>>,
+) -> Result<Vec<Effect>, ErrorBody> {
+    match app.elicitation_answer(key, action, content.cloned())? {
+        ElicitAnswer::Done(effects) => Ok(effects),
+        ElicitAnswer::Check(call) => {
+            let sent = serde_json::to_value(RareCall::ElicitAccept(call)).expect("a call");
+            let reply = Rare::default().serve_value(sent);
+            let reply: RareReply = relay_core::json_value::from_value(reply).expect("a reply");
+            app.elicitation_checked(key, reply.into_checked())
+        }
+    }
 }
 
 fn content(v: Value) -> Map<String, Value> {
@@ -69,7 +92,12 @@ fn an_accepted_form_gets_its_defaults_and_is_checked_before_it_is_sent() {
     let mut app = app();
     let key = asked(&mut app, &form());
     // Wrong type: refused, the question stays.
-    let wrong = app.elicitation_answer(&key, "accept", Some(&content(json!({"count": "two"}))));
+    let wrong = answer(
+        &mut app,
+        &key,
+        "accept",
+        Some(&content(json!({"count": "two"}))),
+    );
     let error = wrong.expect_err("a string for an integer");
     assert!(error.message.contains("count"), "{error:?}");
     assert_eq!(
@@ -77,17 +105,21 @@ fn an_accepted_form_gets_its_defaults_and_is_checked_before_it_is_sent() {
         ("field_invalid", vec!["count".to_owned()])
     );
     // A required field without a value or default, or left blank: refused, naming the field.
-    assert!(app.elicitation_answer(&key, "accept", None).is_err());
+    assert!(answer(&mut app, &key, "accept", None).is_err());
     assert_eq!(app.elicitations.len(), 1);
     // Left out: `day` takes its default; `note` (optional, no default) stays out.
-    let effects = app
-        .elicitation_answer(&key, "accept", Some(&content(json!({"count": 2}))))
-        .expect("accepted");
+    let effects = answer(
+        &mut app,
+        &key,
+        "accept",
+        Some(&content(json!({"count": 2}))),
+    )
+    .expect("accepted");
     let sent = json!({"action": "accept", "content": {"day": "mon", "count": 2}});
     assert_eq!(effects, [respond(sent), Effect::SaveElicitations]);
     assert!(app.elicitations.is_empty());
     // Answered once: a second answer is refused.
-    assert!(app.elicitation_answer(&key, "decline", None).is_err());
+    assert!(answer(&mut app, &key, "decline", None).is_err());
 }
 
 #[test]
@@ -102,9 +134,8 @@ fn a_blank_required_string_is_refused_and_the_question_stays_open() {
         (json!({"name": "  "}), "name"),
         (json!({"name": "Ada", "mail": "ada"}), "mail"),
     ] {
-        let error = app
-            .elicitation_answer(&key, "accept", Some(&content(filled.clone())))
-            .expect_err("refused");
+        let error =
+            answer(&mut app, &key, "accept", Some(&content(filled.clone()))).expect_err("refused");
         assert_eq!(error.kind.as_str(), "field_invalid", "{filled}");
         assert_eq!(error.details, [field.to_owned()], "{filled}");
         assert_eq!(
@@ -113,13 +144,13 @@ fn a_blank_required_string_is_refused_and_the_question_stays_open() {
             "still open after {filled}"
         );
     }
-    let effects = app
-        .elicitation_answer(
-            &key,
-            "accept",
-            Some(&content(json!({"name": "Ada", "mail": ""}))),
-        )
-        .expect("accepted");
+    let effects = answer(
+        &mut app,
+        &key,
+        "accept",
+        Some(&content(json!({"name": "Ada", "mail": ""}))),
+    )
+    .expect("accepted");
     let sent = json!({"action": "accept", "content": {"name": "Ada"}});
     assert_eq!(effects, [respond(sent), Effect::SaveElicitations]);
 }
@@ -132,9 +163,7 @@ fn decline_cancel_and_pages() {
     ] {
         let mut app = app();
         let key = asked(&mut app, &form());
-        let effects = app
-            .elicitation_answer(&key, action, None)
-            .expect("answered");
+        let effects = answer(&mut app, &key, action, None).expect("answered");
         assert_eq!(effects[0], respond(sent));
     }
     let mut app = app();
@@ -149,13 +178,11 @@ fn decline_cancel_and_pages() {
         serde_json::to_value(app.elicitations_view()).expect("json")[0]["link"],
         json!({"scheme": "https", "host": "example.com", "warnings": []})
     );
-    let effects = app
-        .elicitation_answer(&key, "accept", None)
-        .expect("opened");
+    let effects = answer(&mut app, &key, "accept", None).expect("opened");
     assert_eq!(effects[0], respond(json!({"action": "accept"})));
-    assert!(app.elicitation_answer("e99", "accept", None).is_err());
+    assert!(answer(&mut app, "e99", "accept", None).is_err());
     let key = asked(&mut app, &form());
-    assert!(app.elicitation_answer(&key, "maybe", None).is_err());
+    assert!(answer(&mut app, &key, "maybe", None).is_err());
 }
 
 #[test]
@@ -211,9 +238,7 @@ fn a_question_in_the_middle_of_a_chat_call_shows_on_its_card_until_answered() {
         app.elicitation_asked("cal", RequestId::Number(7), &form(), 1_000, Some(key));
     assert!(effects.contains(&notify), "{effects:?}");
     assert_eq!(app.ledger.calls[key].asking.as_deref(), Some("Calendar"));
-    let effects = app
-        .elicitation_answer(&question.expect("waits"), "decline", None)
-        .expect("answered");
+    let effects = answer(&mut app, &question.expect("waits"), "decline", None).expect("answered");
     assert!(effects.contains(&notify), "{effects:?}");
     assert_eq!(app.ledger.calls[key].asking, None);
     // A key the ledger does not know (a run by hand has none) marks nothing.

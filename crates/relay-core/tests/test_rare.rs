@@ -5,7 +5,13 @@
 use relay_core::auth::{AuthAction, AuthInput, AuthState};
 use relay_core::client::HttpMethod;
 use relay_core::contract::ErrorBody;
-use relay_core::rare::{Rare, RareCall, RareReply, SignInCall, SignInStart, SignInStep};
+use relay_core::elicitation::Field;
+use relay_core::model::ReadResourceResult;
+use relay_core::rare::{
+    ElicitAcceptCall, Rare, RareCall, RareReply, SignInCall, SignInStart, SignInStep,
+    VerifySkillCall,
+};
+use relay_core::skills::Skill;
 use serde_json::{json, Value};
 
 fn start() -> SignInStart {
@@ -150,6 +156,48 @@ fn a_call_the_module_cannot_read_is_refused_with_the_reason() {
     }
 }
 
+/// A file the second module verified, as it replies.
+fn verified_reply() -> RareReply {
+    let text = "---\nname: t\ndescription: d\n---\nbody";
+    let digest = format!("sha256:{}", relay_core::skills::sha256_hex(text.as_bytes()));
+    let skill: Skill = relay_core::json_value::from_value(json!({
+        "uri": "skill://t/SKILL.md",
+        "frontmatter": {"name": "t", "description": "d"},
+        "resources": [{"uri": "skill://t/SKILL.md", "size": text.len(), "digest": digest}]
+    }))
+    .expect("a skill");
+    let read: ReadResourceResult = relay_core::json_value::from_value(
+        json!({"contents": [{"uri": "skill://t/SKILL.md", "text": text}]}),
+    )
+    .expect("a read");
+    let call = RareCall::VerifySkill(VerifySkillCall {
+        skill,
+        uri: "skill://t/SKILL.md".into(),
+        read,
+    });
+    let reply = Rare::default().serve_value(serde_json::to_value(call).expect("a call"));
+    relay_core::json_value::from_value(reply).expect("a reply")
+}
+
+#[test]
+fn a_skill_file_is_verified_and_a_form_checked_in_the_second_module() {
+    let RareReply::Verified { result: Ok(file) } = verified_reply() else {
+        panic!("{:?}", verified_reply());
+    };
+    assert!(file.text().ends_with("body"));
+    let fields: Vec<Field> = Vec::new();
+    let call = RareCall::ElicitAccept(ElicitAcceptCall {
+        fields,
+        content: serde_json::Map::new(),
+    });
+    let reply = Rare::default().serve_value(serde_json::to_value(call).expect("a call"));
+    let reply: RareReply = relay_core::json_value::from_value(reply).expect("a reply");
+    assert_eq!(
+        reply.into_checked(),
+        Ok(json!({"action": "accept", "content": {}}))
+    );
+}
+
 #[test]
 fn every_reply_reads_back_as_it_was_sent() {
     let fetch: AuthAction = relay_core::json_value::from_value(json!({
@@ -195,6 +243,22 @@ fn every_reply_reads_back_as_it_was_sent() {
         RareReply::Refused {
             error: ErrorBody::new(relay_core::contract::ErrorKind::Internal, "y"),
         },
+        RareReply::Checked {
+            result: Ok(json!({"action": "accept", "content": {"n": 2}})),
+        },
+        RareReply::Checked {
+            result: Err(ErrorBody::new(
+                relay_core::contract::ErrorKind::FieldInvalid,
+                "n",
+            )),
+        },
+        RareReply::Verified {
+            result: Err(ErrorBody::new(
+                relay_core::contract::ErrorKind::SkillUnverified,
+                "z",
+            )),
+        },
+        verified_reply(),
     ];
     for reply in replies {
         let value = serde_json::to_value(&reply).expect("serialises");

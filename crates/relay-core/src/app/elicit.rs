@@ -7,7 +7,8 @@
 //! the streams they came on, so they do not survive it (the app starts with none, whatever the
 //! mirror still says).
 //! What to answer is decided here (`crate::elicitation`: SEP-1034 defaults, the content checked
-//! against the schema); the driver only sends it ([`Effect::Respond`]).
+//! against the schema, in the second module, `crate::rare`); the driver only sends it
+//! ([`Effect::Respond`]).
 
 use crate::contract::ErrorKind;
 use serde_json::{json, Map, Value};
@@ -15,7 +16,8 @@ use serde_json::{json, Map, Value};
 use crate::client::jsonrpc::RequestId;
 use crate::contract::views::ElicitationView;
 use crate::contract::ErrorBody;
-use crate::elicitation::{accept, cancel, decline, ElicitError, ElicitRequest};
+use crate::elicitation::{cancel, decline, ElicitRequest};
+use crate::rare::ElicitAcceptCall;
 
 use super::{App, Effect};
 
@@ -40,19 +42,14 @@ fn invalid(message: impl Into<String>) -> ErrorBody {
     ErrorBody::new(ErrorKind::InvalidArgument, message)
 }
 
-/// A form answer that does not fit: `field_invalid` naming the field (the panel shows it next
-/// to that field), with the problem in the message.
-fn refused(e: ElicitError) -> ErrorBody {
-    let field = match &e {
-        ElicitError::Field { field, .. } | ElicitError::Required(field) => Some(field.clone()),
-        _ => None,
-    };
-    match field {
-        Some(field) => ErrorBody::new(ErrorKind::FieldInvalid, e.to_string())
-            .with_hint("Fill in the field as it says, then send again.")
-            .with_details(vec![field]),
-        None => invalid(e.to_string()),
-    }
+/// What an answer comes to.
+#[derive(Debug)]
+pub enum ElicitAnswer {
+    /// Answered: the effects (the server's response among them).
+    Done(Vec<Effect>),
+    /// An accepted form, to check first (in the second module, [`crate::rare`]); its result
+    /// goes to [`App::elicitation_checked`].
+    Check(ElicitAcceptCall),
 }
 
 impl App {
@@ -115,24 +112,22 @@ impl App {
     }
 
     /// The user's answer to question `key`: `accept` (with the form's `content`; for a page,
-    /// after opening it), `decline` or `cancel`. An accepted form that does not fit the
-    /// schema is refused with the field and the problem, and the question stays open.
+    /// after opening it), `decline` or `cancel`. An accepted form is checked first
+    /// ([`ElicitAnswer::Check`]).
     pub fn elicitation_answer(
         &mut self,
         key: &str,
         action: &str,
-        content: Option<&Map<String, Value>>,
-    ) -> Result<Vec<Effect>, ErrorBody> {
-        let e = self.elicitations.get(key).ok_or_else(|| {
-            invalid(format!(
-                "no question '{key}' is waiting (answered, or it expired)"
-            ))
-        })?;
+        content: Option<Map<String, Value>>,
+    ) -> Result<ElicitAnswer, ErrorBody> {
+        let e = self.waiting(key)?;
         let result = match action {
             "accept" => match &e.asked {
                 ElicitRequest::Form { fields, .. } => {
-                    let empty = Map::new();
-                    accept(fields, content.unwrap_or(&empty)).map_err(refused)?
+                    return Ok(ElicitAnswer::Check(ElicitAcceptCall {
+                        fields: fields.clone(),
+                        content: content.unwrap_or_default(),
+                    }))
                 }
                 ElicitRequest::Url { .. } => json!({"action": "accept"}),
             },
@@ -140,7 +135,27 @@ impl App {
             "cancel" => cancel(),
             other => return Err(invalid(format!("unknown answer '{other}'"))),
         };
-        Ok(self.close_elicitation(key, result))
+        Ok(ElicitAnswer::Done(self.close_elicitation(key, result)))
+    }
+
+    /// What came of checking an accepted form of question `key`: the content is sent; a form
+    /// that does not fit the schema is refused with the field and the problem, and the
+    /// question stays open.
+    pub fn elicitation_checked(
+        &mut self,
+        key: &str,
+        checked: Result<Value, ErrorBody>,
+    ) -> Result<Vec<Effect>, ErrorBody> {
+        self.waiting(key)?;
+        Ok(self.close_elicitation(key, checked?))
+    }
+
+    fn waiting(&self, key: &str) -> Result<&Elicitation, ErrorBody> {
+        self.elicitations.get(key).ok_or_else(|| {
+            invalid(format!(
+                "no question '{key}' is waiting (answered, or it expired)"
+            ))
+        })
     }
 
     /// Cancels question `key` if nobody answered it by `now_ms`.

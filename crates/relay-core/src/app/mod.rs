@@ -50,7 +50,7 @@ pub use config::{
     TOOLS_KEY,
 };
 pub use deliver::{outcome_of, Delivery};
-pub use elicit::{Elicitation, ELICITATIONS_KEY, ELICITATION_TIMEOUT_MS};
+pub use elicit::{ElicitAnswer, Elicitation, ELICITATIONS_KEY, ELICITATION_TIMEOUT_MS};
 pub use host::{Host, ProgressFn, Task};
 pub use inflight::{cancelled_error, run_cancel_key, PROGRESS_NOTIFY_MS};
 pub use observe::{page_key, PageAnswer, PageView, TurnView, MAX_PAGES};

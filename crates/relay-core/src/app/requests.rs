@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 
 use super::{
     chat_key, content_chat, tab_of, validate_adapter, AdapterError, App, ChatSettings, Effect,
-    PolicyChange,
+    ElicitAnswer, PolicyChange,
 };
 use crate::client::config::MASK;
 use crate::client::{import_mcp_servers, HttpUrl, Operation, ServerConfig, TransportKind};
@@ -124,6 +124,12 @@ pub enum Io {
         tab: i64,
         message: TabMessage,
         effects: Vec<Effect>,
+    },
+    /// Check an accepted form in the second module, then [`App::elicitation_checked`] and
+    /// answer the questions still waiting.
+    ElicitationCheck {
+        key: String,
+        call: crate::rare::ElicitAcceptCall,
     },
     /// Answer the custom sites.
     SitesList,
@@ -745,9 +751,13 @@ impl App {
             } => {
                 let key = required(key, "key")?;
                 let action = required(action, "action")?;
-                let effects = self.elicitation_answer(&key, &action, content.as_ref())?;
-                let views = answer::<answers::ElicitationAnswer>(self.elicitations_view());
-                Ok(Step::Done(views, effects))
+                match self.elicitation_answer(&key, &action, content)? {
+                    ElicitAnswer::Done(effects) => {
+                        let views = answer::<answers::ElicitationAnswer>(self.elicitations_view());
+                        Ok(Step::Done(views, effects))
+                    }
+                    ElicitAnswer::Check(call) => io(Io::ElicitationCheck { key, call }),
+                }
             }
             Request::SitesList {} => io(Io::SitesList),
             Request::SitesAdd { origin, adapter } => {

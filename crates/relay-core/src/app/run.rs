@@ -29,6 +29,7 @@ use crate::contract::request::answers;
 use crate::contract::storage::{Area, PAGES_KEY, SITES_KEY, SKILLS_KEY};
 use crate::contract::views::{ImportAnswer, ImportedServer, ServerView};
 use crate::contract::{self, ErrorBody, Request, Role, TabMessage};
+use crate::rare::{RareCall, RareReply};
 
 type Answer = Result<Value, ErrorBody>;
 
@@ -476,6 +477,14 @@ impl<H: Host> Runner<H> {
                 self.run_effects(effects).await?;
                 let frame = self.app.borrow().chat_frame(tab);
                 self.host.to_tab(tab, frame, &message).await
+            }
+            Io::ElicitationCheck { key, call } => {
+                let reply = self.host.rare(&RareCall::ElicitAccept(call)).await;
+                let checked = reply.and_then(RareReply::into_checked);
+                let effects = self.app.borrow_mut().elicitation_checked(&key, checked)?;
+                self.run_effects(effects).await?;
+                let views = self.app.borrow().elicitations_view();
+                Ok(answer::<answers::ElicitationAnswer>(views))
             }
             Io::SitesList => self.sites().await.map(Value::from),
             Io::PageObserve {

@@ -74,9 +74,10 @@ impl<H: Host> Runner<H> {
         let mut call = first;
         for _ in 0..MAX_STEPS {
             let now = self.host.now_ms();
-            let step = match self.host.rare(&RareCall::SignIn(call)).await {
-                Ok(RareReply::SignIn { step }) => step,
-                Ok(RareReply::Refused { error }) | Err(error) => SignInStep::Done {
+            let reply = self.host.rare(&RareCall::SignIn(call)).await;
+            let step = match reply.and_then(RareReply::into_step) {
+                Ok(step) => step,
+                Err(error) => SignInStep::Done {
                     state: None,
                     error: Some(error),
                 },

@@ -24,7 +24,8 @@ use crate::contract::request::answers;
 use crate::contract::views::{SkillLoaded, SkillView, SkillsView};
 use crate::contract::{ErrorBody, ErrorKind, Request, TabMessage};
 use crate::model::{CallToolResult, Content, ReadResourceResult, Tool};
-use crate::skills::{self, Skill, SkillError};
+use crate::rare::{RareCall, VerifySkillCall};
+use crate::skills::{self, Skill, VerifiedFile};
 
 /// Each server's skills as last listed, persisted ([`crate::contract::storage::SKILLS_KEY`]):
 /// a restarted worker's prompt and parser still know each server's `load_skill`.
@@ -58,13 +59,6 @@ pub struct PendingSkill {
 
 fn invalid(message: impl Into<String>) -> ErrorBody {
     ErrorBody::new(ErrorKind::InvalidArgument, message)
-}
-
-/// A verification failure as the panel shows it: the file that failed, and why.
-pub fn unverified(error: &SkillError) -> ErrorBody {
-    let mut body = ErrorBody::new(ErrorKind::SkillUnverified, error.to_string());
-    body.details = vec![error.uri().to_owned()];
-    body.with_hint("The server's file does not match what it listed; nothing of it was used. Tell the server's maintainer, or list the skills again if the skill was just updated.")
 }
 
 impl App {
@@ -224,32 +218,23 @@ impl App {
     }
 
     /// A verified file as the model's `load_skill` call answers it.
-    fn skill_result(
-        &self,
-        server: &str,
-        skill: &Skill,
-        uri: &str,
-        read: &ReadResourceResult,
-    ) -> Result<CallToolResult, ErrorBody> {
-        let file = skills::verify_read(skill, uri, read).map_err(|e| unverified(&e))?;
+    fn skill_result(&self, server: &str, skill: &Skill, file: &VerifiedFile) -> CallToolResult {
         let name = self.config.server_name(server);
-        let text = skills::format_loaded(&name, skill, &file);
-        Ok(CallToolResult::success(vec![Content::text(text)]))
+        let text = skills::format_loaded(&name, skill, file);
+        CallToolResult::success(vec![Content::text(text)])
     }
 
     /// The file read for a load, verified: the message that writes it into the chat's composer
-    /// (not sent) with the effects of a new turn (as `chat/insert`), or why it may not be used.
+    /// (not sent) with the effects of a new turn (as `chat/insert`).
     pub fn skill_read(
         &mut self,
         pending: &PendingSkill,
         skill: &Skill,
-        uri: &str,
-        read: &ReadResourceResult,
-    ) -> Result<(TabMessage, Vec<Effect>, u64), ErrorBody> {
-        let file = skills::verify_read(skill, uri, read).map_err(|e| unverified(&e))?;
+        file: &VerifiedFile,
+    ) -> (TabMessage, Vec<Effect>, u64) {
         let bytes = file.text().len() as u64;
         let server = self.config.server_name(&pending.server);
-        let text = skills::format_loaded(&server, skill, &file);
+        let text = skills::format_loaded(&server, skill, file);
         let effects = self.new_turn(&pending.chat);
         let message = TabMessage::Insert {
             text,
@@ -257,7 +242,7 @@ impl App {
             attachments: Vec::new(),
             without_files: None,
         };
-        Ok((message, effects, bytes))
+        (message, effects, bytes)
     }
 }
 
@@ -366,11 +351,25 @@ impl<H: Host> Runner<H> {
             }
             Err(e) => return failed(ErrorBody::from(&e)),
         };
-        let result = (self.app.borrow()).skill_result(&call.server_id, &skill, &uri, &read);
-        match result {
-            Ok(result) => CallEnd::Result(result),
+        match self.verify_skill(skill.clone(), uri, read).await {
+            Ok(file) => {
+                CallEnd::Result((self.app.borrow()).skill_result(&call.server_id, &skill, &file))
+            }
             Err(e) => failed(e),
         }
+    }
+
+    /// Verifies a file read for `skill` against its listing, in the second module (size,
+    /// digest, a `SKILL.md`'s frontmatter: `skills::verify_read`); a file that does not match
+    /// is a `skill_unverified` error and nothing of it is used.
+    async fn verify_skill(
+        self: &Rc<Self>,
+        skill: Skill,
+        uri: String,
+        read: ReadResourceResult,
+    ) -> Result<VerifiedFile, ErrorBody> {
+        let call = RareCall::VerifySkill(VerifySkillCall { skill, uri, read });
+        self.host.rare(&call).await?.into_verified()
     }
 
     /// Loads a skill into a chat's composer: lists the server's skills if this worker has not
@@ -391,8 +390,8 @@ impl<H: Host> Runner<H> {
                 ))
             }
         };
-        let (message, effects, bytes) =
-            (self.app.borrow_mut()).skill_read(&pending, &skill, &uri, &read)?;
+        let file = self.verify_skill(skill.clone(), uri.clone(), read).await?;
+        let (message, effects, bytes) = (self.app.borrow_mut()).skill_read(&pending, &skill, &file);
         self.run_effects(effects).await?;
         let frame = self.app.borrow().chat_frame(pending.tab);
         let outcome = self.host.to_tab(pending.tab, frame, &message).await?;
