@@ -19,7 +19,7 @@
 //! The panel renders and relays; nothing here touches a frame.
 
 use base64::Engine as _;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::model::{ReadResourceResult, Tool};
@@ -170,8 +170,8 @@ pub const MAX_DOCUMENT_BYTES: usize = 5 * 1024 * 1024;
 /// calls from a frame is bounded even for tools the user allowed).
 pub const APP_CALLS_WITHOUT_ASKING: u32 = 20;
 
-/// An app's document, ready for its frame.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// An app's document, ready for its frame (made in the second module, `crate::rare`, and read back).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -187,7 +187,7 @@ pub struct AppDocument {
     pub allow: String,
     /// The resource's border preference (`_meta.ui.prefersBorder`).
     #[cfg_attr(feature = "ts", ts(optional))]
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prefers_border: Option<bool>,
 }
 

@@ -18,18 +18,26 @@
 //! Skills: a file read for a load is checked against the server's listing (size, digest, a
 //! `SKILL.md`'s frontmatter) by [`crate::skills::verify_read`] here ([`VerifySkillCall`]).
 //!
+//! MCP Apps: an app's `ui://` resource becomes the document the panel shows (its HTML, the CSP
+//! and permissions its `_meta.ui` declares) by [`AppDocument::from_read`] here
+//! ([`AppDocumentCall`]).
+//!
+//! Imports: an `mcpServers` configuration becomes the servers to add and the entries skipped
+//! ([`crate::client::import_mcp_servers`], [`ImportCall`]).
+//!
 //! Servers' questions: an accepted form's content is checked against the question's fields
 //! (SEP-1034 defaults applied) by [`crate::elicitation::accept`] here ([`ElicitAcceptCall`]):
 //! the content to send, or the field that does not fit.
 
 use serde::{Deserialize, Serialize};
 
+use crate::apps::{AppDocument, DocumentError};
 use crate::auth::{AuthAction, AuthConfig, AuthError, AuthEvent, AuthInput, AuthState};
 use crate::auth::{Authorizer, PublicJwk};
 use crate::contract::{ErrorBody, ErrorKind};
 use crate::elicitation::{ElicitError, Field};
 use crate::model::ReadResourceResult;
-use crate::skills::{Skill, SkillError, VerifiedFile};
+use crate::skills::{Skill, SkillError};
 use crate::sorted_map::SortedMap;
 use serde_json::{Map, Value};
 
@@ -41,6 +49,25 @@ pub enum RareCall {
     SignIn(SignInCall),
     ElicitAccept(ElicitAcceptCall),
     VerifySkill(VerifySkillCall),
+    AppDocument(AppDocumentCall),
+    ImportServers(ImportCall),
+}
+
+/// An `mcpServers` configuration to read (`client::import_mcp_servers`): its text, and the ids
+/// of the servers there are already.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportCall {
+    pub text: String,
+    pub existing: Vec<String>,
+}
+
+/// An MCP App's `ui://` resource as read, to make the document the panel shows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AppDocumentCall {
+    pub uri: String,
+    pub read: ReadResourceResult,
 }
 
 /// A skill's file as read, to verify against the skill's listing.
@@ -60,12 +87,14 @@ pub struct ElicitAcceptCall {
     pub content: Map<String, Value>,
 }
 
-/// What the second module answers, or why it could not. As data: `{signIn: step}` or
+/// What the second module answers, or why it could not. As data: `{signIn: step}`,
+/// `{value}`, `{error}` (the work's: a form that does not fit, a file that does not match) or
 /// `{refused: error}`.
 ///
 /// The worker's module reads replies, so they are plain structs on the wire: an internally
 /// tagged enum would be read through serde's buffered `Content`, which copies the deserializer of
-/// everything inside (the stored sign-in's metadata, say) a second time into the module.
+/// everything inside (the stored sign-in's metadata, say) a second time into the module. The
+/// result of other work is a JSON value the caller reads as its type (`into_*`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(from = "ReplyWire", into = "ReplyWire")]
 #[non_exhaustive]
@@ -73,14 +102,9 @@ pub enum RareReply {
     SignIn {
         step: SignInStep,
     },
-    /// What to send for an accepted form, or why it does not fit (`field_invalid`, naming the
-    /// field).
-    Checked {
+    /// The work's result, or why it failed.
+    Done {
         result: Result<Value, ErrorBody>,
-    },
-    /// The skill's file, verified, or why it may not be used (`skill_unverified`).
-    Verified {
-        result: Result<VerifiedFile, ErrorBody>,
     },
     /// The call was not one this module reads (a module of another build).
     Refused {
@@ -94,25 +118,24 @@ impl RareReply {
         match self {
             RareReply::SignIn { step } => Ok(step),
             RareReply::Refused { error } => Err(error),
-            _ => Err(another_call()),
+            RareReply::Done { .. } => Err(another_call()),
         }
     }
 
-    /// The reply to a [`RareCall::ElicitAccept`]: the content to send, or why not.
-    pub fn into_checked(self) -> Result<Value, ErrorBody> {
+    /// The reply to other work, read as its result's type: [`RareCall::ElicitAccept`] (the
+    /// content to send, a `Value`), [`RareCall::VerifySkill`] ([`crate::skills::VerifiedFile`]),
+    /// [`RareCall::AppDocument`] ([`AppDocument`]), [`RareCall::ImportServers`]
+    /// ([`crate::client::ImportReport`]).
+    pub fn into_result<T: serde::de::DeserializeOwned>(self) -> Result<T, ErrorBody> {
         match self {
-            RareReply::Checked { result } => result,
+            RareReply::Done { result } => crate::json_value::from_value(result?).map_err(|e| {
+                ErrorBody::new(
+                    ErrorKind::Internal,
+                    format!("{}: {e}", another_call().message),
+                )
+            }),
             RareReply::Refused { error } => Err(error),
-            _ => Err(another_call()),
-        }
-    }
-
-    /// The reply to a [`RareCall::VerifySkill`]: the verified file, or why it may not be used.
-    pub fn into_verified(self) -> Result<VerifiedFile, ErrorBody> {
-        match self {
-            RareReply::Verified { result } => result,
-            RareReply::Refused { error } => Err(error),
-            _ => Err(another_call()),
+            RareReply::SignIn { .. } => Err(another_call()),
         }
     }
 }
@@ -124,20 +147,13 @@ fn another_call() -> ErrorBody {
     )
 }
 
-/// [`RareReply`] on the wire: `{signIn}`, `{checked}`, `{verified}`, `{error}` (the work's:
-/// a form that does not fit, a file that does not match) or `{refused}`.
 #[derive(Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct ReplyWire {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     sign_in: Option<SignInStep>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    checked: Option<Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    verified: Option<VerifiedFile>,
-    /// Which work failed: `checked` or `verified`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    failed: Option<String>,
+    value: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     error: Option<ErrorBody>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -152,21 +168,11 @@ impl From<ReplyWire> for RareReply {
                 ..
             } => RareReply::SignIn { step },
             ReplyWire {
-                checked: Some(value),
-                ..
-            } => RareReply::Checked { result: Ok(value) },
-            ReplyWire {
-                verified: Some(file),
-                ..
-            } => RareReply::Verified { result: Ok(file) },
-            ReplyWire {
-                error: Some(error),
-                failed: Some(work),
-                ..
-            } if work == "verified" => RareReply::Verified { result: Err(error) },
+                value: Some(value), ..
+            } => RareReply::Done { result: Ok(value) },
             ReplyWire {
                 error: Some(error), ..
-            } => RareReply::Checked { result: Err(error) },
+            } => RareReply::Done { result: Err(error) },
             ReplyWire { refused, .. } => RareReply::Refused {
                 error: refused.unwrap_or_else(|| {
                     ErrorBody::new(
@@ -184,16 +190,8 @@ impl From<RareReply> for ReplyWire {
         let mut wire = ReplyWire::default();
         match reply {
             RareReply::SignIn { step } => wire.sign_in = Some(step),
-            RareReply::Checked { result: Ok(value) } => wire.checked = Some(value),
-            RareReply::Checked { result: Err(error) } => {
-                wire.failed = Some("checked".to_owned());
-                wire.error = Some(error);
-            }
-            RareReply::Verified { result: Ok(file) } => wire.verified = Some(file),
-            RareReply::Verified { result: Err(error) } => {
-                wire.failed = Some("verified".to_owned());
-                wire.error = Some(error);
-            }
+            RareReply::Done { result: Ok(value) } => wire.value = Some(value),
+            RareReply::Done { result: Err(error) } => wire.error = Some(error),
             RareReply::Refused { error } => wire.refused = Some(error),
         }
         wire
@@ -308,13 +306,20 @@ impl Rare {
             RareCall::SignIn(call) => RareReply::SignIn {
                 step: self.sign_in(call),
             },
-            RareCall::ElicitAccept(call) => RareReply::Checked {
+            RareCall::ElicitAccept(call) => RareReply::Done {
                 result: crate::elicitation::accept(&call.fields, &call.content).map_err(unfit),
             },
-            RareCall::VerifySkill(call) => RareReply::Verified {
-                result: crate::skills::verify_read(&call.skill, &call.uri, &call.read)
+            RareCall::ImportServers(call) => done(
+                crate::client::import_mcp_servers(&call.text, &call.existing)
+                    .map_err(|e| ErrorBody::new(ErrorKind::InvalidArgument, e.to_string())),
+            ),
+            RareCall::VerifySkill(call) => done(
+                crate::skills::verify_read(&call.skill, &call.uri, &call.read)
                     .map_err(|e| unverified(&e)),
-            },
+            ),
+            RareCall::AppDocument(call) => {
+                done(AppDocument::from_read(&call.uri, &call.read).map_err(|e| unshowable(&e)))
+            }
         }
     }
 
@@ -401,6 +406,19 @@ fn unfit(e: ElicitError) -> ErrorBody {
             .with_details(vec![field]),
         None => ErrorBody::new(ErrorKind::InvalidArgument, e.to_string()),
     }
+}
+
+fn done<T: Serialize>(result: Result<T, ErrorBody>) -> RareReply {
+    let result = result.and_then(|v| {
+        serde_json::to_value(v).map_err(|e| ErrorBody::new(ErrorKind::Internal, e.to_string()))
+    });
+    RareReply::Done { result }
+}
+
+/// An app document that cannot be shown, and what the user still has.
+fn unshowable(e: &DocumentError) -> ErrorBody {
+    ErrorBody::new(ErrorKind::Invalid, format!("cannot show the app: {e}"))
+        .with_hint("The server's interface is broken; its text result is still in Activity.")
 }
 
 /// A skill's file that does not match its listing, as the panel shows it: the file that

@@ -6,11 +6,12 @@
 use relay_core::sorted_map::SortedMap;
 
 use relay_core::app::{chat_key, App, CallEnd, ChatSettings, Config, Io, Sender, Step};
-use relay_core::apps::{self, ToolUi, APP_CALLS_WITHOUT_ASKING};
+use relay_core::apps::{self, AppDocument, ToolUi, APP_CALLS_WITHOUT_ASKING};
 use relay_core::client::ServerConfig;
 use relay_core::contract::{admit, ErrorBody, ErrorKind, TabMessage};
 use relay_core::model::{CallToolResult, Content, ReadResourceResult, Tool};
 use relay_core::policy::{CallState, Ledger, ToolPolicy};
+use relay_core::rare::{AppDocumentCall, Rare, RareCall, RareReply};
 use serde_json::{json, Value};
 
 const URL: &str = "https://chat.example/c/1";
@@ -178,6 +179,17 @@ fn forecast_call(app: &mut App) -> String {
     key
 }
 
+/// The document the second module makes of a read (`relay_core::rare`, through JSON values).
+fn document(uri: &str, read: &ReadResourceResult) -> Result<AppDocument, ErrorBody> {
+    let call = RareCall::AppDocument(AppDocumentCall {
+        uri: uri.to_owned(),
+        read: read.clone(),
+    });
+    let reply = Rare::default().serve_value(serde_json::to_value(call).expect("a call"));
+    let reply: RareReply = relay_core::json_value::from_value(reply).expect("a reply");
+    reply.into_result()
+}
+
 /// Opens the app of a chat call: the core asks for its document, then answers its view.
 fn open(app: &mut App, key: &str, meta: Value) -> Value {
     let step = handle(app, json!({"type": "apps/open", "key": key})).expect("open");
@@ -186,7 +198,8 @@ fn open(app: &mut App, key: &str, meta: Value) -> Value {
     };
     assert_eq!(pending.server, "weather");
     assert_eq!(pending.uri, "ui://weather/forecast.html");
-    app.app_read(pending, &view_read(meta)).expect("opened")
+    let made = document(&pending.uri, &view_read(meta)).expect("a document");
+    app.app_read(pending, made)
 }
 
 #[test]
@@ -256,7 +269,7 @@ fn a_chat_calls_app_opens_with_its_call_and_a_policy_from_its_declarations() {
     let html: ReadResourceResult = serde_json::from_value(json!({"contents": [{
         "uri": "ui://weather/forecast.html", "mimeType": "text/html", "text": "<p>"}]}))
     .unwrap();
-    let e = app.app_read(pending, &html).unwrap_err();
+    let e = document(&pending.uri, &html).unwrap_err();
     assert!(e.message.contains("not an app"), "{}", e.message);
 }
 

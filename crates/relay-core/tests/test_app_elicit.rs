@@ -52,7 +52,7 @@ fn answer(
             let sent = serde_json::to_value(RareCall::ElicitAccept(call)).expect("a call");
             let reply = Rare::default().serve_value(sent);
             let reply: RareReply = relay_core::json_value::from_value(reply).expect("a reply");
-            app.elicitation_checked(key, reply.into_checked())
+            app.elicitation_checked(key, reply.into_result())
         }
     }
 }

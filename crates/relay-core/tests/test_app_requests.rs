@@ -5,12 +5,14 @@
 use relay_core::sorted_map::SortedMap;
 
 use relay_core::app::{
-    adapter_for, chat_key, site_entry, sites_with, App, Config, Effect, Io, Sender, Step,
+    adapter_for, chat_key, import_preview, site_entry, sites_with, App, Config, Effect, Io, Sender,
+    Step,
 };
-use relay_core::client::{Operation, ServerConfig, TransportKind};
+use relay_core::client::{ImportReport, Operation, ServerConfig, TransportKind};
 use relay_core::contract::{admit, ErrorBody, Role, TabMessage};
 use relay_core::model::Tool;
 use relay_core::policy::Ledger;
+use relay_core::rare::{ImportCall, Rare, RareCall, RareReply};
 use serde_json::{json, Value};
 
 const URL: &str = "https://chat.example/c/1";
@@ -224,13 +226,30 @@ fn answers_come_from_the_state_with_their_effects() {
     );
     assert_eq!(effects, [Effect::SaveConfig]);
     assert_eq!(value[0]["policy"], "allow");
-    let (value, _) = done(
-        &mut app,
-        &page(),
-        json!({"type": "servers/import", "json": r#"{"mcpServers": {"x": {"url": "https://x.example/mcp", "headers": {"Authorization": "Bearer s3cret"}}}}"#}),
-    );
+    // An import is read in the second module (`relay_core::rare`), then previewed: the
+    // header's value never in the answer.
+    let import = json!({"type": "servers/import", "json": r#"{"mcpServers": {"x": {"url": "https://x.example/mcp", "headers": {"Authorization": "Bearer s3cret"}}}}"#});
+    let Io::ServersImportRead { call, apply } = io(&mut app, &page(), import) else {
+        panic!("the configuration is read first");
+    };
+    assert!(!apply);
+    assert_eq!(call.existing, ["notes", "off", "old"]);
+    let sent = serde_json::to_value(RareCall::ImportServers(call)).expect("a call");
+    let reply = Rare::default().serve_value(sent);
+    let reply: RareReply = relay_core::json_value::from_value(reply).expect("a reply");
+    let value = import_preview(reply.into_result().expect("a report"));
     assert!(!value.to_string().contains("s3cret"), "{value}");
     assert_eq!(value["servers"][0]["name"], "x");
+    // Not JSON: the reason, from the second module.
+    let bad = RareCall::ImportServers(ImportCall {
+        text: "{".into(),
+        existing: Vec::new(),
+    });
+    let reply = Rare::default().serve_value(serde_json::to_value(bad).expect("a call"));
+    let reply: RareReply = relay_core::json_value::from_value(reply).expect("a reply");
+    let error = reply.into_result::<ImportReport>().expect_err("not JSON");
+    assert_eq!(error.kind.as_str(), "invalid_argument");
+    assert!(error.message.contains("not JSON"), "{error:?}");
 }
 
 #[test]

@@ -11,7 +11,7 @@ use relay_core::rare::{
     ElicitAcceptCall, Rare, RareCall, RareReply, SignInCall, SignInStart, SignInStep,
     VerifySkillCall,
 };
-use relay_core::skills::Skill;
+use relay_core::skills::{Skill, VerifiedFile};
 use serde_json::{json, Value};
 
 fn start() -> SignInStart {
@@ -181,9 +181,7 @@ fn verified_reply() -> RareReply {
 
 #[test]
 fn a_skill_file_is_verified_and_a_form_checked_in_the_second_module() {
-    let RareReply::Verified { result: Ok(file) } = verified_reply() else {
-        panic!("{:?}", verified_reply());
-    };
+    let file: VerifiedFile = verified_reply().into_result().expect("verified");
     assert!(file.text().ends_with("body"));
     let fields: Vec<Field> = Vec::new();
     let call = RareCall::ElicitAccept(ElicitAcceptCall {
@@ -193,7 +191,7 @@ fn a_skill_file_is_verified_and_a_form_checked_in_the_second_module() {
     let reply = Rare::default().serve_value(serde_json::to_value(call).expect("a call"));
     let reply: RareReply = relay_core::json_value::from_value(reply).expect("a reply");
     assert_eq!(
-        reply.into_checked(),
+        reply.into_result::<Value>(),
         Ok(json!({"action": "accept", "content": {}}))
     );
 }
@@ -243,19 +241,13 @@ fn every_reply_reads_back_as_it_was_sent() {
         RareReply::Refused {
             error: ErrorBody::new(relay_core::contract::ErrorKind::Internal, "y"),
         },
-        RareReply::Checked {
+        RareReply::Done {
             result: Ok(json!({"action": "accept", "content": {"n": 2}})),
         },
-        RareReply::Checked {
+        RareReply::Done {
             result: Err(ErrorBody::new(
                 relay_core::contract::ErrorKind::FieldInvalid,
                 "n",
-            )),
-        },
-        RareReply::Verified {
-            result: Err(ErrorBody::new(
-                relay_core::contract::ErrorKind::SkillUnverified,
-                "z",
             )),
         },
         verified_reply(),

@@ -23,7 +23,7 @@ use super::{tab_of, App, Effect, Io, Sender, Step};
 use crate::apps::{check_app_call, AppDocument, ToolUi, APP_CALLS_WITHOUT_ASKING};
 use crate::contract::views::AppOpen;
 use crate::contract::{ChatRef, ErrorBody, ErrorKind, Request, TabMessage};
-use crate::model::{CallToolResult, ReadResourceResult};
+use crate::model::CallToolResult;
 use crate::policy::{CallRecord, CallState, Decision};
 
 /// The longest context an app may set for the model (characters; the rest is cut).
@@ -335,20 +335,12 @@ impl App {
         }
     }
 
-    /// The app's document was read: keep it, open an instance and answer its view.
-    pub fn app_read(
-        &mut self,
-        pending: PendingApp,
-        read: &ReadResourceResult,
-    ) -> Result<Value, ErrorBody> {
-        let document = AppDocument::from_read(&pending.uri, read).map_err(|e| {
-            ErrorBody::new(ErrorKind::Invalid, format!("cannot show the app: {e}")).with_hint(
-                "The server's interface is broken; its text result is still in Activity.",
-            )
-        })?;
+    /// The app's document was read and made (`AppDocument::from_read`, in the second module):
+    /// keep it, open an instance and answer its view.
+    pub fn app_read(&mut self, pending: PendingApp, document: AppDocument) -> Value {
         let key = (pending.server.clone(), pending.uri.clone());
         self.apps.documents.insert(key, document.clone());
-        Ok(self.app_opened(pending, document))
+        self.app_opened(pending, document)
     }
 
     fn app_opened(&mut self, pending: PendingApp, document: AppDocument) -> Value {

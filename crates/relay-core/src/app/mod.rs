@@ -54,7 +54,9 @@ pub use elicit::{ElicitAnswer, Elicitation, ELICITATIONS_KEY, ELICITATION_TIMEOU
 pub use host::{Host, ProgressFn, Task};
 pub use inflight::{cancelled_error, run_cancel_key, PROGRESS_NOTIFY_MS};
 pub use observe::{page_key, PageAnswer, PageView, TurnView, MAX_PAGES};
-pub use requests::{adapter_for, answer, site_entry, sites_with, web_origin, Io, Sender, Step};
+pub use requests::{
+    adapter_for, answer, import_preview, site_entry, sites_with, web_origin, Io, Sender, Step,
+};
 pub use run::{badge_text, Runner};
 pub use run_signin::DpopProver;
 pub use send_later::{DueSend, PendingSend};

@@ -16,7 +16,7 @@ use super::{
     ElicitAnswer, PolicyChange,
 };
 use crate::client::config::MASK;
-use crate::client::{import_mcp_servers, HttpUrl, Operation, ServerConfig, TransportKind};
+use crate::client::{HttpUrl, Operation, ServerConfig, TransportKind};
 use crate::contract::request::{answers, AdapterChoice, Scope};
 use crate::contract::views::{
     AdapterData, ChatView, ExportAnswer, ExportedServer, Header, ImportAnswer, ImportedServer,
@@ -79,6 +79,13 @@ pub enum Io {
     ServersUpdate(ServerConfig),
     /// End the server's session, [`App::remove_server`], rebuild the Origin rules.
     ServersRemove(String),
+    /// Read an `mcpServers` configuration (in the second module: `client::import_mcp_servers`),
+    /// then, with `apply`, add its servers as [`Io::ServersImport`]; otherwise answer the
+    /// preview ([`import_preview`]).
+    ServersImportRead {
+        call: crate::rare::ImportCall,
+        apply: bool,
+    },
     /// Add each of these servers (as `servers/add` would) and answer their views.
     ServersImport {
         servers: Vec<ServerConfig>,
@@ -280,6 +287,28 @@ pub fn adapter_for(sites: &[Value], origin: &str) -> Option<SiteAdapter> {
     })
 }
 
+/// What an import would add, before the user applies it: each server's name, URL, transport
+/// and headers (values masked), and the entries skipped with why.
+pub fn import_preview(report: crate::client::ImportReport) -> Value {
+    let preview = |s: &ServerConfig| {
+        let headers = s.headers.iter().map(|(name, _)| Header {
+            name: name.clone(),
+            value: MASK.to_owned(),
+            secret: None,
+        });
+        ImportedServer::Preview(ServerPreview {
+            name: s.name.clone(),
+            url: s.url.clone(),
+            transport: s.transport,
+            headers: headers.collect(),
+        })
+    };
+    answer::<answers::ServersImport>(ImportAnswer {
+        servers: report.servers.iter().map(preview).collect(),
+        skipped: report.skipped,
+    })
+}
+
 impl App {
     /// The chat a message is about: a content script's own tab, or the `chat` a page names.
     pub fn chat_for(&self, sender: &Sender, chat: Option<&ChatRef>) -> Result<String, ErrorBody> {
@@ -458,32 +487,11 @@ impl App {
             Request::ServersRemove { id } => io(Io::ServersRemove(required(id, "id")?)),
             Request::ServersImport { json, apply } => {
                 let text = required(json, "json")?;
-                let existing: Vec<String> =
-                    self.config.servers.iter().map(|s| s.id.clone()).collect();
-                let report =
-                    import_mcp_servers(&text, &existing).map_err(|e| invalid(e.to_string()))?;
-                if apply.unwrap_or(false) {
-                    let skipped = report.skipped;
-                    let servers = report.servers;
-                    return io(Io::ServersImport { servers, skipped });
-                }
-                let preview = |s: &ServerConfig| {
-                    let headers = s.headers.iter().map(|(name, _)| Header {
-                        name: name.clone(),
-                        value: MASK.to_owned(),
-                        secret: None,
-                    });
-                    ImportedServer::Preview(ServerPreview {
-                        name: s.name.clone(),
-                        url: s.url.clone(),
-                        transport: s.transport,
-                        headers: headers.collect(),
-                    })
-                };
-                done(answer::<answers::ServersImport>(ImportAnswer {
-                    servers: report.servers.iter().map(preview).collect(),
-                    skipped: report.skipped,
-                }))
+                let existing = self.config.servers.iter().map(|s| s.id.clone()).collect();
+                io(Io::ServersImportRead {
+                    call: crate::rare::ImportCall { text, existing },
+                    apply: apply.unwrap_or(false),
+                })
             }
             Request::ServersExport {} => {
                 let mut out = crate::sorted_map::SortedMap::new();

@@ -18,12 +18,14 @@ use std::task::{Context, Poll, Waker};
 use serde_json::Value;
 
 use super::host::{Host, ProgressFn};
+use super::requests::import_preview;
 use super::{
     adapter_for, answer, cancelled_error, input_of, result_storage_key, run_cancel_key, sites_with,
     tab_of, App, CallEnd, Config, Effect, Io, Sender, Step, StorageOp, AUTH_KEY, CONFIG_KEY,
     ELICITATION_TIMEOUT_MS, LEDGER_KEY, TOOLS_KEY,
 };
 use crate::client::jsonrpc::{ErrorCode, ErrorObject};
+use crate::client::{ImportReport, SkippedServer};
 use crate::client::{Operation, Output, ServerConfig, ServerStatus, SessionEvent};
 use crate::contract::request::answers;
 use crate::contract::storage::{Area, PAGES_KEY, SITES_KEY, SKILLS_KEY};
@@ -340,6 +342,25 @@ impl<H: Host> Runner<H> {
         })
     }
 
+    /// Adds each of these servers (as `servers/add` would) and answers their views.
+    async fn import_servers(
+        self: &Rc<Self>,
+        servers: Vec<ServerConfig>,
+        skipped: Vec<SkippedServer>,
+    ) -> Answer {
+        let mut added = Vec::new();
+        for server in servers {
+            let server = self.app.borrow().new_server(input_of(&server))?;
+            added.push(ImportedServer::Added(Box::new(
+                self.put_view(server, false).await?,
+            )));
+        }
+        Ok(answer::<answers::ServersImport>(ImportAnswer {
+            servers: added,
+            skipped,
+        }))
+    }
+
     /// Performs what a request needs. Exhaustive: IO the app asks for without a performer here
     /// does not compile.
     async fn perform(self: &Rc<Self>, io: Io) -> Answer {
@@ -358,19 +379,15 @@ impl<H: Host> Runner<H> {
             Io::ServersRemove(id) => {
                 (self.remove_server(&id).await).map(|()| answer::<answers::ServersRemove>(()))
             }
-            Io::ServersImport { servers, skipped } => {
-                let mut added = Vec::new();
-                for server in servers {
-                    let server = self.app.borrow().new_server(input_of(&server))?;
-                    added.push(ImportedServer::Added(Box::new(
-                        self.put_view(server, false).await?,
-                    )));
+            Io::ServersImportRead { call, apply } => {
+                let read = RareCall::ImportServers(call);
+                let report: ImportReport = self.host.rare(&read).await?.into_result()?;
+                match apply {
+                    true => self.import_servers(report.servers, report.skipped).await,
+                    false => Ok(import_preview(report)),
                 }
-                Ok(answer::<answers::ServersImport>(ImportAnswer {
-                    servers: added,
-                    skipped,
-                }))
             }
+            Io::ServersImport { servers, skipped } => self.import_servers(servers, skipped).await,
             Io::Local(op) => self.local(op).await,
             Io::AppsOpen(pending) => self.app_open(pending).await,
             Io::SkillsList(ids) => self.skills_list(ids).await,
@@ -480,7 +497,7 @@ impl<H: Host> Runner<H> {
             }
             Io::ElicitationCheck { key, call } => {
                 let reply = self.host.rare(&RareCall::ElicitAccept(call)).await;
-                let checked = reply.and_then(RareReply::into_checked);
+                let checked = reply.and_then(RareReply::into_result);
                 let effects = self.app.borrow_mut().elicitation_checked(&key, checked)?;
                 self.run_effects(effects).await?;
                 let views = self.app.borrow().elicitations_view();

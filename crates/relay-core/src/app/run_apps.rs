@@ -1,4 +1,5 @@
-//! The runner's part in MCP Apps: it reads an app's document and runs an app's calls through
+//! The runner's part in MCP Apps: it reads an app's document (made in the second module,
+//! `crate::rare`) and runs an app's calls through
 //! the pool, and hands each outcome to the app's decisions in [`super::apps`].
 
 use std::rc::Rc;
@@ -9,6 +10,7 @@ use super::host::Host;
 use super::{PendingApp, Runner};
 use crate::client::{Operation, Output};
 use crate::contract::{ErrorBody, ErrorKind};
+use crate::rare::{AppDocumentCall, RareCall};
 
 type Answer = Result<Value, ErrorBody>;
 
@@ -18,13 +20,19 @@ impl<H: Host> Runner<H> {
         let op = Operation::ReadResource {
             uri: pending.uri.clone(),
         };
-        match self.mcp_op(&pending.server, op).await? {
-            Output::Resource(read) => self.app.borrow_mut().app_read(pending, &read),
-            other => Err(ErrorBody::new(
-                ErrorKind::Internal,
-                format!("resources/read answered {}", other.kind()),
-            )),
-        }
+        let read = match self.mcp_op(&pending.server, op).await? {
+            Output::Resource(read) => read,
+            other => {
+                return Err(ErrorBody::new(
+                    ErrorKind::Internal,
+                    format!("resources/read answered {}", other.kind()),
+                ))
+            }
+        };
+        let uri = pending.uri.clone();
+        let call = RareCall::AppDocument(AppDocumentCall { uri, read });
+        let document = self.host.rare(&call).await?.into_result()?;
+        Ok(self.app.borrow_mut().app_read(pending, document))
     }
 
     /// Runs an app's call (allowed by the app) and records how it ended.

@@ -369,7 +369,7 @@ impl<H: Host> Runner<H> {
         read: ReadResourceResult,
     ) -> Result<VerifiedFile, ErrorBody> {
         let call = RareCall::VerifySkill(VerifySkillCall { skill, uri, read });
-        self.host.rare(&call).await?.into_verified()
+        self.host.rare(&call).await?.into_result()
     }
 
     /// Loads a skill into a chat's composer: lists the server's skills if this worker has not

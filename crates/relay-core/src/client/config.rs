@@ -186,7 +186,7 @@ impl ServerConfig {
 }
 
 /// An entry of an imported file that cannot be used, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[non_exhaustive]
 pub struct SkippedServer {
@@ -200,7 +200,7 @@ pub struct SkippedServer {
 }
 
 /// Why an imported entry cannot be used: each has its text in every locale.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum SkipReason {
@@ -261,8 +261,8 @@ impl SkippedServer {
 /// Why [`import_entry`] skipped an entry: the reason, its detail and the English text.
 type Skip = (SkipReason, String, String);
 
-/// What an import produced.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+/// What an import produced (read back from the second module, `crate::rare`, that made it).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub struct ImportReport {
     pub servers: Vec<ServerConfig>,
