@@ -29,7 +29,7 @@
  * @typedef {"user" | "read_only"} AllowedBy
  */
 /**
- * An app's document, ready for its frame.
+ * An app's document, ready for its frame (made in the second module, `crate::rare`, and read back).
  * @typedef {{ uri: string, html: string, csp: string, allow: string, prefersBorder?: boolean, }} AppDocument
  */
 /**
@@ -126,8 +126,9 @@
  * @typedef {{ url: string, type: string, }} ExportedServer
  */
 /**
- * One field of a form elicitation.
- * @typedef {{ name: string, kind: string, title: string | null, description: string | null, required: boolean, default: JsonValue | null, options: Array<JsonValue> | null, min: number | null, max: number | null, format: string | null, pattern: string | null, secret: string | null, }} Field
+ * One field of a form elicitation (read back by the second module, `crate::rare`, which
+ * checks an answer against it).
+ * @typedef {{ name: string, kind: string, title: string | null, description: string | null, required: boolean, default: JsonValue | null, options: Array<JsonValue> | null, min: number | null, max: number | null, format: string | null, pattern: string | null, secret?: string | null, }} Field
  */
 /**
  * A header of a server. In a [`ServerView`], values of secret headers (marked `secret`, or with

@@ -1,7 +1,8 @@
 // Two builds of the extension side by side in one browser: this checkout and another one's
 // build (DIR), both loaded at once, cold starts alternating between them. Before each start
 // every worker is stopped; then one extension page sends its worker one message (`ping`, then
-// `servers/list`, which reads the state first) and times the answer. Whatever the machine or the
+// `servers/list`, which reads the state first, then `local/plan`, work of the second module
+// where the build has one: its first use in the worker's life) and times the answer. Whatever the machine or the
 // browser does meanwhile falls on both builds alike, which separate browsers one after the
 // other did not give (the same build measured 41 and 52 ms in two runs of the earlier version of
 // this script; BENCHMARKS.md, "Cold start").
@@ -42,6 +43,13 @@ function shippedSize(dir) {
   return existsSync(gz) ? readFileSync(gz).length : gzipSync(readFileSync(path.join(dir, 'extension/pkg/relay_wasm_bg.wasm')), { level: 9 }).length;
 }
 
+/** The messages timed, each after a cold start. */
+const MESSAGES = {
+  ping: { type: 'ping' },
+  'servers/list': { type: 'servers/list' },
+  'local/plan': { type: 'local/plan', json: JSON.stringify({ mcpServers: { fs: { command: 'npx', args: ['-y', 'server-fs'] } } }) },
+};
+
 const copy = mkdtempSync(path.join(tmpdir(), 'relay-base-ext-'));
 const profile = mkdtempSync(path.join(tmpdir(), 'relay-compare-profile-'));
 let context;
@@ -74,13 +82,13 @@ try {
     const page = await context.newPage();
     await page.goto(`chrome-extension://${id}/tests/bench/coldstart.html`);
     const { stop } = await workerControl(context, page);
-    builds[name] = { id, page, stop, totals: { ping: [], 'servers/list': [] }, fetchCompile: [] };
+    builds[name] = { id, page, stop, totals: { ping: [], 'servers/list': [], 'local/plan': [] }, fetchCompile: [] };
   }
 
   /** One cold start of `build` answering `type`: ms, or null when Chrome dropped the message. */
   async function start(build, type) {
     await build.stop();
-    return timedMessage(build.page, type);
+    return timedMessage(build.page, MESSAGES[type]);
   }
 
   /** The start-up marks of the running worker of extension `id` (background.js), if it has them. */
@@ -96,7 +104,7 @@ try {
   }
 
   for (let i = 0; i <= runs; i++) {
-    for (const type of ['ping', 'servers/list']) {
+    for (const type of Object.keys(MESSAGES)) {
       // Alternate which build starts first.
       for (const name of i % 2 === 0 ? ['base', 'this'] : ['this', 'base']) {
         let total = null;
@@ -122,7 +130,7 @@ try {
     figures[`${name}: module gzipped`] = { value: shippedSize(dir), unit: 'bytes' };
     const fc = builds[name].fetchCompile;
     if (fc.length) figures[`${name}: the module fetched and compiled, from the worker's script (median of ${fc.length})`] = { value: Math.round(median(fc) * 10) / 10, unit: 'ms' };
-    for (const type of ['ping', 'servers/list']) {
+    for (const type of Object.keys(MESSAGES)) {
       const xs = builds[name].totals[type];
       figures[`${name}: cold start to the first answer, ${type} (median of ${xs.length})`] = { value: Math.round(median(xs) * 10) / 10, unit: 'ms' };
     }

@@ -59,21 +59,22 @@ export async function workerControl(context, page) {
 }
 
 /**
- * Sends the worker of `page`'s extension one message of `type` from that page and times its
- * answer (ms). Null when Chrome dropped the message because a forced stop was still being torn
+ * Sends the worker of `page`'s extension one message (`{type}`, or the message itself) from
+ * that page and times its answer (ms). Null when Chrome dropped the message because a forced stop was still being torn
  * down ("Receiving end does not exist", as in sw.bench.mjs: the caller takes that start again),
  * or when no answer came within 10 s (a message Chrome delivered to a worker being torn down,
  * neither answered nor failed: seen hanging sw.bench.mjs in a CI run).
  * @param {import('playwright-core').Page} page an extension page
- * @param {string} type
+ * @param {string | {type: string}} type
  * @returns {Promise<number | null>}
  */
 export function timedMessage(page, type) {
-  return page.evaluate(async (type) => {
+  const message = typeof type === 'string' ? { type } : type;
+  return page.evaluate(async (message) => {
     const t = performance.now();
     try {
       const answer = await Promise.race([
-        chrome.runtime.sendMessage({ type }),
+        chrome.runtime.sendMessage(message),
         new Promise((resolve) => setTimeout(() => resolve('no answer in 10 s'), 10_000)),
       ]);
       if (answer === 'no answer in 10 s') return null;
@@ -83,5 +84,5 @@ export function timedMessage(page, type) {
       throw e;
     }
     return performance.now() - t;
-  }, type);
+  }, message);
 }

@@ -67,16 +67,16 @@ pub struct Field {
     pub pattern: Option<String>,
     /// What kind of secret the field's name, title or description asks for (`password`,
     /// `token`, `API key`, `secret`, `card number`), which servers must not ask for in a form
-    /// (MCP 2025-11-25): the side panel warns next to it. Not read back (checking an answer
-    /// does not need it).
-    #[serde(skip_serializing_if = "Option::is_none", skip_deserializing)]
-    pub secret: Option<&'static str>,
+    /// (MCP 2025-11-25): the side panel warns next to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret: Option<String>,
 }
 
-/// A server's `elicitation/create` request.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// A server's `elicitation/create` request, as read (in the second module, `crate::rare`, and
+/// read back through one flat struct, [`RequestWire`], not serde's buffered tagged-enum path).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(tag = "mode", rename_all = "camelCase")]
+#[serde(tag = "mode", rename_all = "camelCase", try_from = "RequestWire")]
 #[non_exhaustive]
 pub enum ElicitRequest {
     /// Ask the user to fill in a form: `fields` as read, `schema` as the server sent it (the
@@ -95,6 +95,45 @@ pub enum ElicitRequest {
         elicitation_id: Option<String>,
         link: Link,
     },
+}
+
+/// [`ElicitRequest`] as read back: both modes' fields beside the `mode`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RequestWire {
+    mode: String,
+    message: String,
+    #[serde(default)]
+    fields: Vec<Field>,
+    #[serde(default)]
+    schema: Value,
+    #[serde(default)]
+    url: Option<String>,
+    #[serde(default)]
+    elicitation_id: Option<String>,
+    #[serde(default)]
+    link: Option<Link>,
+}
+
+impl TryFrom<RequestWire> for ElicitRequest {
+    type Error = String;
+
+    fn try_from(w: RequestWire) -> Result<Self, String> {
+        Ok(match (w.mode.as_str(), w.url, w.link) {
+            ("form", _, _) => ElicitRequest::Form {
+                message: w.message,
+                fields: w.fields,
+                schema: w.schema,
+            },
+            ("url", Some(url), Some(link)) => ElicitRequest::Url {
+                message: w.message,
+                url,
+                elicitation_id: w.elicitation_id,
+                link,
+            },
+            (mode, _, _) => return Err(format!("no `{mode}` question with these fields")),
+        })
+    }
 }
 
 impl ElicitRequest {
@@ -199,7 +238,8 @@ fn field(name: &str, spec: &Value, required: bool) -> Result<Field, ElicitError>
     let secret = [Some(name), title.as_deref(), description.as_deref()]
         .into_iter()
         .flatten()
-        .find_map(secret_kind);
+        .find_map(secret_kind)
+        .map(str::to_owned);
     Ok(Field {
         name: name.to_owned(),
         kind,

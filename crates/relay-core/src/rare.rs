@@ -25,7 +25,11 @@
 //! Imports: an `mcpServers` configuration becomes the servers to add and the entries skipped
 //! ([`crate::client::import_mcp_servers`], [`ImportCall`]).
 //!
-//! Servers' questions: an accepted form's content is checked against the question's fields
+//! Local servers: a local `mcpServers` file's stdio entries as the native host would run them
+//! (`app::local::plan`, [`LocalPlanCall`]).
+//!
+//! Servers' questions: a question's params are read ([`ElicitRequest::parse`]: its form's
+//! fields, or the link it asks the user to open, [`ElicitParseCall`]), and an accepted form's content is checked against the question's fields
 //! (SEP-1034 defaults applied) by [`crate::elicitation::accept`] here ([`ElicitAcceptCall`]):
 //! the content to send, or the field that does not fit.
 
@@ -35,7 +39,7 @@ use crate::apps::{AppDocument, DocumentError};
 use crate::auth::{AuthAction, AuthConfig, AuthError, AuthEvent, AuthInput, AuthState};
 use crate::auth::{Authorizer, PublicJwk};
 use crate::contract::{ErrorBody, ErrorKind};
-use crate::elicitation::{ElicitError, Field};
+use crate::elicitation::{accept, ElicitError, ElicitRequest};
 use crate::model::ReadResourceResult;
 use crate::skills::{Skill, SkillError};
 use crate::sorted_map::SortedMap;
@@ -51,6 +55,21 @@ pub enum RareCall {
     VerifySkill(VerifySkillCall),
     AppDocument(AppDocumentCall),
     ImportServers(ImportCall),
+    ElicitParse(ElicitParseCall),
+    LocalPlan(LocalPlanCall),
+}
+
+/// A local `mcpServers` file to read as the native host would run its stdio entries
+/// (`app::local::plan`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LocalPlanCall {
+    pub text: String,
+}
+
+/// A server's `elicitation/create` params, to read as a question ([`ElicitRequest::parse`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ElicitParseCall {
+    pub params: Value,
 }
 
 /// An `mcpServers` configuration to read (`client::import_mcp_servers`): its text, and the ids
@@ -79,11 +98,12 @@ pub struct VerifySkillCall {
     pub read: ReadResourceResult,
 }
 
-/// An accepted form to check: the question's fields and what the user filled in.
+/// An accepted form to check: the question as this module read it ([`ElicitParseCall`]) and
+/// what the user filled in.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ElicitAcceptCall {
-    pub fields: Vec<Field>,
+    pub question: Value,
     pub content: Map<String, Value>,
 }
 
@@ -125,7 +145,8 @@ impl RareReply {
     /// The reply to other work, read as its result's type: [`RareCall::ElicitAccept`] (the
     /// content to send, a `Value`), [`RareCall::VerifySkill`] ([`crate::skills::VerifiedFile`]),
     /// [`RareCall::AppDocument`] ([`AppDocument`]), [`RareCall::ImportServers`]
-    /// ([`crate::client::ImportReport`]).
+    /// ([`crate::client::ImportReport`]), [`RareCall::ElicitParse`] ([`ElicitRequest`]),
+    /// [`RareCall::LocalPlan`] (`LocalPlanView`).
     pub fn into_result<T: serde::de::DeserializeOwned>(self) -> Result<T, ErrorBody> {
         match self {
             RareReply::Done { result } => crate::json_value::from_value(result?).map_err(|e| {
@@ -307,8 +328,13 @@ impl Rare {
                 step: self.sign_in(call),
             },
             RareCall::ElicitAccept(call) => RareReply::Done {
-                result: crate::elicitation::accept(&call.fields, &call.content).map_err(unfit),
+                result: check_form(call),
             },
+            RareCall::LocalPlan(call) => done(crate::app::local::plan(&call.text)),
+            RareCall::ElicitParse(call) => done(
+                ElicitRequest::parse(&call.params)
+                    .map_err(|e| ErrorBody::new(ErrorKind::InvalidArgument, e.to_string())),
+            ),
             RareCall::ImportServers(call) => done(
                 crate::client::import_mcp_servers(&call.text, &call.existing)
                     .map_err(|e| ErrorBody::new(ErrorKind::InvalidArgument, e.to_string())),
@@ -390,6 +416,21 @@ impl Rare {
             state: Some(Box::new(state)),
             error,
         }
+    }
+}
+
+/// An accepted form's content against its question's fields: what to send.
+fn check_form(call: ElicitAcceptCall) -> Result<Value, ErrorBody> {
+    match crate::json_value::from_value::<ElicitRequest>(call.question) {
+        Ok(ElicitRequest::Form { fields, .. }) => accept(&fields, &call.content).map_err(unfit),
+        Ok(_) => Err(ErrorBody::new(
+            ErrorKind::InvalidArgument,
+            "this question is not a form",
+        )),
+        Err(e) => Err(ErrorBody::new(
+            ErrorKind::Internal,
+            format!("the question cannot be read: {e}"),
+        )),
     }
 }
 

@@ -12,7 +12,7 @@ use relay_core::client::jsonrpc::RequestId;
 use relay_core::client::ServerConfig;
 use relay_core::contract::ErrorBody;
 use relay_core::policy::Ledger;
-use relay_core::rare::{Rare, RareCall, RareReply};
+use relay_core::rare::{ElicitParseCall, Rare, RareCall, RareReply};
 use serde_json::{json, Map, Value};
 
 fn app() -> App {
@@ -32,8 +32,19 @@ fn form() -> Value {
         "required": ["day", "count"]}})
 }
 
+/// A server's params as the second module reads them (`relay_core::rare`, through JSON values).
+fn read(params: &Value) -> Result<Value, ErrorBody> {
+    let call = RareCall::ElicitParse(ElicitParseCall {
+        params: params.clone(),
+    });
+    let reply = Rare::default().serve_value(serde_json::to_value(call).expect("a call"));
+    let reply: RareReply = relay_core::json_value::from_value(reply).expect("a reply");
+    reply.into_result()
+}
+
 fn asked(app: &mut App, params: &Value) -> String {
-    let (key, effects) = app.elicitation_asked("cal", RequestId::Number(7), params, 1_000, None);
+    let (key, effects) =
+        app.elicitation_asked("cal", RequestId::Number(7), read(params), 1_000, None);
     assert_eq!(effects, [Effect::SaveElicitations]);
     key.expect("a question waits")
 }
@@ -193,7 +204,8 @@ fn unusable_questions_are_refused_at_once() {
         json!({"message": "x", "mode": "url", "url": "javascript:alert(1)"}),
     ] {
         let mut app = app();
-        let (key, effects) = app.elicitation_asked("cal", RequestId::Number(7), &params, 0, None);
+        let (key, effects) =
+            app.elicitation_asked("cal", RequestId::Number(7), read(&params), 0, None);
         assert_eq!(key, None, "{params}");
         assert!(
             matches!(&effects[..], [Effect::Respond { result: Err(_), .. }]),
@@ -235,14 +247,19 @@ fn a_question_in_the_middle_of_a_chat_call_shows_on_its_card_until_answered() {
         key: key.into(),
     };
     let (question, effects) =
-        app.elicitation_asked("cal", RequestId::Number(7), &form(), 1_000, Some(key));
+        app.elicitation_asked("cal", RequestId::Number(7), read(&form()), 1_000, Some(key));
     assert!(effects.contains(&notify), "{effects:?}");
     assert_eq!(app.ledger.calls[key].asking.as_deref(), Some("Calendar"));
     let effects = answer(&mut app, &question.expect("waits"), "decline", None).expect("answered");
     assert!(effects.contains(&notify), "{effects:?}");
     assert_eq!(app.ledger.calls[key].asking, None);
     // A key the ledger does not know (a run by hand has none) marks nothing.
-    let (_, effects) =
-        app.elicitation_asked("cal", RequestId::Number(8), &form(), 1_000, Some("nope"));
+    let (_, effects) = app.elicitation_asked(
+        "cal",
+        RequestId::Number(8),
+        read(&form()),
+        1_000,
+        Some("nope"),
+    );
     assert_eq!(effects, [Effect::SaveElicitations]);
 }

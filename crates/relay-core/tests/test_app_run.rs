@@ -260,6 +260,34 @@ fn a_server_question_waits_in_the_panel_and_is_cancelled_when_nobody_answers_in_
 }
 
 #[test]
+fn rare_work_goes_to_the_second_module_and_its_answer_is_the_requests() {
+    let (host, run) = loaded();
+    host.take_log();
+    let file = r#"{"mcpServers": {"fs": {"command": "npx", "args": ["-y", "server-fs"]},
+        "web": {"url": "https://mcp.example.com/mcp"}, "bad": {"command": 3}}}"#;
+    let plan = ask(&run, &page(), json!({"type": "local/plan", "json": file})).expect("a plan");
+    assert_eq!(plan["servers"][0]["name"], "fs");
+    assert_eq!(plan["skipped"][0]["name"], "bad");
+    let preview = ask(
+        &run,
+        &page(),
+        json!({"type": "servers/import", "json": file}),
+    )
+    .expect("a preview");
+    assert_eq!(preview["servers"][0]["name"], "web");
+    // Not JSON: the second module's reason is the answer.
+    let e = ask(&run, &page(), json!({"type": "local/plan", "json": "{"})).expect_err("not JSON");
+    assert!(e.message.contains("not JSON"), "{e:?}");
+    let rare: Vec<String> = (host.take_log().into_iter())
+        .filter(|l| l.starts_with("rare "))
+        .collect();
+    assert_eq!(
+        rare,
+        ["rare localPlan", "rare importServers", "rare localPlan"]
+    );
+}
+
+#[test]
 fn a_removed_custom_site_gives_its_permission_back() {
     let (host, run) = loaded();
     let origin = "https://chat.other.example";

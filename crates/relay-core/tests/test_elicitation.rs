@@ -218,7 +218,11 @@ fn fields_that_ask_for_secrets_are_flagged() {
             "message": "m",
             "requestedSchema": {"type": "object", "properties": {name: spec}}
         }));
-        assert_eq!(fields[0].secret, want, "{name} {title:?} {description:?}");
+        assert_eq!(
+            fields[0].secret.as_deref(),
+            want,
+            "{name} {title:?} {description:?}"
+        );
     }
 }
 

@@ -5,11 +5,10 @@
 use relay_core::auth::{AuthAction, AuthInput, AuthState};
 use relay_core::client::HttpMethod;
 use relay_core::contract::ErrorBody;
-use relay_core::elicitation::Field;
 use relay_core::model::ReadResourceResult;
 use relay_core::rare::{
-    ElicitAcceptCall, Rare, RareCall, RareReply, SignInCall, SignInStart, SignInStep,
-    VerifySkillCall,
+    ElicitAcceptCall, ElicitParseCall, Rare, RareCall, RareReply, SignInCall, SignInStart,
+    SignInStep, VerifySkillCall,
 };
 use relay_core::skills::{Skill, VerifiedFile};
 use serde_json::{json, Value};
@@ -183,17 +182,52 @@ fn verified_reply() -> RareReply {
 fn a_skill_file_is_verified_and_a_form_checked_in_the_second_module() {
     let file: VerifiedFile = verified_reply().into_result().expect("verified");
     assert!(file.text().ends_with("body"));
-    let fields: Vec<Field> = Vec::new();
-    let call = RareCall::ElicitAccept(ElicitAcceptCall {
-        fields,
-        content: serde_json::Map::new(),
-    });
-    let reply = Rare::default().serve_value(serde_json::to_value(call).expect("a call"));
-    let reply: RareReply = relay_core::json_value::from_value(reply).expect("a reply");
+    // A question read, then a form answer checked against it: defaults filled in, a value of
+    // the wrong type refused naming its field, a page question refused as a form.
+    let serve = |call: RareCall| -> RareReply {
+        let reply = Rare::default().serve_value(serde_json::to_value(call).expect("a call"));
+        relay_core::json_value::from_value(reply).expect("a reply")
+    };
+    let params = json!({"message": "How many?", "requestedSchema": {"type": "object",
+        "properties": {"n": {"type": "integer", "default": 1}, "pw": {"type": "string", "title": "Password"}}}});
+    let question: Value = serve(RareCall::ElicitParse(ElicitParseCall { params }))
+        .into_result()
+        .expect("a form");
+    assert_eq!(question["mode"], "form");
+    assert_eq!(question["fields"][1]["secret"], "password");
+    let check = |content: Value| {
+        serve(RareCall::ElicitAccept(ElicitAcceptCall {
+            question: question.clone(),
+            content: content.as_object().cloned().unwrap_or_default(),
+        }))
+        .into_result::<Value>()
+    };
     assert_eq!(
-        reply.into_result::<Value>(),
-        Ok(json!({"action": "accept", "content": {}}))
+        check(json!({})),
+        Ok(json!({"action": "accept", "content": {"n": 1}}))
     );
+    let unfit = check(json!({"n": "two"})).expect_err("not an integer");
+    assert_eq!(
+        (unfit.kind.as_str(), unfit.details),
+        ("field_invalid", vec!["n".to_owned()])
+    );
+    let page = serve(RareCall::ElicitParse(ElicitParseCall {
+        params: json!({"message": "Sign", "mode": "url", "url": "https://example.com/x"}),
+    }))
+    .into_result::<Value>()
+    .expect("a page question");
+    let refused = serve(RareCall::ElicitAccept(ElicitAcceptCall {
+        question: page,
+        content: serde_json::Map::new(),
+    }))
+    .into_result::<Value>()
+    .expect_err("not a form");
+    assert!(refused.message.contains("not a form"), "{refused:?}");
+    // Unusable params: the reason, which the server is answered with.
+    let bad = serve(RareCall::ElicitParse(ElicitParseCall {
+        params: json!({"mode": "url"}),
+    }));
+    assert!(bad.into_result::<Value>().is_err());
 }
 
 #[test]

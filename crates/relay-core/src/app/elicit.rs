@@ -14,9 +14,9 @@ use crate::contract::ErrorKind;
 use serde_json::{json, Map, Value};
 
 use crate::client::jsonrpc::RequestId;
-use crate::contract::views::ElicitationView;
+use crate::contract::views::{ElicitationView, Question};
 use crate::contract::ErrorBody;
-use crate::elicitation::{cancel, decline, ElicitRequest};
+use crate::elicitation::{cancel, decline};
 use crate::rare::ElicitAcceptCall;
 
 use super::{App, Effect};
@@ -31,7 +31,9 @@ pub const ELICITATION_TIMEOUT_MS: u64 = 10 * 60 * 1000;
 pub struct Elicitation {
     pub server: String,
     pub request: RequestId,
-    pub asked: ElicitRequest,
+    /// The question as the second module read it (`ElicitRequest::parse`, serialized): the
+    /// side panel's view of it, of which the app reads only the `mode`.
+    pub asked: Value,
     pub asked_at_ms: u64,
     /// The chat call (its ledger key) the question came in the middle of, whose card says to
     /// answer in the side panel.
@@ -53,25 +55,26 @@ pub enum ElicitAnswer {
 }
 
 impl App {
-    /// A server asked the user something: it waits for an answer (the panel hears of it, and
-    /// so does the card of `call`, the chat call it came in the middle of, if any), or, when
-    /// the request is unusable, is answered with an error at once. Returns the question's key
-    /// (the driver cancels it after [`ELICITATION_TIMEOUT_MS`]).
+    /// A server asked the user something (`asked`: its params as read, in the second module,
+    /// by `ElicitRequest::parse`, serialized): it waits for an answer (the panel hears of it, and so does
+    /// the card of `call`, the chat call it came in the middle of, if any), or, when the request
+    /// is unusable, is answered with an error at once. Returns the question's key (the driver
+    /// cancels it after [`ELICITATION_TIMEOUT_MS`]).
     pub fn elicitation_asked(
         &mut self,
         server: &str,
         request: RequestId,
-        params: &Value,
+        asked: Result<Value, ErrorBody>,
         now_ms: u64,
         call: Option<&str>,
     ) -> (Option<String>, Vec<Effect>) {
-        let asked = match ElicitRequest::parse(params) {
+        let asked = match asked {
             Ok(asked) => asked,
             Err(e) => {
                 let effect = Effect::Respond {
                     server: server.to_owned(),
                     request,
-                    result: Err(e.to_string()),
+                    result: Err(e.message),
                 };
                 return (None, vec![effect]);
             }
@@ -122,15 +125,16 @@ impl App {
     ) -> Result<ElicitAnswer, ErrorBody> {
         let e = self.waiting(key)?;
         let result = match action {
-            "accept" => match &e.asked {
-                ElicitRequest::Form { fields, .. } => {
-                    return Ok(ElicitAnswer::Check(ElicitAcceptCall {
-                        fields: fields.clone(),
-                        content: content.unwrap_or_default(),
-                    }))
-                }
-                ElicitRequest::Url { .. } => json!({"action": "accept"}),
-            },
+            // A page to open: accepted once the user opened it.
+            "accept" if e.asked.get("mode").and_then(Value::as_str) == Some("url") => {
+                json!({"action": "accept"})
+            }
+            "accept" => {
+                return Ok(ElicitAnswer::Check(ElicitAcceptCall {
+                    question: e.asked.clone(),
+                    content: content.unwrap_or_default(),
+                }))
+            }
             "decline" => decline(),
             "cancel" => cancel(),
             other => return Err(invalid(format!("unknown answer '{other}'"))),
@@ -192,7 +196,7 @@ impl App {
         self.elicitations
             .iter()
             .map(|(key, e)| ElicitationView {
-                asked: e.asked.clone(),
+                asked: Question(e.asked.clone()),
                 key: key.clone(),
                 server_id: e.server.clone(),
                 server_name: self.server_name(&e.server).to_owned(),

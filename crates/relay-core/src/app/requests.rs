@@ -150,6 +150,9 @@ pub enum Io {
     },
     /// Answer [`adapter_for`] the sender's origin.
     SitesAdapter(String),
+    /// Read a local `mcpServers` file in the second module (`local::plan`) and answer the plan
+    /// (`LocalPlanView`) as it made it.
+    LocalPlan(crate::rare::LocalPlanCall),
     /// Ask the native host ([`super::local`]).
     Local(super::local::LocalIo),
     /// Read an app's document (`resources/read`), then [`App::app_read`] answers its view.
@@ -818,10 +821,9 @@ impl App {
                 local::check_name(&name)?;
                 io(Io::Local(LocalIo::Restart(name)))
             }
-            Request::LocalPlan { json } => {
-                let plan = local::plan(&required(json, "json")?)?;
-                Ok(Step::Done(answer::<answers::LocalPlan>(plan), Vec::new()))
-            }
+            Request::LocalPlan { json } => io(Io::LocalPlan(crate::rare::LocalPlanCall {
+                text: required(json, "json")?,
+            })),
             Request::LocalPropose { servers } => {
                 let servers = servers.unwrap_or_default();
                 local::propose_message(&servers)?;

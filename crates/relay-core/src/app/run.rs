@@ -31,7 +31,7 @@ use crate::contract::request::answers;
 use crate::contract::storage::{Area, PAGES_KEY, SITES_KEY, SKILLS_KEY};
 use crate::contract::views::{ImportAnswer, ImportedServer, ServerView};
 use crate::contract::{self, ErrorBody, Request, Role, TabMessage};
-use crate::rare::{RareCall, RareReply};
+use crate::rare::{ElicitParseCall, RareCall, RareReply};
 
 type Answer = Result<Value, ErrorBody>;
 
@@ -389,6 +389,11 @@ impl<H: Host> Runner<H> {
             }
             Io::ServersImport { servers, skipped } => self.import_servers(servers, skipped).await,
             Io::Local(op) => self.local(op).await,
+            Io::LocalPlan(call) => self
+                .host
+                .rare(&RareCall::LocalPlan(call))
+                .await?
+                .into_result(),
             Io::AppsOpen(pending) => self.app_open(pending).await,
             Io::SkillsList(ids) => self.skills_list(ids).await,
             Io::SkillsLoad(pending) => self.skill_load(pending).await,
@@ -749,9 +754,12 @@ impl<H: Host> Runner<H> {
         self.host.spawn(Box::pin(async move {
             // The chat call it came in the middle of: a call's cancel key is its ledger key.
             let on = call.and_then(|c| run.host.pool(|pool, _| pool.call_key(&server, c)));
+            let read = RareCall::ElicitParse(ElicitParseCall { params });
+            // Kept as a `Value`: the question as the panel shows it (the app reads its `mode`).
+            let asked = run.host.rare(&read).await.and_then(RareReply::into_result);
             let now = run.host.now_ms();
             let (key, effects) =
-                (run.app.borrow_mut()).elicitation_asked(&server, id, &params, now, on.as_deref());
+                (run.app.borrow_mut()).elicitation_asked(&server, id, asked, now, on.as_deref());
             run.run_background(effects).await;
             let Some(key) = key else { return };
             let expire = Rc::clone(&run);

@@ -9,7 +9,41 @@ use serde_json::Value;
 
 use super::{ErrorBody, Role};
 use crate::client::{SkippedServer, TransportKind};
+#[cfg(feature = "ts")]
 use crate::elicitation::ElicitRequest;
+
+/// A server's question as the second module read it: an `ElicitRequest`, serialized (the app
+/// keeps it as it came and reads only its `mode`; to TypeScript it is the `ElicitRequest`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct Question(pub Value);
+
+#[cfg(feature = "ts")]
+impl ts_rs::TS for Question {
+    type WithoutGenerics = Self;
+    type OptionInnerType = Self;
+    fn name(cfg: &ts_rs::Config) -> String {
+        ElicitRequest::name(cfg)
+    }
+    fn inline(cfg: &ts_rs::Config) -> String {
+        ElicitRequest::inline(cfg)
+    }
+    fn inline_flattened(cfg: &ts_rs::Config) -> String {
+        ElicitRequest::inline_flattened(cfg)
+    }
+    fn visit_dependencies(v: &mut impl ts_rs::TypeVisitor)
+    where
+        Self: 'static,
+    {
+        ElicitRequest::visit_dependencies(v);
+    }
+    fn visit_generics(v: &mut impl ts_rs::TypeVisitor)
+    where
+        Self: 'static,
+    {
+        ElicitRequest::visit_generics(v);
+    }
+}
 use crate::model::{CallToolResult, Tool};
 use crate::policy::{AllowedBy, CallState, ToolPolicy};
 
@@ -231,7 +265,7 @@ pub struct ChatView {
 #[serde(rename_all = "camelCase")]
 pub struct ElicitationView {
     #[serde(flatten)]
-    pub asked: ElicitRequest,
+    pub asked: Question,
     pub key: String,
     pub server_id: String,
     pub server_name: String,

@@ -397,6 +397,7 @@ impl Host for Mem {
 
     async fn rare(&self, call: &RareCall) -> Result<RareReply, ErrorBody> {
         let call = serde_json::to_value(call).expect("a call serialises");
+        self.note(format!("rare {}", call["type"].as_str().unwrap_or("?")));
         let reply = self.0.rare.borrow_mut().serve_value(call);
         Ok(relay_core::json_value::from_value(reply).expect("a reply the app reads"))
     }
