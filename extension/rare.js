@@ -10,8 +10,9 @@ import initRare, { serve } from './pkg/relay_rare.js';
 let loading = null;
 
 /**
- * The second module's reply to one call (plain objects both ways). A module that failed to
- * load is loaded again on the next call; the error reaches the core, which tells the user.
+ * The second module's reply to one call: plain objects for the core, JSON text for the second
+ * module (whose glue, imported on every start, then only passes strings). A module that failed
+ * to load is loaded again on the next call; the error reaches the core, which tells the user.
  * @param {unknown} call
  * @returns {Promise<unknown>}
  */
@@ -21,7 +22,7 @@ async function relayRare(call) {
     loading.catch(() => { loading = null; });
   }
   await loading;
-  return serve(call);
+  return JSON.parse(serve(JSON.stringify(call)));
 }
 
 Object.defineProperty(globalThis, 'relayRare', { value: relayRare });

@@ -7,7 +7,7 @@
 // other did not give (the same build measured 41 and 52 ms in two runs of the earlier version of
 // this script; BENCHMARKS.md, "Cold start").
 //
-//   node tests/bench/coldstart-compare.mjs --base DIR [--runs 30]
+//   node tests/bench/coldstart-compare.mjs --base DIR [--runs 30] [--messages ping,servers/list]
 //
 // DIR is another checkout's root after its own `cargo xtask build` (for example `git worktree
 // add /tmp/base main && cd /tmp/base && CARGO_TARGET_DIR=/tmp/base-target cargo xtask build`).
@@ -43,12 +43,18 @@ function shippedSize(dir) {
   return existsSync(gz) ? readFileSync(gz).length : gzipSync(readFileSync(path.join(dir, 'extension/pkg/relay_wasm_bg.wasm')), { level: 9 }).length;
 }
 
-/** The messages timed, each after a cold start. */
-const MESSAGES = {
+/** The messages timed, each after a cold start (`--messages` picks some). */
+const ALL_MESSAGES = {
   ping: { type: 'ping' },
   'servers/list': { type: 'servers/list' },
   'local/plan': { type: 'local/plan', json: JSON.stringify({ mcpServers: { fs: { command: 'npx', args: ['-y', 'server-fs'] } } }) },
 };
+const picked = opt('--messages', Object.keys(ALL_MESSAGES).join(',')).split(',');
+const MESSAGES = Object.fromEntries(Object.entries(ALL_MESSAGES).filter(([type]) => picked.includes(type)));
+if (!Object.keys(MESSAGES).length) {
+  console.error(`--messages: one or more of ${Object.keys(ALL_MESSAGES).join(', ')}`);
+  process.exit(2);
+}
 
 const copy = mkdtempSync(path.join(tmpdir(), 'relay-base-ext-'));
 const profile = mkdtempSync(path.join(tmpdir(), 'relay-compare-profile-'));
@@ -82,7 +88,7 @@ try {
     const page = await context.newPage();
     await page.goto(`chrome-extension://${id}/tests/bench/coldstart.html`);
     const { stop } = await workerControl(context, page);
-    builds[name] = { id, page, stop, totals: { ping: [], 'servers/list': [], 'local/plan': [] }, fetchCompile: [] };
+    builds[name] = { id, page, stop, totals: Object.fromEntries(Object.keys(MESSAGES).map((t) => [t, []])), fetchCompile: [] };
   }
 
   /** One cold start of `build` answering `type`: ms, or null when Chrome dropped the message. */

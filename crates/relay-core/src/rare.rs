@@ -1,14 +1,15 @@
 //! Work the worker's start-up module leaves to a second module, loaded on first use: code that
-//! runs rarely (a sign-in's flow) but would otherwise be fetched and compiled on every
-//! service-worker start.
+//! runs rarely (a sign-in's flow, reading a server's question, a skill file's verification...)
+//! but would otherwise be fetched and compiled on every service-worker start.
 //!
 //! The app asks for such work with a [`RareCall`] through its host
 //! ([`crate::app::Host::rare`]) and reads the [`RareReply`]; both cross as JSON values (plain
-//! JS objects between the two modules). In the
-//! extension the second module (relay-wasm built with its `rare` feature) runs [`Rare::serve`];
+//! JS objects between the two modules). In the extension the second module (relay-wasm built with its `rare` feature) runs [`Rare::serve`];
 //! hosts without a second module (tests, tools) run it in-process. Either way the decisions stay
 //! the app's: this module holds no state of the app, only the work in progress that the app's
-//! calls drive, and a worker stop loses it as it loses any attempt under way.
+//! calls drive, and a worker stop loses it as it loses any attempt under way. Both modules run in
+//! the service worker: a call (a sign-in's state and tokens among them) passes between two wasm
+//! instances of the worker as a JavaScript value, never through a message, storage or a page.
 //!
 //! Sign-ins: the app starts an attempt with a [`SignInCall`] carrying what the flow starts from
 //! (the server, the redirect URI, the stored [`AuthState`], randomness) and the first

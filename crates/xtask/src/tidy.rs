@@ -86,8 +86,12 @@ pub const WASM_MODULE: &str = "extension/pkg/relay_wasm_bg.wasm";
 /// upper-case table, no core float parser or printer, no `Debug` of the model and one small sort
 /// (497,814 bytes with `gzip -9`; 487 KB as `cargo xtask build` prints it); then to 480 KB with
 /// each type read from its own kind of value and no serde_json reader for structs (489,498
-/// bytes with `gzip -9`; 478 KB as `cargo xtask build` prints it).
-pub const WASM_GZIP_BUDGET: u64 = 480 * 1024;
+/// bytes with `gzip -9`; 478 KB as `cargo xtask build` prints it); on 2026-11-30 to 450 KB,
+/// issue 34's goal, once what runs rarely (a sign-in's flow, a skill file's verification, a
+/// question's reading and its form's check, an app's document, an import, a local plan) moved to
+/// the second module, `relay_rare_bg.wasm`, loaded on first use (459,576 bytes with `gzip -9`;
+/// 449 KB as `cargo xtask build` prints it).
+pub const WASM_GZIP_BUDGET: u64 = 450 * 1024;
 
 /// Folders never checked: generated or installed.
 const SKIP: &[&str] = &["node_modules", "target", "pkg", ".git"];

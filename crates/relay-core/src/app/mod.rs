@@ -24,6 +24,7 @@ mod requests;
 mod run;
 mod run_apps;
 mod run_local;
+mod run_rare;
 mod run_signin;
 mod send_later;
 mod servers;

@@ -80,16 +80,11 @@ pub enum Io {
     /// End the server's session, [`App::remove_server`], rebuild the Origin rules.
     ServersRemove(String),
     /// Read an `mcpServers` configuration (in the second module: `client::import_mcp_servers`),
-    /// then, with `apply`, add its servers as [`Io::ServersImport`]; otherwise answer the
-    /// preview ([`import_preview`]).
+    /// then, with `apply`, add each of its servers (as `servers/add` would) and answer their
+    /// views; otherwise answer the preview ([`import_preview`]).
     ServersImportRead {
         call: crate::rare::ImportCall,
         apply: bool,
-    },
-    /// Add each of these servers (as `servers/add` would) and answer their views.
-    ServersImport {
-        servers: Vec<ServerConfig>,
-        skipped: Vec<crate::client::SkippedServer>,
     },
     /// Connect, list the tools, answer the server's view.
     ServersTest(String),

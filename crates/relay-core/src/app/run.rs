@@ -18,18 +18,16 @@ use std::task::{Context, Poll, Waker};
 use serde_json::Value;
 
 use super::host::{Host, ProgressFn};
-use super::requests::import_preview;
 use super::{
-    adapter_for, answer, cancelled_error, input_of, result_storage_key, run_cancel_key, sites_with,
-    tab_of, App, CallEnd, Config, Effect, Io, Sender, Step, StorageOp, AUTH_KEY, CONFIG_KEY,
+    adapter_for, answer, cancelled_error, result_storage_key, run_cancel_key, sites_with, tab_of,
+    App, CallEnd, Config, Effect, Io, Sender, Step, StorageOp, AUTH_KEY, CONFIG_KEY,
     ELICITATION_TIMEOUT_MS, LEDGER_KEY, TOOLS_KEY,
 };
 use crate::client::jsonrpc::{ErrorCode, ErrorObject};
-use crate::client::{ImportReport, SkippedServer};
 use crate::client::{Operation, Output, ServerConfig, ServerStatus, SessionEvent};
 use crate::contract::request::answers;
 use crate::contract::storage::{Area, PAGES_KEY, SITES_KEY, SKILLS_KEY};
-use crate::contract::views::{ImportAnswer, ImportedServer, ServerView};
+use crate::contract::views::ServerView;
 use crate::contract::{self, ErrorBody, Request, Role, TabMessage};
 use crate::rare::{ElicitParseCall, RareCall, RareReply};
 
@@ -342,25 +340,6 @@ impl<H: Host> Runner<H> {
         })
     }
 
-    /// Adds each of these servers (as `servers/add` would) and answers their views.
-    async fn import_servers(
-        self: &Rc<Self>,
-        servers: Vec<ServerConfig>,
-        skipped: Vec<SkippedServer>,
-    ) -> Answer {
-        let mut added = Vec::new();
-        for server in servers {
-            let server = self.app.borrow().new_server(input_of(&server))?;
-            added.push(ImportedServer::Added(Box::new(
-                self.put_view(server, false).await?,
-            )));
-        }
-        Ok(answer::<answers::ServersImport>(ImportAnswer {
-            servers: added,
-            skipped,
-        }))
-    }
-
     /// Performs what a request needs. Exhaustive: IO the app asks for without a performer here
     /// does not compile.
     async fn perform(self: &Rc<Self>, io: Io) -> Answer {
@@ -379,21 +358,9 @@ impl<H: Host> Runner<H> {
             Io::ServersRemove(id) => {
                 (self.remove_server(&id).await).map(|()| answer::<answers::ServersRemove>(()))
             }
-            Io::ServersImportRead { call, apply } => {
-                let read = RareCall::ImportServers(call);
-                let report: ImportReport = self.host.rare(&read).await?.into_result()?;
-                match apply {
-                    true => self.import_servers(report.servers, report.skipped).await,
-                    false => Ok(import_preview(report)),
-                }
-            }
-            Io::ServersImport { servers, skipped } => self.import_servers(servers, skipped).await,
+            Io::ServersImportRead { call, apply } => self.import_read(call, apply).await,
             Io::Local(op) => self.local(op).await,
-            Io::LocalPlan(call) => self
-                .host
-                .rare(&RareCall::LocalPlan(call))
-                .await?
-                .into_result(),
+            Io::LocalPlan(call) => self.local_plan(call).await,
             Io::AppsOpen(pending) => self.app_open(pending).await,
             Io::SkillsList(ids) => self.skills_list(ids).await,
             Io::SkillsLoad(pending) => self.skill_load(pending).await,
@@ -500,14 +467,7 @@ impl<H: Host> Runner<H> {
                 let frame = self.app.borrow().chat_frame(tab);
                 self.host.to_tab(tab, frame, &message).await
             }
-            Io::ElicitationCheck { key, call } => {
-                let reply = self.host.rare(&RareCall::ElicitAccept(call)).await;
-                let checked = reply.and_then(RareReply::into_result);
-                let effects = self.app.borrow_mut().elicitation_checked(&key, checked)?;
-                self.run_effects(effects).await?;
-                let views = self.app.borrow().elicitations_view();
-                Ok(answer::<answers::ElicitationAnswer>(views))
-            }
+            Io::ElicitationCheck { key, call } => self.elicitation_check(key, call).await,
             Io::SitesList => self.sites().await.map(Value::from),
             Io::PageObserve {
                 tab,
