@@ -30,9 +30,13 @@
 //! (`app::local::plan`, [`LocalPlanCall`]).
 //!
 //! Servers' questions: a question's params are read ([`ElicitRequest::parse`]: its form's
-//! fields, or the link it asks the user to open, [`ElicitParseCall`]), and an accepted form's content is checked against the question's fields
-//! (SEP-1034 defaults applied) by [`crate::elicitation::accept`] here ([`ElicitAcceptCall`]):
-//! the content to send, or the field that does not fit.
+//! fields, or the link it asks the user to open, [`ElicitParseCall`]), and an accepted form's
+//! content is checked against the question's fields (SEP-1034 defaults applied) by
+//! [`crate::elicitation::accept`] here ([`ElicitAcceptCall`]): the content to send, or the
+//! field that does not fit.
+//!
+//! `Debug` of a call leaves out what may hold a secret (a configuration's text, a form's
+//! values, a sign-in's responses).
 
 use serde::{Deserialize, Serialize};
 
@@ -46,7 +50,8 @@ use crate::skills::{Skill, SkillError};
 use crate::sorted_map::SortedMap;
 use serde_json::{Map, Value};
 
-/// Work for the second module. As data: `{type: "signIn", …}`.
+/// Work for the second module. As data: `{type, …}` with `type` one of `signIn`, `elicitAccept`,
+/// `verifySkill`, `appDocument`, `importServers`, `elicitParse`, `localPlan`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 #[non_exhaustive]
@@ -75,7 +80,7 @@ pub struct ElicitParseCall {
 
 /// An `mcpServers` configuration to read (`client::import_mcp_servers`): its text, and the ids
 /// of the servers there are already.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ImportCall {
     pub text: String,
@@ -101,7 +106,7 @@ pub struct VerifySkillCall {
 
 /// An accepted form to check: the question as this module read it ([`ElicitParseCall`]) and
 /// what the user filled in.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ElicitAcceptCall {
     pub question: Value,
@@ -221,7 +226,7 @@ impl From<RareReply> for ReplyWire {
 }
 
 /// One step of a server's sign-in attempt: the first one carries `start`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SignInCall {
     pub server: String,
@@ -256,6 +261,39 @@ impl std::fmt::Debug for SignInStart {
                 &crate::client::url::redact_url(&self.server_url),
             )
             .finish_non_exhaustive()
+    }
+}
+
+/// Lengths, not the text: a configuration's headers hold credentials.
+impl std::fmt::Debug for ImportCall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ImportCall")
+            .field("text_bytes", &self.text.len())
+            .field("existing", &self.existing)
+            .finish()
+    }
+}
+
+/// The fields filled in, not their values.
+impl std::fmt::Debug for ElicitAcceptCall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ElicitAcceptCall")
+            .field("mode", &self.question.get("mode"))
+            .field("filled", &self.content.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+/// The server and the kind of input, not the input (a token response's body).
+impl std::fmt::Debug for SignInCall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let input = serde_json::to_value(&self.input).ok();
+        f.debug_struct("SignInCall")
+            .field("server", &self.server)
+            .field("start", &self.start)
+            .field("input", &input.as_ref().and_then(|i| i.get("type")))
+            .field("now_ms", &self.now_ms)
+            .finish()
     }
 }
 

@@ -7,8 +7,8 @@ use relay_core::client::HttpMethod;
 use relay_core::contract::ErrorBody;
 use relay_core::model::ReadResourceResult;
 use relay_core::rare::{
-    ElicitAcceptCall, ElicitParseCall, Rare, RareCall, RareReply, SignInCall, SignInStart,
-    SignInStep, VerifySkillCall,
+    ElicitAcceptCall, ElicitParseCall, ImportCall, Rare, RareCall, RareReply, SignInCall,
+    SignInStart, SignInStep, VerifySkillCall,
 };
 use relay_core::skills::{Skill, VerifiedFile};
 use serde_json::{json, Value};
@@ -311,4 +311,45 @@ fn an_action_without_what_it_needs_is_an_error_that_names_it() {
             relay_core::json_value::from_value::<AuthAction>(value.clone()).expect_err("refused");
         assert!(e.to_string().contains(says), "{value}: {e}");
     }
+}
+
+#[test]
+fn a_calls_debug_leaves_out_what_may_hold_a_secret() {
+    let import = ImportCall {
+        text: r#"{"mcpServers": {"x": {"url": "https://x.example", "headers": {"Authorization": "Bearer s3cret"}}}}"#.into(),
+        existing: vec!["notes".into()],
+    };
+    let form = ElicitAcceptCall {
+        question: json!({"mode": "form"}),
+        content: json!({"password": "s3cret"})
+            .as_object()
+            .cloned()
+            .unwrap_or_default(),
+    };
+    let step = SignInCall {
+        server: "s".into(),
+        start: Some(Box::new(start())),
+        input: AuthInput::Response {
+            id: 1,
+            status: 200,
+            body: r#"{"access_token": "s3cret"}"#.into(),
+            dpop_nonce: None,
+        },
+        now_ms: 1,
+    };
+    for shown in [
+        format!("{import:?}"),
+        format!("{form:?}"),
+        format!("{step:?}"),
+    ] {
+        assert!(!shown.contains("s3cret"), "{shown}");
+    }
+    assert!(
+        format!("{form:?}").contains("password"),
+        "the field is named"
+    );
+    assert!(
+        format!("{step:?}").contains("response"),
+        "the input's kind is named"
+    );
 }
